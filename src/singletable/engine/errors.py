@@ -1,0 +1,55 @@
+"""DynamoDB's error model.
+
+Every failure the engine reports is a :class:`DynamoDBError` carrying DynamoDB's error type (``code``) and
+its exact message text, so callers (and the HTTP server) can hand it on unchanged as ``__type``/``message``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_PREFIX = "com.amazonaws.dynamodb.v20120810#"
+
+
+class DynamoDBError(Exception):
+    """An error as DynamoDB reports it: ``code`` is the error type, ``message`` its text."""
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        item: dict[str, Any] | None = None,
+        status: int = 400,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.item = item
+        self.status = status
+        self.extra = extra or {}
+
+    @property
+    def wire_type(self) -> str:
+        """The ``__type`` field of the JSON error body."""
+        return _PREFIX + self.code
+
+    def __repr__(self) -> str:
+        return f"DynamoDBError({self.code!r}, {self.message!r})"
+
+
+def validation(message: str) -> DynamoDBError:
+    return DynamoDBError("ValidationException", message)
+
+
+def not_found(message: str = "Requested resource not found") -> DynamoDBError:
+    return DynamoDBError("ResourceNotFoundException", message)
+
+
+def in_use(message: str) -> DynamoDBError:
+    return DynamoDBError("ResourceInUseException", message)
+
+
+def condition_failed(item: dict[str, Any] | None = None) -> DynamoDBError:
+    return DynamoDBError("ConditionalCheckFailedException", "The conditional request failed", item=item)

@@ -1,0 +1,75 @@
+"""One calling convention over every backend, so a behaviour test proves them all.
+
+A backend is called like a boto3 DynamoDB client (``ddb.put_item(TableName=..., Item=...)``) and returns the
+response without ``ResponseMetadata``. Every failure surfaces as :class:`DynamoDBError` with DynamoDB's code
+and message, whether it came from our engine or from botocore's ``ClientError``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+from singletable.engine import DynamoDBError
+
+
+class Backend:
+    def __init__(self, name: str, target: Any) -> None:
+        self.name = name
+        self._target = target
+        self.created: list[str] = []
+
+    @property
+    def is_reference(self) -> bool:
+        return self.name == "reference"
+
+    def call(self, operation: str, **params: Any) -> dict[str, Any]:
+        method = getattr(self._target, operation)
+        if self.name == "engine":
+            response = method(**params)
+        else:
+            from botocore.exceptions import ClientError
+
+            try:
+                response = method(**params)
+            except ClientError as error:
+                info = error.response.get("Error", {})
+                raise DynamoDBError(
+                    info.get("Code", "Unknown"),
+                    info.get("Message", ""),
+                    item=error.response.get("Item"),
+                    extra={k: v for k, v in error.response.items() if k not in ("Error", "ResponseMetadata")},
+                ) from None
+        response = dict(response)
+        response.pop("ResponseMetadata", None)
+        if operation == "create_table":
+            self.created.append(params["TableName"])
+        return response
+
+    def __getattr__(self, operation: str) -> Callable[..., dict[str, Any]]:
+        if operation.startswith("_"):
+            raise AttributeError(operation)
+        return functools.partial(self.call, operation)
+
+    def cleanup(self) -> None:
+        for name in self.created:
+            try:
+                self.call("delete_table", TableName=name)
+            except DynamoDBError:
+                pass
+
+
+@contextmanager
+def expect_error(code: str, message: str | None = None, *, startswith: str | None = None) -> Iterator[Any]:
+    """Assert the block raises DynamoDB's error ``code`` with exactly ``message`` (or a prefix)."""
+    with pytest.raises(DynamoDBError) as info:
+        yield info
+    assert info.value.code == code, f"expected {code}, got {info.value.code}: {info.value.message}"
+    if message is not None:
+        assert info.value.message == message
+    if startswith is not None:
+        assert info.value.message.startswith(startswith), info.value.message

@@ -1,0 +1,60 @@
+"""Backends for behaviour tests: our engine on a real SQLite file, and DynamoDB Local as the oracle."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from backends import Backend  # noqa: E402
+from reference import DynamoDBLocal, ReferenceUnavailable, required  # noqa: E402
+
+BACKENDS = ["engine", "reference"]
+_names = itertools.count()
+
+
+@pytest.fixture(scope="session")
+def reference_server() -> Iterator[DynamoDBLocal]:
+    try:
+        server = DynamoDBLocal()
+    except ReferenceUnavailable as why:
+        if required():
+            pytest.fail(f"DynamoDB Local reference required (SINGLETABLE_REQUIRE_REFERENCE) but: {why}")
+        pytest.skip(f"DynamoDB Local reference unavailable: {why}")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def reference_client(reference_server: DynamoDBLocal):
+    return reference_server.client()
+
+
+def _make_backend(name: str, request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
+    if name == "engine":
+        from singletable.engine import Engine
+
+        engine = Engine(str(tmp_path / "engine.sqlite3"))
+        request.addfinalizer(engine.close)
+        return Backend("engine", engine)
+    return Backend("reference", request.getfixturevalue("reference_client"))
+
+
+@pytest.fixture(params=BACKENDS)
+def ddb(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
+    """A backend called like a boto3 client: our engine (file-backed) or DynamoDB Local."""
+    backend = _make_backend(request.param, request, tmp_path)
+    yield backend
+    backend.cleanup()
+
+
+@pytest.fixture
+def table_name() -> str:
+    """A table name unique within the test session (the reference is shared by all tests)."""
+    return f"t{os.getpid()}_{next(_names)}"

