@@ -1,0 +1,146 @@
+"""The Engine: DynamoDB's API over one SQLite database.
+
+Each API operation lives in its own module under ``operations/`` as ``run(engine, params) -> response``;
+this class only opens storage, keeps the table catalog warm and routes calls. Methods are named like the
+boto3 client's (``put_item``, ``query``...) and take the same keyword arguments, so code written against a
+boto3 client runs on an Engine unchanged; :meth:`execute` takes the wire name (``"PutItem"``) for transports.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Callable
+from typing import Any
+
+from singletable.engine.errors import DynamoDBError
+from singletable.engine.schema import TableSchema
+from singletable.engine.storage import Storage
+
+# Wire operation name -> module under singletable.engine.operations.
+OPERATIONS: dict[str, str] = {
+    "CreateTable": "create_table",
+    "DescribeTable": "describe_table",
+    "ListTables": "list_tables",
+    "DeleteTable": "delete_table",
+    "PutItem": "put_item",
+    "GetItem": "get_item",
+    "UpdateItem": "update_item",
+    "DeleteItem": "delete_item",
+    "Query": "query",
+    "Scan": "scan",
+}
+
+Handler = Callable[["Engine", dict[str, Any]], dict[str, Any]]
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+class Engine:
+    """DynamoDB on SQLite. ``Engine(":memory:")`` or ``Engine("app.db")`` (created if missing)."""
+
+    region = "us-east-1"
+    account = "000000000000"
+
+    def __init__(self, path: str = ":memory:", *, durable: bool = False) -> None:
+        self.path = path
+        self.storage = Storage(path, durable=durable)
+        self._tables: dict[str, TableSchema] = {}
+        self._catalog_version = -1
+        self._data_version = -1
+        self._handlers: dict[str, Handler] = {}
+        with self.storage.lock:
+            self._refresh_catalog()
+
+    # -- lifecycle ----------------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        self.storage.close()
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- catalog ------------------------------------------------------------------------------------------
+
+    def _refresh_catalog(self) -> None:
+        """Re-read table definitions when another connection (another process) changed them."""
+        data_version = self.storage.data_version()
+        if data_version == self._data_version:
+            return
+        self._data_version = data_version
+        version = self.storage.catalog_version()
+        if version == self._catalog_version:
+            return
+        self._catalog_version = version
+        self._tables = {
+            name: TableSchema.from_description(table_id, description)
+            for name, (table_id, description) in self.storage.load_tables().items()
+        }
+
+    def catalog_changed(self) -> None:
+        """Called by DDL operations inside their write transaction, after changing the catalog."""
+        self._catalog_version = self.storage.catalog_version()
+        self._tables = {
+            name: TableSchema.from_description(table_id, description)
+            for name, (table_id, description) in self.storage.load_tables().items()
+        }
+
+    def find_table(self, name: str) -> TableSchema | None:
+        return self._tables.get(name)
+
+    def table(self, name: str) -> TableSchema:
+        """The table, or DynamoDB's ResourceNotFoundException."""
+        schema = self._tables.get(name)
+        if schema is None:
+            raise DynamoDBError(
+                "ResourceNotFoundException", "Requested resource not found"
+            )
+        return schema
+
+    def table_names(self) -> list[str]:
+        return sorted(self._tables)
+
+    def arn(self, table: str, index: str | None = None) -> str:
+        base = f"arn:aws:dynamodb:{self.region}:{self.account}:table/{table}"
+        return base if index is None else f"{base}/index/{index}"
+
+    # -- dispatch -----------------------------------------------------------------------------------------
+
+    def _handler(self, operation: str) -> Handler:
+        handler = self._handlers.get(operation)
+        if handler is None:
+            module_name = OPERATIONS.get(operation)
+            if module_name is None:
+                raise DynamoDBError(
+                    "UnknownOperationException", f"The operation {operation} is not supported by singletable"
+                )
+            module = importlib.import_module(f"singletable.engine.operations.{module_name}")
+            handler = module.run
+            self._handlers[operation] = handler
+        return handler
+
+    def execute(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Run one API call by its wire name (``"PutItem"``) with the request's parameters."""
+        handler = self._handler(operation)
+        with self.storage.lock:
+            self._refresh_catalog()
+            return handler(self, params)
+
+
+def _method(operation: str) -> Callable[..., dict[str, Any]]:
+    def call(self: Engine, **params: Any) -> dict[str, Any]:
+        return self.execute(operation, params)
+
+    call.__name__ = _snake(operation)
+    call.__qualname__ = f"Engine.{call.__name__}"
+    call.__doc__ = f"DynamoDB {operation}, with the boto3 client's keyword arguments and response."
+    return call
+
+
+for _operation in OPERATIONS:
+    setattr(Engine, _snake(_operation), _method(_operation))

@@ -1,0 +1,118 @@
+"""Query: the items of one partition of a table or index, in sort-key order, a page at a time."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from singletable.engine import codec
+from singletable.engine.errors import validation
+from singletable.engine.expressions import RequestExpressions
+from singletable.engine.operations import common
+from singletable.engine.operations.reads import Page, check_start_key, resolve_index
+from singletable.engine.operations.shapes import check_shape
+from singletable.engine.storage import KEY_MAX
+
+LEGACY = ("KeyConditions", "QueryFilter", "AttributesToGet", "ConditionalOperator")
+MODERN = ("KeyConditionExpression", "FilterExpression", "ProjectionExpression")
+
+
+def _prefix_end(prefix: bytes) -> tuple[bytes, bool]:
+    """The smallest key above every key starting with ``prefix``: (bound, strict)."""
+    stripped = prefix.rstrip(b"\xff")
+    if not stripped:
+        return KEY_MAX, False
+    return stripped[:-1] + bytes((stripped[-1] + 1,)), True
+
+
+def _bounds(range_op: str | None, values: tuple[dict[str, Any], ...], key_type: str | None):
+    if range_op is None:
+        return b"", False, KEY_MAX, False
+    encoded = [codec.encode_key(v, key_type) for v in values]  # type: ignore[arg-type]
+    if range_op == "=":
+        return encoded[0], False, encoded[0], False
+    if range_op == "<":
+        return b"", False, encoded[0], True
+    if range_op == "<=":
+        return b"", False, encoded[0], False
+    if range_op == ">":
+        return encoded[0], True, KEY_MAX, False
+    if range_op == ">=":
+        return encoded[0], False, KEY_MAX, False
+    if range_op == "BETWEEN":
+        return encoded[0], False, encoded[1], False
+    end, strict = _prefix_end(encoded[0])  # BEGINS_WITH
+    return encoded[0], False, end, strict
+
+
+def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+    check_shape("Query", params)
+    common.reject_mixed(params, LEGACY, MODERN)
+    common.unsupported_legacy(params, LEGACY)
+    schema = engine.table(params["TableName"])
+    index = resolve_index(schema, params, "querying")
+    key_text = params.get("KeyConditionExpression")
+    filter_text = params.get("FilterExpression")
+    projection_text = params.get("ProjectionExpression")
+    if key_text is None:
+        if params.get("ExpressionAttributeValues") is not None and filter_text is None:
+            raise validation(
+                "ExpressionAttributeValues can only be specified when using expressions: "
+                "FilterExpression and KeyConditionExpression are null"
+            )
+        raise validation("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
+    expressions = RequestExpressions(
+        params.get("ExpressionAttributeNames"), params.get("ExpressionAttributeValues"), uses_expressions=True
+    )
+    key_source = index if index is not None else schema
+    hash_attr, range_attr = key_source.hash, key_source.range
+    key_condition = expressions.key_condition(
+        key_text,
+        (hash_attr.name, hash_attr.type),
+        (range_attr.name, range_attr.type) if range_attr is not None else None,
+    )
+    filter_ = expressions.condition(filter_text, "FilterExpression") if filter_text is not None else None
+    if filter_ is not None:
+        key_names = set(key_source.key_names)
+        for name in sorted(filter_.top_level_names):
+            if name in key_names:
+                raise validation(
+                    f"Filter Expression can only contain non-primary key attributes: Primary key attribute: {name}"
+                )
+    projection = expressions.projection(projection_text) if projection_text is not None else None
+    expressions.finish()
+
+    pk = codec.encode_key(key_condition.hash_value, hash_attr.type)
+    lo, lo_strict, hi, hi_strict = _bounds(
+        key_condition.range_op, key_condition.range_values, range_attr.type if range_attr else None
+    )
+    forward = params.get("ScanIndexForward", True) is not False
+    after = None
+    start = params.get("ExclusiveStartKey")
+    if start is not None:
+        check_start_key(schema, index, start)
+        if codec.encode_key(start[hash_attr.name], hash_attr.type) != pk:
+            raise validation("The provided starting key does not match the range key predicate")
+        start_sk = codec.encode_key(start[range_attr.name], range_attr.type) if range_attr is not None else b""
+        if (
+            start_sk < lo
+            or (lo_strict and start_sk == lo)
+            or start_sk > hi
+            or (hi_strict and start_sk == hi)
+        ):
+            raise validation("The provided starting key does not match the range key predicate")
+        if index is None:
+            after = (start_sk,)
+        else:
+            tpk = codec.encode_key(start[schema.hash.name], schema.hash.type)
+            tsk = codec.encode_key(start[schema.range.name], schema.range.type) if schema.range else b""
+            after = (start_sk, tpk, tsk)
+
+    page = Page(schema, index, params, filter_, projection)
+    with engine.storage.read():
+        rows = engine.storage.query(
+            schema.table_id,
+            index.index_id if index is not None else None,
+            pk, lo, lo_strict, hi, hi_strict, forward, after,
+        )
+        page.consume(rows)
+    return page.response(params.get("ReturnConsumedCapacity"))

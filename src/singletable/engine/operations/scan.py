@@ -1,0 +1,75 @@
+"""Scan: every item of a table or index, a page at a time, optionally one segment of a parallel scan."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from singletable.engine import codec
+from singletable.engine.errors import validation
+from singletable.engine.expressions import RequestExpressions
+from singletable.engine.operations import common
+from singletable.engine.operations.reads import Page, check_start_key, resolve_index
+from singletable.engine.operations.shapes import check_shape
+from singletable.engine.storage import HASH_SPACE, partition_hash
+
+LEGACY = ("ScanFilter", "AttributesToGet", "ConditionalOperator")
+MODERN = ("FilterExpression", "ProjectionExpression")
+
+
+def segment_range(segment: int, total: int) -> tuple[int, int]:
+    """The half-open range of partition hashes that belongs to ``segment`` of ``total``.
+
+    Hashes are uniform over 32 bits, so equal slices give even segments, and the slices tile the space:
+    every item falls in exactly one segment.
+    """
+    return -(-segment * HASH_SPACE // total), -(-(segment + 1) * HASH_SPACE // total)
+
+
+def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+    check_shape("Scan", params)
+    common.reject_mixed(params, LEGACY, MODERN)
+    common.unsupported_legacy(params, LEGACY)
+    schema = engine.table(params["TableName"])
+    index = resolve_index(schema, params, "scanning")
+    segment, total = params.get("Segment"), params.get("TotalSegments")
+    if segment is not None and total is None:
+        raise validation("If segment is specified, total segment must also be specified")
+    if total is not None and segment is None:
+        raise validation("If total segment is specified, segment must also be specified")
+    filter_text = params.get("FilterExpression")
+    projection_text = params.get("ProjectionExpression")
+    expressions = RequestExpressions(
+        params.get("ExpressionAttributeNames"),
+        params.get("ExpressionAttributeValues"),
+        uses_expressions=filter_text is not None or projection_text is not None,
+    )
+    filter_ = expressions.condition(filter_text, "FilterExpression") if filter_text is not None else None
+    projection = expressions.projection(projection_text) if projection_text is not None else None
+    expressions.finish()
+
+    hash_start, hash_end = segment_range(segment, total) if total is not None else (0, HASH_SPACE)
+    key_source = index if index is not None else schema
+    start = params.get("ExclusiveStartKey")
+    if start is None:
+        after: tuple[Any, ...] = (hash_start, b"", b"") if index is None else (hash_start, b"", b"", b"", b"")
+    else:
+        check_start_key(schema, index, start)
+        pk = codec.encode_key(start[key_source.hash.name], key_source.hash.type)
+        sk = (
+            codec.encode_key(start[key_source.range.name], key_source.range.type)
+            if key_source.range is not None
+            else b""
+        )
+        after = (partition_hash(pk), pk, sk)
+        if index is not None:
+            tpk = codec.encode_key(start[schema.hash.name], schema.hash.type)
+            tsk = codec.encode_key(start[schema.range.name], schema.range.type) if schema.range else b""
+            after += (tpk, tsk)
+
+    page = Page(schema, index, params, filter_, projection)
+    with engine.storage.read():
+        rows = engine.storage.scan(
+            schema.table_id, index.index_id if index is not None else None, after, hash_end
+        )
+        page.consume(rows)
+    return page.response(params.get("ReturnConsumedCapacity"))

@@ -1,0 +1,325 @@
+"""How tables, items and index entries persist: one SQLite database, WAL-journaled.
+
+Three SQL tables hold everything, whatever the DynamoDB tables are called, so no SQL is ever built from a
+user's table or attribute name: ``st_tables`` (the catalog), ``st_items`` (every item of every table) and
+``st_index_entries`` (one row per item per secondary index it appears in). Keys are stored as
+order-preserving byte strings (see ``codec``), so SQLite's memcmp ordering of BLOBs *is* DynamoDB's sort order
+and a Query reads only the rows of the page it returns. A ``hash`` column (CRC-32 of the partition key) leads
+each primary key: it spreads partitions the way DynamoDB's scan order does and lets a parallel Scan's
+segment be a contiguous range.
+
+Operations never write SQL: everything goes through this module's methods. Statement texts are constants of
+this module, chosen by flags, never by data.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import orjson
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS st_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS st_tables (
+    table_id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    description BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS st_items (
+    table_id INTEGER NOT NULL,
+    hash INTEGER NOT NULL,
+    pk BLOB NOT NULL,
+    sk BLOB NOT NULL,
+    size INTEGER NOT NULL,
+    item BLOB NOT NULL,
+    PRIMARY KEY (table_id, hash, pk, sk)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS st_index_entries (
+    table_id INTEGER NOT NULL,
+    index_id INTEGER NOT NULL,
+    hash INTEGER NOT NULL,
+    pk BLOB NOT NULL,
+    sk BLOB NOT NULL,
+    tpk BLOB NOT NULL,
+    tsk BLOB NOT NULL,
+    thash INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    PRIMARY KEY (table_id, index_id, hash, pk, sk, tpk, tsk)
+) WITHOUT ROWID;
+"""
+
+SCHEMA_VERSION = "1"
+HASH_SPACE = 1 << 32
+# Greater than every stored key: keys are at most 2048 bytes and encodings add at most a few bytes.
+KEY_MAX = b"\xff" * 4096
+
+
+def partition_hash(pk: bytes) -> int:
+    """Stable across processes and Python versions (unlike ``hash()``), and cheap."""
+    return zlib.crc32(pk)
+
+
+def _query_sql(on_index: bool, lo_strict: bool, hi_strict: bool, forward: bool, after: bool) -> str:
+    lo = ">" if lo_strict else ">="
+    hi = "<" if hi_strict else "<="
+    direction = "" if forward else " DESC"
+    if not on_index:
+        sql = (
+            "SELECT item, size, sk FROM st_items WHERE table_id = ? AND hash = ? AND pk = ?"
+            f" AND sk {lo} ? AND sk {hi} ?"
+        )
+        if after:
+            sql += " AND sk > ?" if forward else " AND sk < ?"
+        return sql + f" ORDER BY sk{direction}"
+    sql = (
+        "SELECT i.item, x.size, x.sk, x.tpk, x.tsk FROM st_index_entries x JOIN st_items i"
+        " ON i.table_id = x.table_id AND i.hash = x.thash AND i.pk = x.tpk AND i.sk = x.tsk"
+        " WHERE x.table_id = ? AND x.index_id = ? AND x.hash = ? AND x.pk = ?"
+        f" AND x.sk {lo} ? AND x.sk {hi} ?"
+    )
+    if after:
+        sql += " AND (x.sk, x.tpk, x.tsk) > (?, ?, ?)" if forward else " AND (x.sk, x.tpk, x.tsk) < (?, ?, ?)"
+    return sql + f" ORDER BY x.sk{direction}, x.tpk{direction}, x.tsk{direction}"
+
+
+_QUERY_SQL = {
+    flags: _query_sql(*flags)
+    for flags in (
+        (a, b, c, d, e)
+        for a in (False, True)
+        for b in (False, True)
+        for c in (False, True)
+        for d in (False, True)
+        for e in (False, True)
+    )
+}
+
+_SCAN_TABLE_SQL = (
+    "SELECT item, size, hash, pk, sk FROM st_items WHERE table_id = ? AND (hash, pk, sk) > (?, ?, ?)"
+    " AND hash < ? ORDER BY hash, pk, sk"
+)
+_SCAN_INDEX_SQL = (
+    "SELECT i.item, x.size, x.hash, x.pk, x.sk, x.tpk, x.tsk FROM st_index_entries x JOIN st_items i"
+    " ON i.table_id = x.table_id AND i.hash = x.thash AND i.pk = x.tpk AND i.sk = x.tsk"
+    " WHERE x.table_id = ? AND x.index_id = ? AND (x.hash, x.pk, x.sk, x.tpk, x.tsk) > (?, ?, ?, ?, ?)"
+    " AND x.hash < ? ORDER BY x.hash, x.pk, x.sk, x.tpk, x.tsk"
+)
+
+
+class Storage:
+    """One SQLite connection shared by the engine's threads under a lock.
+
+    ``synchronous=NORMAL`` in WAL mode keeps every committed transaction across a killed process (the WAL
+    is written before COMMIT returns); ``durable=True`` selects FULL, which also survives power loss at the
+    cost of an fsync per write.
+    """
+
+    def __init__(self, path: str, *, durable: bool = False) -> None:
+        self.path = path
+        self.lock = threading.RLock()
+        self.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30.0)
+        self.conn.execute("PRAGMA busy_timeout = 30000")
+        if path != ":memory:":
+            self.conn.execute("PRAGMA journal_mode = WAL")
+        self.conn.execute(f"PRAGMA synchronous = {'FULL' if durable else 'NORMAL'}")
+        with self.write():
+            for statement in SCHEMA.split(";"):
+                if statement.strip():
+                    self.conn.execute(statement)
+            self.conn.execute(
+                "INSERT OR IGNORE INTO st_meta (key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,)
+            )
+            self.conn.execute("INSERT OR IGNORE INTO st_meta (key, value) VALUES ('catalog_version', '0')")
+
+    def close(self) -> None:
+        with self.lock:
+            self.conn.close()
+
+    # -- transactions -------------------------------------------------------------------------------------
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One atomic write: everything inside commits together or not at all."""
+        with self.lock:
+            conn = self.conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    @contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        """A consistent snapshot across several statements."""
+        with self.lock:
+            conn = self.conn
+            conn.execute("BEGIN")
+            try:
+                yield conn
+            finally:
+                conn.execute("COMMIT")
+
+    def data_version(self) -> int:
+        """Changes whenever another connection commits: our cue to re-read the catalog."""
+        return self.conn.execute("PRAGMA data_version").fetchone()[0]
+
+    # -- catalog ------------------------------------------------------------------------------------------
+
+    def catalog_version(self) -> int:
+        return int(self.conn.execute("SELECT value FROM st_meta WHERE key = 'catalog_version'").fetchone()[0])
+
+    def _bump_catalog(self) -> None:
+        self.conn.execute(
+            "UPDATE st_meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'catalog_version'"
+        )
+
+    def load_tables(self) -> dict[str, tuple[int, dict[str, Any]]]:
+        rows = self.conn.execute("SELECT table_id, name, description FROM st_tables").fetchall()
+        return {name: (table_id, orjson.loads(description)) for table_id, name, description in rows}
+
+    def insert_table(self, name: str, description: dict[str, Any]) -> int:
+        """Must run inside :meth:`write`."""
+        cursor = self.conn.execute(
+            "INSERT INTO st_tables (name, description) VALUES (?, ?)", (name, orjson.dumps(description))
+        )
+        self._bump_catalog()
+        return int(cursor.lastrowid)
+
+    def update_table(self, table_id: int, description: dict[str, Any]) -> None:
+        self.conn.execute(
+            "UPDATE st_tables SET description = ? WHERE table_id = ?", (orjson.dumps(description), table_id)
+        )
+        self._bump_catalog()
+
+    def drop_table(self, table_id: int) -> None:
+        self.conn.execute("DELETE FROM st_index_entries WHERE table_id = ?", (table_id,))
+        self.conn.execute("DELETE FROM st_items WHERE table_id = ?", (table_id,))
+        self.conn.execute("DELETE FROM st_tables WHERE table_id = ?", (table_id,))
+        self._bump_catalog()
+
+    def drop_index(self, table_id: int, index_id: int) -> None:
+        self.conn.execute(
+            "DELETE FROM st_index_entries WHERE table_id = ? AND index_id = ?", (table_id, index_id)
+        )
+
+    def table_stats(self, table_id: int) -> tuple[int, int]:
+        count, size = self.conn.execute(
+            "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM st_items WHERE table_id = ?", (table_id,)
+        ).fetchone()
+        return count, size
+
+    def index_stats(self, table_id: int, index_id: int) -> tuple[int, int]:
+        count, size = self.conn.execute(
+            "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM st_index_entries WHERE table_id = ? AND index_id = ?",
+            (table_id, index_id),
+        ).fetchone()
+        return count, size
+
+    # -- items --------------------------------------------------------------------------------------------
+
+    def get_item(self, table_id: int, pk: bytes, sk: bytes) -> tuple[bytes, int] | None:
+        return self.conn.execute(
+            "SELECT item, size FROM st_items WHERE table_id = ? AND hash = ? AND pk = ? AND sk = ?",
+            (table_id, zlib.crc32(pk), pk, sk),
+        ).fetchone()
+
+    def put_item(self, table_id: int, pk: bytes, sk: bytes, data: bytes, size: int) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO st_items (table_id, hash, pk, sk, size, item) VALUES (?, ?, ?, ?, ?, ?)",
+            (table_id, zlib.crc32(pk), pk, sk, size, data),
+        )
+
+    def delete_item(self, table_id: int, pk: bytes, sk: bytes) -> None:
+        self.conn.execute(
+            "DELETE FROM st_items WHERE table_id = ? AND hash = ? AND pk = ? AND sk = ?",
+            (table_id, zlib.crc32(pk), pk, sk),
+        )
+
+    def put_index_entry(
+        self, table_id: int, index_id: int, ipk: bytes, isk: bytes, tpk: bytes, tsk: bytes, size: int
+    ) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO st_index_entries"
+            " (table_id, index_id, hash, pk, sk, tpk, tsk, thash, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (table_id, index_id, zlib.crc32(ipk), ipk, isk, tpk, tsk, zlib.crc32(tpk), size),
+        )
+
+    def delete_index_entry(
+        self, table_id: int, index_id: int, ipk: bytes, isk: bytes, tpk: bytes, tsk: bytes
+    ) -> None:
+        self.conn.execute(
+            "DELETE FROM st_index_entries WHERE table_id = ? AND index_id = ? AND hash = ? AND pk = ?"
+            " AND sk = ? AND tpk = ? AND tsk = ?",
+            (table_id, index_id, zlib.crc32(ipk), ipk, isk, tpk, tsk),
+        )
+
+    def index_entries_of_table(self, table_id: int) -> Iterator[tuple[bytes, int]]:
+        """Every item of a table (for backfilling a new index)."""
+        return self.conn.execute("SELECT item, size FROM st_items WHERE table_id = ?", (table_id,))
+
+    # -- reads --------------------------------------------------------------------------------------------
+
+    def query(
+        self,
+        table_id: int,
+        index_id: int | None,
+        pk: bytes,
+        lo: bytes,
+        lo_strict: bool,
+        hi: bytes,
+        hi_strict: bool,
+        forward: bool,
+        after: tuple[bytes, ...] | None,
+    ) -> sqlite3.Cursor:
+        """Rows of one partition between two sort-key bounds, in order, resuming after ``after``.
+
+        Table rows are ``(item, size, sk)``; index rows ``(item, size, sk, tpk, tsk)`` where size is the
+        projected item's size. ``after`` is ``(sk,)`` for a table and ``(sk, tpk, tsk)`` for an index.
+        """
+        on_index = index_id is not None
+        sql = _QUERY_SQL[(on_index, lo_strict, hi_strict, forward, after is not None)]
+        params: tuple[Any, ...]
+        if on_index:
+            params = (table_id, index_id, zlib.crc32(pk), pk, lo, hi)
+        else:
+            params = (table_id, zlib.crc32(pk), pk, lo, hi)
+        if after is not None:
+            params += after
+        return self.conn.execute(sql, params)
+
+    def scan(
+        self,
+        table_id: int,
+        index_id: int | None,
+        after: tuple[Any, ...],
+        hash_end: int,
+    ) -> sqlite3.Cursor:
+        """Rows in scan order after ``after`` and below ``hash_end``.
+
+        Table rows are ``(item, size, hash, pk, sk)`` with ``after = (hash, pk, sk)``; index rows
+        ``(item, size, hash, pk, sk, tpk, tsk)`` with ``after = (hash, pk, sk, tpk, tsk)``.
+        """
+        if index_id is None:
+            return self.conn.execute(_SCAN_TABLE_SQL, (table_id, *after, hash_end))
+        return self.conn.execute(_SCAN_INDEX_SQL, (table_id, index_id, *after, hash_end))
+
+    def collection_size(self, table_id: int, pk: bytes, lsi_ids: tuple[int, ...]) -> int:
+        """Bytes in one item collection: the partition's items plus their local index entries."""
+        size = self.conn.execute(
+            "SELECT COALESCE(SUM(size), 0) FROM st_items WHERE table_id = ? AND hash = ? AND pk = ?",
+            (table_id, zlib.crc32(pk), pk),
+        ).fetchone()[0]
+        for index_id in lsi_ids:
+            size += self.conn.execute(
+                "SELECT COALESCE(SUM(size), 0) FROM st_index_entries"
+                " WHERE table_id = ? AND index_id = ? AND hash = ? AND pk = ?",
+                (table_id, index_id, zlib.crc32(pk), pk),
+            ).fetchone()[0]
+        return size
