@@ -69,7 +69,7 @@ def run_quickstart(path: str = ":memory:", echo: Callable[[str], None] = print) 
                 Item={
                     "PK": {"S": "CUSTOMER#ada"},
                     "SK": {"S": f"ORDER#2026-11-{number:02d}"},
-                    "total": {"N": str(10 * number)},
+                    "amount": {"N": str(10 * number)},
                     "status": {"S": status},
                     "GSI1PK": {"S": f"STATUS#{status}"},
                     "GSI1SK": {"S": f"2026-11-{number:02d}"},
@@ -96,7 +96,7 @@ def run_quickstart(path: str = ":memory:", echo: Callable[[str], None] = print) 
         ddb.update_item(
             TableName=TABLE,
             Key={"PK": {"S": "CUSTOMER#ada"}, "SK": {"S": "ORDER#2026-11-02"}},
-            UpdateExpression="SET #s = :shipped, GSI1PK = :key ADD total :fee",
+            UpdateExpression="SET #s = :shipped, GSI1PK = :key ADD amount :fee",
             ExpressionAttributeNames={"#s": "status"},
             ExpressionAttributeValues={
                 ":shipped": {"S": "SHIPPED"}, ":key": {"S": "STATUS#SHIPPED"}, ":fee": {"N": "2.50"},
@@ -109,6 +109,6 @@ def run_quickstart(path: str = ":memory:", echo: Callable[[str], None] = print) 
             ReturnConsumedCapacity="INDEXES",
         ))
         _show(echo, "orders over 25 (filtered scan)", ddb.scan(
-            TableName=TABLE, FilterExpression="total > :min",
+            TableName=TABLE, FilterExpression="amount > :min",
             ExpressionAttributeValues={":min": {"N": "25"}}, ReturnConsumedCapacity="TOTAL",
         ))

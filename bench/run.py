@@ -1,0 +1,138 @@
+"""Benchmark: our engine side by side with moto (and DynamoDB Local when available), in one run.
+
+    python3 bench/run.py [--n 2000] [--no-reference]
+
+Workload: a table with PK/SK and one GSI (ALL). PutItem of ~200-byte items, GetItem by key, and a Query that
+returns 40 items. Our engine is called natively (file-backed, WAL); moto through its in-process boto3 mock;
+DynamoDB Local through boto3 over HTTP on 127.0.0.1. Prints ops/s, p50 latency, and ratios to moto.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+TABLE = "bench"
+TABLE_SPEC: dict[str, Any] = dict(
+    TableName=TABLE,
+    KeySchema=[{"AttributeName": "PK", "KeyType": "HASH"}, {"AttributeName": "SK", "KeyType": "RANGE"}],
+    AttributeDefinitions=[
+        {"AttributeName": "PK", "AttributeType": "S"},
+        {"AttributeName": "SK", "AttributeType": "S"},
+        {"AttributeName": "GSI1PK", "AttributeType": "S"},
+        {"AttributeName": "GSI1SK", "AttributeType": "S"},
+    ],
+    GlobalSecondaryIndexes=[{
+        "IndexName": "GSI1",
+        "KeySchema": [{"AttributeName": "GSI1PK", "KeyType": "HASH"}, {"AttributeName": "GSI1SK", "KeyType": "RANGE"}],
+        "Projection": {"ProjectionType": "ALL"},
+    }],
+    BillingMode="PAY_PER_REQUEST",
+)
+
+
+def item(i: int) -> dict[str, Any]:
+    return {
+        "PK": {"S": f"USER#{i % 50}"}, "SK": {"S": f"ORDER#{i:08d}"},
+        "GSI1PK": {"S": f"STATUS#{i % 7}"}, "GSI1SK": {"S": f"2026-11-{i % 28 + 1:02d}T{i:08d}"},
+        "total": {"N": str(i * 3 + 0.25)}, "status": {"S": "SHIPPED"}, "note": {"S": "x" * 80},
+        "lines": {"L": [{"M": {"sku": {"S": f"SKU{i}"}, "qty": {"N": "2"}}}]},
+    }
+
+
+def measure(call: Callable[[int], Any], n: int) -> tuple[float, float, float]:
+    """(ops/s, p50 µs, p99 µs) over n calls."""
+    samples = []
+    start = time.perf_counter()
+    for i in range(n):
+        t0 = time.perf_counter_ns()
+        call(i)
+        samples.append(time.perf_counter_ns() - t0)
+    elapsed = time.perf_counter() - start
+    samples.sort()
+    return n / elapsed, samples[len(samples) // 2] / 1000, samples[int(len(samples) * 0.99)] / 1000
+
+
+def workload(client: Any, n: int) -> dict[str, tuple[float, float, float]]:
+    client.create_table(**TABLE_SPEC)
+    results = {"PutItem": measure(lambda i: client.put_item(TableName=TABLE, Item=item(i)), n)}
+    keys = [{"PK": item(i)["PK"], "SK": item(i)["SK"]} for i in range(n)]
+    results["GetItem"] = measure(lambda i: client.get_item(TableName=TABLE, Key=keys[i]), n)
+    query_n = max(50, n // 10)
+    results["Query (40 items)"] = measure(
+        lambda i: client.query(
+            TableName=TABLE, KeyConditionExpression="PK = :p",
+            ExpressionAttributeValues={":p": {"S": f"USER#{i % 50}"}}, Limit=40,
+        ),
+        query_n,
+    )
+    return results
+
+
+def boto3_client(endpoint: str | None = None) -> Any:
+    import boto3
+
+    return boto3.client(
+        "dynamodb", region_name="us-east-1", endpoint_url=endpoint,
+        aws_access_key_id="bench", aws_secret_access_key="bench",
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--n", type=int, default=2000, help="calls per operation")
+    parser.add_argument("--no-reference", action="store_true", help="skip DynamoDB Local")
+    args = parser.parse_args()
+
+    from singletable.engine import Engine
+
+    runs: dict[str, dict[str, tuple[float, float, float]]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        engine = Engine(os.path.join(tmp, "bench.sqlite3"))
+        runs["singletable (native, file)"] = workload(engine, args.n)
+        engine.close()
+
+    from moto import mock_aws
+
+    os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
+    with mock_aws():
+        runs["moto (boto3, in-process)"] = workload(boto3_client(), args.n)
+
+    if not args.no_reference:
+        from reference import DynamoDBLocal, ReferenceUnavailable
+
+        try:
+            server = DynamoDBLocal()
+        except ReferenceUnavailable as why:
+            print(f"DynamoDB Local skipped: {why}")
+        else:
+            try:
+                client = boto3_client(server.endpoint)
+                workload(client, 200)  # JIT warm-up
+                client.delete_table(TableName=TABLE)
+                runs["DynamoDB Local (boto3, HTTP)"] = workload(client, args.n)
+            finally:
+                server.stop()
+
+    ours = runs["singletable (native, file)"]
+    moto = runs["moto (boto3, in-process)"]
+    print(f"\n{'operation':<18} {'backend':<30} {'ops/s':>10} {'p50 µs':>9} {'p99 µs':>9} {'vs moto':>8}")
+    for operation in ours:
+        for name, result in runs.items():
+            rate, p50, p99 = result[operation]
+            ratio = rate / moto[operation][0]
+            print(f"{operation:<18} {name:<30} {rate:>10,.0f} {p50:>9.1f} {p99:>9.1f} {ratio:>7.1f}x")
+
+
+if __name__ == "__main__":
+    main()

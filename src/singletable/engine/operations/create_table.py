@@ -1,0 +1,314 @@
+"""CreateTable: validate the definition as DynamoDB does, then persist its static TableDescription.
+
+Stored description (the catalog's one truth about a table; :mod:`schema` and :mod:`describe_table` read it):
+the TableDescription members that do not change by themselves (AttributeDefinitions, KeySchema, indexes,
+ProvisionedThroughput, BillingModeSummary, stream/SSE/table-class summaries, DeletionProtectionEnabled,
+TableId), timestamps as epoch seconds, and private keys DynamoDB never shows: ``_IndexId`` on each index
+(unique within the table, never reused, so index entries survive catalog rewrites), ``_NextIndexId``,
+``_BillingMode`` and ``_Tags``.
+
+Error texts are AWS's. Validation runs in DynamoDB's order: request shape first, then the definition,
+then the existence check -- so a bad definition of an existing table still reports the definition error.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from singletable.engine.errors import DynamoDBError, in_use, validation
+from singletable.engine.operations.describe_table import render
+from singletable.engine.operations.shapes import check_shape
+
+MAX_GSI = 20
+MAX_LSI = 5
+MAX_PROJECTED = 100
+MAX_TAGS = 50
+_INVALID = "One or more parameter values were invalid: "
+
+
+def invalid(message: str) -> DynamoDBError:
+    """Most semantic checks share DynamoDB's ``One or more parameter values were invalid:`` prefix."""
+    return validation(_INVALID + message)
+
+
+def _names(items: list[dict[str, Any]]) -> str:
+    return ", ".join(item["AttributeName"] for item in items)
+
+
+def _check_key_schema(key_schema: list[dict[str, str]]) -> None:
+    """Positional rules: first element HASH, optional second RANGE, names distinct."""
+    if key_schema[0]["KeyType"] != "HASH":
+        raise validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
+    if len(key_schema) == 2:
+        if key_schema[0]["AttributeName"] == key_schema[1]["AttributeName"]:
+            raise validation(
+                "Both the Hash Key and the Range Key element in the KeySchema have the same name"
+            )
+        if key_schema[1]["KeyType"] != "RANGE":
+            raise validation("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type")
+
+
+def _check_defined(key_schema: list[dict[str, str]], definitions: list[dict[str, str]]) -> None:
+    defined = {d["AttributeName"] for d in definitions}
+    if any(k["AttributeName"] not in defined for k in key_schema):
+        raise invalid(
+            "Some index key attributes are not defined in AttributeDefinitions. "
+            f"Keys: [{_names(key_schema)}], AttributeDefinitions: [{_names(definitions)}]"
+        )
+
+
+def _check_projection(projection: dict[str, Any]) -> int:
+    """Validate one index's projection; returns how many attributes it projects (for the table limit)."""
+    ptype = projection.get("ProjectionType")
+    attributes = projection.get("NonKeyAttributes")
+    if ptype is None:
+        raise invalid("Unknown ProjectionType: null")
+    if ptype == "INCLUDE":
+        if not attributes:
+            raise invalid("ProjectionType is INCLUDE, but NonKeyAttributes is not specified")
+        seen: set[str] = set()
+        for attribute in attributes:
+            if attribute in seen:
+                raise invalid(f"Duplicate element in NonKeyAttributes: {attribute}")
+            seen.add(attribute)
+        return len(attributes)
+    if attributes is not None:
+        raise invalid(f"ProjectionType is {ptype}, but NonKeyAttributes is specified")
+    return 0
+
+
+def _throughput(spec: dict[str, int]) -> dict[str, int]:
+    return {
+        "NumberOfDecreasesToday": 0,
+        "ReadCapacityUnits": spec["ReadCapacityUnits"],
+        "WriteCapacityUnits": spec["WriteCapacityUnits"],
+    }
+
+
+_ZERO_THROUGHPUT = {"NumberOfDecreasesToday": 0, "ReadCapacityUnits": 0, "WriteCapacityUnits": 0}
+
+
+def _indexes(params: dict[str, Any], pay_per_request: bool) -> tuple[list[dict], list[dict]]:
+    """Validate both index lists; return their stored forms (``_IndexId`` assigned in request order)."""
+    key_schema = params["KeySchema"]
+    definitions = params["AttributeDefinitions"]
+    table_hash = key_schema[0]["AttributeName"]
+    lsis = params.get("LocalSecondaryIndexes")
+    gsis = params.get("GlobalSecondaryIndexes")
+    projected = 0
+    stored_lsis: list[dict[str, Any]] = []
+    stored_gsis: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    next_id = 1
+
+    def common(index: dict[str, Any]) -> dict[str, Any]:
+        nonlocal projected, next_id
+        name = index["IndexName"]
+        if name in seen:
+            raise invalid(f"Duplicate index name: {name}")
+        seen.add(name)
+        _check_key_schema(index["KeySchema"])
+        _check_defined(index["KeySchema"], definitions)
+        projected += _check_projection(index["Projection"])
+        stored = {
+            "IndexName": name,
+            "KeySchema": [dict(k) for k in index["KeySchema"]],
+            "Projection": dict(index["Projection"]),
+            "_IndexId": next_id,
+        }
+        next_id += 1
+        return stored
+
+    if lsis is not None:
+        if not lsis:
+            raise invalid("List of LocalSecondaryIndexes is empty")
+        if len(key_schema) < 2:
+            raise invalid(
+                "Table KeySchema does not have a range key, which is required when specifying a "
+                "LocalSecondaryIndex"
+            )
+        if len(lsis) > MAX_LSI:
+            raise invalid(f"Number of LocalSecondaryIndexes exceeds per-table limit of {MAX_LSI}")
+        for index in lsis:
+            stored = common(index)
+            index_hash = index["KeySchema"][0]["AttributeName"]
+            if index_hash != table_hash:
+                raise invalid(
+                    "Index KeySchema does not have the same leading hash key as table KeySchema for index: "
+                    f"{index['IndexName']}. index hash key: {index_hash}, table hash key: {table_hash}"
+                )
+            if len(index["KeySchema"]) < 2:
+                raise invalid(f"Index KeySchema does not have a range key for index: {index['IndexName']}")
+            stored_lsis.append(stored)
+    if gsis is not None:
+        if not gsis:
+            raise invalid("List of GlobalSecondaryIndexes is empty")
+        if len(gsis) > MAX_GSI:
+            raise invalid(f"GlobalSecondaryIndex count exceeds the per-table limit of {MAX_GSI}")
+        for index in gsis:
+            stored = common(index)
+            throughput = index.get("ProvisionedThroughput")
+            if pay_per_request:
+                if throughput is not None:
+                    raise invalid(
+                        f"ProvisionedThroughput should not be specified for index: {index['IndexName']} "
+                        "when BillingMode is PAY_PER_REQUEST"
+                    )
+                stored["ProvisionedThroughput"] = dict(_ZERO_THROUGHPUT)
+            else:
+                if throughput is None:
+                    raise invalid(f"ProvisionedThroughput is not specified for index: {index['IndexName']}")
+                stored["ProvisionedThroughput"] = _throughput(throughput)
+            stored_gsis.append(stored)
+    if projected > MAX_PROJECTED:
+        raise invalid(
+            f"Number of projected attributes in all indexes exceeds limit of {MAX_PROJECTED}, "
+            f"number of projected attributes: {projected}"
+        )
+    return stored_lsis, stored_gsis
+
+
+def _check_definitions(params: dict[str, Any], lsis: list[dict], gsis: list[dict]) -> None:
+    """Every definition must be used by some key; DynamoDB rejects unused ones."""
+    definitions = params["AttributeDefinitions"]
+    used: list[str] = []
+    for schema in [params["KeySchema"]] + [i["KeySchema"] for i in lsis + gsis]:
+        for key in schema:
+            if key["AttributeName"] not in used:
+                used.append(key["AttributeName"])
+    unused = [d for d in definitions if d["AttributeName"] not in used]
+    if not unused:
+        return
+    if not lsis and not gsis:
+        raise invalid(
+            "Number of attributes in KeySchema does not exactly match number of attributes defined in "
+            "AttributeDefinitions"
+        )
+    raise invalid(
+        f"Some AttributeDefinitions are not used. AttributeDefinitions: [{_names(definitions)}], "
+        f"keys used: [{', '.join(used)}]"
+    )
+
+
+def _billing(params: dict[str, Any]) -> bool:
+    """Check BillingMode against ProvisionedThroughput; True for on-demand tables."""
+    pay_per_request = params.get("BillingMode") == "PAY_PER_REQUEST"
+    throughput = params.get("ProvisionedThroughput")
+    if pay_per_request and throughput is not None:
+        raise invalid(
+            "Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is "
+            "PAY_PER_REQUEST"
+        )
+    if not pay_per_request and throughput is None:
+        raise invalid(
+            "ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED"
+        )
+    return pay_per_request
+
+
+def _extras(engine: Any, params: dict[str, Any], now: float, description: dict[str, Any]) -> None:
+    """Streams, encryption, table class, tags, deletion protection: recorded, then shown by Describe."""
+    stream = params.get("StreamSpecification")
+    if stream is not None:
+        view = stream.get("StreamViewType")
+        if stream["StreamEnabled"]:
+            if view is None:
+                raise invalid("Table is being created with a stream enabled, UpdateViewType is required")
+            description["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": view}
+            label = datetime.fromtimestamp(now, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3]
+            description["LatestStreamLabel"] = label
+        elif view is not None:
+            raise invalid(
+                "Table is being created with a stream disabled, UpdateViewType should not be specified"
+            )
+    sse = params.get("SSESpecification")
+    if sse is not None:
+        enabled = sse.get("Enabled", False)
+        if not enabled:
+            if "SSEType" in sse:
+                raise invalid("SSEType can not be specified if Enabled is false")
+            if "KMSMasterKeyId" in sse:
+                raise invalid("KMSMasterKeyId can not be specified if Enabled is false")
+        else:
+            if sse.get("SSEType") == "AES256":
+                raise invalid("SSEType AES256 is not supported")
+            key = sse.get("KMSMasterKeyId") or "aws/dynamodb"
+            arn = key if key.startswith("arn:") else f"arn:aws:kms:{engine.region}:{engine.account}:key/{key}"
+            description["SSEDescription"] = {"Status": "ENABLED", "SSEType": "KMS", "KMSMasterKeyArn": arn}
+    table_class = params.get("TableClass")
+    if table_class is not None:
+        classes = ("STANDARD", "STANDARD_INFREQUENT_ACCESS")
+        if table_class not in classes:
+            raise validation(
+                "Invalid table-class parameter provided. Please try again with a valid table-class value: "
+                f"[{', '.join(classes)}]."
+            )
+        description["TableClassSummary"] = {"TableClass": table_class}
+    tags = params.get("Tags")
+    if tags is not None:
+        keys: set[str] = set()
+        for tag in tags:
+            if tag["Key"].startswith("aws:"):
+                raise validation(f"Tag Key cannot be prefixed with aws:, Key: {tag['Key']}")
+            if tag["Key"] in keys:
+                raise validation(
+                    f"Duplicate Tag Keys provided as input: Duplicate Tag Key found {tag['Key']}"
+                )
+            keys.add(tag["Key"])
+        if len(tags) > MAX_TAGS:
+            raise validation("Number of Tags exceed the current limit for the provided ResourceArn")
+        description["_Tags"] = [{"Key": t["Key"], "Value": t["Value"]} for t in tags]
+    description["DeletionProtectionEnabled"] = bool(params.get("DeletionProtectionEnabled", False))
+
+
+def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+    check_shape("CreateTable", params)
+    name = params["TableName"]
+    definitions = params["AttributeDefinitions"]
+    key_schema = params["KeySchema"]
+    seen: set[str] = set()
+    for definition in definitions:
+        if definition["AttributeName"] in seen:
+            raise validation(f"Attribute Name is duplicated: {definition['AttributeName']}")
+        seen.add(definition["AttributeName"])
+    _check_key_schema(key_schema)
+    _check_defined(key_schema, definitions)
+    pay_per_request = _billing(params)
+    lsis, gsis = _indexes(params, pay_per_request)
+    _check_definitions(params, lsis, gsis)
+
+    now = round(time.time(), 3)
+    description: dict[str, Any] = {
+        "AttributeDefinitions": [dict(d) for d in definitions],
+        "TableName": name,
+        "KeySchema": [dict(k) for k in key_schema],
+        "CreationDateTime": now,
+        "ProvisionedThroughput": (
+            dict(_ZERO_THROUGHPUT) if pay_per_request else _throughput(params["ProvisionedThroughput"])
+        ),
+        "TableId": str(uuid.uuid4()),
+        "_BillingMode": "PAY_PER_REQUEST" if pay_per_request else "PROVISIONED",
+        "_NextIndexId": len(lsis) + len(gsis) + 1,
+    }
+    if pay_per_request:
+        description["BillingModeSummary"] = {
+            "BillingMode": "PAY_PER_REQUEST",
+            "LastUpdateToPayPerRequestDateTime": now,
+        }
+    if lsis:
+        description["LocalSecondaryIndexes"] = lsis
+    if gsis:
+        description["GlobalSecondaryIndexes"] = gsis
+    _extras(engine, params, now, description)
+
+    with engine.storage.write():
+        if engine.find_table(name) is not None:
+            raise in_use(f"Table already exists: {name}")
+        table_id = engine.storage.insert_table(name, description)
+        engine.catalog_changed()
+    # DynamoDB answers CreateTable while the table is still CREATING; ours is usable at once, and every
+    # later DescribeTable says ACTIVE.
+    return {"TableDescription": render(engine, table_id, description, "CREATING")}

@@ -1,0 +1,46 @@
+"""Table definitions the behaviour tests share."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def key_schema(hash_name: str, range_name: str | None = None) -> list[dict[str, str]]:
+    schema = [{"AttributeName": hash_name, "KeyType": "HASH"}]
+    if range_name:
+        schema.append({"AttributeName": range_name, "KeyType": "RANGE"})
+    return schema
+
+
+def create(ddb: Any, name: str, *, sk_type: str | None = "S", gsi: bool = False, lsi: bool = False) -> str:
+    """A PK/SK table; optionally a GSI (G1PK/G1SK, ALL), a KEYS_ONLY GSI on G2PK, and an LSI on L1SK."""
+    definitions = [{"AttributeName": "PK", "AttributeType": "S"}]
+    if sk_type:
+        definitions.append({"AttributeName": "SK", "AttributeType": sk_type})
+    params: dict[str, Any] = {
+        "TableName": name,
+        "KeySchema": key_schema("PK", "SK" if sk_type else None),
+        "BillingMode": "PAY_PER_REQUEST",
+    }
+    if gsi:
+        definitions += [
+            {"AttributeName": "G1PK", "AttributeType": "S"},
+            {"AttributeName": "G1SK", "AttributeType": "N"},
+            {"AttributeName": "G2PK", "AttributeType": "S"},
+        ]
+        params["GlobalSecondaryIndexes"] = [
+            {"IndexName": "GSI1", "KeySchema": key_schema("G1PK", "G1SK"), "Projection": {"ProjectionType": "ALL"}},
+            {"IndexName": "GSI2", "KeySchema": key_schema("G2PK"), "Projection": {"ProjectionType": "KEYS_ONLY"}},
+        ]
+    if lsi:
+        definitions.append({"AttributeName": "L1SK", "AttributeType": "S"})
+        params["LocalSecondaryIndexes"] = [
+            {
+                "IndexName": "LSI1",
+                "KeySchema": key_schema("PK", "L1SK"),
+                "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["extra"]},
+            }
+        ]
+    params["AttributeDefinitions"] = definitions
+    ddb.create_table(**params)
+    return name

@@ -1,0 +1,249 @@
+"""Query and Scan on every backend: order, paging, filters, projections, Select, capacity, errors."""
+
+from __future__ import annotations
+
+import pytest
+from backends import expect_error
+from tables import create
+
+NUMBERS = ["-1E+10", "-100", "-2.5", "-0.001", "0", "1E-5", "0.5", "1", "2", "10", "99.99", "1E+20"]
+STRINGS = ["", "A", "B", "a", "aa", "ab", "b", "é", "中", "\U0001f600"]
+BINARIES = [b"\x00", b"\x00\x00", b"\x01", b"\x7f", b"\x80", b"\xff", b"\xff\x00"]
+
+
+def s(value: str) -> dict:
+    return {"S": value}
+
+
+def n(value: str) -> dict:
+    return {"N": value}
+
+
+def query_all(ddb, **params) -> list[dict]:
+    """Every page of a query, following LastEvaluatedKey."""
+    items: list[dict] = []
+    while True:
+        page = ddb.query(**params)
+        items += page["Items"]
+        if "LastEvaluatedKey" not in page:
+            return items
+        params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+@pytest.mark.parametrize(
+    ("sk_type", "values"),
+    [
+        ("N", NUMBERS),
+        ("S", [v for v in STRINGS if v]),
+        ("B", BINARIES),
+    ],
+)
+@pytest.mark.parametrize("forward", [True, False])
+def test_sort_order_across_pages(ddb, table_name, sk_type, values, forward):
+    create(ddb, table_name, sk_type=sk_type)
+    for value in reversed(values):
+        ddb.put_item(TableName=table_name, Item={"PK": s("p"), "SK": {sk_type: value}})
+    items = query_all(
+        ddb, TableName=table_name, KeyConditionExpression="PK = :p", ExpressionAttributeValues={":p": s("p")},
+        ScanIndexForward=forward, Limit=3,
+    )
+    got = [item["SK"][sk_type] for item in items]
+    expected = list(values) if forward else list(reversed(values))
+    if sk_type == "N":
+        expected = [ddb_number(v) for v in expected]
+    assert got == expected
+
+
+def ddb_number(text: str) -> str:
+    from decimal import Decimal
+
+    value = Decimal(text)
+    normalized = format(value.normalize(), "f")
+    return "0" if normalized in ("0", "-0") else normalized
+
+
+@pytest.fixture
+def orders(ddb, table_name):
+    create(ddb, table_name, sk_type="N", gsi=True)
+    for i in range(10):
+        item = {"PK": s("cust"), "SK": n(str(i)), "amount": n(str(i * 10)), "status": s("open" if i % 2 else "done")}
+        if i % 3 == 0:  # sparse: only some orders are in the GSIs
+            item["G1PK"] = s("g")
+            item["G1SK"] = n(str(100 - i))
+            item["G2PK"] = s(f"h{i}")
+        ddb.put_item(TableName=table_name, Item=item)
+    return table_name
+
+
+def test_key_conditions(ddb, orders):
+    def sks(expression: str, **values) -> list[str]:
+        items = ddb.query(
+            TableName=orders, KeyConditionExpression=expression,
+            ExpressionAttributeValues={":p": s("cust"), **{f":{k}": n(v) for k, v in values.items()}},
+        )["Items"]
+        return [item["SK"]["N"] for item in items]
+
+    assert sks("PK = :p AND SK = :a", a="3") == ["3"]
+    assert sks("PK = :p AND SK < :a", a="3") == ["0", "1", "2"]
+    assert sks("PK = :p AND SK <= :a", a="3") == ["0", "1", "2", "3"]
+    assert sks("PK = :p AND SK > :a", a="7") == ["8", "9"]
+    assert sks("SK >= :a AND PK = :p", a="7") == ["7", "8", "9"]
+    assert sks("PK = :p AND SK BETWEEN :a AND :b", a="2", b="4") == ["2", "3", "4"]
+    assert sks("PK = :p") == [str(i) for i in range(10)]
+
+
+def test_begins_with_on_strings(ddb, table_name):
+    create(ddb, table_name)
+    for sk in ["ORDER#1", "ORDER#2", "ORDERS", "PROFILE", "ORDER#\U0010ffff"]:
+        ddb.put_item(TableName=table_name, Item={"PK": s("u"), "SK": s(sk)})
+    items = ddb.query(
+        TableName=table_name, KeyConditionExpression="PK = :p AND begins_with(SK, :o)",
+        ExpressionAttributeValues={":p": s("u"), ":o": s("ORDER#")},
+    )["Items"]
+    assert [i["SK"]["S"] for i in items] == ["ORDER#1", "ORDER#2", "ORDER#\U0010ffff"]
+
+
+def test_limit_counts_items_before_filter(ddb, orders):
+    page = ddb.query(
+        TableName=orders, KeyConditionExpression="PK = :p", FilterExpression="#s = :open",
+        ExpressionAttributeNames={"#s": "status"},
+        ExpressionAttributeValues={":p": s("cust"), ":open": s("open")}, Limit=4,
+    )
+    assert page["ScannedCount"] == 4
+    assert page["Count"] == 2
+    assert [i["SK"] for i in page["Items"]] == [n("1"), n("3")]
+    assert page["LastEvaluatedKey"] == {"PK": s("cust"), "SK": n("3")}
+
+
+def test_select_count_and_projection(ddb, orders):
+    counted = ddb.query(
+        TableName=orders, KeyConditionExpression="PK = :p", ExpressionAttributeValues={":p": s("cust")},
+        Select="COUNT",
+    )
+    assert "Items" not in counted
+    assert counted["Count"] == 10
+    projected = ddb.query(
+        TableName=orders, KeyConditionExpression="PK = :p AND SK < :two", ProjectionExpression="amount",
+        ExpressionAttributeValues={":p": s("cust"), ":two": n("2")},
+    )
+    assert projected["Items"] == [{"amount": n("0")}, {"amount": n("10")}]
+
+
+def test_query_gsi_sparse_and_paged(ddb, orders):
+    params = dict(
+        TableName=orders, IndexName="GSI1", KeyConditionExpression="G1PK = :g",
+        ExpressionAttributeValues={":g": s("g")}, Limit=2,
+    )
+    first = ddb.query(**params)
+    assert [i["SK"] for i in first["Items"]] == [n("9"), n("6")]
+    assert first["LastEvaluatedKey"] == {"PK": s("cust"), "SK": n("6"), "G1PK": s("g"), "G1SK": n("94")}
+    items = query_all(ddb, **params)
+    assert [i["SK"]["N"] for i in items] == ["9", "6", "3", "0"]
+
+
+def test_query_keys_only_index_projects_keys(ddb, orders):
+    items = ddb.query(
+        TableName=orders, IndexName="GSI2", KeyConditionExpression="G2PK = :h",
+        ExpressionAttributeValues={":h": s("h3")}, ReturnConsumedCapacity="INDEXES",
+    )
+    assert items["Items"] == [{"PK": s("cust"), "SK": n("3"), "G2PK": s("h3")}]
+    assert items["ConsumedCapacity"]["GlobalSecondaryIndexes"] == {"GSI2": {"CapacityUnits": 0.5}}
+
+
+def test_query_capacity_sums_then_rounds(ddb, table_name):
+    create(ddb, table_name)
+    for i in range(4):
+        ddb.put_item(TableName=table_name, Item={"PK": s("p"), "SK": s(str(i)), "blob": s("x" * 1500)})
+    response = ddb.query(
+        TableName=table_name, KeyConditionExpression="PK = :p", ExpressionAttributeValues={":p": s("p")},
+        ReturnConsumedCapacity="TOTAL", ConsistentRead=True,
+    )
+    assert response["ConsumedCapacity"]["CapacityUnits"] == 2.0
+
+
+def test_query_errors(ddb, orders):
+    base = dict(TableName=orders, KeyConditionExpression="PK = :p", ExpressionAttributeValues={":p": s("cust")})
+    with expect_error("ValidationException", "The table does not have the specified index: nope"):
+        ddb.query(**base, IndexName="nope")
+    with expect_error("ValidationException", "Consistent read cannot be true when querying a GSI"):
+        ddb.query(
+            TableName=orders, IndexName="GSI1", KeyConditionExpression="G1PK = :g",
+            ExpressionAttributeValues={":g": s("g")}, ConsistentRead=True,
+        )
+    with expect_error(
+        "ValidationException", "Filter Expression can only contain non-primary key attributes: Primary key attribute: SK"
+    ):
+        ddb.query(**{**base, "ExpressionAttributeValues": {":p": s("cust"), ":v": n("1")}}, FilterExpression="SK = :v")
+    with expect_error(
+        "ValidationException", "ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName"
+    ):
+        ddb.query(**base, Select="ALL_PROJECTED_ATTRIBUTES")
+    with expect_error(
+        "ValidationException",
+        "One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not supported for global "
+        "secondary index GSI2 because its projection type is not ALL",
+    ):
+        ddb.query(
+            TableName=orders, IndexName="GSI2", KeyConditionExpression="G2PK = :g",
+            ExpressionAttributeValues={":g": s("g")}, Select="ALL_ATTRIBUTES",
+        )
+    with expect_error("ValidationException", "Cannot specify the ProjectionExpression when choosing to get only the Count"):
+        ddb.query(**base, Select="COUNT", ProjectionExpression="amount")
+    with expect_error(
+        "ValidationException", "Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES"
+    ):
+        ddb.query(**base, Select="SPECIFIC_ATTRIBUTES")
+    with expect_error("ValidationException", "Exclusive Start Key must have same size as table's key schema"):
+        ddb.query(**base, ExclusiveStartKey={"PK": s("cust")})
+    with expect_error("ValidationException", "The provided starting key does not match the range key predicate"):
+        ddb.query(**base, ExclusiveStartKey={"PK": s("other"), "SK": n("1")})
+
+
+def test_scan_pages_cover_table_once(ddb, orders):
+    seen = []
+    params: dict = dict(TableName=orders, Limit=3)
+    while True:
+        page = ddb.scan(**params)
+        seen += [i["SK"]["N"] for i in page["Items"]]
+        if "LastEvaluatedKey" not in page:
+            break
+        params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    assert sorted(seen, key=int) == [str(i) for i in range(10)]
+
+
+def test_scan_filter_and_index(ddb, orders):
+    page = ddb.scan(
+        TableName=orders, FilterExpression="amount >= :t", ExpressionAttributeValues={":t": n("70")},
+        ReturnConsumedCapacity="TOTAL",
+    )
+    assert sorted(i["SK"]["N"] for i in page["Items"]) == ["7", "8", "9"]
+    assert page["ScannedCount"] == 10
+    index = ddb.scan(TableName=orders, IndexName="GSI1")
+    assert sorted(i["SK"]["N"] for i in index["Items"]) == ["0", "3", "6", "9"]
+    counted = ddb.scan(TableName=orders, Select="COUNT")
+    assert counted["Count"] == 10 and "Items" not in counted
+
+
+def test_scan_errors(ddb, orders):
+    with expect_error("ValidationException", "If segment is specified, total segment must also be specified"):
+        ddb.scan(TableName=orders, Segment=1)
+    with expect_error("ValidationException", "Consistent read cannot be true when scanning a GSI"):
+        ddb.scan(TableName=orders, IndexName="GSI1", ConsistentRead=True)
+
+
+def test_parallel_scan_segments_partition_the_table(ddb, table_name):
+    if ddb.is_reference:
+        pytest.skip("DynamoDB Local does not implement parallel scan segments (docs/compatibility.md)")
+    create(ddb, table_name)
+    for i in range(200):
+        ddb.put_item(TableName=table_name, Item={"PK": s(f"p{i}"), "SK": s("x")})
+    seen: list[str] = []
+    for segment in range(7):
+        params: dict = dict(TableName=table_name, Segment=segment, TotalSegments=7, Limit=11)
+        while True:
+            page = ddb.scan(**params)
+            seen += [i["PK"]["S"] for i in page["Items"]]
+            if "LastEvaluatedKey" not in page:
+                break
+            params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    assert sorted(seen) == sorted(f"p{i}" for i in range(200))

@@ -1,0 +1,121 @@
+"""Request-shape validation: DynamoDB's aggregated ValidationException and SerializationException texts.
+
+DynamoDB Local does not run AWS's shape validator (it answers with its own texts), so the exact formats are
+pinned on the engine; the cross-backend tests only check the error code.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from backends import Backend, expect_error
+from singletable.engine.operations.shapes import check_shape
+
+PREFIX = "failed to satisfy constraint: Member must"
+
+
+def test_single_error_format() -> None:
+    with expect_error(
+        "ValidationException",
+        "1 validation error detected: Value 'ab' at 'tableName' "
+        f"{PREFIX} have length greater than or equal to 3",
+    ):
+        check_shape(
+            "CreateTable",
+            {
+                "TableName": "ab",
+                "KeySchema": [{"AttributeName": "a", "KeyType": "HASH"}],
+                "AttributeDefinitions": [{"AttributeName": "a", "AttributeType": "S"}],
+            },
+        )
+
+
+def test_aggregated_nested_paths_nulls_and_enums() -> None:
+    params = {
+        "TableName": "abc",
+        "AttributeDefinitions": [{"AttributeName": "a", "AttributeType": "X"}],
+        "KeySchema": [{"AttributeName": "a"}],
+        "BillingMode": "BAD",
+    }
+    with expect_error(
+        "ValidationException",
+        "3 validation errors detected: "
+        f"Value 'X' at 'attributeDefinitions.1.member.attributeType' {PREFIX} satisfy enum value "
+        "set: [S, N, B]; "
+        f"Value null at 'keySchema.1.member.keyType' {PREFIX} not be null; "
+        f"Value 'BAD' at 'billingMode' {PREFIX} satisfy enum value set: [PROVISIONED, "
+        "PAY_PER_REQUEST]",
+    ):
+        check_shape("CreateTable", params)
+
+
+def test_list_rendering_and_ranges() -> None:
+    with expect_error(
+        "ValidationException",
+        "2 validation errors detected: "
+        f"Value '0' at 'provisionedThroughput.readCapacityUnits' {PREFIX} have value greater than "
+        f"or equal to 1; Value null at 'provisionedThroughput.writeCapacityUnits' {PREFIX} not be "
+        "null",
+    ):
+        check_shape(
+            "CreateTable",
+            {
+                "TableName": "abc",
+                "KeySchema": [{"AttributeName": "a", "KeyType": "HASH"}],
+                "AttributeDefinitions": [{"AttributeName": "a", "AttributeType": "S"}],
+                "ProvisionedThroughput": {"ReadCapacityUnits": 0},
+            },
+        )
+    with expect_error(
+        "ValidationException",
+        f"1 validation error detected: Value '[]' at 'keySchema' {PREFIX} "
+        "have length greater than or equal to 1",
+    ):
+        check_shape(
+            "CreateTable",
+            {
+                "TableName": "abc",
+                "KeySchema": [],
+                "AttributeDefinitions": [{"AttributeName": "a", "AttributeType": "S"}],
+            },
+        )
+
+
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        (5, "NUMBER_VALUE cannot be converted to String"),
+        (True, "TRUE_VALUE cannot be converted to String"),
+        (1.5, "DECIMAL_VALUE cannot be converted to String"),
+        (["x"], "Unrecognized collection type class java.lang.String"),
+        ({"x": 1}, "Start of structure or map found where not expected"),
+    ],
+)
+def test_wrong_types_are_serialization_errors(value: object, message: str) -> None:
+    with expect_error("SerializationException", message):
+        check_shape("DescribeTable", {"TableName": value})
+
+
+def test_unknown_members_are_ignored_and_null_is_absent() -> None:
+    check_shape("DescribeTable", {"TableName": "abc", "NoSuchMember": 1})
+    check_shape("ListTables", {"Limit": None})
+    with expect_error(
+        "ValidationException", f"1 validation error detected: Value null at 'tableName' {PREFIX} not be null"
+    ):
+        check_shape("DescribeTable", {"TableName": None})
+
+
+def test_integer_type_errors() -> None:
+    with expect_error("SerializationException", "class java.lang.String can not be converted to an Integer"):
+        check_shape("ListTables", {"Limit": "5"})
+
+
+@pytest.mark.parametrize("params", [{"Limit": 0}, {"Limit": 101}, {"ExclusiveStartTableName": "a"}])
+def test_list_tables_shape_errors_are_validation_errors(ddb: Backend, params: dict) -> None:
+    with expect_error("ValidationException"):
+        ddb.list_tables(**params)
+
+
+def test_missing_table_name_is_a_validation_error(ddb: Backend) -> None:
+    with expect_error("ValidationException"):
+        ddb.describe_table()
