@@ -55,6 +55,13 @@ class Backend:
             raise AttributeError(operation)
         return functools.partial(self.call, operation)
 
+    def error(self, code: str, message: str | None = None, *, local: str | None = None) -> Any:
+        """Like :func:`expect_error`, with ``local`` as the text DynamoDB Local gives where it departs
+        from AWS's (recorded in docs/compatibility.md)."""
+        if self.is_reference and local is not None:
+            message = local
+        return expect_error(code, message)
+
     def cleanup(self) -> None:
         for name in self.created:
             try:

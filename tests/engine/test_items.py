@@ -106,7 +106,11 @@ def test_write_capacity_uses_larger_of_old_and_new(ddb, table):
 def test_key_errors(ddb, table):
     with expect_error("ValidationException", "One of the required keys was not given a value"):
         ddb.put_item(TableName=table, Item={"PK": s("a")})
-    with expect_error("ValidationException", "One or more parameter values were invalid: Type mismatch for key"):
+    with ddb.error(
+        "ValidationException",
+        "One or more parameter values were invalid: Type mismatch for key SK expected: S actual: N",
+        local="One or more parameter values were invalid: Type mismatch for key",
+    ):
         ddb.put_item(TableName=table, Item={"PK": s("a"), "SK": n("1")})
     with expect_error(
         "ValidationException",
@@ -114,17 +118,31 @@ def test_key_errors(ddb, table):
         "empty string value. Key: PK",
     ):
         ddb.put_item(TableName=table, Item={"PK": s(""), "SK": s("1")})
-    with expect_error("ValidationException", "The number of conditions on the keys is invalid"):
+    with ddb.error(
+        "ValidationException", "The provided key element does not match the schema",
+        local="The number of conditions on the keys is invalid",
+    ):
         ddb.get_item(TableName=table, Key={"PK": s("a")})
-    with expect_error(
+    with ddb.error(
+        "ValidationException", "The provided key element does not match the schema",
+        local="One or more parameter values were invalid: Type mismatch for key",
+    ):
+        ddb.get_item(TableName=table, Key={"PK": s("a"), "SK": n("1")})
+    with ddb.error(
         "ValidationException",
-        "Hash primary key values must be under 2048 bytes, and range primary key values must be under 1024 bytes",
+        "One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes",
+        local="Hash primary key values must be under 2048 bytes, and range primary key values must be under 1024 bytes",
     ):
         ddb.get_item(TableName=table, Key={"PK": s("a" * 2049), "SK": s("1")})
 
 
 def test_index_key_errors(ddb, table):
-    with expect_error("ValidationException", "One or more parameter values were invalid: Type mismatch for Index Key"):
+    with ddb.error(
+        "ValidationException",
+        "One or more parameter values were invalid: Type mismatch for Index Key G1PK Expected: S Actual: N "
+        "IndexName: GSI1",
+        local="One or more parameter values were invalid: Type mismatch for Index Key",
+    ):
         ddb.put_item(TableName=table, Item={"PK": s("a"), "SK": s("1"), "G1PK": n("1")})
     with expect_error(
         "ValidationException",

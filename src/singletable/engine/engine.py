@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -33,6 +34,12 @@ OPERATIONS: dict[str, str] = {
 
 Handler = Callable[["Engine", dict[str, Any]], dict[str, Any]]
 
+# Reads trust the cached catalog for this long before asking SQLite whether another process changed it;
+# every other operation asks first (its write transaction dwarfs the check), and so does any lookup of a
+# table the cache does not know.
+READ_CATALOG_TTL = 0.05
+CACHED_CATALOG_READS = frozenset(("GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems"))
+
 
 def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
@@ -51,6 +58,7 @@ class Engine:
         self._catalog_version = -1
         self._data_version = -1
         self._handlers: dict[str, Handler] = {}
+        self._catalog_checked = 0.0
         with self.storage.lock:
             self._refresh_catalog()
 
@@ -69,6 +77,7 @@ class Engine:
 
     def _refresh_catalog(self) -> None:
         """Re-read table definitions when another connection (another process) changed them."""
+        self._catalog_checked = time.monotonic()
         data_version = self.storage.data_version()
         if data_version == self._data_version:
             return
@@ -96,6 +105,9 @@ class Engine:
     def table(self, name: str) -> TableSchema:
         """The table, or DynamoDB's ResourceNotFoundException."""
         schema = self._tables.get(name)
+        if schema is None:
+            self._refresh_catalog()
+            schema = self._tables.get(name)
         if schema is None:
             raise DynamoDBError(
                 "ResourceNotFoundException", "Requested resource not found"
@@ -126,9 +138,13 @@ class Engine:
 
     def execute(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:
         """Run one API call by its wire name (``"PutItem"``) with the request's parameters."""
-        handler = self._handler(operation)
+        handler = self._handlers.get(operation) or self._handler(operation)
         with self.storage.lock:
-            self._refresh_catalog()
+            if (
+                operation not in CACHED_CATALOG_READS
+                or time.monotonic() - self._catalog_checked > READ_CATALOG_TTL
+            ):
+                self._refresh_catalog()
             return handler(self, params)
 
 

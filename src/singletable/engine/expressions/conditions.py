@@ -28,7 +28,12 @@ OPERAND_FUNCTIONS = {"size": 1}
 UPDATE_FUNCTIONS = {"if_not_exists": 2, "list_append": 2}
 ORDERED = frozenset({"N", "S", "B"})
 _TYPE_LIST = "{N,BS,L,B,NULL,M,S,SS,NS,BOOL}"
-_JAVA_TYPES = "{INTSET,BOOL,M,NS,DECIMALSET,N,INT,DECIMAL,B,SS,DICT,HDS,L,HD,DOUBLE,BS,DOUBLESET,NULL,FLOAT,S,FS}"
+# What DynamoDB names as the operand type when attribute_type is given a path instead of a type name.
+_JAVA_TYPES = (
+    "{INTSET,BOOL,M,NS,DECIMALSET,N,INT,DECIMAL,B,SS,DICT,HDS,L,HD,DOUBLE,BS,DOUBLESET,NULL,FLOAT,S,FS}"
+)
+NOT_THIS_WAY = "The function is not allowed to be used this way in an expression; function: "
+NOT_IN_CONDITION = "The function is not allowed in a condition expression; function: "
 
 
 def operand_type_error(binder: Binder, function: str, type_name: str) -> Exception:
@@ -71,7 +76,7 @@ def value_type_check(binder: Binder, operand: Any, function: str, allowed: froze
     """A per-request check that a ``:value`` operand has one of the ``allowed`` types."""
     if not isinstance(operand, ValuePlaceholder):
         return None
-    name = operand.name
+    name = binder.value(operand.name)
 
     def check(values: Values) -> None:
         tag = type_of(values[name])
@@ -85,18 +90,22 @@ def between_check(binder: Binder, low: Any, high: Any) -> Check | None:
     """Constant bounds must share a type and be ordered; DynamoDB reports both before reading items."""
     if not (isinstance(low, ValuePlaceholder) and isinstance(high, ValuePlaceholder)):
         return None
-    lo_name, hi_name = low.name, high.name
+    lo_name, hi_name = binder.value(low.name), binder.value(high.name)
 
     def check(values: Values) -> None:
         lo, hi = values[lo_name], values[hi_name]
-        shown = f"lower bound operand: AttributeValue: {describe(lo)}, upper bound operand: AttributeValue: {describe(hi)}"
+        shown = (
+            f"lower bound operand: AttributeValue: {describe(lo)}, "
+            f"upper bound operand: AttributeValue: {describe(hi)}"
+        )
         if type_of(lo) != type_of(hi):
             raise binder.error(
                 f"The BETWEEN operator requires same data type for lower and upper bounds; {shown}"
             )
         if compare_key(lo) > compare_key(hi):  # type: ignore[operator]
             raise binder.error(
-                f"The BETWEEN operator requires upper bound to be greater than or equal to lower bound; {shown}"
+                "The BETWEEN operator requires upper bound to be greater than or equal to lower bound; "
+                + shown
             )
 
     return check
@@ -107,7 +116,7 @@ class ConditionCompiler:
 
     def __init__(self, binder: Binder) -> None:
         self.binder = binder
-        self.checks: list[Check] = []
+        self.checks: list[Check] = binder.checks
         self.top_level: set[str] = set()
 
     def _add(self, check: Check | None) -> None:
@@ -144,9 +153,9 @@ class ConditionCompiler:
 
             return size_of
         if call.name in CONDITION_FUNCTIONS:
-            raise b.error(f"The function is not allowed to be used this way in an expression; function: {call.name}")
+            raise b.error(NOT_THIS_WAY + call.name)
         if call.name in UPDATE_FUNCTIONS:
-            raise b.error(f"The function is not allowed in a condition expression; function: {call.name}")
+            raise b.error(NOT_IN_CONDITION + call.name)
         raise b.error(f"Invalid function name; function: {call.name}")
 
     # -- conditions -------------------------------------------------------------------------------
@@ -236,9 +245,9 @@ class ConditionCompiler:
         name = call.name
         if name not in CONDITION_FUNCTIONS:
             if name in OPERAND_FUNCTIONS:
-                raise b.error(f"The function is not allowed to be used this way in an expression; function: {name}")
+                raise b.error(NOT_THIS_WAY + name)
             if name in UPDATE_FUNCTIONS:
-                raise b.error(f"The function is not allowed in a condition expression; function: {name}")
+                raise b.error(NOT_IN_CONDITION + name)
             raise b.error(f"Invalid function name; function: {name}")
         arity(b, call, CONDITION_FUNCTIONS[name])
         if name in ("attribute_exists", "attribute_not_exists"):
@@ -283,7 +292,7 @@ class ConditionCompiler:
         if isinstance(kind, Path):
             raise operand_type_error(b, call.name, _JAVA_TYPES)
         if isinstance(kind, ValuePlaceholder):
-            name = kind.name
+            name = b.value(kind.name)
 
             def check(values: Values) -> None:
                 av = values[name]
@@ -291,14 +300,18 @@ class ConditionCompiler:
                 if tag != "S":
                     raise operand_type_error(b, call.name, tag)
                 if av["S"] not in TYPE_NAMES:
-                    raise b.error(f"Invalid attribute type name found; type: {av['S']}, valid types: {_TYPE_LIST}")
+                    raise b.error(
+                        f"Invalid attribute type name found; type: {av['S']}, valid types: {_TYPE_LIST}"
+                    )
 
             self.checks.append(check)
         wanted = self.operand(kind)
 
         def attribute_type(item: Item, values: Values) -> bool:
             av, expected = get(item), wanted(item, values)
-            return av is not None and expected is not None and "S" in expected and type_of(av) == expected["S"]
+            if av is None or expected is None:
+                return False
+            return type_of(av) == expected.get("S")
         return attribute_type
 
     def _path_arg(self, call: FunctionCall) -> Resolved:

@@ -25,6 +25,9 @@ class Binder:
         self.prefix = prefix
         self.names_used: set[str] = set()
         self.values_used: set[str] = set()
+        # Per-request checks in the order DynamoDB meets them while walking the tree; a structural error
+        # found while compiling is raised only after the checks queued before it (see RequestExpressions).
+        self.checks: list[Callable[[dict[str, AV]], None]] = []
 
     def error(self, message: str) -> Exception:
         return validation(self.prefix + message)
@@ -46,7 +49,18 @@ class Binder:
         return tuple(e if isinstance(e, int) else self.name(e) for e in path.elements)
 
     def value(self, name: str) -> str:
-        self.values_used.add(name)
+        if name not in self.values_used:
+            self.values_used.add(name)
+            prefix = self.prefix
+
+            def defined(values: dict[str, AV]) -> None:
+                if name not in values:
+                    raise validation(
+                        f"{prefix}An expression attribute value used in expression is not defined; "
+                        f"attribute value: {name}"
+                    )
+
+            self.checks.append(defined)
         return name
 
 
@@ -71,8 +85,8 @@ def check_disjoint(paths: Iterable[Resolved], prefix: str) -> None:
                 break
             else:
                 raise validation(
-                    f"{prefix}Two document paths overlap with each other; must remove or rewrite one of these "
-                    f"paths; path one: {render(earlier)}, path two: {render(path)}"
+                    f"{prefix}Two document paths overlap with each other; must remove or rewrite one of "
+                    f"these paths; path one: {render(earlier)}, path two: {render(path)}"
                 )
         seen.append(path)
 

@@ -8,15 +8,15 @@ private fallback with the same contract stands in.
 
 from __future__ import annotations
 
-from decimal import Context, Decimal, InvalidOperation
+from decimal import Context, Decimal
 from typing import Any
 
 from ..errors import validation
 
-try:  # pragma: no cover - depends on the codec engineer's progress
-    from ..codec import normalize_number as _codec_normalize_number
+try:  # pragma: no cover - the codec (single AttributeValues) may not exist yet
+    from ..codec import normalize_number
 except ImportError:  # pragma: no cover
-    _codec_normalize_number = None
+    from ..numbers import normalize_number
 
 AV = dict[str, Any]
 
@@ -36,37 +36,9 @@ def type_of(av: AV) -> str:
     raise validation("Supplied AttributeValue is empty, must contain exactly one of the supported datatypes")
 
 
-def _fallback_normalize(text: str) -> str:
-    try:
-        value = Decimal(text.strip())
-    except InvalidOperation:
-        raise validation("A value provided cannot be converted into a number") from None
-    if not value.is_finite():
-        raise validation("A value provided cannot be converted into a number")
-    if value.is_zero():
-        return "0"
-    value = value.normalize(EXACT)
-    if len(value.as_tuple().digits) > 38:
-        raise validation("DynamoDB only supports precision up to 38 digits")
-    if value.adjusted() > 125:
-        raise validation("Number overflow. Attempting to store a number with magnitude larger than supported range")
-    if value.adjusted() < -130:
-        raise validation(
-            "Number underflow. Attempting to store a number with magnitude smaller than supported range"
-        )
-    return format(value, "f")
-
-
-def normalize_number(text: str) -> str:
-    """Validate a number's text and return its canonical form (the codec's rules when available)."""
-    if _codec_normalize_number is not None:
-        return _codec_normalize_number(text)
-    return _fallback_normalize(text)
-
-
 def number_result(value: Decimal) -> AV:
     """Wrap an exact arithmetic result, enforcing DynamoDB's precision and range on it."""
-    return {"N": normalize_number(format(value, "f") if value.is_zero() else str(value))}
+    return {"N": normalize_number(str(value))}
 
 
 def dec(text: str) -> Decimal:

@@ -13,22 +13,7 @@ from singletable.engine.capacity import Capacity, write_units
 from singletable.engine.errors import DynamoDBError, validation
 from singletable.engine.schema import IndexSchema, TableSchema
 
-ITEM_TOO_LARGE = "Item size has exceeded the maximum allowed size"
 INVALID_RETURN_VALUES = "Return values set to invalid value"
-KEY_SIZE = "Hash primary key values must be under 2048 bytes, and range primary key values must be under 1024 bytes"
-KEY_COUNT = "The number of conditions on the keys is invalid"
-KEY_TYPE = "One or more parameter values were invalid: Type mismatch for key"
-KEY_EMPTY = (
-    "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an "
-    "empty string value. Key: {name}"
-)
-MISSING_KEY = "One of the required keys was not given a value"
-INDEX_KEY_TYPE = "One or more parameter values were invalid: Type mismatch for Index Key"
-INDEX_KEY_EMPTY = (
-    "One or more parameter values are not valid. A value specified for a secondary index key is not "
-    "supported. The AttributeValue for a key attribute cannot contain an empty string value. "
-    "IndexName: {index}, IndexKey: {name}"
-)
 UPDATE_INDEX_KEY_EMPTY = (
     "One or more parameter values are not valid. The update expression attempted to update a secondary "
     "index key to a value that is not supported. The AttributeValue for a key attribute cannot contain an "
@@ -39,76 +24,54 @@ MIXED_PARAMETERS = (
     "Non-expression parameters: {{{legacy}}} Expression parameters: {{{modern}}}"
 )
 
-_TYPE_KEYS = frozenset(("S", "N", "B"))
-HASH_KEY_LIMIT = 2048
-RANGE_KEY_LIMIT = 1024
-
-
-def _value_type(av: Any) -> str | None:
-    if isinstance(av, dict) and len(av) == 1:
-        (kind,) = av
-        return kind
-    return None
-
-
-def _encode(av: dict[str, Any], key_type: str, name: str, limit: int) -> bytes:
-    value = av[key_type]
-    if (key_type == "S" and value == "") or (key_type == "B" and value == b""):
-        raise validation(KEY_EMPTY.format(name=name))
-    encoded = codec.encode_key(av, key_type)
-    raw_length = len(value.encode()) if key_type == "S" else len(value) if key_type == "B" else 0
-    if raw_length > limit:
-        raise validation(KEY_SIZE)
-    return encoded
-
 
 def key_from_request(schema: TableSchema, key: Any) -> tuple[bytes, bytes]:
     """Encode a request's ``Key`` (GetItem, UpdateItem, DeleteItem): exactly the table's key attributes."""
     if not isinstance(key, dict) or len(key) != len(schema.key_names):
-        raise validation(KEY_COUNT)
-    return _key_bytes(schema, key, missing=KEY_COUNT)
+        raise validation(codec.KEY_SCHEMA_MISMATCH)
+    key = codec.validate_item(key, context=codec.ValueContext.KEY)
+    return _key_bytes(schema, key, codec.KeyContext.KEY, missing=codec.KEY_SCHEMA_MISMATCH)
 
 
 def key_from_item(schema: TableSchema, item: dict[str, Any]) -> tuple[bytes, bytes]:
-    """Encode the key of a whole item (PutItem): the key attributes must be present and typed right."""
-    return _key_bytes(schema, item, missing=MISSING_KEY)
+    """Encode the key of a whole, already validated item (PutItem)."""
+    return _key_bytes(schema, item, codec.KeyContext.ITEM, missing=codec.MISSING_KEY)
 
 
-def _key_bytes(schema: TableSchema, source: dict[str, Any], *, missing: str) -> tuple[bytes, bytes]:
+def _key_bytes(
+    schema: TableSchema, source: dict[str, Any], context: codec.KeyContext, *, missing: str
+) -> tuple[bytes, bytes]:
     hash_attr = schema.hash
     hash_av = source.get(hash_attr.name)
     if hash_av is None:
         raise validation(missing)
-    if _value_type(hash_av) != hash_attr.type:
-        raise validation(KEY_TYPE)
-    pk = _encode(hash_av, hash_attr.type, hash_attr.name, HASH_KEY_LIMIT)
+    codec.check_key_value(hash_attr.name, hash_av, hash_attr.type, is_hash=True, context=context)
+    pk = codec.encode_key(hash_av, hash_attr.type)
     range_attr = schema.range
     if range_attr is None:
         return pk, b""
     range_av = source.get(range_attr.name)
     if range_av is None:
         raise validation(missing)
-    if _value_type(range_av) != range_attr.type:
-        raise validation(KEY_TYPE)
-    return pk, _encode(range_av, range_attr.type, range_attr.name, RANGE_KEY_LIMIT)
+    codec.check_key_value(range_attr.name, range_av, range_attr.type, is_hash=False, context=context)
+    return pk, codec.encode_key(range_av, range_attr.type)
 
 
 def check_index_keys(schema: TableSchema, item: dict[str, Any], *, from_update: bool = False) -> None:
-    """An item's index key attributes, where present, must have the index's type and be non-empty."""
+    """An item's index key attributes, where present, must have the index's type, be non-empty and fit."""
     for index in schema.indexes.values():
-        for attr in (index.hash, index.range):
-            if attr is None:
+        for attr, is_hash in ((index.hash, True), (index.range, False)):
+            if attr is None or attr.name in schema.key_names:
                 continue
             av = item.get(attr.name)
-            if av is None or attr.name in schema.key_names:
+            if av is None:
                 continue
-            if _value_type(av) != attr.type:
-                raise validation(INDEX_KEY_TYPE)
-            value = av[attr.type]
-            if (attr.type == "S" and value == "") or (attr.type == "B" and value == b""):
-                if from_update:
-                    raise validation(UPDATE_INDEX_KEY_EMPTY)
-                raise validation(INDEX_KEY_EMPTY.format(index=index.name, name=attr.name))
+            if from_update and attr.type != "N" and av.get(attr.type) in ("", b""):
+                raise validation(UPDATE_INDEX_KEY_EMPTY)
+            codec.check_key_value(
+                attr.name, av, attr.type,
+                is_hash=is_hash, context=codec.KeyContext.INDEX, index_name=index.name,
+            )
 
 
 def index_entry(schema: TableSchema, index: IndexSchema, item: dict[str, Any]) -> tuple[bytes, bytes] | None:
@@ -195,7 +158,7 @@ def condition_failed(item: dict[str, Any] | None, return_on_failure: str | None)
 
 def check_item_size(size: int) -> None:
     if size > codec.MAX_ITEM_SIZE:
-        raise validation(ITEM_TOO_LARGE)
+        raise validation(codec.ITEM_TOO_LARGE)
 
 
 def item_collection_metrics(

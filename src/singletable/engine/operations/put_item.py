@@ -21,6 +21,8 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
     schema = engine.table(params["TableName"])
     return_values = common.check_return_values(params.get("ReturnValues"), RETURN_VALUES)
     item = codec.validate_item(params["Item"])
+    size = codec.item_size(item)
+    common.check_item_size(size)
     pk, sk = common.key_from_item(schema, item)
     common.check_index_keys(schema, item)
     text = params.get("ConditionExpression")
@@ -31,8 +33,6 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
     )
     condition = expressions.condition(text) if text is not None else None
     expressions.finish()
-    size = codec.item_size(item)
-    common.check_item_size(size)
 
     capacity = Capacity(schema.name)
     storage = engine.storage

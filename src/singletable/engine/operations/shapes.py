@@ -34,9 +34,15 @@ def _serialization(message: str) -> DynamoDBError:
     return DynamoDBError("SerializationException", message)
 
 
+_CAMEL: dict[str, str] = {}
+
+
 def _camel(name: str) -> str:
     """Coral reports members by their Java field names: the first letter lowered."""
-    return name[:1].lower() + name[1:]
+    camel = _CAMEL.get(name)
+    if camel is None:
+        camel = _CAMEL[name] = name[:1].lower() + name[1:]
+    return camel
 
 
 def render(value: Any) -> str:
@@ -98,12 +104,11 @@ class _Checker:
         prefix = f"{path}." if path else ""
         for member, member_shape in members.items():
             member_value = value.get(member)
-            member_path = prefix + _camel(member)
             if member_value is None:
                 if member in required:
-                    self.fail(None, member_path, "Member must not be null")
+                    self.fail(None, prefix + _camel(member), "Member must not be null")
                 continue
-            self.check(member_shape, member_value, member_path)
+            self.check(member_shape, member_value, prefix + _camel(member))
 
     def _list(self, shape: tuple, value: Any, path: str) -> None:
         if isinstance(value, dict):
@@ -125,6 +130,11 @@ class _Checker:
         if not isinstance(value, dict):
             raise _serialization("Unexpected field type")
         _, key_shape, value_shape, low, high = shape
+        if value_shape == "AttributeValue":
+            # Items, keys and expression values: the codec validates every AttributeValue (and its name)
+            # with DynamoDB's item-level messages, so the shape walk stops at the map itself.
+            self._length(value, path, low, high)
+            return
         for key, member in value.items():
             if not isinstance(key, str):
                 raise _serialization("Unexpected field type")
