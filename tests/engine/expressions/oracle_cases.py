@@ -499,4 +499,17 @@ ORACLE_CASES: list[tuple[str, str, str]] = [
      'Invalid ProjectionExpression: Syntax error; token: "(", near: "(a"'),
     ('ProjectionExpression', 'a[2147483648]',
      'Invalid ProjectionExpression: List index is not within the allowable range; index: [2147483648]'),
+    # DynamoDB's grammar accepts a value placeholder as a nested path element, then fails after the walk.
+    ('ConditionExpression', 'a.:v = :w',
+     'Invalid ConditionExpression: Internal server error'),
+    ('ConditionExpression', 'a.:v = :w AND name = :w',
+     'Invalid ConditionExpression: Attribute name is a reserved keyword; reserved keyword: name'),
+    ('ConditionExpression', 'a.:v[2147483648] = :w',
+     'Invalid ConditionExpression: List index is not within the allowable range; index: [2147483648]'),
+    ('UpdateExpression', 'REMOVE a.:v',
+     'Invalid UpdateExpression: Internal server error'),
+    ('UpdateExpression', 'SET a = ( b + :v ) REMOVE e ADD g . :v DELETE h :w',
+     'Invalid UpdateExpression: Syntax error; token: "DELETE", near: ":v DELETE h"'),
+    ('ConditionExpression', ':v.a = :w',
+     'Invalid ConditionExpression: Syntax error; token: ".", near: ":v.a"'),
 ]

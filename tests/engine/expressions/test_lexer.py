@@ -35,7 +35,9 @@ def test_comparators_are_greedy_but_never_join_equals():
     assert [t.text for t in tokenize("=<")][:-1] == ["=", "<"]
 
 
-@pytest.mark.parametrize("word", ["and", "AND", "aNd", "Or", "not", "between", "IN", "set", "Remove", "add", "DELETE"])
+@pytest.mark.parametrize(
+    "word", ["and", "AND", "aNd", "Or", "not", "between", "IN", "set", "Remove", "add", "DELETE"]
+)
 def test_keywords_case_insensitive(word):
     token = tokenize(word)[0]
     assert token.kind == KEYWORD

@@ -32,7 +32,7 @@ from singletable.engine.expressions.parser import parse_condition, parse_project
 
 
 def P(*elements):
-    return Path(tuple(NamePlaceholder(e) if isinstance(e, str) and e.startswith("#") else e for e in elements))
+    return Path(tuple(NamePlaceholder(e) if str(e).startswith("#") else e for e in elements))
 
 
 V = ValuePlaceholder
@@ -121,6 +121,11 @@ def test_projection():
     assert parse_projection("a, b.c[0], #d") == ProjectionExpression((P("a"), P("b", "c", 0), P("#d")))
 
 
+def test_value_placeholder_as_nested_path_element():
+    # DynamoDB's projection binder then reports ":v" as an undefined attribute name.
+    assert parse_projection("a.:v") == ProjectionExpression((Path(("a", NamePlaceholder(":v"))),))
+
+
 def test_cached():
     assert parse_condition("a = :v") is parse_condition("a = :v")
 
@@ -151,7 +156,8 @@ def test_oracle_messages(kind, text, expected):
 def test_size_limit_counts_utf16_units():
     assert parse_condition("a = :v" + " " * 4090)
     assert message("ConditionExpression", "a = :v" + " " * 4091) == (
-        "Invalid ConditionExpression: Expression size has exceeded the maximum allowed size; expression size: 4097"
+        "Invalid ConditionExpression: Expression size has exceeded the maximum allowed size; "
+        "expression size: 4097"
     )
     assert message("UpdateExpression", "SET a = :v" + " " * 4100) == (
         "Invalid UpdateExpression: Expression size has exceeded the maximum allowed size;"
@@ -171,7 +177,8 @@ def test_in_operand_limit():
     assert len(parse_condition(f"a IN ({choices})").choices) == 100
     over = ", ".join(f":v{i}" for i in range(101))
     assert message("ConditionExpression", f"a IN ({over})") == (
-        "Invalid ConditionExpression: The IN operator is provided with too many operands; number of operands: 101"
+        "Invalid ConditionExpression: The IN operator is provided with too many operands; "
+        "number of operands: 101"
     )
     # Reserved words (document-order checks) come first, wherever they are.
     assert message("ConditionExpression", f"a IN ({over}) AND name = :w").endswith("reserved keyword: name")

@@ -87,14 +87,18 @@ comparisons = st.builds(
 )
 boolean_functions = st.builds(
     lambda name, args: FunctionCall(name, tuple(args)),
-    st.sampled_from(["attribute_exists", "attribute_not_exists", "attribute_type", "begins_with", "contains"]),
+    st.sampled_from(
+        ["attribute_exists", "attribute_not_exists", "attribute_type", "begins_with", "contains"]
+    ),
     st.lists(condition_operands, min_size=1, max_size=3),
 )
 primaries = st.one_of(
     comparisons,
     boolean_functions,
     st.builds(Between, condition_operands, condition_operands, condition_operands),
-    st.builds(lambda o, c: In(o, tuple(c)), condition_operands, st.lists(condition_operands, min_size=1, max_size=4)),
+    st.builds(
+        lambda o, c: In(o, tuple(c)), condition_operands, st.lists(condition_operands, min_size=1, max_size=4)
+    ),
 )
 conditions = st.recursive(
     primaries,
@@ -111,7 +115,9 @@ update_operands = st.recursive(
     ),
     max_leaves=4,
 )
-set_values = st.one_of(update_operands, st.builds(Arithmetic, st.sampled_from("+-"), update_operands, update_operands))
+set_values = st.one_of(
+    update_operands, st.builds(Arithmetic, st.sampled_from("+-"), update_operands, update_operands)
+)
 
 
 def _update(sets, removes, adds, deletes) -> UpdateExpression:

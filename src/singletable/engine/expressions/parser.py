@@ -8,7 +8,8 @@ exactly where and how DynamoDB fails, so it reproduces DynamoDB's order of check
    DynamoDB decides some alternatives by looking ahead (see :mod:`.recognizer`), and a syntax error met
    during that look-ahead wins over redundant parentheses that would only be noticed while building;
 3. after a successful parse, in document order: reserved words, list indexes beyond 2^31-1, unknown
-   function names, functions not allowed in this kind, functions used as the wrong thing;
+   function names, functions not allowed in this kind, functions used as the wrong thing; then the
+   internal error DynamoDB answers for a ``:value`` used as a path element (``a.:v``);
 4. an IN with more than 100 operands, then more than 300 operators;
 5. update clauses repeated.
 
@@ -75,9 +76,9 @@ BOOLEAN_FUNCTIONS = CONDITION_FUNCTIONS - {"size"}
 UPDATE_FUNCTIONS = frozenset({"if_not_exists", "list_append"})
 CLAUSES = ("SET", "REMOVE", "ADD", "DELETE")
 
-# 4096 characters of "(" nest the recursive descent and its look-ahead up to ~12 frames per character, far past Python's
-# default limit (and past the one Hypothesis imposes inside tests). Python 3.11 frames do not use the C
-# stack, so parsing runs with a raised limit instead of failing with RecursionError.
+# 4096 characters of "(" nest the recursive descent and its look-ahead up to ~12 frames per character,
+# far past Python's default limit (and the one Hypothesis imposes inside tests). Python 3.11 frames do
+# not use the C stack, so parsing runs with a raised limit instead of failing with RecursionError.
 _FRAMES_NEEDED = 16 * MAX_EXPRESSION_LENGTH + 1000
 _T = TypeVar("_T")
 
@@ -122,6 +123,7 @@ class _Parser:
         self.deferred: DynamoDBError | None = None  # first post-parse (document order) error
         self.oversized_in: int | None = None
         self.operators = 0
+        self.value_in_path = False  # ``a.:v``, which DynamoDB parses but cannot evaluate
 
     # -- errors ---------------------------------------------------------------------------------------
 
@@ -144,6 +146,8 @@ class _Parser:
         """Raise the checks DynamoDB makes after building the tree, in its order."""
         if self.deferred is not None:
             raise self.deferred
+        if self.value_in_path:
+            raise self.error("Internal server error")
         if self.oversized_in is not None:
             raise self.error(
                 f"The IN operator is provided with too many operands; number of operands: {self.oversized_in}"
@@ -179,8 +183,15 @@ class _Parser:
 
     # -- paths and operands ---------------------------------------------------------------------------
 
-    def path_name(self) -> str | NamePlaceholder:
+    def path_name(self, nested: bool = False) -> str | NamePlaceholder:
         token = self.token
+        if nested and token.kind == VALUE_PLACEHOLDER:
+            # DynamoDB's grammar takes ``a.:v``; its projection binder then reports ":v" as an undefined
+            # attribute name, while the other kinds fail with an internal error after the document walk.
+            self.pos += 1
+            if self.kind != "ProjectionExpression":
+                self.value_in_path = True
+            return NamePlaceholder(token.text)
         if token.kind == NAME:
             if is_reserved(token.text):
                 self.defer(f"Attribute name is a reserved keyword; reserved keyword: {token.text}")
@@ -196,7 +207,7 @@ class _Parser:
         while True:
             if self.at_punct("."):
                 self.pos += 1
-                elements.append(self.path_name())
+                elements.append(self.path_name(nested=True))
             elif self.at_punct("["):
                 self.pos += 1
                 if self.token.kind != NUMBER:

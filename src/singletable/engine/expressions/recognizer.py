@@ -49,7 +49,7 @@ class Recognizer:
         i += 1
         while True:
             if self._punct(i, "."):
-                if tokens[i + 1].kind not in (NAME, NAME_PLACEHOLDER):
+                if tokens[i + 1].kind not in (NAME, NAME_PLACEHOLDER, VALUE_PLACEHOLDER):
                     return False, i + 1
                 i += 2
             elif self._punct(i, "["):

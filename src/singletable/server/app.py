@@ -1,0 +1,184 @@
+"""The ASGI application: DynamoDB's HTTP front end around :class:`~singletable.server.protocol.Dispatcher`.
+
+Transport rules live here -- health checks on ``GET /``, CORS for browser tools, the 16 MB body limit,
+gzip request bodies, SigV4 authentication -- so that the protocol layer stays identical for the in-process
+client. Engine calls run inline on the event loop: they are short SQLite transactions, and a thread hop
+would cost more than it saves; parallelism comes from worker processes sharing one WAL database.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import zlib
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from singletable.engine import DynamoDBError, Engine
+from singletable.server.protocol import Dispatcher, coral_error, error_reply, request_id
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+MAX_BODY_BYTES = 16 * 1024 * 1024
+HEALTH_BODY = b"healthy: dynamodb.us-east-1.amazonaws.com "
+
+CORS_HEADERS = [
+    (b"access-control-allow-origin", b"*"),
+    (b"access-control-expose-headers", b"x-amzn-RequestId,x-amzn-ErrorType,x-amz-crc32,Date"),
+]
+PREFLIGHT_HEADERS = [
+    *CORS_HEADERS,
+    (b"access-control-allow-methods", b"GET,POST,OPTIONS"),
+    (b"access-control-max-age", b"172800"),
+]
+
+ENV_DB = "SINGLETABLE_SERVE_DB"
+ENV_CREDENTIALS = "SINGLETABLE_CREDENTIALS"
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def _too_large() -> DynamoDBError:
+    return coral_error(
+        "RequestEntityTooLarge", f"Request body exceeds the maximum allowed size of {MAX_BODY_BYTES} bytes", 413
+    )
+
+
+class DynamoDBApp:
+    """One worker's ASGI app. ``engine`` may be given, or opened lazily from ``path`` at start-up."""
+
+    def __init__(self, path: str = ":memory:", *, engine: Engine | None = None, verifier: Any = None) -> None:
+        self.path = path
+        self.verifier = verifier
+        self._engine = engine
+        self._owns_engine = engine is None
+        self._dispatcher: Dispatcher | None = Dispatcher(engine) if engine is not None else None
+
+    @property
+    def dispatcher(self) -> Dispatcher:
+        if self._dispatcher is None:
+            self._engine = Engine(self.path)
+            self._dispatcher = Dispatcher(self._engine)
+        return self._dispatcher
+
+    def close(self) -> None:
+        if self._owns_engine and self._engine is not None:
+            self._engine.close()
+            self._engine = None
+            self._dispatcher = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "http":
+            await self._http(scope, receive, send)
+        elif kind == "lifespan":
+            await self._lifespan(receive, send)
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                self.dispatcher  # noqa: B018 -- open the database before the first request
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                self.close()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        method = scope["method"]
+        if method == "OPTIONS":
+            await _respond(send, 200, PREFLIGHT_HEADERS + _requested_headers(scope), b"")
+            return
+        if method in ("GET", "HEAD"):
+            body = HEALTH_BODY if method == "GET" else b""
+            headers = [(b"content-type", b"text/plain"), (b"x-amzn-requestid", request_id().encode())]
+            await _respond(send, 200, headers + CORS_HEADERS, body)
+            return
+        try:
+            body = await _read_body(receive, scope)
+        except _TooLarge:
+            status, headers, payload = error_reply(_too_large())
+            await _respond(send, status, _encode(headers) + CORS_HEADERS, payload)
+            return
+        headers = dict(scope["headers"])
+        status, reply_headers, payload = self._handle(scope, headers, body)
+        await _respond(send, status, _encode(reply_headers) + CORS_HEADERS, payload)
+
+    def _handle(self, scope: Scope, headers: dict[bytes, bytes], body: bytes) -> Any:
+        encoding = headers.get(b"content-encoding", b"").lower()
+        if encoding == b"gzip":
+            try:
+                body = _gunzip(body)
+            except _TooLarge:
+                return error_reply(_too_large())
+            except (OSError, EOFError, zlib.error):
+                return error_reply(coral_error("SerializationException"))
+        if self.verifier is not None:
+            problem = self.verifier.check(scope, headers, body)
+            if problem is not None:
+                return error_reply(problem)
+        target = headers.get(b"x-amz-target")
+        return self.dispatcher.handle(target.decode("latin-1") if target else None, body)
+
+
+def _gunzip(body: bytes) -> bytes:
+    decompressor = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+    out = decompressor.decompress(body, MAX_BODY_BYTES + 1)
+    if len(out) > MAX_BODY_BYTES:
+        raise _TooLarge
+    if not decompressor.eof:
+        raise EOFError("truncated gzip body")
+    return out
+
+
+async def _read_body(receive: Receive, scope: Scope) -> bytes:
+    for name, value in scope["headers"]:
+        if name == b"content-length" and value.isdigit() and int(value) > MAX_BODY_BYTES:
+            raise _TooLarge
+    chunks = []
+    size = 0
+    while True:
+        message = await receive()
+        chunk = message.get("body", b"")
+        if chunk:
+            size += len(chunk)
+            if size > MAX_BODY_BYTES:
+                raise _TooLarge
+            chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def _requested_headers(scope: Scope) -> list[tuple[bytes, bytes]]:
+    """Echo the preflight's requested headers: SDKs send x-amz-*, amz-sdk-*, authorization..."""
+    for name, value in scope["headers"]:
+        if name == b"access-control-request-headers":
+            return [(b"access-control-allow-headers", value)]
+    return [(b"access-control-allow-headers", b"*")]
+
+
+def _encode(headers: list[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
+    return [(name.encode("latin-1"), value.encode("latin-1")) for name, value in headers]
+
+
+async def _respond(send: Send, status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> None:
+    if not any(name == b"content-length" for name, _ in headers):
+        headers = [*headers, (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def create_app() -> DynamoDBApp:
+    """Factory for ASGI servers' worker processes: configuration comes from the environment."""
+    from singletable.server.sigv4 import load_verifier
+
+    return DynamoDBApp(os.environ.get(ENV_DB, ":memory:"), verifier=load_verifier(os.environ.get(ENV_CREDENTIALS)))
+
+
+__all__ = ["DynamoDBApp", "create_app", "gzip"]

@@ -1,0 +1,84 @@
+"""DynamoDB's JSON 1.0 protocol as one function: (X-Amz-Target, body) -> (status, headers, body).
+
+This is what turns an engine into a DynamoDB endpoint, with no transport attached, so the HTTP server and
+the in-process boto3 client answer byte-for-byte alike: same error documents, same ``x-amz-crc32`` and
+``x-amzn-RequestId`` headers, same ``__type`` prefixes. Transport concerns (gzip, CORS, size limits,
+signatures) stay in the transports.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import os
+import zlib
+from typing import Any
+
+from singletable.engine import DynamoDBError, Engine
+from singletable.server import wire
+
+log = logging.getLogger("singletable.server")
+
+DYNAMODB_TARGET_PREFIX = "DynamoDB_20120810."
+STREAMS_TARGET_PREFIX = "DynamoDBStreams_20120810."
+CONTENT_TYPE = "application/x-amz-json-1.0"
+
+Reply = tuple[int, list[tuple[str, str]], bytes]
+
+
+def request_id() -> str:
+    """52 upper-case base32 characters, the shape of DynamoDB's own request ids."""
+    return base64.b32encode(os.urandom(32)).decode("ascii")[:52]
+
+
+def coral_error(code: str, message: str = "", status: int = 400) -> DynamoDBError:
+    """A front-end (``com.amazon.coral.service#``) error: raised before DynamoDB proper sees the call."""
+    error = DynamoDBError(code, message, status=status)
+    error.extra["_prefix"] = wire.CORAL_PREFIX
+    return error
+
+
+def reply(status: int, body: bytes, rid: str | None = None) -> Reply:
+    headers = [
+        ("content-type", CONTENT_TYPE),
+        ("x-amzn-requestid", rid or request_id()),
+        ("x-amz-crc32", str(zlib.crc32(body))),
+        ("content-length", str(len(body))),
+    ]
+    return status, headers, body
+
+
+def error_reply(error: DynamoDBError) -> Reply:
+    return reply(error.status, wire.encode_error(error))
+
+
+class Dispatcher:
+    """Routes protocol requests to one engine; never raises."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._known = wire.operation_names()
+
+    def operation(self, target: str | None) -> str:
+        """The DynamoDB operation named by an ``X-Amz-Target`` header, or coral's UnknownOperation."""
+        if target and target.startswith(DYNAMODB_TARGET_PREFIX):
+            name = target[len(DYNAMODB_TARGET_PREFIX):]
+            if name in self._known:
+                return name
+        # Unknown names, the Streams API (not served yet) and a missing header all end here, as on AWS.
+        raise coral_error("UnknownOperationException")
+
+    def call(self, operation: str, body: bytes) -> dict[str, Any]:
+        params = wire.decode_request(operation, body)
+        return self.engine.execute(operation, params)
+
+    def handle(self, target: str | None, body: bytes) -> Reply:
+        try:
+            response = self.call(self.operation(target), body)
+        except DynamoDBError as error:
+            return error_reply(error)
+        except Exception:
+            # A bug of ours: log it here, but never leak a traceback to the client.
+            log.exception("internal error serving %s", target)
+            return error_reply(DynamoDBError("InternalServerError", "Internal server error", status=500))
+        return reply(200, wire.encode_response(response))

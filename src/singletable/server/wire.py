@@ -1,0 +1,214 @@
+"""The one codec between DynamoDB's JSON 1.0 wire format and the engine's Python shapes.
+
+The engine speaks boto3's *parsed* shapes (``B`` as ``bytes``, timestamps as aware ``datetime``); the wire
+carries base64 strings and epoch seconds. Both transports -- the HTTP server and the in-process boto3
+client -- go through this module, so a difference between them can only come from transport, not encoding.
+
+Requests are walked guided by botocore's service model rather than a hand list of member names: every place
+a blob or timestamp can occur (``Item``, ``Key``, ``RequestItems``, ``TransactItems``, ``Expected``, PartiQL
+``Parameters``...) is found once per operation and compiled into a small *plan*; decoding then touches only
+those members, in place, so a request with no binary values costs one ``orjson.loads`` and a few dict
+lookups. Responses need no walk at all: orjson calls :func:`_encode_default` only for ``bytes`` and
+``datetime``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import functools
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from singletable.engine.errors import DynamoDBError
+
+DYNAMODB_PREFIX = "com.amazonaws.dynamodb.v20120810#"
+CORAL_PREFIX = "com.amazon.coral.service#"
+
+# Plan markers. A plan is one of these strings, or a tuple:
+#   ("S", {member: plan}) structure, ("L", plan) list, ("M", plan) map values.
+_AV = "AV"
+_BLOB = "B"
+_TIMESTAMP = "T"
+Plan = str | tuple
+
+
+@functools.cache
+def service_model() -> dict[str, Any]:
+    """botocore's DynamoDB model (loaded once, ~25 ms): the source of truth for where blobs live."""
+    from botocore.loaders import Loader
+
+    return Loader().load_service_model("dynamodb", "service-2")
+
+
+def operation_names() -> frozenset[str]:
+    return frozenset(service_model()["operations"])
+
+
+def _compile(shape_name: str, shapes: dict[str, Any], visiting: set[str]) -> Plan | None:
+    """The decoding plan for one shape, or None when nothing under it needs decoding."""
+    if shape_name == "AttributeValue":
+        return _AV
+    shape = shapes[shape_name]
+    kind = shape["type"]
+    if kind == "blob":
+        return _BLOB
+    if kind == "timestamp":
+        return _TIMESTAMP
+    if shape_name in visiting:
+        return None
+    visiting = visiting | {shape_name}
+    if kind == "structure":
+        members = {}
+        for member, ref in shape.get("members", {}).items():
+            plan = _compile(ref["shape"], shapes, visiting)
+            if plan is not None:
+                members[member] = plan
+        return ("S", members) if members else None
+    if kind == "list":
+        plan = _compile(shape["member"]["shape"], shapes, visiting)
+        return None if plan is None else ("L", plan)
+    if kind == "map":
+        plan = _compile(shape["value"]["shape"], shapes, visiting)
+        return None if plan is None else ("M", plan)
+    return None
+
+
+@functools.cache
+def request_plan(operation: str) -> Plan | None:
+    model = service_model()
+    spec = model["operations"].get(operation)
+    if spec is None or "input" not in spec:
+        return None
+    return _compile(spec["input"]["shape"], model["shapes"], set())
+
+
+def _b64(text: str) -> bytes:
+    try:
+        return base64.b64decode(text)
+    except (binascii.Error, ValueError):
+        raise DynamoDBError(
+            "SerializationException",
+            f"Base64 encoded length is expected a multiple of 4 bytes but found: {len(text)}",
+        ) from None
+
+
+def _decode_av(value: Any) -> None:
+    """Base64-decode every B/BS inside one AttributeValue, in place (M and L recurse)."""
+    if type(value) is not dict:
+        return
+    if "B" in value:
+        blob = value["B"]
+        if type(blob) is str:
+            value["B"] = _b64(blob)
+    if "BS" in value:
+        blobs = value["BS"]
+        if type(blobs) is list:
+            value["BS"] = [_b64(b) if type(b) is str else b for b in blobs]
+    if "M" in value:
+        members = value["M"]
+        if type(members) is dict:
+            for member in members.values():
+                _decode_av(member)
+    if "L" in value:
+        elements = value["L"]
+        if type(elements) is list:
+            for element in elements:
+                _decode_av(element)
+
+
+def _decode_leaf(plan: str, value: Any) -> Any:
+    if plan == _BLOB:
+        return _b64(value) if type(value) is str else value
+    if type(value) in (int, float):  # _TIMESTAMP: epoch seconds on the wire
+        return datetime.fromtimestamp(value, tz=UTC)
+    return value
+
+
+def _apply(plan: Plan, value: Any) -> Any:
+    """Decode ``value`` along ``plan``; containers are changed in place, leaves returned."""
+    if plan == _AV:
+        _decode_av(value)
+        return value
+    if type(plan) is str:
+        return _decode_leaf(plan, value)
+    kind, inner = plan
+    if kind == "S":
+        if type(value) is dict:
+            for member, member_plan in inner.items():
+                if member in value:
+                    value[member] = _apply(member_plan, value[member])
+    elif kind == "L":
+        if type(value) is list:
+            for index, element in enumerate(value):
+                value[index] = _apply(inner, element)
+    elif type(value) is dict:
+        for key, element in value.items():
+            value[key] = _apply(inner, element)
+    return value
+
+
+def serialization_error(message: str | None = None) -> DynamoDBError:
+    """Coral's SerializationException: the body was not a JSON object (AWS sends no message then)."""
+    error = DynamoDBError("SerializationException", message or "")
+    error.extra["_prefix"] = CORAL_PREFIX
+    return error
+
+
+def decode_request(operation: str, body: bytes) -> dict[str, Any]:
+    """Wire JSON request body -> engine parameters (B/BS as bytes, timestamps as datetime)."""
+    try:
+        params = orjson.loads(body) if body else {}
+    except orjson.JSONDecodeError:
+        raise serialization_error() from None
+    if type(params) is not dict:
+        raise serialization_error()
+    plan = request_plan(operation)
+    if plan is not None:
+        _apply(plan, params)
+    return params
+
+
+def _encode_default(value: Any) -> Any:
+    if isinstance(value, bytes | bytearray | memoryview):
+        return base64.b64encode(value).decode("ascii")
+    if isinstance(value, datetime):
+        return value.timestamp()
+    raise TypeError(f"cannot put {type(value).__name__} on the wire")
+
+
+_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_NON_STR_KEYS
+
+
+def encode_response(response: dict[str, Any]) -> bytes:
+    """Engine response -> wire JSON bytes."""
+    return orjson.dumps(response, default=_encode_default, option=_OPTIONS)
+
+
+@functools.cache
+def _message_member(code: str) -> str:
+    """``message`` or ``Message``: DynamoDB's modeled errors disagree, and SDKs read the modeled one."""
+    shape = service_model()["shapes"].get(code)
+    if shape is not None and "Message" in shape.get("members", {}):
+        return "Message"
+    return "message"
+
+
+def error_body(error: DynamoDBError) -> dict[str, Any]:
+    """The JSON error document DynamoDB sends for ``error`` (``__type``, message, modeled extras)."""
+    prefix = error.extra.get("_prefix", DYNAMODB_PREFIX)
+    body: dict[str, Any] = {"__type": prefix + error.code}
+    if error.message:
+        body[_message_member(error.code)] = error.message
+    if error.item is not None:
+        body["Item"] = error.item
+    for key, value in error.extra.items():
+        if not key.startswith("_"):
+            body[key] = value
+    return body
+
+
+def encode_error(error: DynamoDBError) -> bytes:
+    return orjson.dumps(error_body(error), default=_encode_default, option=_OPTIONS)
