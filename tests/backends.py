@@ -2,7 +2,8 @@
 
 A backend is called like a boto3 DynamoDB client (``ddb.put_item(TableName=..., Item=...)``) and returns the
 response without ``ResponseMetadata``. Every failure surfaces as :class:`DynamoDBError` with DynamoDB's code
-and message, whether it came from our engine or from botocore's ``ClientError``.
+and message, whether it came from our engine or from botocore's ``ClientError`` (the ``client``, ``http``
+and ``reference`` backends are all real boto3 clients).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import pytest
 
 from singletable.engine import DynamoDBError
 
+BOTO3_BACKENDS = frozenset({"client", "http", "reference"})
+
 
 class Backend:
     def __init__(self, name: str, target: Any) -> None:
@@ -27,9 +30,14 @@ class Backend:
     def is_reference(self) -> bool:
         return self.name == "reference"
 
+    @property
+    def is_boto3(self) -> bool:
+        """Whether calls go through a real boto3 client (and so fail with ``ClientError``)."""
+        return self.name in BOTO3_BACKENDS
+
     def call(self, operation: str, **params: Any) -> dict[str, Any]:
         method = getattr(self._target, operation)
-        if self.name == "engine":
+        if not self.is_boto3:
             response = method(**params)
         else:
             from botocore.exceptions import ClientError
@@ -54,6 +62,23 @@ class Backend:
         if operation.startswith("_"):
             raise AttributeError(operation)
         return functools.partial(self.call, operation)
+
+    def streams(self) -> Backend:
+        """The DynamoDB Streams API of this backend: the engine itself, or a boto3 'dynamodbstreams' client
+        on the same endpoint (the in-process client's engine is used directly)."""
+        if not self.is_boto3:
+            return self
+        engine = getattr(self._target, "singletable_engine", None)
+        if engine is not None:
+            return Backend("engine", engine)
+        import boto3
+
+        meta = self._target.meta
+        client = boto3.client(
+            "dynamodbstreams", endpoint_url=meta.endpoint_url, region_name=meta.region_name,
+            aws_access_key_id="local", aws_secret_access_key="local", config=meta.config,
+        )
+        return Backend(self.name, client)
 
     def error(self, code: str, message: str | None = None, *, local: str | None = None) -> Any:
         """Like :func:`expect_error`, with ``local`` as the text DynamoDB Local gives where it departs

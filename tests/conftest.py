@@ -1,4 +1,9 @@
-"""Backends for behaviour tests: our engine on a real SQLite file, and DynamoDB Local as the oracle."""
+"""Backends for behaviour tests: our engine on a real SQLite file, and DynamoDB Local as the oracle.
+
+Four backends run every behaviour test: ``engine`` (native calls), ``client`` (a real boto3 client wired
+in-process by ``singletable.client``), ``http`` (boto3 over HTTP to one ``singletable serve`` subprocess
+shared by the session) and ``reference`` (DynamoDB Local).
+"""
 
 from __future__ import annotations
 
@@ -12,10 +17,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from backends import Backend  # noqa: E402
-from reference import DynamoDBLocal, ReferenceUnavailable, required  # noqa: E402
+from backends import Backend
+from reference import DynamoDBLocal, ReferenceUnavailable, required
+from serving import ServerProcess
 
-BACKENDS = ["engine", "reference"]
+BACKENDS = ["engine", "client", "http", "reference"]
 _names = itertools.count()
 
 
@@ -36,6 +42,19 @@ def reference_client(reference_server: DynamoDBLocal):
     return reference_server.client()
 
 
+@pytest.fixture(scope="session")
+def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """One real ``singletable serve`` process on a free loopback port, shared by the whole session."""
+    server = ServerProcess(tmp_path_factory.mktemp("http") / "server.sqlite3")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def http_client(http_server: ServerProcess):
+    return http_server.client()
+
+
 def _make_backend(name: str, request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
     if name == "engine":
         from singletable.engine import Engine
@@ -43,6 +62,19 @@ def _make_backend(name: str, request: pytest.FixtureRequest, tmp_path: Path) -> 
         engine = Engine(str(tmp_path / "engine.sqlite3"))
         request.addfinalizer(engine.close)
         return Backend("engine", engine)
+    if name == "client":
+        from botocore.config import Config
+
+        import singletable
+        from singletable.client import close_engine
+
+        path = str(tmp_path / "client.sqlite3")
+        # No client-side validation, as for the reference: tests send invalid requests on purpose.
+        client = singletable.client(path, config=Config(parameter_validation=False))
+        request.addfinalizer(lambda: close_engine(path))
+        return Backend("client", client)
+    if name == "http":
+        return Backend("http", request.getfixturevalue("http_client"))
     return Backend("reference", request.getfixturevalue("reference_client"))
 
 

@@ -46,6 +46,14 @@ def shared_engine(path: str) -> Engine:
         return engine
 
 
+def close_engine(path: str) -> None:
+    """Close and forget the shared engine for ``path`` (its clients stop working); for tests and shutdown."""
+    with _engines_lock:
+        engine = _engines.pop(os.path.realpath(path), None)
+    if engine is not None:
+        engine.close()
+
+
 def _session() -> boto3.session.Session:
     """A process-wide boto3 session: its loader caches the service model, making clients cheap to create."""
     global _shared_session
@@ -68,7 +76,7 @@ def _has_configured_credentials(session: Any) -> bool:
     """
     import botocore.session
 
-    probe = botocore.session.Session(profile=session.profile_name)
+    probe = botocore.session.Session(profile=getattr(session._session, "profile", None))
     resolver = probe.get_component("credential_provider")
     for provider in ("container-role", "iam-role"):
         try:

@@ -8,7 +8,6 @@ would cost more than it saves; parallelism comes from worker processes sharing o
 
 from __future__ import annotations
 
-import gzip
 import os
 import zlib
 from collections.abc import Awaitable, Callable
@@ -44,7 +43,9 @@ class _TooLarge(Exception):
 
 def _too_large() -> DynamoDBError:
     return coral_error(
-        "RequestEntityTooLarge", f"Request body exceeds the maximum allowed size of {MAX_BODY_BYTES} bytes", 413
+        "RequestEntityTooLarge",
+        f"Request body exceeds the maximum allowed size of {MAX_BODY_BYTES} bytes",
+        413,
     )
 
 
@@ -110,6 +111,10 @@ class DynamoDBApp:
         await _respond(send, status, _encode(reply_headers) + CORS_HEADERS, payload)
 
     def _handle(self, scope: Scope, headers: dict[bytes, bytes], body: bytes) -> Any:
+        if self.verifier is not None:  # the signature covers the bytes as sent, before gunzip
+            problem = self.verifier.check(scope, headers, body)
+            if problem is not None:
+                return error_reply(problem)
         encoding = headers.get(b"content-encoding", b"").lower()
         if encoding == b"gzip":
             try:
@@ -118,10 +123,6 @@ class DynamoDBApp:
                 return error_reply(_too_large())
             except (OSError, EOFError, zlib.error):
                 return error_reply(coral_error("SerializationException"))
-        if self.verifier is not None:
-            problem = self.verifier.check(scope, headers, body)
-            if problem is not None:
-                return error_reply(problem)
         target = headers.get(b"x-amz-target")
         return self.dispatcher.handle(target.decode("latin-1") if target else None, body)
 
@@ -178,7 +179,6 @@ def create_app() -> DynamoDBApp:
     """Factory for ASGI servers' worker processes: configuration comes from the environment."""
     from singletable.server.sigv4 import load_verifier
 
-    return DynamoDBApp(os.environ.get(ENV_DB, ":memory:"), verifier=load_verifier(os.environ.get(ENV_CREDENTIALS)))
-
-
-__all__ = ["DynamoDBApp", "create_app", "gzip"]
+    return DynamoDBApp(
+        os.environ.get(ENV_DB, ":memory:"), verifier=load_verifier(os.environ.get(ENV_CREDENTIALS))
+    )

@@ -62,7 +62,7 @@ class Dispatcher:
     def operation(self, target: str | None) -> str:
         """The DynamoDB operation named by an ``X-Amz-Target`` header, or coral's UnknownOperation."""
         if target and target.startswith(DYNAMODB_TARGET_PREFIX):
-            name = target[len(DYNAMODB_TARGET_PREFIX):]
+            name = target[len(DYNAMODB_TARGET_PREFIX) :]
             if name in self._known:
                 return name
         # Unknown names, the Streams API (not served yet) and a missing header all end here, as on AWS.

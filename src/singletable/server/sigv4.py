@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
-import os
 import re
 import time
 from pathlib import Path
@@ -76,7 +75,9 @@ class SigV4Verifier:
         """None when the request is signed by a known key, else the error DynamoDB would answer."""
         authorization = headers.get(b"authorization", b"").decode("latin-1")
         if not authorization:
-            return coral_error("MissingAuthenticationTokenException", "Request is missing Authentication Token")
+            return coral_error(
+                "MissingAuthenticationTokenException", "Request is missing Authentication Token"
+            )
         fields = self._fields(authorization)
         if isinstance(fields, DynamoDBError):
             return fields
@@ -90,7 +91,9 @@ class SigV4Verifier:
         access_key, date, region, service, _ = scope_parts
         secret = self.keys.get(access_key)
         if secret is None:
-            return coral_error("UnrecognizedClientException", "The security token included in the request is invalid.")
+            return coral_error(
+                "UnrecognizedClientException", "The security token included in the request is invalid."
+            )
         amz_date = headers.get(b"x-amz-date", b"").decode("latin-1")
         if not amz_date:
             return coral_error(
@@ -140,7 +143,9 @@ class SigV4Verifier:
         try:
             signed_at = time.mktime(time.strptime(amz_date, "%Y%m%dT%H%M%SZ")) - time.timezone
         except ValueError:
-            return coral_error("IncompleteSignatureException", f"Date must be in ISO-8601 'basic format'. Got '{amz_date}'.")
+            return coral_error(
+                "IncompleteSignatureException", f"Date must be in ISO-8601 'basic format'. Got '{amz_date}'."
+            )
         now = self.clock()
         if signed_at < now - MAX_SKEW_SECONDS:
             return coral_error(
@@ -151,13 +156,16 @@ class SigV4Verifier:
         if signed_at > now + MAX_SKEW_SECONDS:
             return coral_error(
                 "InvalidSignatureException",
-                f"Signature not yet current: {amz_date} is still later than {_amz_stamp(now + MAX_SKEW_SECONDS)} "
+                f"Signature not yet current: {amz_date} is still later than "
+                f"{_amz_stamp(now + MAX_SKEW_SECONDS)} "
                 f"({_amz_stamp(now)} + 15 min.)",
             )
         return None
 
     @staticmethod
-    def _canonical_request(scope: dict[str, Any], headers: dict[bytes, bytes], signed: str, body: bytes) -> str:
+    def _canonical_request(
+        scope: dict[str, Any], headers: dict[bytes, bytes], signed: str, body: bytes
+    ) -> str:
         path = quote(scope.get("path") or "/", safe="/-_.~")
         query_string = scope.get("query_string", b"").decode("latin-1")
         query = "&".join(
@@ -171,6 +179,3 @@ class SigV4Verifier:
         return "\n".join(
             [scope["method"], path, query, "".join(lines), signed, hashlib.sha256(body).hexdigest()]
         )
-
-
-__all__ = ["SigV4Verifier", "load_verifier", "os", "parse_credentials"]

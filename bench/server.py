@@ -1,0 +1,277 @@
+"""HTTP server benchmark: singletable serve (uvicorn, granian) vs DynamoDB Local under one load generator.
+
+    python3 bench/server.py [--seconds 5] [--clients 4] [--no-reference] [--servers uvicorn,granian]
+
+Load: ``--clients`` processes, each holding one keep-alive HTTP/1.1 connection on a raw socket,
+sending a fixed mix of
+40% GetItem, 40% PutItem and 20% Query (10 items) as fast as answers come back, for ``--seconds`` after a
+warm-up. Requests are pre-encoded JSON with a static SigV4-shaped Authorization header (neither server
+checks signatures here), so client-side cost is the same for every server. Reports requests/s and
+p50/p99 latency, plus start-up time (process start to first answered ``GET /``; for DynamoDB Local to
+first accepted connection) and idle RSS of the whole process tree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import random
+import socket
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
+
+AUTH = (
+    "AWS4-HMAC-SHA256 Credential=bench/20260101/us-east-1/dynamodb/aws4_request, "
+    "SignedHeaders=host;x-amz-date;x-amz-target, Signature=" + "0" * 64
+)
+PARTITIONS = 50
+PRELOAD = 1000
+
+
+def _headers(operation: str) -> dict[str, str]:
+    return {
+        "Content-Type": "application/x-amz-json-1.0",
+        "X-Amz-Target": f"DynamoDB_20120810.{operation}",
+        "Authorization": AUTH,
+        "X-Amz-Date": "20260101T000000Z",
+    }
+
+
+def _item(i: int) -> dict[str, Any]:
+    from run import item
+
+    return item(i)
+
+
+def _requests(seed: int, count: int) -> list[tuple[str, bytes]]:
+    rng = random.Random(seed)
+    out = []
+    for n in range(count):
+        roll = rng.random()
+        i = rng.randrange(PRELOAD)
+        if roll < 0.4:
+            key = _item(i)
+            out.append(
+                ("GetItem", json.dumps({"TableName": "bench", "Key": {"PK": key["PK"], "SK": key["SK"]}}))
+            )
+        elif roll < 0.8:
+            out.append(
+                ("PutItem", json.dumps({"TableName": "bench", "Item": _item(PRELOAD + seed * count + n)}))
+            )
+        else:
+            out.append(
+                (
+                    "Query",
+                    json.dumps(
+                        {
+                            "TableName": "bench",
+                            "KeyConditionExpression": "PK = :p",
+                            "Limit": 10,
+                            "ExpressionAttributeValues": {":p": {"S": f"USER#{i % PARTITIONS}"}},
+                        }
+                    ),
+                )
+            )
+    return [(op, body.encode()) for op, body in out]
+
+
+def _raw_request(operation: str, body: bytes, port: int) -> bytes:
+    head = ["POST / HTTP/1.1", f"Host: 127.0.0.1:{port}", f"Content-Length: {len(body)}"]
+    head += [f"{name}: {value}" for name, value in _headers(operation).items()]
+    return ("\r\n".join(head) + "\r\n\r\n").encode() + body
+
+
+def _exchange(sock: socket.socket, request: bytes, buffer: bytearray) -> int:
+    """Send one request, read exactly one response off the keep-alive socket; returns the status."""
+    sock.sendall(request)
+    while True:
+        end = buffer.find(b"\r\n\r\n")
+        if end >= 0:
+            break
+        buffer += sock.recv(65536)
+    head = bytes(buffer[:end]).lower()
+    at = head.find(b"content-length:")
+    length = (
+        int(head[at + 15 : head.find(b"\r\n", at) if head.find(b"\r\n", at) > 0 else None]) if at >= 0 else 0
+    )
+    total = end + 4 + length
+    while len(buffer) < total:
+        buffer += sock.recv(65536)
+    status = int(head[9:12])
+    del buffer[:total]
+    return status
+
+
+def _client(port: int, seed: int, warmup: float, seconds: float, queue: Any) -> None:
+    """One keep-alive connection on a raw socket: the cheapest client Python can be, so the server shows."""
+    requests = [_raw_request(op, body, port) for op, body in _requests(seed, 4000)]
+    sock = socket.create_connection(("127.0.0.1", port))
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    buffer = bytearray()
+    samples: list[int] = []
+    errors = 0
+    start = time.perf_counter()
+    measure_from = start + warmup
+    stop = measure_from + seconds
+    n = 0
+    while True:
+        now = time.perf_counter()
+        if now >= stop:
+            break
+        request = requests[n % len(requests)]
+        n += 1
+        t0 = time.perf_counter_ns()
+        status = _exchange(sock, request, buffer)
+        elapsed = time.perf_counter_ns() - t0
+        if status != 200:
+            errors += 1
+        if now >= measure_from:
+            samples.append(elapsed)
+    sock.close()
+    queue.put((samples, errors))
+
+
+def load(port: int, clients: int, seconds: float, warmup: float = 1.0) -> dict[str, float]:
+    """Run the mix against 127.0.0.1:port; requests/s and latency percentiles (ms)."""
+    queue: Any = multiprocessing.Queue()
+    workers = [
+        multiprocessing.Process(target=_client, args=(port, seed, warmup, seconds, queue))
+        for seed in range(clients)
+    ]
+    for worker in workers:
+        worker.start()
+    samples: list[int] = []
+    errors = 0
+    for _ in workers:
+        got, failed = queue.get(timeout=seconds + warmup + 60)
+        samples.extend(got)
+        errors += failed
+    for worker in workers:
+        worker.join()
+    samples.sort()
+    return {
+        "rps": len(samples) / seconds,
+        "p50": samples[len(samples) // 2] / 1e6,
+        "p99": samples[int(len(samples) * 0.99)] / 1e6,
+        "errors": errors,
+    }
+
+
+def preload(endpoint: str) -> None:
+    import boto3
+
+    from run import TABLE_SPEC
+
+    client = boto3.client(
+        "dynamodb",
+        endpoint_url=endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="bench",
+        aws_secret_access_key="bench",
+    )
+    client.create_table(**TABLE_SPEC)
+    for i in range(PRELOAD):
+        client.put_item(TableName="bench", Item=_item(i))
+
+
+def rss_kib(pid: int) -> int:
+    """Resident memory of a process and all its descendants."""
+    total = 0
+    pending = [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            for line in Path(f"/proc/{current}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except OSError:
+            continue
+        pending.extend(int(child) for child in children)
+    return total
+
+
+def bench_ours(server: str, workers: int, clients: int, seconds: float) -> dict[str, float]:
+    from serving import ServerProcess
+
+    with tempfile.TemporaryDirectory() as tmp:
+        process = ServerProcess(
+            Path(tmp) / "bench.sqlite3", args=("--server", server, "--workers", str(workers))
+        )
+        try:
+            time.sleep(0.5)
+            idle = rss_kib(process.process.pid)
+            preload(process.endpoint)
+            result = load(process.port, clients, seconds)
+        finally:
+            process.stop()
+    return {**result, "startup_s": process.ready_after, "idle_rss_mib": idle / 1024}
+
+
+def bench_reference(clients: int, seconds: float) -> dict[str, float] | None:
+    from reference import DynamoDBLocal, ReferenceUnavailable
+
+    started = time.perf_counter()
+    try:
+        server = DynamoDBLocal()
+    except ReferenceUnavailable as why:
+        print(f"DynamoDB Local skipped: {why}")
+        return None
+    startup = time.perf_counter() - started
+    try:
+        time.sleep(0.5)
+        idle = rss_kib(server.process.pid)
+        preload(server.endpoint)
+        load(server.port, clients, seconds)  # JIT warm-up pass, not reported
+        result = load(server.port, clients, seconds)
+    finally:
+        server.stop()
+    return {**result, "startup_s": startup, "idle_rss_mib": idle / 1024}
+
+
+def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--servers", default="uvicorn,granian", help="comma-separated: uvicorn, granian")
+    parser.add_argument("--workers", default="1", help="comma-separated worker counts to try, e.g. 1,2")
+    parser.add_argument("--no-reference", action="store_true")
+    args = parser.parse_args(argv)
+
+    runs: dict[str, dict[str, float]] = {}
+    for server in filter(None, args.servers.split(",")):
+        for workers in (int(w) for w in args.workers.split(",")):
+            runs[f"singletable serve ({server}, {workers}w)"] = bench_ours(
+                server, workers, args.clients, args.seconds
+            )
+    if not args.no_reference:
+        reference = bench_reference(args.clients, args.seconds)
+        if reference is not None:
+            runs["DynamoDB Local 1.25.1"] = reference
+    print(f"\nHTTP, {args.clients} keep-alive clients, 40% get / 40% put / 20% query, {args.seconds:g} s")
+    print(
+        f"{'server':<36} {'req/s':>8} {'p50 ms':>7} {'p99 ms':>7} {'errors':>6} "
+        f"{'start s':>8} {'idle MiB':>9}"
+    )
+    for name, r in runs.items():
+        print(
+            f"{name:<36} {r['rps']:>8,.0f} {r['p50']:>7.2f} {r['p99']:>7.2f} {r['errors']:>6.0f} "
+            f"{r['startup_s']:>8.2f} {r['idle_rss_mib']:>9.1f}"
+        )
+    return runs
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+    main()

@@ -1,0 +1,111 @@
+"""Process management for ``singletable serve``: pick an HTTP server, start workers, stop cleanly.
+
+uvicorn (httptools + uvloop) is the default because it measured fastest for this workload and starts
+quickest (numbers in ``docs/performance.md``); granian is kept selectable for comparison. Configuration
+reaches worker processes through environment variables, since multi-worker servers re-import the app by
+name in each process. Every engine write commits before its response is sent, and both servers finish
+in-flight requests on SIGTERM/SIGINT before the lifespan shutdown closes the database, so an
+acknowledged write is never lost on a clean stop.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from dataclasses import dataclass
+
+from singletable.server.app import ENV_CREDENTIALS, ENV_DB, DynamoDBApp
+
+SERVERS = ("uvicorn", "granian")
+APP_FACTORY = "singletable.server.app:create_app"
+
+
+@dataclass
+class ServeOptions:
+    db: str = ":memory:"
+    host: str = "127.0.0.1"
+    port: int = 8000
+    workers: int = 1
+    credentials: str | None = None
+    server: str = "uvicorn"
+    log_level: str = "warning"
+
+
+def _prepare_environment(options: ServeOptions) -> None:
+    os.environ[ENV_DB] = options.db
+    if options.credentials:
+        os.environ[ENV_CREDENTIALS] = options.credentials
+    else:
+        os.environ.pop(ENV_CREDENTIALS, None)
+
+
+def _fast_loop() -> str:
+    try:
+        import uvloop  # noqa: F401
+    except ImportError:
+        return "asyncio"
+    return "uvloop"
+
+
+def _fast_http() -> str:
+    try:
+        import httptools  # noqa: F401
+    except ImportError:
+        return "h11"
+    return "httptools"
+
+
+def serve_uvicorn(options: ServeOptions) -> None:
+    import uvicorn
+
+    common = dict(
+        host=options.host,
+        port=options.port,
+        loop=_fast_loop(),
+        http=_fast_http(),
+        lifespan="on",
+        log_level=options.log_level,
+        access_log=False,
+        server_header=False,
+        timeout_graceful_shutdown=30,
+    )
+    if options.workers == 1:
+        from singletable.server.sigv4 import load_verifier
+
+        app = DynamoDBApp(options.db, verifier=load_verifier(options.credentials))
+        # uvicorn re-raises the stop signal after its graceful shutdown; with these no-op handlers in place
+        # beforehand, a clean stop exits 0 instead of dying by SIGTERM or printing a KeyboardInterrupt.
+        for stop_signal in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(stop_signal, lambda *_: None)
+        uvicorn.Server(uvicorn.Config(app, **common)).run()
+    else:
+        uvicorn.run(APP_FACTORY, factory=True, workers=options.workers, **common)
+
+
+def serve_granian(options: ServeOptions) -> None:
+    from granian import Granian
+    from granian.constants import Interfaces, Loops
+
+    loop = Loops.uvloop if _fast_loop() == "uvloop" else Loops.asyncio
+    Granian(
+        APP_FACTORY,
+        factory=True,
+        address=options.host,
+        port=options.port,
+        interface=Interfaces.ASGI,
+        workers=options.workers,
+        loop=loop,
+        log_enabled=options.log_level in ("info", "debug"),
+        workers_kill_timeout=30,
+    ).serve()
+
+
+def serve(options: ServeOptions) -> None:
+    """Run until SIGTERM/SIGINT."""
+    if options.server not in SERVERS:
+        raise ValueError(f"unknown server {options.server!r}; choose from {', '.join(SERVERS)}")
+    _prepare_environment(options)
+    if options.server == "granian":
+        serve_granian(options)
+    else:
+        serve_uvicorn(options)

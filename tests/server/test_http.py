@@ -1,0 +1,162 @@
+"""The HTTP front end over real sockets: protocol errors, headers, CORS, gzip, limits, bodies."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import http.client
+import json
+import zlib
+
+import pytest
+
+
+def _post(server, body: bytes, target: str | None = "DynamoDB_20120810.ListTables", **headers: str):
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    sent = {"Content-Type": "application/x-amz-json-1.0", **headers}
+    if target is not None:
+        sent["X-Amz-Target"] = target
+    connection.request("POST", "/", body, sent)
+    response = connection.getresponse()
+    payload = response.read()
+    connection.close()
+    return response, payload
+
+
+def _json(payload: bytes) -> dict:
+    return json.loads(payload)
+
+
+def test_health_check(http_server):
+    connection = http.client.HTTPConnection("127.0.0.1", http_server.port)
+    connection.request("GET", "/")
+    response = connection.getresponse()
+    assert response.status == 200
+    assert response.read() == b"healthy: dynamodb.us-east-1.amazonaws.com "
+
+
+def test_success_headers(http_server):
+    response, payload = _post(http_server, b"{}")
+    assert response.status == 200
+    assert response.getheader("Content-Type") == "application/x-amz-json-1.0"
+    assert int(response.getheader("x-amz-crc32")) == zlib.crc32(payload)
+    assert len(response.getheader("x-amzn-RequestId")) == 52
+    assert "TableNames" in _json(payload)
+
+
+def test_application_json_is_accepted(http_server):
+    response, payload = _post(http_server, b"{}", **{"Content-Type": "application/json"})
+    assert response.status == 200 and "TableNames" in _json(payload)
+
+
+@pytest.mark.parametrize(
+    "target",
+    ["DynamoDB_20120810.Nope", "DynamoDBStreams_20120810.ListStreams", None, "Other_20120810.ListTables"],
+)
+def test_unknown_operation(http_server, target):
+    response, payload = _post(http_server, b"{}", target=target)
+    assert response.status == 400
+    assert _json(payload) == {"__type": "com.amazon.coral.service#UnknownOperationException"}
+    assert int(response.getheader("x-amz-crc32")) == zlib.crc32(payload)
+
+
+@pytest.mark.parametrize("body", [b"{bad", b"[]", b'"text"', b"\xff\xfe"])
+def test_malformed_json_is_serialization_exception(http_server, body):
+    response, payload = _post(http_server, body)
+    assert response.status == 400
+    assert _json(payload) == {"__type": "com.amazon.coral.service#SerializationException"}
+
+
+def test_engine_errors_use_dynamodb_type(http_server):
+    response, payload = _post(
+        http_server, b'{"TableName": "missing-table"}', "DynamoDB_20120810.DescribeTable"
+    )
+    assert response.status == 400
+    body = _json(payload)
+    assert body["__type"] == "com.amazonaws.dynamodb.v20120810#ResourceNotFoundException"
+    assert body["message"].startswith("Requested resource not found")
+
+
+def test_gzip_request_body(http_server):
+    response, payload = _post(http_server, gzip.compress(b"{}"), **{"Content-Encoding": "gzip"})
+    assert response.status == 200 and "TableNames" in _json(payload)
+
+
+def test_corrupt_gzip_is_serialization_exception(http_server):
+    response, payload = _post(http_server, b"not gzip at all", **{"Content-Encoding": "gzip"})
+    assert response.status == 400
+    assert _json(payload) == {"__type": "com.amazon.coral.service#SerializationException"}
+
+
+def test_body_over_16_mb_is_refused(http_server):
+    response, payload = _post(http_server, b" " * (16 * 1024 * 1024 + 1))
+    assert response.status == 413
+    assert _json(payload)["__type"] == "com.amazon.coral.service#RequestEntityTooLarge"
+
+
+def test_cors_preflight_and_headers(http_server):
+    connection = http.client.HTTPConnection("127.0.0.1", http_server.port)
+    connection.request(
+        "OPTIONS",
+        "/",
+        headers={
+            "Origin": "http://localhost:3000",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization,content-type,x-amz-target,x-amz-date",
+        },
+    )
+    response = connection.getresponse()
+    response.read()
+    assert response.status == 200
+    assert response.getheader("Access-Control-Allow-Origin") == "*"
+    assert "POST" in response.getheader("Access-Control-Allow-Methods")
+    assert (
+        response.getheader("Access-Control-Allow-Headers")
+        == "authorization,content-type,x-amz-target,x-amz-date"
+    )
+    posted, _ = _post(http_server, b"{}", Origin="http://localhost:3000")
+    assert posted.getheader("Access-Control-Allow-Origin") == "*"
+    assert "x-amzn-RequestId" in posted.getheader("Access-Control-Expose-Headers")
+
+
+def test_binary_and_condition_failure_over_the_wire(http_server, table_name):
+    create = {
+        "TableName": table_name,
+        "BillingMode": "PAY_PER_REQUEST",
+        "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}],
+        "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "B"}],
+    }
+    assert _post(http_server, json.dumps(create).encode(), "DynamoDB_20120810.CreateTable")[0].status == 200
+    blob = base64.b64encode(b"\x00\x01\xfe").decode()
+    item = {"k": {"B": blob}, "set": {"BS": [blob]}}
+    put = {"TableName": table_name, "Item": item}
+    assert _post(http_server, json.dumps(put).encode(), "DynamoDB_20120810.PutItem")[0].status == 200
+    response, payload = _post(
+        http_server,
+        json.dumps({"TableName": table_name, "Key": {"k": {"B": blob}}}).encode(),
+        "DynamoDB_20120810.GetItem",
+    )
+    assert _json(payload) == {"Item": item}
+    failing = {
+        **put,
+        "ConditionExpression": "attribute_not_exists(k)",
+        "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+    }
+    response, payload = _post(http_server, json.dumps(failing).encode(), "DynamoDB_20120810.PutItem")
+    assert response.status == 400
+    assert _json(payload) == {
+        "__type": "com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException",
+        "message": "The conditional request failed",
+        "Item": item,
+    }
+
+
+def test_describe_table_timestamps_are_epoch_seconds(http_server, table_name):
+    create = {
+        "TableName": table_name,
+        "BillingMode": "PAY_PER_REQUEST",
+        "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}],
+        "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}],
+    }
+    _, payload = _post(http_server, json.dumps(create).encode(), "DynamoDB_20120810.CreateTable")
+    assert isinstance(_json(payload)["TableDescription"]["CreationDateTime"], float)

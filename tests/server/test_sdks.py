@@ -1,0 +1,108 @@
+"""Other DynamoDB clients, unchanged, against `singletable serve`: the AWS CLI and the JS SDK v3."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+NODE_DIR = ROOT / ".node"
+AWS_ENV = {
+    "AWS_ACCESS_KEY_ID": "local",
+    "AWS_SECRET_ACCESS_KEY": "local",
+    "AWS_DEFAULT_REGION": "us-east-1",
+    "AWS_PAGER": "",
+    "AWS_CONFIG_FILE": os.devnull,
+    "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+}
+
+
+def _aws(server, *args: str) -> subprocess.CompletedProcess:
+    aws = shutil.which("aws")
+    command = [aws] if aws else [sys.executable, "-m", "awscli"]
+    return subprocess.run(
+        [*command, "dynamodb", *args, "--endpoint-url", server.endpoint, "--output", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **AWS_ENV},
+    )
+
+
+def test_aws_cli(http_server, table_name):
+    pytest.importorskip(
+        "awscli", reason="the AWS CLI (pip install awscli, in the test extra) is not installed"
+    )
+    created = _aws(
+        http_server,
+        "create-table",
+        "--table-name",
+        table_name,
+        "--billing-mode",
+        "PAY_PER_REQUEST",
+        "--key-schema",
+        "AttributeName=PK,KeyType=HASH",
+        "--attribute-definitions",
+        "AttributeName=PK,AttributeType=S",
+    )
+    assert created.returncode == 0, created.stderr
+    assert json.loads(created.stdout)["TableDescription"]["TableName"] == table_name
+    item = json.dumps({"PK": {"S": "cli"}, "bin": {"B": "AAH+"}})
+    put = _aws(http_server, "put-item", "--table-name", table_name, "--item", item)
+    assert put.returncode == 0, put.stderr
+    got = _aws(http_server, "get-item", "--table-name", table_name, "--key", '{"PK": {"S": "cli"}}')
+    # CLI v1 takes a blob argument as raw bytes and base64-encodes it on the wire, and prints base64 back.
+    assert json.loads(got.stdout)["Item"] == {"PK": {"S": "cli"}, "bin": {"B": "QUFIKw=="}}
+    failed = _aws(
+        http_server,
+        "put-item",
+        "--table-name",
+        table_name,
+        "--item",
+        item,
+        "--condition-expression",
+        "attribute_not_exists(PK)",
+    )
+    assert failed.returncode in (254, 255)  # service error: v2 exits 254, v1 255
+    assert (
+        "An error occurred (ConditionalCheckFailedException) when calling the PutItem operation: "
+        "The conditional request failed"
+    ) in failed.stderr
+    listed = _aws(http_server, "list-tables")
+    assert table_name in json.loads(listed.stdout)["TableNames"]
+
+
+def test_javascript_sdk_v3(http_server, table_name):
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed (the JS SDK v3 test needs node; .ci/run installs it)")
+    if not (NODE_DIR / "node_modules" / "@aws-sdk" / "client-dynamodb").exists():
+        pytest.skip(
+            "@aws-sdk/client-dynamodb is not installed in .node/ "
+            "(npm install --prefix .node @aws-sdk/client-dynamodb@3, as .ci/run does)"
+        )
+    script = Path(__file__).with_name("sdk_v3_smoke.mjs")
+    result = subprocess.run(
+        [node, str(script), http_server.endpoint, table_name],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "SINGLETABLE_NODE_DIR": str(NODE_DIR)},
+    )
+    assert result.returncode == 0, result.stderr
+    seen = json.loads(result.stdout.strip().splitlines()[-1])
+    assert seen["bin"] == [0, 1, 254]
+    assert seen["n"] == "42"
+    assert seen["failure"] == {
+        "name": "ConditionalCheckFailedException",
+        "message": "The conditional request failed",
+        "modeled": True,
+        "status": 400,
+        "itemN": "42",
+    }

@@ -1,0 +1,94 @@
+"""A real ``singletable serve`` subprocess for tests and benchmarks: free loopback port, tmp database."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class ServerProcess:
+    """``python -m singletable.cli serve`` on 127.0.0.1, started and ready (GET / answers) on return."""
+
+    def __init__(
+        self,
+        db: Path | str | None,
+        *,
+        args: tuple[str, ...] = (),
+        env: dict[str, str] | None = None,
+        timeout: float = 20.0,
+    ) -> None:
+        self.port = free_port()
+        self.endpoint = f"http://127.0.0.1:{self.port}"
+        storage = ["--db", str(db)] if db is not None else ["--in-memory"]
+        command = [
+            sys.executable,
+            "-m",
+            "singletable.cli",
+            "serve",
+            *storage,
+            "--port",
+            str(self.port),
+            *args,
+        ]
+        self.started = time.perf_counter()
+        self.process = subprocess.Popen(
+            command,
+            env={**os.environ, **(env or {})},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        self.ready_after = self._wait_ready(timeout)
+
+    def _wait_ready(self, timeout: float) -> float:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"singletable serve exited: {self.process.stderr.read().decode()[-2000:]}")
+            try:
+                with urllib.request.urlopen(self.endpoint, timeout=0.5) as response:
+                    if response.status == 200:
+                        return time.perf_counter() - self.started
+            except OSError:
+                time.sleep(0.01)
+        self.stop()
+        raise RuntimeError("singletable serve did not answer GET / in time")
+
+    def client(self, **config: Any) -> Any:
+        import boto3
+        from botocore.config import Config
+
+        options = {"retries": {"max_attempts": 1}, "max_pool_connections": 4, "parameter_validation": False}
+        options.update(config)
+        return boto3.client(
+            "dynamodb",
+            endpoint_url=self.endpoint,
+            region_name="us-east-1",
+            aws_access_key_id="local",
+            aws_secret_access_key="local",
+            config=Config(**options),
+        )
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 15.0) -> int | None:
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+            try:
+                self.process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self.process.stderr:
+            self.process.stderr.close()
+        return self.process.returncode
