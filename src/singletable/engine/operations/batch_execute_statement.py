@@ -1,0 +1,125 @@
+"""BatchExecuteStatement: up to 25 single-item PartiQL reads, or up to 25 writes, each answered on its own.
+
+A statement that fails gets an ``Error`` entry in its slot; only request-level problems (mixing reads and
+writes, two statements on one item) fail the whole call, as in DynamoDB.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from singletable.engine.errors import DynamoDBError, validation
+from singletable.engine.operations import get_item
+from singletable.engine.operations.shapes import check_shape
+from singletable.engine.partiql import ast
+from singletable.engine.partiql import run as partiql
+from singletable.engine.partiql.plan import WritePlan, plan_get, plan_write
+from singletable.engine.partiql.translate import strip_kind
+
+# BatchStatementError codes are the exception names without their "Exception" suffix.
+ERROR_CODES = {
+    "ValidationException": "ValidationError",
+    "ResourceNotFoundException": "ResourceNotFound",
+    "ConditionalCheckFailedException": "ConditionalCheckFailed",
+    "DuplicateItemException": "DuplicateItem",
+}
+MIXED = "Read and write requests together in the same batch is not supported."
+DUPLICATES = "Provided list of item keys contains duplicates"
+EXISTS_OUTSIDE = "EXISTS can only be used in ExecuteTransaction write requests."
+
+
+def _error(error: DynamoDBError, table: str | None = None) -> dict[str, Any]:
+    error = strip_kind(error)
+    body: dict[str, Any] = {"Code": ERROR_CODES.get(error.code, error.code), "Message": error.message}
+    if error.item is not None:
+        body["Item"] = error.item
+    out: dict[str, Any] = {"Error": body}
+    if table is not None:
+        out["TableName"] = table
+    return out
+
+
+def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+    check_shape("BatchExecuteStatement", params)
+    requests = params["Statements"]
+    responses: list[dict[str, Any] | None] = [None] * len(requests)
+    parsed: list[tuple[int, ast.Statement, list[Any]]] = []
+    for position, request in enumerate(requests):
+        try:
+            text, values = request.get("Statement"), request.get("Parameters")
+            statement, parameters = partiql.parse(text, values, batch=True)
+        except DynamoDBError as error:
+            responses[position] = _error(error)
+            continue
+        if isinstance(statement, ast.Exists):
+            responses[position] = _error(validation(EXISTS_OUTSIDE))
+            continue
+        parsed.append((position, statement, parameters))
+    reads = [entry for entry in parsed if isinstance(entry[1], ast.Select)]
+    if reads and len(reads) != len(parsed):
+        raise validation(MIXED)
+
+    plans: list[tuple[int, Any]] = []
+    seen: set[bytes] = set()
+    for position, statement, parameters in parsed:
+        try:
+            if isinstance(statement, ast.Select):
+                plan: Any = plan_get(engine, statement, parameters)
+                table, key = plan["TableName"], plan["Key"]
+            else:
+                plan = plan_write(engine, statement, parameters)
+                table = plan.params["TableName"]
+                key = plan.params.get("Key") or _item_key(engine, table, plan.params["Item"])
+        except DynamoDBError as error:
+            responses[position] = _error(error)
+            continue
+        identity = orjson.dumps([table, key], option=orjson.OPT_SORT_KEYS, default=str)
+        if identity in seen:
+            raise validation(DUPLICATES)
+        seen.add(identity)
+        plans.append((position, plan))
+
+    mode = params.get("ReturnConsumedCapacity")
+    capacity: dict[str, dict[str, Any]] = {}
+    for position, plan in plans:
+        request = requests[position]
+        if isinstance(plan, WritePlan):
+            table = plan.params["TableName"]
+            on_failure = request.get("ReturnValuesOnConditionCheckFailure")
+            options = {"ReturnConsumedCapacity": mode, "ReturnValuesOnConditionCheckFailure": on_failure}
+            try:
+                result = partiql.write(engine, plan, options)
+            except DynamoDBError as error:
+                keep = error.code in ("ConditionalCheckFailedException", "DuplicateItemException")
+                responses[position] = _error(error, table if keep else None)
+                continue
+            entry: dict[str, Any] = {"TableName": table}
+            if result["Items"]:
+                entry["Item"] = result["Items"][0]
+        else:
+            table = plan["TableName"]
+            consistent = request.get("ConsistentRead")
+            read_params = dict(plan, ReturnConsumedCapacity=mode, ConsistentRead=consistent)
+            try:
+                result = get_item.run(engine, read_params)
+            except DynamoDBError as error:
+                responses[position] = _error(error)
+                continue
+            entry = {"TableName": table}
+            if "Item" in result:
+                entry["Item"] = result["Item"]
+        consumed = result.get("ConsumedCapacity")
+        if consumed is not None:
+            capacity[table] = partiql.merge_capacity(capacity.get(table), consumed)  # type: ignore[assignment]
+        responses[position] = entry
+    out: dict[str, Any] = {"Responses": responses}
+    if capacity:
+        out["ConsumedCapacity"] = list(capacity.values())
+    return out
+
+
+def _item_key(engine: Any, table: str, item: dict[str, Any]) -> dict[str, Any]:
+    schema = engine.table(table)
+    return {name: item[name] for name in schema.key_names}

@@ -1,0 +1,14 @@
+"""ExecuteStatement: one PartiQL statement, run through the ordinary item operations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from singletable.engine.operations.shapes import check_shape
+from singletable.engine.partiql import run as partiql
+
+
+def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+    check_shape("ExecuteStatement", params)
+    statement, parameters = partiql.parse(params.get("Statement"), params.get("Parameters"))
+    return partiql.execute(engine, statement, parameters, params)
