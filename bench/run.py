@@ -1,6 +1,6 @@
 """Benchmark: our engine side by side with moto (and DynamoDB Local when available), in one run.
 
-    python3 bench/run.py [--n 2000] [--no-reference]
+    python3 bench/run.py [--n 2000] [--no-reference] [--no-server]
 
 Workload: a table with PK/SK and one GSI (ALL). PutItem of ~200-byte items, GetItem by key, and a Query that
 returns 40 items. Our engine is called natively (file-backed, WAL); moto through its in-process boto3 mock;
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import tempfile
 import time
@@ -32,20 +31,29 @@ TABLE_SPEC: dict[str, Any] = dict(
         {"AttributeName": "GSI1PK", "AttributeType": "S"},
         {"AttributeName": "GSI1SK", "AttributeType": "S"},
     ],
-    GlobalSecondaryIndexes=[{
-        "IndexName": "GSI1",
-        "KeySchema": [{"AttributeName": "GSI1PK", "KeyType": "HASH"}, {"AttributeName": "GSI1SK", "KeyType": "RANGE"}],
-        "Projection": {"ProjectionType": "ALL"},
-    }],
+    GlobalSecondaryIndexes=[
+        {
+            "IndexName": "GSI1",
+            "KeySchema": [
+                {"AttributeName": "GSI1PK", "KeyType": "HASH"},
+                {"AttributeName": "GSI1SK", "KeyType": "RANGE"},
+            ],
+            "Projection": {"ProjectionType": "ALL"},
+        }
+    ],
     BillingMode="PAY_PER_REQUEST",
 )
 
 
 def item(i: int) -> dict[str, Any]:
     return {
-        "PK": {"S": f"USER#{i % 50}"}, "SK": {"S": f"ORDER#{i:08d}"},
-        "GSI1PK": {"S": f"STATUS#{i % 7}"}, "GSI1SK": {"S": f"2026-11-{i % 28 + 1:02d}T{i:08d}"},
-        "total": {"N": str(i * 3 + 0.25)}, "status": {"S": "SHIPPED"}, "note": {"S": "x" * 80},
+        "PK": {"S": f"USER#{i % 50}"},
+        "SK": {"S": f"ORDER#{i:08d}"},
+        "GSI1PK": {"S": f"STATUS#{i % 7}"},
+        "GSI1SK": {"S": f"2026-11-{i % 28 + 1:02d}T{i:08d}"},
+        "total": {"N": str(i * 3 + 0.25)},
+        "status": {"S": "SHIPPED"},
+        "note": {"S": "x" * 80},
         "lines": {"L": [{"M": {"sku": {"S": f"SKU{i}"}, "qty": {"N": "2"}}}]},
     }
 
@@ -71,8 +79,10 @@ def workload(client: Any, n: int) -> dict[str, tuple[float, float, float]]:
     query_n = max(50, n // 10)
     results["Query (40 items)"] = measure(
         lambda i: client.query(
-            TableName=TABLE, KeyConditionExpression="PK = :p",
-            ExpressionAttributeValues={":p": {"S": f"USER#{i % 50}"}}, Limit=40,
+            TableName=TABLE,
+            KeyConditionExpression="PK = :p",
+            ExpressionAttributeValues={":p": {"S": f"USER#{i % 50}"}},
+            Limit=40,
         ),
         query_n,
     )
@@ -83,15 +93,23 @@ def boto3_client(endpoint: str | None = None) -> Any:
     import boto3
 
     return boto3.client(
-        "dynamodb", region_name="us-east-1", endpoint_url=endpoint,
-        aws_access_key_id="bench", aws_secret_access_key="bench",
+        "dynamodb",
+        region_name="us-east-1",
+        endpoint_url=endpoint,
+        aws_access_key_id="bench",
+        aws_secret_access_key="bench",
     )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--n", type=int, default=2000, help="calls per operation")
     parser.add_argument("--no-reference", action="store_true", help="skip DynamoDB Local")
+    parser.add_argument(
+        "--no-server", action="store_true", help="skip the HTTP server benchmark (bench/server.py)"
+    )
     args = parser.parse_args()
 
     from singletable.engine import Engine
@@ -101,6 +119,13 @@ def main() -> None:
         engine = Engine(os.path.join(tmp, "bench.sqlite3"))
         runs["singletable (native, file)"] = workload(engine, args.n)
         engine.close()
+
+        import singletable
+        from singletable.client import close_engine
+
+        path = os.path.join(tmp, "client.sqlite3")
+        runs["singletable.client (boto3, file)"] = workload(singletable.client(path), args.n)
+        close_engine(path)
 
     from moto import mock_aws
 
@@ -126,12 +151,21 @@ def main() -> None:
 
     ours = runs["singletable (native, file)"]
     moto = runs["moto (boto3, in-process)"]
-    print(f"\n{'operation':<18} {'backend':<30} {'ops/s':>10} {'p50 µs':>9} {'p99 µs':>9} {'vs moto':>8}")
+    print(f"\n{'operation':<18} {'backend':<32} {'ops/s':>10} {'p50 µs':>9} {'p99 µs':>9} {'vs moto':>8}")
     for operation in ours:
         for name, result in runs.items():
             rate, p50, p99 = result[operation]
             ratio = rate / moto[operation][0]
-            print(f"{operation:<18} {name:<30} {rate:>10,.0f} {p50:>9.1f} {p99:>9.1f} {ratio:>7.1f}x")
+            print(f"{operation:<18} {name:<32} {rate:>10,.0f} {p50:>9.1f} {p99:>9.1f} {ratio:>7.1f}x")
+
+    if not args.no_server:
+        import server
+
+        server.main(["--no-reference"] if args.no_reference else [])
+
+    import batch  # BatchWriteItem bulk load and TransactWriteItems (bench/batch.py)
+
+    batch.main([])
 
 
 if __name__ == "__main__":

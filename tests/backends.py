@@ -72,11 +72,13 @@ class Backend:
         if engine is not None:
             return Backend("engine", engine)
         import boto3
+        from botocore.config import Config
 
         meta = self._target.meta
         client = boto3.client(
             "dynamodbstreams", endpoint_url=meta.endpoint_url, region_name=meta.region_name,
-            aws_access_key_id="local", aws_secret_access_key="local", config=meta.config,
+            aws_access_key_id="local", aws_secret_access_key="local",
+            config=Config(retries={"max_attempts": 1}, parameter_validation=False),
         )
         return Backend(self.name, client)
 

@@ -18,6 +18,7 @@ OPERATIONS = [
     "CreateTable", "DescribeTable", "ListTables", "DeleteTable", "PutItem", "GetItem", "UpdateItem",
     "DeleteItem", "Query", "Scan", "BatchGetItem", "BatchWriteItem", "TransactGetItems",
     "TransactWriteItems", "UpdateTable", "UpdateTimeToLive", "DescribeTimeToLive",
+    "ExecuteStatement", "BatchExecuteStatement", "ExecuteTransaction",
 ]
 # Where the service is stricter than the published model (observed service behaviour).
 OVERRIDES = {

@@ -17,6 +17,7 @@ from typing import Any
 from singletable.engine.errors import DynamoDBError
 from singletable.engine.schema import TableSchema
 from singletable.engine.storage import Storage
+from singletable.engine.workers import Subscription, Workers
 
 # Wire operation name -> module under singletable.engine.operations.
 OPERATIONS: dict[str, str] = {
@@ -30,7 +31,46 @@ OPERATIONS: dict[str, str] = {
     "DeleteItem": "delete_item",
     "Query": "query",
     "Scan": "scan",
+    "BatchGetItem": "batch_get_item",
+    "BatchWriteItem": "batch_write_item",
+    "TransactWriteItems": "transact_write_items",
+    "TransactGetItems": "transact_get_items",
+    "ExecuteStatement": "execute_statement",
+    "BatchExecuteStatement": "batch_execute_statement",
+    "ExecuteTransaction": "execute_transaction",
+    "UpdateTable": "update_table",
+    "UpdateTimeToLive": "update_time_to_live",
+    "DescribeTimeToLive": "describe_time_to_live",
+    "TagResource": "tag_resource",
+    "UntagResource": "untag_resource",
+    "ListTagsOfResource": "list_tags_of_resource",
+    "DescribeLimits": "describe_limits",
+    "DescribeEndpoints": "describe_endpoints",
 }
+
+# The DynamoDB Streams API (X-Amz-Target ``DynamoDBStreams_20120810.*``): wire name -> module, run by
+# :meth:`Engine.execute_streams`. Its boto3-style methods exist on the Engine too (``engine.get_records``).
+STREAMS_OPERATIONS: dict[str, str] = {
+    "ListStreams": "list_streams",
+    "DescribeStream": "describe_stream",
+    "GetShardIterator": "get_shard_iterator",
+    "GetRecords": "get_records",
+}
+
+# AWS-only operations with no local meaning: they exist (as engine methods too) and always answer
+# UnknownOperationException naming the operation, so callers learn why rather than meeting AttributeError.
+UNSUPPORTED_OPERATIONS: frozenset[str] = frozenset((
+    "CreateBackup", "DescribeBackup", "ListBackups", "DeleteBackup", "RestoreTableFromBackup",
+    "RestoreTableToPointInTime", "UpdateContinuousBackups", "DescribeContinuousBackups",
+    "CreateGlobalTable", "UpdateGlobalTable", "DescribeGlobalTable", "ListGlobalTables",
+    "UpdateGlobalTableSettings", "DescribeGlobalTableSettings", "ExportTableToPointInTime",
+    "DescribeExport", "ListExports", "ImportTable", "DescribeImport", "ListImports",
+    "EnableKinesisStreamingDestination", "DisableKinesisStreamingDestination",
+    "DescribeKinesisStreamingDestination", "UpdateKinesisStreamingDestination",
+    "DescribeContributorInsights", "UpdateContributorInsights", "ListContributorInsights",
+    "GetResourcePolicy", "PutResourcePolicy", "DeleteResourcePolicy", "UpdateTableReplicaAutoScaling",
+    "DescribeTableReplicaAutoScaling",
+))
 
 Handler = Callable[["Engine", dict[str, Any]], dict[str, Any]]
 
@@ -51,8 +91,18 @@ class Engine:
     region = "us-east-1"
     account = "000000000000"
 
-    def __init__(self, path: str = ":memory:", *, durable: bool = False) -> None:
+    def __init__(
+        self,
+        path: str = ":memory:",
+        *,
+        durable: bool = False,
+        clock: Callable[[], float] | None = None,
+        ttl_sweep_interval: float = 1.0,
+    ) -> None:
         self.path = path
+        # Epoch seconds as TTL sees them: inject a clock to fast-forward expiry in tests.
+        self.clock: Callable[[], float] = clock or time.time
+        self.workers = Workers(self, ttl_sweep_interval)
         self.storage = Storage(path, durable=durable)
         self._tables: dict[str, TableSchema] = {}
         self._catalog_version = -1
@@ -65,7 +115,28 @@ class Engine:
     # -- lifecycle ----------------------------------------------------------------------------------------
 
     def close(self) -> None:
+        self.workers.stop()
         self.storage.close()
+
+    # -- background work: TTL, index backfill, stream subscriptions ---------------------------------------
+
+    def expire_items(self) -> int:
+        """Run one TTL sweep now (as the background sweeper does); returns how many items it deleted."""
+        return self.workers.expire_items()
+
+    def subscribe(
+        self,
+        table_name: str,
+        handler: Callable[[dict[str, Any]], Any],
+        *,
+        batch_size: int = 100,
+        starting_position: str = "LATEST",
+        poll_interval: float = 0.05,
+    ) -> Subscription:
+        """Call ``handler({"Records": [...]})`` from a background thread for the table's stream records,
+        like a Lambda trigger: in order, at least once (a batch whose handler raises is retried).
+        ``starting_position`` is ``"LATEST"`` or ``"TRIM_HORIZON"``. Returns a handle with ``close()``."""
+        return self.workers.subscribe(table_name, handler, batch_size, starting_position, poll_interval)
 
     def __enter__(self) -> Engine:
         return self
@@ -90,6 +161,7 @@ class Engine:
             name: TableSchema.from_description(table_id, description)
             for name, (table_id, description) in self.storage.load_tables().items()
         }
+        self.workers.catalog_loaded(self._tables)
 
     def catalog_changed(self) -> None:
         """Called by DDL operations inside their write transaction, after changing the catalog."""
@@ -98,6 +170,7 @@ class Engine:
             name: TableSchema.from_description(table_id, description)
             for name, (table_id, description) in self.storage.load_tables().items()
         }
+        self.workers.catalog_loaded(self._tables)
 
     def find_table(self, name: str) -> TableSchema | None:
         return self._tables.get(name)
@@ -126,7 +199,12 @@ class Engine:
     def _handler(self, operation: str) -> Handler:
         handler = self._handlers.get(operation)
         if handler is None:
-            module_name = OPERATIONS.get(operation)
+            module_name = OPERATIONS.get(operation) or STREAMS_OPERATIONS.get(operation)
+            if operation in UNSUPPORTED_OPERATIONS:
+                raise DynamoDBError(
+                    "UnknownOperationException",
+                    f"{operation} is an AWS-only operation that singletable does not support locally",
+                )
             if module_name is None:
                 raise DynamoDBError(
                     "UnknownOperationException", f"The operation {operation} is not supported by singletable"
@@ -147,6 +225,12 @@ class Engine:
                 self._refresh_catalog()
             return handler(self, params)
 
+    def execute_streams(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Run one DynamoDB Streams API call by its wire name (``"GetRecords"``); for transports."""
+        if operation not in STREAMS_OPERATIONS:
+            raise DynamoDBError("UnknownOperationException", f"The operation {operation} is not supported")
+        return self.execute(operation, params)
+
 
 def _method(operation: str) -> Callable[..., dict[str, Any]]:
     def call(self: Engine, **params: Any) -> dict[str, Any]:
@@ -158,5 +242,5 @@ def _method(operation: str) -> Callable[..., dict[str, Any]]:
     return call
 
 
-for _operation in OPERATIONS:
+for _operation in (*OPERATIONS, *STREAMS_OPERATIONS, *sorted(UNSUPPORTED_OPERATIONS)):
     setattr(Engine, _snake(_operation), _method(_operation))

@@ -51,6 +51,23 @@ CREATE TABLE IF NOT EXISTS st_index_entries (
     size INTEGER NOT NULL,
     PRIMARY KEY (table_id, index_id, hash, pk, sk, tpk, tsk)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS st_streams (
+    stream_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    table_name TEXT NOT NULL,
+    description BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS st_stream_records (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    stream_id INTEGER NOT NULL,
+    created REAL NOT NULL,
+    record BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS st_stream_records_by_stream ON st_stream_records (stream_id, seq);
+CREATE TABLE IF NOT EXISTS st_client_tokens (
+    token TEXT PRIMARY KEY,
+    digest BLOB NOT NULL,
+    created REAL NOT NULL
+) WITHOUT ROWID;
 """
 
 SCHEMA_VERSION = "1"
@@ -111,6 +128,42 @@ _SCAN_INDEX_SQL = (
 )
 
 
+class _Checkpointer:
+    """Moves committed WAL pages into the database file every ``interval`` seconds, on its own connection.
+
+    SQLite's automatic checkpoint runs inside whichever COMMIT crosses the threshold, so one request in a
+    thousand paid for copying and fsyncing everyone's pages. A PASSIVE checkpoint never blocks readers or
+    writers; sqlite3 releases the GIL while it runs, so it uses the other core. The final checkpoint at
+    close leaves a self-contained database file.
+    """
+
+    def __init__(self, path: str, interval: float = 0.2) -> None:
+        self.path = path
+        self.interval = interval
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="singletable-checkpoint", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30.0)
+        try:
+            while not self.stopping.wait(self.interval):
+                try:
+                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                except sqlite3.Error:
+                    pass  # busy or locked: the next round catches up
+            try:
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            except sqlite3.Error:
+                pass  # another connection is still using the WAL; it will checkpoint later
+        finally:
+            conn.close()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.thread.join()
+
+
 class Storage:
     """One SQLite connection shared by the engine's threads under a lock.
 
@@ -124,8 +177,13 @@ class Storage:
         self.lock = threading.RLock()
         self.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30.0)
         self.conn.execute("PRAGMA busy_timeout = 30000")
+        self._checkpointer: _Checkpointer | None = None
         if path != ":memory:":
             self.conn.execute("PRAGMA journal_mode = WAL")
+            # Commits only append to the WAL; copying it back into the database (and the fsync that goes
+            # with it) happens on a background thread, off every request's path.
+            self.conn.execute("PRAGMA wal_autocheckpoint = 0")
+            self._checkpointer = _Checkpointer(path)
         self.conn.execute(f"PRAGMA synchronous = {'FULL' if durable else 'NORMAL'}")
         with self.write():
             for statement in SCHEMA.split(";"):
@@ -138,6 +196,8 @@ class Storage:
 
     def close(self) -> None:
         with self.lock:
+            if self._checkpointer is not None:
+                self._checkpointer.stop()
             self.conn.close()
 
     # -- transactions -------------------------------------------------------------------------------------
@@ -258,6 +318,21 @@ class Storage:
             "DELETE FROM st_index_entries WHERE table_id = ? AND index_id = ? AND hash = ? AND pk = ?"
             " AND sk = ? AND tpk = ? AND tsk = ?",
             (table_id, index_id, zlib.crc32(ipk), ipk, isk, tpk, tsk),
+        )
+
+    def client_token(self, token: str, since: float) -> bytes | None:
+        """The request digest a TransactWriteItems ClientRequestToken was used with, if since ``since``."""
+        row = self.conn.execute(
+            "SELECT digest FROM st_client_tokens WHERE token = ? AND created > ?", (token, since)
+        ).fetchone()
+        return None if row is None else row[0]
+
+    def remember_client_token(self, token: str, digest: bytes, now: float, expire_before: float) -> None:
+        """Record a committed transaction's token (inside its write) and forget expired ones."""
+        self.conn.execute("DELETE FROM st_client_tokens WHERE created <= ?", (expire_before,))
+        self.conn.execute(
+            "INSERT OR REPLACE INTO st_client_tokens (token, digest, created) VALUES (?, ?, ?)",
+            (token, digest, now),
         )
 
     def index_entries_of_table(self, table_id: int) -> Iterator[tuple[bytes, int]]:

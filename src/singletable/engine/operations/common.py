@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from singletable.engine import codec
+from singletable.engine import codec, stream_log
 from singletable.engine.capacity import Capacity, write_units
 from singletable.engine.errors import DynamoDBError, validation
 from singletable.engine.schema import IndexSchema, TableSchema
@@ -105,12 +105,20 @@ def write_item(
     new: dict[str, Any] | None,
     new_size: int,
     capacity: Capacity,
+    *,
+    ttl_delete: bool = False,
 ) -> None:
     """Replace (or delete, when ``new`` is None) one item and every index entry; charge capacity.
 
-    Must run inside ``storage.write()`` so the item and its index entries commit together.
+    Must run inside ``storage.write()`` so the item, its index entries and its stream record commit
+    together. ``ttl_delete`` marks a deletion by the TTL sweeper in the stream record.
     """
     table_id = schema.table_id
+    if "_StreamId" in schema.description:
+        stream_log.append(
+            storage, schema.description, schema.key_of(new if new is not None else old),
+            old, new, ttl_delete=ttl_delete,
+        )
     if new is None:
         storage.delete_item(table_id, pk, sk)
     else:
@@ -124,18 +132,20 @@ def write_item(
         old_projected = schema.project_for_index(index, old) if old_entry is not None else None
         new_projected = schema.project_for_index(index, new) if new_entry is not None else None
         units = 0.0
+        # An ALL-projection index stores the whole item: its size is already known.
+        whole = index.projected is None
         if old_entry is not None and old_entry != new_entry:
             storage.delete_index_entry(table_id, index.index_id, old_entry[0], old_entry[1], pk, sk)
-            units += write_units(codec.item_size(old_projected))
+            units += write_units(old_size if whole else codec.item_size(old_projected))
         if new_entry is not None:
             if old_entry != new_entry:
-                size = codec.item_size(new_projected)
+                size = new_size if whole else codec.item_size(new_projected)
                 storage.put_index_entry(table_id, index.index_id, new_entry[0], new_entry[1], pk, sk, size)
                 units += write_units(size)
             elif old_projected != new_projected:
-                size = codec.item_size(new_projected)
+                size = new_size if whole else codec.item_size(new_projected)
                 storage.put_index_entry(table_id, index.index_id, new_entry[0], new_entry[1], pk, sk, size)
-                units += write_units(max(size, codec.item_size(old_projected)))
+                units += write_units(max(size, old_size if whole else codec.item_size(old_projected)))
         if units:
             capacity.add_index(index.name, index.is_global, units)
 

@@ -6,19 +6,21 @@ from typing import Any
 
 from singletable.engine.capacity import Capacity
 from singletable.engine.expressions import RequestExpressions
-from singletable.engine.operations import common
+from singletable.engine.operations import common, legacy
 from singletable.engine.operations.shapes import check_shape
+from singletable.engine.operations.writes import DELETE, PreparedWrite, locked_write, single_write_response
 
 RETURN_VALUES = ("NONE", "ALL_OLD")
 LEGACY = ("Expected", "ConditionalOperator")
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("DeleteItem", params)
+def prepare(engine: Any, params: dict[str, Any]) -> PreparedWrite:
+    """Every check DeleteItem makes before reading the item; also BatchWriteItem's DeleteRequest and
+    TransactWriteItems' Delete."""
     common.reject_mixed(params, LEGACY, ("ConditionExpression",))
-    common.unsupported_legacy(params, LEGACY)
     schema = engine.table(params["TableName"])
-    return_values = common.check_return_values(params.get("ReturnValues"), RETURN_VALUES)
+    legacy_condition = legacy.expected(params)  # DynamoDB checks Expected before ReturnValues and Key
+    common.check_return_values(params.get("ReturnValues"), RETURN_VALUES)
     key = params["Key"]
     pk, sk = common.key_from_request(schema, key)
     text = params.get("ConditionExpression")
@@ -26,31 +28,27 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
         params.get("ExpressionAttributeNames"),
         params.get("ExpressionAttributeValues"),
         uses_expressions=text is not None,
+        absent="ConditionExpression is null",
     )
-    condition = expressions.condition(text) if text is not None else None
+    condition = expressions.condition(text) if text is not None else legacy_condition
     expressions.finish()
+    return PreparedWrite(
+        DELETE, schema, pk, sk, key, condition=condition,
+        return_on_failure=params.get("ReturnValuesOnConditionCheckFailure"),
+    )
 
-    capacity = Capacity(schema.name)
+
+def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+    check_shape("DeleteItem", params)
+    write = prepare(engine, params)
+    capacity = Capacity(write.schema.name)
     storage = engine.storage
-    with storage.write():
-        found = common.load_item(storage, schema, pk, sk)
-        old, old_size = found if found is not None else (None, 0)
-        if condition is not None and not condition(old):
-            raise common.condition_failed(old, params.get("ReturnValuesOnConditionCheckFailure"))
-        if old is not None:
-            common.write_item(storage, schema, pk, sk, old, old_size, None, 0, capacity)
-        else:
-            capacity.table += 1.0
+    with locked_write(storage):
+        old, _ = write.apply(storage, capacity)
         metrics = common.item_collection_metrics(
-            storage, schema, pk, key, params.get("ReturnItemCollectionMetrics")
+            storage, write.schema, write.pk, write.key, params.get("ReturnItemCollectionMetrics")
         )
-
     response: dict[str, Any] = {}
-    if return_values == "ALL_OLD" and old is not None:
+    if params.get("ReturnValues") == "ALL_OLD" and old is not None:
         response["Attributes"] = old
-    consumed = capacity.render(params.get("ReturnConsumedCapacity"))
-    if consumed is not None:
-        response["ConsumedCapacity"] = consumed
-    if metrics is not None:
-        response["ItemCollectionMetrics"] = metrics
-    return response
+    return single_write_response(response, capacity, params, metrics)

@@ -80,7 +80,10 @@ def render(engine: Any, table_id: int, stored: dict[str, Any], status: str) -> d
                 "Projection": index_public["Projection"],
             }
             if kind == "GlobalSecondaryIndexes":
-                entry["IndexStatus"] = status
+                # A new table's indexes share its status; later, each index has its own (UpdateTable).
+                entry["IndexStatus"] = status if status == "CREATING" else index.get("IndexStatus", "ACTIVE")
+                if "Backfilling" in index:
+                    entry["Backfilling"] = index["Backfilling"]
                 entry["ProvisionedThroughput"] = index_public["ProvisionedThroughput"]
             entry["IndexSizeBytes"] = index_size
             entry["ItemCount"] = index_count

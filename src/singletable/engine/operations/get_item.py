@@ -7,17 +7,37 @@ from typing import Any
 from singletable.engine import codec
 from singletable.engine.capacity import Capacity, read_units
 from singletable.engine.expressions import RequestExpressions
-from singletable.engine.operations import common
+from singletable.engine.operations import common, legacy
 from singletable.engine.operations.shapes import check_shape
 
 LEGACY = ("AttributesToGet",)
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("GetItem", params)
+class PreparedGet:
+    """One validated key read: GetItem, a BatchGetItem key, a TransactGetItems Get."""
+
+    __slots__ = ("pk", "projection", "schema", "sk")
+
+    def __init__(self, schema: Any, pk: bytes, sk: bytes, projection: Any) -> None:
+        self.schema = schema
+        self.pk = pk
+        self.sk = sk
+        self.projection = projection
+
+    def read(self, storage: Any) -> tuple[dict[str, Any] | None, int]:
+        """(the projected item or None, the stored item's size for capacity)."""
+        row = storage.get_item(self.schema.table_id, self.pk, self.sk)
+        if row is None:
+            return None, 0
+        item = codec.loads_item(row[0])
+        return (self.projection.apply(item) if self.projection is not None else item), row[1]
+
+
+def prepare(engine: Any, params: dict[str, Any]) -> PreparedGet:
+    """GetItem's checks, shared with BatchGetItem and TransactGetItems so all answer alike."""
     common.reject_mixed(params, LEGACY, ("ProjectionExpression",))
-    common.unsupported_legacy(params, LEGACY)
     schema = engine.table(params["TableName"])
+    legacy_projection = legacy.attributes_to_get(params)  # checked before the Key, as DynamoDB does
     pk, sk = common.key_from_request(schema, params["Key"])
     text = params.get("ProjectionExpression")
     expressions = RequestExpressions(
@@ -25,19 +45,21 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
         params.get("ExpressionAttributeValues"),
         uses_expressions=text is not None,
     )
-    projection = expressions.projection(text) if text is not None else None
+    projection = expressions.projection(text) if text is not None else legacy_projection
     expressions.finish()
+    return PreparedGet(schema, pk, sk, projection)
 
-    row = engine.storage.get_item(schema.table_id, pk, sk)
+
+def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+    check_shape("GetItem", params)
+    get = prepare(engine, params)
+    item, size = get.read(engine.storage)
     response: dict[str, Any] = {}
-    size = 0
-    if row is not None:
-        item = codec.loads_item(row[0])
-        size = row[1]
-        response["Item"] = projection.apply(item) if projection is not None else item
+    if item is not None:
+        response["Item"] = item
     mode = params.get("ReturnConsumedCapacity")
     if mode is not None and mode != "NONE":
-        capacity = Capacity(schema.name)
+        capacity = Capacity(get.schema.name)
         capacity.table = read_units(size, bool(params.get("ConsistentRead")))
         response["ConsumedCapacity"] = capacity.render(mode)
     return response

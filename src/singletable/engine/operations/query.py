@@ -7,13 +7,15 @@ from typing import Any
 from singletable.engine import codec
 from singletable.engine.errors import validation
 from singletable.engine.expressions import RequestExpressions
-from singletable.engine.operations import common
+from singletable.engine.operations import common, legacy
 from singletable.engine.operations.reads import Page, check_start_key, resolve_index
 from singletable.engine.operations.shapes import check_shape
 from singletable.engine.storage import KEY_MAX
 
-LEGACY = ("KeyConditions", "QueryFilter", "AttributesToGet", "ConditionalOperator")
-MODERN = ("KeyConditionExpression", "FilterExpression", "ProjectionExpression")
+# In the order DynamoDB lists them when refusing a mix. KeyConditions only clashes with
+# KeyConditionExpression: it may be combined with FilterExpression and ProjectionExpression.
+LEGACY = ("AttributesToGet", "QueryFilter", "ConditionalOperator", "KeyConditions")
+MODERN = ("ProjectionExpression", "FilterExpression", "KeyConditionExpression")
 
 
 def _prefix_end(prefix: bytes) -> tuple[bytes, bool]:
@@ -44,41 +46,52 @@ def _bounds(range_op: str | None, values: tuple[dict[str, Any], ...], key_type: 
     return encoded[0], False, end, strict
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+def run(engine: Any, params: dict[str, Any], *, key_filter: bool = False) -> dict[str, Any]:
+    """``key_filter``: PartiQL's WHERE may test key attributes beyond the key condition; the API may not."""
     check_shape("Query", params)
-    common.reject_mixed(params, LEGACY, MODERN)
-    common.unsupported_legacy(params, LEGACY)
+    legacy_names = LEGACY if params.get("KeyConditionExpression") is not None else LEGACY[:-1]
+    common.reject_mixed(params, legacy_names, MODERN)
     schema = engine.table(params["TableName"])
     index = resolve_index(schema, params, "querying")
     key_text = params.get("KeyConditionExpression")
     filter_text = params.get("FilterExpression")
     projection_text = params.get("ProjectionExpression")
+    legacy_keys = params.get("KeyConditions") if key_text is None else None
+    no_values = "FilterExpression and KeyConditionExpression are null"
+    expressions = RequestExpressions(
+        params.get("ExpressionAttributeNames"), params.get("ExpressionAttributeValues"),
+        uses_expressions=key_text is not None or filter_text is not None or projection_text is not None,
+        absent=no_values,
+    )
     if key_text is None:
         if params.get("ExpressionAttributeValues") is not None and filter_text is None:
             raise validation(
-                "ExpressionAttributeValues can only be specified when using expressions: "
-                "FilterExpression and KeyConditionExpression are null"
+                f"ExpressionAttributeValues can only be specified when using expressions: {no_values}"
             )
-        raise validation("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
-    expressions = RequestExpressions(
-        params.get("ExpressionAttributeNames"), params.get("ExpressionAttributeValues"), uses_expressions=True
-    )
+        if legacy_keys is None:
+            raise validation("Either the KeyConditions or KeyConditionExpression parameter must be specified "
+                             "in the request.")
     key_source = index if index is not None else schema
     hash_attr, range_attr = key_source.hash, key_source.range
-    key_condition = expressions.key_condition(
-        key_text,
-        (hash_attr.name, hash_attr.type),
-        (range_attr.name, range_attr.type) if range_attr is not None else None,
-    )
+    range_key = (range_attr.name, range_attr.type) if range_attr is not None else None
+    if legacy_keys is not None:
+        key_condition = legacy.key_conditions(params, (hash_attr.name, hash_attr.type), range_key)
+    else:
+        key_condition = expressions.key_condition(key_text, (hash_attr.name, hash_attr.type), range_key)
     filter_ = expressions.condition(filter_text, "FilterExpression") if filter_text is not None else None
-    if filter_ is not None:
+    if filter_text is None:
+        filter_ = legacy.filter_condition(params, "QueryFilter", key_source.key_names)
+    if filter_ is not None and not key_filter:
         key_names = set(key_source.key_names)
         for name in sorted(filter_.top_level_names):
             if name in key_names:
                 raise validation(
                     f"Filter Expression can only contain non-primary key attributes: Primary key attribute: {name}"
                 )
-    projection = expressions.projection(projection_text) if projection_text is not None else None
+    if projection_text is not None:
+        projection = expressions.projection(projection_text)
+    else:
+        projection = legacy.attributes_to_get(params)
     expressions.finish()
 
     pk = codec.encode_key(key_condition.hash_value, hash_attr.type)

@@ -28,8 +28,15 @@ def resolve_index(schema: TableSchema, params: dict[str, Any], verb: str) -> Ind
             raise validation(f"The table does not have the specified index: {name}")
         if index.is_global and params.get("ConsistentRead"):
             raise validation(f"Consistent read cannot be true when {verb} a GSI")
+        if index.is_global and any(
+            gsi["IndexName"] == name and gsi.get("IndexStatus") == "CREATING"
+            for gsi in schema.description["GlobalSecondaryIndexes"]
+        ):
+            # An index created by UpdateTable cannot be read until its backfill finishes.
+            raise validation("Cannot read from backfilling global secondary index")
     select = params.get("Select")
     has_projection = params.get("ProjectionExpression") is not None or params.get("AttributesToGet") is not None
+    projection_name = "ProjectionExpression" if params.get("AttributesToGet") is None else "AttributesToGet"
     if select is not None:
         if select not in SELECTS:
             raise validation("Select must be ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES, COUNT, or SPECIFIC_ATTRIBUTES")
@@ -50,9 +57,9 @@ def resolve_index(schema: TableSchema, params: dict[str, Any], verb: str) -> Ind
                 "Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES"
             )
         if select == "COUNT" and has_projection:
-            raise validation("Cannot specify the ProjectionExpression when choosing to get only the Count")
+            raise validation(f"Cannot specify the {projection_name} when choosing to get only the Count")
         if select in ("ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES") and has_projection:
-            raise validation(f"Cannot specify the ProjectionExpression when choosing to get {select}")
+            raise validation(f"Cannot specify the {projection_name} when choosing to get {select}")
     limit = params.get("Limit")
     if limit is not None and limit < 1:
         raise validation("Limit must be greater than or equal to 1")
@@ -132,7 +139,7 @@ class Page:
                 if not self.count_only:
                     self.items.append(self.projection.apply(item) if self.projection is not None else item)
             if (limit is not None and self.scanned >= limit) or self.bytes_read >= PAGE_BYTES:
-                self.last = last_key(self.schema, self.index, item if not self.project_index else item)
+                self.last = last_key(self.schema, self.index, item)
                 break
 
     def response(self, mode: str | None) -> dict[str, Any]:

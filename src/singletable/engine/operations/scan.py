@@ -7,13 +7,15 @@ from typing import Any
 from singletable.engine import codec
 from singletable.engine.errors import validation
 from singletable.engine.expressions import RequestExpressions
-from singletable.engine.operations import common
+from singletable.engine.operations import common, legacy
 from singletable.engine.operations.reads import Page, check_start_key, resolve_index
 from singletable.engine.operations.shapes import check_shape
 from singletable.engine.storage import HASH_SPACE, partition_hash
 
-LEGACY = ("ScanFilter", "AttributesToGet", "ConditionalOperator")
-MODERN = ("FilterExpression", "ProjectionExpression")
+# In the order DynamoDB lists them when refusing a mix.
+LEGACY = ("AttributesToGet", "ScanFilter", "ConditionalOperator")
+MODERN = ("ProjectionExpression", "FilterExpression")
+NO_FILTER = "FilterExpression is null"
 
 
 def segment_range(segment: int, total: int) -> tuple[int, int]:
@@ -28,7 +30,6 @@ def segment_range(segment: int, total: int) -> tuple[int, int]:
 def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
     check_shape("Scan", params)
     common.reject_mixed(params, LEGACY, MODERN)
-    common.unsupported_legacy(params, LEGACY)
     schema = engine.table(params["TableName"])
     index = resolve_index(schema, params, "scanning")
     segment, total = params.get("Segment"), params.get("TotalSegments")
@@ -42,9 +43,21 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
         params.get("ExpressionAttributeNames"),
         params.get("ExpressionAttributeValues"),
         uses_expressions=filter_text is not None or projection_text is not None,
+        absent=NO_FILTER,
     )
-    filter_ = expressions.condition(filter_text, "FilterExpression") if filter_text is not None else None
-    projection = expressions.projection(projection_text) if projection_text is not None else None
+    if params.get("ExpressionAttributeValues") is not None and filter_text is None:
+        # Only a FilterExpression can use values, so DynamoDB names it as the missing expression.
+        raise validation(
+            f"ExpressionAttributeValues can only be specified when using expressions: {NO_FILTER}"
+        )
+    filter_ = (
+        expressions.condition(filter_text, "FilterExpression") if filter_text is not None
+        else legacy.filter_condition(params, "ScanFilter")
+    )
+    if projection_text is not None:
+        projection = expressions.projection(projection_text)
+    else:
+        projection = legacy.attributes_to_get(params)
     expressions.finish()
 
     hash_start, hash_end = segment_range(segment, total) if total is not None else (0, HASH_SPACE)

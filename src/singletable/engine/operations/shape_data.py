@@ -14,8 +14,10 @@ SHAPES: dict[str, tuple] = {
     'AttributeValue': ('S', {'S': 'StringAttributeValue', 'N': 'NumberAttributeValue', 'B': 'BinaryAttributeValue', 'SS': 'StringSetAttributeValue', 'NS': 'NumberSetAttributeValue', 'BS': 'BinarySetAttributeValue', 'M': 'MapAttributeValue', 'L': 'ListAttributeValue', 'NULL': 'NullAttributeValue', 'BOOL': 'BooleanAttributeValue'}, ()),
     'AttributeValueList': ('l', 'AttributeValue', None, None),
     'AttributeValueUpdate': ('S', {'Value': 'AttributeValue', 'Action': 'AttributeAction'}, ()),
+    'BatchExecuteStatementInput': ('S', {'Statements': 'PartiQLBatchRequest', 'ReturnConsumedCapacity': 'ReturnConsumedCapacity'}, ('Statements',)),
     'BatchGetItemInput': ('S', {'RequestItems': 'BatchGetRequestMap', 'ReturnConsumedCapacity': 'ReturnConsumedCapacity'}, ('RequestItems',)),
     'BatchGetRequestMap': ('m', 'TableArn', 'KeysAndAttributes', 1, 100),
+    'BatchStatementRequest': ('S', {'Statement': 'PartiQLStatement', 'Parameters': 'PreparedStatementParameters', 'ConsistentRead': 'ConsistentRead', 'ReturnValuesOnConditionCheckFailure': 'ReturnValuesOnConditionCheckFailure'}, ('Statement',)),
     'BatchWriteItemInput': ('S', {'RequestItems': 'BatchWriteItemRequestMap', 'ReturnConsumedCapacity': 'ReturnConsumedCapacity', 'ReturnItemCollectionMetrics': 'ReturnItemCollectionMetrics'}, ('RequestItems',)),
     'BatchWriteItemRequestMap': ('m', 'TableArn', 'WriteRequests', 1, 25),
     'BillingMode': ('s', None, None, None, ('PROVISIONED', 'PAY_PER_REQUEST')),
@@ -44,6 +46,8 @@ SHAPES: dict[str, tuple] = {
     'DeletionProtectionEnabled': ('b',),
     'DescribeTableInput': ('S', {'TableName': 'TableArn'}, ('TableName',)),
     'DescribeTimeToLiveInput': ('S', {'TableName': 'TableArn'}, ('TableName',)),
+    'ExecuteStatementInput': ('S', {'Statement': 'PartiQLStatement', 'Parameters': 'PreparedStatementParameters', 'ConsistentRead': 'ConsistentRead', 'NextToken': 'PartiQLNextToken', 'ReturnConsumedCapacity': 'ReturnConsumedCapacity', 'Limit': 'PositiveIntegerObject', 'ReturnValuesOnConditionCheckFailure': 'ReturnValuesOnConditionCheckFailure'}, ('Statement',)),
+    'ExecuteTransactionInput': ('S', {'TransactStatements': 'ParameterizedStatements', 'ClientRequestToken': 'ClientRequestToken', 'ReturnConsumedCapacity': 'ReturnConsumedCapacity'}, ('TransactStatements',)),
     'ExpectedAttributeMap': ('m', 'AttributeName', 'ExpectedAttributeValue', None, None),
     'ExpectedAttributeValue': ('S', {'Value': 'AttributeValue', 'Exists': 'BooleanObject', 'ComparisonOperator': 'ComparisonOperator', 'AttributeValueList': 'AttributeValueList'}, ()),
     'ExpressionAttributeNameMap': ('m', 'ExpressionAttributeNameVariable', 'AttributeName', None, None),
@@ -86,8 +90,14 @@ SHAPES: dict[str, tuple] = {
     'NumberSetAttributeValue': ('l', 'NumberAttributeValue', None, None),
     'OnDemandThroughput': ('S', {'MaxReadRequestUnits': 'LongObject', 'MaxWriteRequestUnits': 'LongObject'}, ()),
     'OnDemandThroughputOverride': ('S', {'MaxReadRequestUnits': 'LongObject'}, ()),
+    'ParameterizedStatement': ('S', {'Statement': 'PartiQLStatement', 'Parameters': 'PreparedStatementParameters', 'ReturnValuesOnConditionCheckFailure': 'ReturnValuesOnConditionCheckFailure'}, ('Statement',)),
+    'ParameterizedStatements': ('l', 'ParameterizedStatement', 1, 100),
+    'PartiQLBatchRequest': ('l', 'BatchStatementRequest', 1, 25),
+    'PartiQLNextToken': ('s', 1, 32768, None, None),
+    'PartiQLStatement': ('s', 1, 8192, None, None),
     'PositiveIntegerObject': ('i', 1, None, 'Integer'),
     'PositiveLongObject': ('i', 1, None, 'Long'),
+    'PreparedStatementParameters': ('l', 'AttributeValue', 1, None),
     'Projection': ('S', {'ProjectionType': 'ProjectionType', 'NonKeyAttributes': 'NonKeyAttributeNameList'}, ()),
     'ProjectionExpression': ('s', None, None, None, None),
     'ProjectionType': ('s', None, None, None, ('ALL', 'KEYS_ONLY', 'INCLUDE')),
@@ -149,4 +159,4 @@ SHAPES: dict[str, tuple] = {
     'WriteRequests': ('l', 'WriteRequest', 1, 25),
 }
 
-OPERATION_INPUTS: dict[str, str] = {'CreateTable': 'CreateTableInput', 'DescribeTable': 'DescribeTableInput', 'ListTables': 'ListTablesInput', 'DeleteTable': 'DeleteTableInput', 'PutItem': 'PutItemInput', 'GetItem': 'GetItemInput', 'UpdateItem': 'UpdateItemInput', 'DeleteItem': 'DeleteItemInput', 'Query': 'QueryInput', 'Scan': 'ScanInput', 'BatchGetItem': 'BatchGetItemInput', 'BatchWriteItem': 'BatchWriteItemInput', 'TransactGetItems': 'TransactGetItemsInput', 'TransactWriteItems': 'TransactWriteItemsInput', 'UpdateTable': 'UpdateTableInput', 'UpdateTimeToLive': 'UpdateTimeToLiveInput', 'DescribeTimeToLive': 'DescribeTimeToLiveInput'}
+OPERATION_INPUTS: dict[str, str] = {'CreateTable': 'CreateTableInput', 'DescribeTable': 'DescribeTableInput', 'ListTables': 'ListTablesInput', 'DeleteTable': 'DeleteTableInput', 'PutItem': 'PutItemInput', 'GetItem': 'GetItemInput', 'UpdateItem': 'UpdateItemInput', 'DeleteItem': 'DeleteItemInput', 'Query': 'QueryInput', 'Scan': 'ScanInput', 'BatchGetItem': 'BatchGetItemInput', 'BatchWriteItem': 'BatchWriteItemInput', 'TransactGetItems': 'TransactGetItemsInput', 'TransactWriteItems': 'TransactWriteItemsInput', 'UpdateTable': 'UpdateTableInput', 'UpdateTimeToLive': 'UpdateTimeToLiveInput', 'DescribeTimeToLive': 'DescribeTimeToLiveInput', 'ExecuteStatement': 'ExecuteStatementInput', 'BatchExecuteStatement': 'BatchExecuteStatementInput', 'ExecuteTransaction': 'ExecuteTransactionInput'}

@@ -1,0 +1,18 @@
+"""DescribeEndpoints: the regional endpoint and how long clients may cache it (AWS answers 1440 minutes).
+
+SDKs with endpoint discovery call this; the address is AWS's regional one, as a client expects to see.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from singletable.engine.operations import extra_shapes  # noqa: F401 -- registers the shape
+from singletable.engine.operations.shapes import check_shape
+
+
+def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+    check_shape("DescribeEndpoints", params)
+    return {
+        "Endpoints": [{"Address": f"dynamodb.{engine.region}.amazonaws.com", "CachePeriodInMinutes": 1440}]
+    }

@@ -1,0 +1,21 @@
+"""DescribeLimits: the default per-account and per-table capacity quotas AWS reports for a region.
+
+A local engine enforces none of them; returning AWS's defaults lets capacity-planning code run unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from singletable.engine.operations import extra_shapes  # noqa: F401 -- registers the shape
+from singletable.engine.operations.shapes import check_shape
+
+
+def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+    check_shape("DescribeLimits", params)
+    return {
+        "AccountMaxReadCapacityUnits": 80000,
+        "AccountMaxWriteCapacityUnits": 80000,
+        "TableMaxReadCapacityUnits": 40000,
+        "TableMaxWriteCapacityUnits": 40000,
+    }

@@ -1,0 +1,20 @@
+"""DescribeTimeToLive: the table's TTL status (ENABLED with its attribute, or DISABLED)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from singletable.engine.operations.describe_table import missing_table, table_name_of
+from singletable.engine.operations.shapes import check_shape
+
+
+def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+    check_shape("DescribeTimeToLive", params)
+    name = table_name_of(params["TableName"])
+    schema = engine.find_table(name)
+    if schema is None:
+        raise missing_table(name)
+    spec = schema.description.get("_TimeToLive")
+    if spec is None:
+        return {"TimeToLiveDescription": {"TimeToLiveStatus": "DISABLED"}}
+    return {"TimeToLiveDescription": dict(spec)}

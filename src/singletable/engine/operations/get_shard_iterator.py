@@ -1,0 +1,32 @@
+"""GetShardIterator: a position in a stream's shard (TRIM_HORIZON, LATEST, AT_/AFTER_SEQUENCE_NUMBER)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from singletable.engine import stream_log
+from singletable.engine.errors import not_found, validation
+from singletable.engine.operations.shapes import check_shape
+from singletable.engine.operations.stream_common import encode_iterator, find_stream, not_before
+
+_INVALID = "One or more parameter values were invalid: "
+
+
+def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+    check_shape("GetShardIterator", params)
+    kind = params["ShardIteratorType"]
+    sequence = params.get("SequenceNumber")
+    stream_id, stream = find_stream(engine, params["StreamArn"])
+    if params["ShardId"] != stream["ShardId"]:
+        raise not_found("Shard does not exist")
+    with engine.storage.write() as conn:
+        stream_log.trim(conn, not_before())
+        if kind in ("TRIM_HORIZON", "LATEST"):
+            if sequence is not None:
+                raise validation(_INVALID + "SequenceNumber should not be passed for this iterator type")
+            position = 0 if kind == "TRIM_HORIZON" else stream_log.last_seq(conn) + 1
+        else:
+            if sequence is None or not sequence.isdigit():
+                raise validation(_INVALID + "Invalid SequenceNumber")
+            position = int(sequence) + (1 if kind == "AFTER_SEQUENCE_NUMBER" else 0)
+    return {"ShardIterator": encode_iterator(stream_id, stream["StreamArn"], position)}

@@ -1,0 +1,14 @@
+"""ListTagsOfResource: a table's tags, all on one page (a table holds at most 50)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from singletable.engine.operations.shapes import check_shape
+from singletable.engine.operations.tag_resource import tagged_table
+
+
+def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+    check_shape("ListTagsOfResource", params)
+    schema = tagged_table(engine, params["ResourceArn"])
+    return {"Tags": [dict(tag) for tag in schema.description.get("_Tags", ())]}

@@ -1,0 +1,60 @@
+"""TagResource, and the table-ARN resolution all three tagging operations share.
+
+Tags live in the table description as private ``_Tags`` (CreateTable's ``Tags`` land there too), in the order
+they were first set. Texts are those AWS gives, including its ``ResourcArn`` spelling.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+from singletable.engine.errors import not_found, validation
+from singletable.engine.operations import extra_shapes  # noqa: F401 -- registers the tagging shapes
+from singletable.engine.operations.shapes import check_shape
+
+MAX_TAGS = 50
+_TABLE_ARN = re.compile(r"arn:[^:]+:dynamodb:[^:]*:[^:]*:table/([a-zA-Z0-9_.-]{3,255})")
+
+
+def tagged_table(engine: Any, arn: str) -> Any:
+    """The table a ResourceArn names, or AWS's error for a malformed or unknown ARN."""
+    match = _TABLE_ARN.fullmatch(arn)
+    if match is None:
+        raise validation(f"Invalid TableArn: Invalid ResourceArn provided as input {arn}")
+    schema = engine.find_table(match.group(1))
+    if schema is None:
+        raise not_found(f"Requested resource not found: ResourcArn: {arn} not found")
+    return schema
+
+
+def save_tags(engine: Any, schema: Any, tags: list[dict[str, str]]) -> None:
+    description = copy.deepcopy(schema.description)
+    description["_Tags"] = tags
+    engine.storage.update_table(schema.table_id, description)
+    engine.catalog_changed()
+
+
+def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+    check_shape("TagResource", params)
+    tags = params["Tags"]
+    with engine.storage.write():
+        schema = tagged_table(engine, params["ResourceArn"])
+        if not tags:
+            raise validation("Atleast one Tag needs to be provided as Input.")
+        keys: set[str] = set()
+        for tag in tags:
+            if tag["Key"].startswith("aws:"):
+                raise validation(f"Tag Key cannot be prefixed with aws:, Key: {tag['Key']}")
+            if tag["Key"] in keys:
+                raise validation(
+                    f"Duplicate Tag Keys provided as input: Duplicate Tag Key found {tag['Key']}"
+                )
+            keys.add(tag["Key"])
+        merged = {t["Key"]: t["Value"] for t in schema.description.get("_Tags", ())}
+        merged.update((t["Key"], t["Value"]) for t in tags)
+        if len(merged) > MAX_TAGS:
+            raise validation("Number of Tags exceed the current limit for the provided ResourceArn")
+        save_tags(engine, schema, [{"Key": key, "Value": value} for key, value in merged.items()])
+    return {}

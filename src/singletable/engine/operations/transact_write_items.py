@@ -1,0 +1,188 @@
+"""TransactWriteItems: up to 100 Put/Update/Delete/ConditionCheck actions, all applied or none.
+
+Each action is prepared by the same code as its single-item operation (``put_item.prepare``...), so it is
+rejected with the same ValidationException before anything is read. Then, inside ONE SQLite write
+transaction: every item is read, every condition evaluated (any failure cancels the transaction with a
+``ConditionalCheckFailed`` reason for each failing action and ``None`` for the others), every new item
+computed (errors that need the stored item become ``ValidationError`` reasons), and only then is anything
+written. The ClientRequestToken is looked up and recorded in that same transaction, in the database, so a
+retry from another process sharing the file is recognised too. How concurrent clients interact is
+described in :mod:`transactions`.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import time
+from typing import Any
+
+import orjson
+
+from singletable.engine import codec
+from singletable.engine.errors import DynamoDBError
+from singletable.engine.expressions import RequestExpressions
+from singletable.engine.operations import common, delete_item, put_item, update_item
+from singletable.engine.operations.shapes import check_shape
+from singletable.engine.operations.transactions import (
+    NO_REASON,
+    cancelled,
+    check_distinct,
+    conflicted,
+    render_usages,
+    usage_for,
+)
+from singletable.engine.operations.writes import CHECK, DELETE, PUT, UPDATE, PreparedWrite, locked_write
+
+NO_ACTION = "Invalid Request: TransactWriteRequest should contain Delete or Put or Update request"
+TWO_ACTIONS = "TransactItems can only contain one of Check, Put, Update or Delete"
+PAYLOAD_TOO_LARGE = "Transaction payload size cannot exceed 4MB. Payload Size: {size}"
+MAX_PAYLOAD = 4 * 1024 * 1024
+TOKEN_SECONDS = 600.0
+RETURN_ON_FAILURE = ("NONE", "ALL_OLD")
+
+
+def prepare_check(engine: Any, params: dict[str, Any]) -> PreparedWrite:
+    """A ConditionCheck: DeleteItem's key and condition rules, and no write."""
+    schema = engine.table(params["TableName"])
+    key = params["Key"]
+    pk, sk = common.key_from_request(schema, key)
+    expressions = RequestExpressions(
+        params.get("ExpressionAttributeNames"), params.get("ExpressionAttributeValues"), uses_expressions=True
+    )
+    condition = expressions.condition(params["ConditionExpression"])
+    expressions.finish()
+    return PreparedWrite(
+        CHECK, schema, pk, sk, key, condition=condition,
+        return_on_failure=params.get("ReturnValuesOnConditionCheckFailure"),
+    )
+
+
+_PREPARE = {
+    CHECK: prepare_check,
+    PUT: put_item.prepare,
+    DELETE: delete_item.prepare,
+    UPDATE: update_item.prepare,
+}
+
+
+def prepare_all(engine: Any, actions: list[dict[str, Any]]) -> list[PreparedWrite]:
+    writes: list[PreparedWrite] = []
+    payload = 0
+    for action in actions:
+        kinds = [kind for kind in _PREPARE if action.get(kind) is not None]
+        if not kinds:
+            raise DynamoDBError("ValidationException", NO_ACTION)
+        if len(kinds) > 1:
+            raise DynamoDBError("ValidationException", TWO_ACTIONS)
+        write = _PREPARE[kinds[0]](engine, action[kinds[0]])
+        writes.append(write)
+        payload += write.size if write.action == PUT else codec.item_size(write.key)
+    check_distinct([write.identity for write in writes])
+    if payload > MAX_PAYLOAD:
+        raise DynamoDBError("ValidationException", PAYLOAD_TOO_LARGE.format(size=payload))
+    return writes
+
+
+def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+    check_shape("TransactWriteItems", params)
+    actions = params["TransactItems"]
+    writes = prepare_all(engine, actions)
+    token = params.get("ClientRequestToken")
+    digest = _digest(actions) if token is not None else b""
+    mode = params.get("ReturnConsumedCapacity")
+    storage = engine.storage
+    usages: dict[str, Any] = {}
+    metrics: dict[str, list[dict[str, Any]]] = {}
+    with locked_write(storage, lambda: conflicted(len(writes))):
+        now = getattr(engine, "clock", time.time)()
+        if token is not None:
+            seen = storage.client_token(token, now - TOKEN_SECONDS)
+            if seen is not None:
+                if seen != digest:
+                    raise DynamoDBError("IdempotentParameterMismatchException", "")
+                return _replay(storage, writes, mode)
+        _execute(storage, writes, usages)
+        if params.get("ReturnItemCollectionMetrics") == "SIZE":
+            for write in writes:
+                if write.action != CHECK:
+                    found = common.item_collection_metrics(storage, write.schema, write.pk, write.key, "SIZE")
+                    if found is not None:
+                        metrics.setdefault(write.schema.name, []).append(found)
+        if token is not None:
+            storage.remember_client_token(token, digest, now, now - TOKEN_SECONDS)
+    response: dict[str, Any] = {}
+    consumed = render_usages(usages, mode)
+    if consumed is not None:
+        response["ConsumedCapacity"] = consumed
+    if metrics:
+        response["ItemCollectionMetrics"] = metrics
+    return response
+
+
+def _execute(storage: Any, writes: list[PreparedWrite], usages: dict[str, Any]) -> None:
+    """Read, check and evaluate every action, then write: nothing is written unless every action can be.
+
+    Each action gets its own reason -- its condition's failure, else an error computing its new item --
+    so one cancellation reports every problem, in request order.
+    """
+    loaded = [write.load(storage) for write in writes]
+    failed = False
+    reasons: list[dict[str, Any]] = []
+    evaluated: list[tuple[Any, int]] = []
+    for write, (old, old_size) in zip(writes, loaded, strict=True):
+        evaluated.append((None, 0))
+        if not write.passes(old):
+            failed = True
+            reasons.append(_condition_reason(write, old))
+            continue
+        try:
+            evaluated[-1] = write.evaluate(old, old_size)
+        except DynamoDBError as error:
+            if error.code != "ValidationException":
+                raise
+            failed = True
+            reasons.append({"Code": "ValidationError", "Message": error.message})
+            continue
+        reasons.append(NO_REASON)
+    if failed:
+        raise cancelled(reasons)
+    for write, (old, old_size), (new, new_size) in zip(writes, loaded, evaluated, strict=True):
+        usage = usage_for(usages, write.schema.name)
+        if write.action == CHECK:
+            usage.read(old_size)
+        else:
+            write.store(storage, old, old_size, new, new_size, usage.writes)
+
+
+def _condition_reason(write: PreparedWrite, old: Any) -> dict[str, Any]:
+    error = write.failure(old)
+    # DynamoDB's text for a failed ConditionCheck ends with a period, unlike the writes' (as observed).
+    message = error.message + "." if write.action == CHECK else error.message
+    reason: dict[str, Any] = {"Code": "ConditionalCheckFailed", "Message": message}
+    if error.item is not None:
+        reason["Item"] = error.item
+    return reason
+
+
+def _replay(storage: Any, writes: list[PreparedWrite], mode: str | None) -> dict[str, Any]:
+    """A repeated token: nothing runs again; capacity is what reading the items costs (AWS's rule)."""
+    usages: dict[str, Any] = {}
+    for write in writes:
+        usage_for(usages, write.schema.name).read(write.load(storage)[1])
+    consumed = render_usages(usages, mode)
+    return {} if consumed is None else {"ConsumedCapacity": consumed}
+
+
+def _digest(actions: list[dict[str, Any]]) -> bytes:
+    """Same parameters in any member order give the same digest (AWS ignores JSON member order)."""
+    text = orjson.dumps(actions, option=orjson.OPT_SORT_KEYS, default=_plain)
+    return hashlib.sha256(text).digest()
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, bytes | bytearray | memoryview):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, set | frozenset | tuple):
+        return sorted(value, key=repr) if isinstance(value, set | frozenset) else list(value)
+    raise TypeError(type(value).__name__)

@@ -1,0 +1,21 @@
+"""UntagResource: remove tag keys from a table; keys it does not have are ignored, as on AWS."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from singletable.engine.errors import validation
+from singletable.engine.operations.shapes import check_shape
+from singletable.engine.operations.tag_resource import save_tags, tagged_table
+
+
+def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+    check_shape("UntagResource", params)
+    keys = set(params["TagKeys"])
+    with engine.storage.write():
+        schema = tagged_table(engine, params["ResourceArn"])
+        if not keys:
+            raise validation("Atleast one Tag Key needs to be provided as Input.")
+        tags = [t for t in schema.description.get("_Tags", ()) if t["Key"] not in keys]
+        save_tags(engine, schema, tags)
+    return {}

@@ -1,0 +1,302 @@
+"""``connect(table, target)``: the application's handle on one table, on any DynamoDB.
+
+The same code runs on the embedded engine (called natively, no botocore) and on any endpoint through boto3;
+only the :mod:`adapter <singletable.model.adapter>` differs. Reads return typed entities; writes are planned
+by :mod:`writes <singletable.model.writes>` and sent as one request or one transaction.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, TypeVar, overload
+
+from singletable.model import cursor as cursors
+from singletable.model.adapter import Adapter, adapt
+from singletable.model.batch import Transaction, batch_get, batch_write, run_ops
+from singletable.model.entity import Entity, EntityMeta, KeyRef
+from singletable.model.errors import NotFound, RequestError
+from singletable.model.expr import Action, Cond
+from singletable.model.patterns import Grouped, Query
+from singletable.model.table import Table
+from singletable.model.values import AV
+from singletable.model.writes import guard_key, plan_create, plan_delete, plan_put, plan_update
+
+E = TypeVar("E", bound=Entity)
+
+
+@dataclass
+class Page:
+    """Up to ``size`` entities and the cursor to resume after the last of them (None when done)."""
+
+    items: list[Any]
+    cursor: str | None
+
+    @property
+    def has_more(self) -> bool:
+        return self.cursor is not None
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+class DB:
+    """A table's data, as entities. Create with :func:`connect`."""
+
+    def __init__(self, table: Table, adapter: Adapter, *, name: str | None = None,
+                 cursor_secret: bytes | str | None = None, clock: Callable[[], datetime] | None = None) -> None:
+        self.table = table
+        self.adapter = adapter
+        self.call = adapter.call
+        self.table_name = name or table.resolved_name()
+        secret = cursor_secret or cursors.default_secret()
+        self._secret = secret.encode() if isinstance(secret, str) else secret
+        self.clock = clock or (lambda: datetime.now(UTC))
+        self._get_params: dict[str, Any] = {"TableName": self.table_name}
+
+    def close(self) -> None:
+        self.adapter.close()
+
+    def __enter__(self) -> DB:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- control plane ----------------------------------------------------------------------------------
+
+    def create_table(self) -> None:
+        self.call("CreateTable", self.table.create_table_params(self.table_name))
+        self._wait_active()
+        if self.table.ttl_attribute:
+            self.call("UpdateTimeToLive", {"TableName": self.table_name, "TimeToLiveSpecification": {
+                "Enabled": True, "AttributeName": self.table.ttl_attribute}}) if self.adapter.supports(
+                "UpdateTimeToLive") else None
+
+    def ensure_table(self) -> bool:
+        """Create the table if it is missing; True if it was created."""
+        try:
+            self.call("DescribeTable", {"TableName": self.table_name})
+            return False
+        except RequestError as error:
+            if error.code != "ResourceNotFoundException":
+                raise
+        try:
+            self.create_table()
+        except RequestError as error:
+            if error.code != "ResourceInUseException":
+                raise
+            return False
+        return True
+
+    def delete_table(self) -> None:
+        self.call("DeleteTable", {"TableName": self.table_name})
+
+    def _wait_active(self, timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            status = self.call("DescribeTable", {"TableName": self.table_name})["Table"].get("TableStatus")
+            if status == "ACTIVE" or time.monotonic() > deadline:
+                return
+            time.sleep(0.2)
+
+    # -- single reads -----------------------------------------------------------------------------------
+
+    @overload
+    def get(self, target: type[E], /, *, consistent: bool = False, **key: Any) -> E | None: ...
+    @overload
+    def get(self, target: KeyRef, /, *, consistent: bool = False) -> Any: ...
+
+    def get(self, target: Any, /, *, consistent: bool = False, **key: Any) -> Any:
+        """The entity at a primary key, or None: ``db.get(User, username="john")``."""
+        meta, item_key = _address(target, key)
+        params = {"TableName": self.table_name, "Key": item_key}
+        if consistent:
+            params["ConsistentRead"] = True
+        item = self.call("GetItem", params).get("Item")
+        return None if item is None else meta.from_item(item)
+
+    def must_get(self, target: Any, /, **key: Any) -> Any:
+        found = self.get(target, **key)
+        if found is None:
+            meta, item_key = _address(target, key)
+            raise NotFound(f"no {meta.type} at {item_key}")
+        return found
+
+    def find(self, cls: type[E], /, **unique: Any) -> E | None:
+        """The entity holding a unique value, through its guard item: ``db.find(User, email="a@x")``."""
+        meta = cls.meta()
+        ((name, value),) = unique.items()
+        if name not in meta.unique:
+            raise KeyError(f"{meta.type}.{name} is not declared unique")
+        guard = self.call("GetItem", {"TableName": self.table_name, "Key": guard_key(meta, name, value),
+                                      "ConsistentRead": True}).get("Item")
+        if guard is None:
+            return None
+        item = self.call("GetItem", {"TableName": self.table_name, "Key": guard["owner"]["M"]}).get("Item")
+        return None if item is None else meta.from_item(item)  # type: ignore[return-value]
+
+    def _read_values(self, meta: EntityMeta, key: dict[str, AV]) -> dict[str, Any] | None:
+        item = self.call("GetItem", {"TableName": self.table_name, "Key": key, "ConsistentRead": True}).get("Item")
+        return None if item is None else meta.decode(item)
+
+    # -- writes -----------------------------------------------------------------------------------------
+
+    def create(self, entity: E) -> E:
+        """Write a new entity; :class:`AlreadyExists` if its key is taken, :class:`UniqueViolation` if a
+        unique value is. Returns the entity as stored (timestamps, version)."""
+        ops, result = plan_create(self, entity)
+        run_ops(self, ops)
+        return result  # type: ignore[return-value]
+
+    def put(self, entity: E, *, condition: Cond | None = None) -> E:
+        """Create or replace; the stored createdAt is kept, the version checked and bumped."""
+        ops, result = plan_put(self, entity, condition)
+        run_ops(self, ops)
+        return result  # type: ignore[return-value]
+
+    def update(self, target: KeyRef | E, /, *actions: Action, condition: Cond | None = None,
+               upsert: bool = False, **sets: Any) -> Any:
+        """Change some fields: ``db.update(Post.key(slug="x"), Post.f.views.add(1), title="New")``.
+
+        Keys derived from changed fields are rebuilt in the same request. Passing an entity instead of a key
+        checks its version. Returns the updated entity; :class:`NotFound` if there is none, unless
+        ``upsert=True`` (counters: ``db.update(Sequence.key(), Sequence.f.value.add(1), upsert=True)``).
+        """
+        ops, meta, key = plan_update(self, target, actions, condition, sets, upsert)
+        if len(ops) == 1:
+            params = dict(ops[0].params, ReturnValues="ALL_NEW", ReturnValuesOnConditionCheckFailure="ALL_OLD")
+            response = run_ops(self, ops, single_params=params)
+            return meta.from_item(response["Attributes"])
+        run_ops(self, ops)
+        return self.get(KeyRef(meta, _key_fields(meta, target)), consistent=True)
+
+    def delete(self, target: Any, /, *, condition: Cond | None = None, **key: Any) -> None:
+        """Delete an entity (its guards and derived items go with it): ``db.delete(User, username="x")``."""
+        if isinstance(target, type):
+            target = target.key(**key)
+        ops, _ = plan_delete(self, target, condition)
+        if ops:
+            run_ops(self, ops)
+
+    def transaction(self) -> Transaction:
+        """``with db.transaction() as tx: tx.create(...); tx.update(...); tx.check(...)`` -- all or nothing."""
+        return Transaction(self)
+
+    def batch_get(self, targets: list[Any], *, consistent: bool = False) -> list[Any]:
+        """Entities for many keys (100 per request, unprocessed keys retried), in the order asked."""
+        return batch_get(self, targets, consistent=consistent)
+
+    def batch_write(self, put: list[Entity] = (), delete: list[Any] = ()) -> None:  # type: ignore[assignment]
+        """Bulk put/delete (25 per request, unprocessed items retried with backoff); not atomic."""
+        batch_write(self, list(put), list(delete))
+
+    # -- queries ----------------------------------------------------------------------------------------
+
+    def query(self, query: Query, *, limit: int | None = None, cursor: str | None = None,
+              page_size: int | None = None) -> Iterator[Any]:
+        """Entities from a pattern, fetched page by page as you iterate; ``limit`` caps entities returned."""
+        start = cursors.decode(self._secret, query.fingerprint(), cursor) if cursor else None
+        returned = 0
+        for entity, _raw in self._stream(query, start, page_size):
+            yield entity
+            returned += 1
+            if limit is not None and returned >= limit:
+                return
+
+    def page(self, query: Query, *, size: int = 25, cursor: str | None = None) -> Page:
+        """One page of ``size`` entities and a signed cursor to the next (None when there is no more)."""
+        start = cursors.decode(self._secret, query.fingerprint(), cursor) if cursor else None
+        out: list[tuple[Any, dict[str, AV]]] = []
+        for entity, raw in self._stream(query, start, size + 1):
+            if len(out) == size:
+                last = out[-1][1]
+                keys = self.table.key_attributes(query.index)
+                token = cursors.encode(self._secret, query.fingerprint(), {k: last[k] for k in keys if k in last})
+                return Page([e for e, _ in out], token)
+            out.append((entity, raw))
+        return Page([e for e, _ in out], None)
+
+    def collect(self, query: Query) -> Grouped:
+        """Every entity of a collection (all pages), grouped by type."""
+        return Grouped(e for e, _ in self._stream(query, None, None))
+
+    def _stream(self, query: Query, start: dict[str, AV] | None,
+                page_size: int | None) -> Iterator[tuple[Any, dict[str, AV]]]:
+        op, base = query.request(self.table_name)
+        metas = query.entities
+        single = metas[0] if len(metas) == 1 else None
+        partial = query.projection is not None
+        hydrate = query.needs_hydration
+        while True:
+            params = dict(base)
+            if start:
+                params["ExclusiveStartKey"] = start
+            if page_size:
+                params["Limit"] = page_size
+            response = self.call(op, params)
+            items = response.get("Items", [])
+            if hydrate and items:
+                items = self._hydrate(query, items)
+            for raw in items:
+                meta = single if single is not None and single.matches(raw) else (
+                    None if single is not None else _which(metas, raw))
+                if meta is not None:
+                    yield meta.from_item(raw, partial=partial), raw
+            start = response.get("LastEvaluatedKey")
+            if not start:
+                return
+
+    def _hydrate(self, query: Query, items: list[dict[str, AV]]) -> list[dict[str, AV]]:
+        """Index items -> full items by primary key, in index order (seed 001's KEYS_ONLY email lookup)."""
+        keys = [self.table.pk_name] + ([self.table.sk_name] if self.table.sk_name else [])
+        wanted = [{k: raw[k] for k in keys} for raw in items]
+        found = batch_get(self, wanted, raw=True)
+        by_key = {_frozen(item, keys): item for item in found}
+        out = []
+        for raw in items:
+            full = by_key.get(_frozen(raw, keys))
+            if full is not None:
+                out.append({**full, **{k: v for k, v in raw.items() if k not in full}})
+        return out
+
+
+def _frozen(item: dict[str, AV], keys: list[str]) -> tuple[Any, ...]:
+    return tuple(next(iter(item[k].values())) for k in keys)
+
+
+def _which(metas: list[EntityMeta], raw: dict[str, AV]) -> EntityMeta | None:
+    for meta in metas:
+        if meta.matches(raw):
+            return meta
+    return None
+
+
+def _address(target: Any, key: dict[str, Any]) -> tuple[EntityMeta, dict[str, AV]]:
+    if isinstance(target, KeyRef):
+        return target.meta, target.item_key()
+    if isinstance(target, Entity):
+        meta = type(target).meta()
+        return meta, meta.primary_key(target.__dict__)
+    meta = target.meta()
+    return meta, meta.primary_key(key)
+
+
+def _key_fields(meta: EntityMeta, target: Any) -> dict[str, Any]:
+    values = target.values if isinstance(target, KeyRef) else target.__dict__
+    return {n: values[n] for n in meta.primary_fields}
+
+
+def connect(table: Table, target: Any = ":memory:", *, name: str | None = None,
+            cursor_secret: bytes | str | None = None, clock: Callable[[], datetime] | None = None) -> DB:
+    """A :class:`DB` for ``table`` on an Engine, a boto3 client, a SQLite path / ":memory:", or a URL.
+
+    ``name`` overrides the declared table name (tests, per-tenant tables); ``cursor_secret`` signs cursors
+    (default: ``SINGLETABLE_CURSOR_SECRET``, else a per-process key).
+    """
+    return DB(table, adapt(target), name=name, cursor_secret=cursor_secret, clock=clock)

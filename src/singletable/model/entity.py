@@ -1,0 +1,332 @@
+"""Entities: pydantic v2 models that know their type name, key templates and item shape.
+
+Everything about an entity that the runtime needs is compiled once, when the class is created, into an
+:class:`EntityMeta` (plain data, also the introspection source). Declaration mistakes -- a key attribute the
+table does not have, a template naming a missing field, a numeric key from a text field -- fail at import,
+not at the first request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from singletable.model.errors import DeclarationError, MissingKeyFields
+from singletable.model.expr import Path
+from singletable.model.table import Table
+from singletable.model.templates import BoundKey, Key, Keys, KeyTemplate
+from singletable.model.values import AV, Codec, build_codec, ttl_codec
+
+if TYPE_CHECKING:
+    from singletable.model.derived import Derived
+    from singletable.model.patterns import Pattern
+
+
+@dataclass(eq=False)
+class FieldSpec:
+    name: str
+    attribute: str
+    codec: Codec
+    required: bool
+    stored: bool = True  # False when the attribute is a key built from this field (seed 000's siteId)
+
+
+@dataclass(eq=False)
+class EntityMeta:
+    """The compiled declaration of one entity type."""
+
+    cls: type[Entity]
+    type: str
+    table: Table
+    fields: dict[str, FieldSpec]
+    keys: dict[str, BoundKey]
+    unique: dict[str, BoundKey] = field(default_factory=dict)
+    version: str | None = None
+    ttl: str | None = None
+    created: str | None = None
+    updated: str | None = None
+    derived: list[Derived] = field(default_factory=list)
+    patterns: dict[str, Pattern] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        table = self.table
+        self.pk = self.keys[table.pk_name]
+        self.sk = self.keys.get(table.sk_name) if table.sk_name else None
+        self.primary_fields = tuple(dict.fromkeys(self.pk.needs + (self.sk.needs if self.sk else ())))
+        self.attribute_of = {f.name: f.attribute for f in self.fields.values()}
+        self.field_of = {f.attribute: f.name for f in self.fields.values()}
+        self._type_av = {"S": self.type}
+        self._stored = [(f.name, f.attribute, f.codec.dump) for f in self.fields.values() if f.stored]
+        self._loads = [(f.name, f.attribute, f.codec.load) for f in self.fields.values() if f.stored]
+        self._primary = [k for k in (self.pk, self.sk) if k is not None]
+        self._secondary = [k for a, k in self.keys.items() if k not in self._primary]
+        # Fields that can be read back from keys: for projections that omit them and for unstored fields.
+        self._recover: list[BoundKey] = [k for k in self.keys.values() if any(
+            s.reversible for s in k.template.slots)]
+        self._unstored = [f.name for f in self.fields.values() if not f.stored]
+
+    # -- items ------------------------------------------------------------------------------------------
+
+    def values(self, entity: Entity, **overrides: Any) -> dict[str, Any]:
+        values = dict(entity.__dict__)
+        values.update(overrides)
+        return values
+
+    def to_item(self, values: Mapping[str, Any]) -> dict[str, AV]:
+        """The item for a complete entity: stored fields, every applicable key, the type attribute."""
+        item: dict[str, AV] = {}
+        for name, attr, dump in self._stored:
+            value = values.get(name)
+            if value is not None:
+                av = dump(value)
+                if av is not None:
+                    item[attr] = av
+        for key in self._primary:
+            if not key.applies(values):
+                raise MissingKeyFields(self.type, key.attribute, key.template.text, key.missing(values))
+            item[key.attribute] = key.value(values)
+        for key in self._secondary:
+            if key.applies(values):
+                item[key.attribute] = key.value(values)
+        item[self.table.type_attribute] = self._type_av
+        return item
+
+    def primary_key(self, values: Mapping[str, Any]) -> dict[str, AV]:
+        key = {}
+        for bound in self._primary:
+            missing = bound.missing(values)
+            if missing:
+                raise MissingKeyFields(self.type, bound.attribute, bound.template.text, missing,
+                                       "to address one item give every primary-key field")
+            key[bound.attribute] = bound.value(values)
+        return key
+
+    def decode(self, item: Mapping[str, AV]) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        for name, attr, load in self._loads:
+            av = item.get(attr)
+            if av is not None and "NULL" not in av:
+                data[name] = load(av)
+        if len(data) < len(self.fields):
+            for key in self._recover:
+                av = item.get(key.attribute)
+                if av is None or "S" not in av:
+                    continue
+                parsed = key.parse(av["S"])
+                if parsed:
+                    for name, value in parsed.items():
+                        data.setdefault(name, value)
+        return data
+
+    def from_item(self, item: Mapping[str, AV], *, partial: bool = False) -> Entity:
+        data = self.decode(item)
+        if partial:
+            return self.cls.model_construct(**data)
+        return self.cls.model_validate(data)
+
+    def matches(self, item: Mapping[str, AV]) -> bool:
+        """Whether an item is of this type: by the type attribute, else by the shape of its keys."""
+        av = item.get(self.table.type_attribute)
+        if av is not None:
+            return av.get("S") == self.type
+        for key in self._primary:
+            stored = item.get(key.attribute)
+            if stored is None or ("S" in stored and key.parse(stored["S"]) is None):
+                return False
+        return True
+
+    # -- introspection ----------------------------------------------------------------------------------
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "type": self.type, "class": self.cls.__qualname__,
+            "fields": [{"name": f.name, "attribute": f.attribute, "type": f.codec.kind,
+                        "python": getattr(f.codec.python, "__name__", None), "required": f.required,
+                        "stored": f.stored} for f in self.fields.values()],
+            "keys": [k.describe() for k in self.keys.values()],
+            "unique": [{"field": n, "guard": k.template.text} for n, k in self.unique.items()],
+            "version": self.version, "ttl": self.ttl,
+            "timestamps": {"created": self.created, "updated": self.updated},
+            "derived": [d.describe() for d in self.derived],
+            "patterns": [p.describe() for p in self.patterns.values()],
+        }
+
+
+class Fields:
+    """``Entity.f``: typed references to the entity's fields, for conditions, filters and updates."""
+
+    def __init__(self, meta: EntityMeta) -> None:
+        self._meta = meta
+        self._cache: dict[str, Path] = {}
+
+    def __getattr__(self, name: str) -> Path:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        path = self._cache.get(name)
+        if path is None:
+            spec = self._meta.fields.get(name)
+            if spec is None:
+                raise AttributeError(f"{self._meta.type} has no field {name!r}")
+            path = self._cache[name] = Path(self._meta.type, name, (spec.attribute,), spec.codec)
+        return path
+
+    def __getitem__(self, name: str) -> Path:
+        return self.__getattr__(name)
+
+    def __dir__(self) -> Iterable[str]:
+        return list(self._meta.fields)
+
+
+@dataclass(frozen=True)
+class KeyRef:
+    """One entity's address, from ``Post.key(slug="x")`` or ``post.key()``."""
+
+    meta: EntityMeta
+    values: Mapping[str, Any]
+
+    def item_key(self) -> dict[str, AV]:
+        return self.meta.primary_key(self.values)
+
+
+class _HybridKey:
+    """``Post.key(slug="x")`` on the class, ``post.key()`` on an instance."""
+
+    def __get__(self, instance: Entity | None, owner: type[Entity]) -> Callable[..., KeyRef]:
+        def key(*args: Any, **values: Any) -> KeyRef:
+            meta = owner.meta()
+            if instance is not None:
+                values = {**instance.__dict__, **values}
+            if args:
+                values.update(zip(meta.primary_fields, args, strict=False))
+            return KeyRef(meta, values)
+
+        return key
+
+
+def _ignored() -> tuple[type, ...]:
+    from singletable.model.derived import Derived
+    from singletable.model.patterns import Pattern
+
+    return (Keys, Key, Pattern, Derived)
+
+
+class Entity(BaseModel):
+    """Base class of entities: ``class User(Entity, table=app, type="USER"): ...``.
+
+    Class keywords: ``table``, ``type`` (the type attribute's value), ``unique`` (field names, or a mapping
+    of field name to guard key template), ``version`` (an int field for optimistic locking), ``ttl`` (a
+    datetime field stored as epoch seconds), ``timestamps=False`` to opt out of created/updated upkeep.
+    In the body: ``keys = Keys(...)``, named access patterns, derived items.
+    """
+
+    model_config = ConfigDict(ignored_types=_ignored(), populate_by_name=True, extra="ignore")
+
+    __entity_meta__: ClassVar[EntityMeta | None] = None
+    f: ClassVar[Fields]
+    key: ClassVar[Any] = _HybridKey()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # Class keywords are consumed by __pydantic_init_subclass__, once pydantic has built the fields.
+        super().__init_subclass__()
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, *, table: Table | None = None, type: str | None = None,  # noqa: A002
+                                   unique: Iterable[str] | Mapping[str, str] = (), version: str | None = None,
+                                   ttl: str | None = None, timestamps: bool = True, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        if table is None:
+            return
+        meta = _compile(cls, table, type or cls.__name__.upper(), unique, version, ttl, timestamps)
+        cls.__entity_meta__ = meta
+        cls.f = Fields(meta)
+        if meta.type in table.entities and table.entities[meta.type].cls.__qualname__ != cls.__qualname__:
+            raise DeclarationError(f"two entities on table {table.name} use the type name {meta.type!r}")
+        table.entities[meta.type] = meta
+
+    @classmethod
+    def meta(cls) -> EntityMeta:
+        if cls.__entity_meta__ is None:
+            raise DeclarationError(f"{cls.__name__} is not bound to a table (class {cls.__name__}(Entity, "
+                                   "table=..., type=...))")
+        return cls.__entity_meta__
+
+
+def _compile(cls: type[Entity], table: Table, type_name: str, unique: Iterable[str] | Mapping[str, str],
+             version: str | None, ttl: str | None, timestamps: bool) -> EntityMeta:
+    precision = table.datetime_precision
+    declared: Keys = Keys()
+    for base in reversed(cls.__mro__):
+        if isinstance(base.__dict__.get("keys"), Keys):
+            declared.update(base.__dict__["keys"])
+    key_types = table.key_types
+    for attr in declared:
+        if attr not in key_types:
+            raise DeclarationError(f"{cls.__name__}: Keys({attr}=...) but the table declares no key attribute "
+                                   f"{attr}; its key attributes are {sorted(key_types)}")
+    for required in filter(None, (table.pk_name, table.sk_name)):
+        if required not in declared:
+            raise DeclarationError(f"{cls.__name__}: keys must give the table's {required}")
+
+    fields: dict[str, FieldSpec] = {}
+    for name, info in cls.model_fields.items():
+        attribute = info.alias or table.attribute_name(name)
+        codec = ttl_codec() if name == ttl else build_codec(info.annotation, precision)
+        fields[name] = FieldSpec(name, attribute, codec, info.is_required())
+    if version and (version not in fields or fields[version].codec.python is not int):
+        raise DeclarationError(f"{cls.__name__}: version={version!r} must name an int field")
+    if ttl and ttl not in fields:
+        raise DeclarationError(f"{cls.__name__}: ttl={ttl!r} must name a datetime field")
+
+    codecs = {n: f.codec for n, f in fields.items()}
+    keys: dict[str, BoundKey] = {}
+    for attr, key in declared.items():
+        template = KeyTemplate.parse(key.template)
+        for name in (*template.fields, *key.when_fields):
+            if name not in fields:
+                raise DeclarationError(f"{cls.__name__}: {attr} = {key.template!r} uses {name!r}, which is "
+                                       f"not a field; fields are {sorted(fields)}")
+        kind = key_types[attr]
+        if kind == "N" and (len(template.parts) != 1 or fields[template.fields[0]].codec.kind != "N"):
+            raise DeclarationError(f"{cls.__name__}: {attr} is a Number key, so its template must be a single "
+                                   "numeric field like '{stars}'")
+        owner = next((f for f in fields.values() if f.attribute == attr), None)
+        if owner is not None:
+            if template.text == "{" + owner.name + "}" and key.when is None:
+                continue  # the key *is* the field, stored as itself
+            recoverable = any(s.field == owner.name and s.reversible for s in template.slots)
+            if not recoverable:
+                raise DeclarationError(
+                    f"{cls.__name__}: field {owner.name} is stored as {attr}, which is also a key built from "
+                    f"{key.template!r}; give the field another name with Field(alias=...)")
+            owner.stored = False
+        otherwise = None
+        if key.otherwise is not None:
+            alt = KeyTemplate.parse(key.otherwise)
+            otherwise = BoundKey(attr, alt, kind, codecs, table.delimiter, type_name)
+        keys[attr] = BoundKey(attr, template, kind, codecs, table.delimiter, type_name, key.when, key.when_fields,
+                              otherwise)
+
+    guards: dict[str, BoundKey] = {}
+    items = unique.items() if isinstance(unique, Mapping) else ((n, None) for n in unique)
+    for name, template_text in items:
+        if name not in fields:
+            raise DeclarationError(f"{cls.__name__}: unique field {name!r} is not a field")
+        text = template_text or f"UNIQUE#{type_name}#{fields[name].attribute}#{{{name}}}"
+        guards[name] = BoundKey(table.pk_name, KeyTemplate.parse(text), "S", codecs, table.delimiter, type_name)
+
+    created, updated = (table.timestamps if timestamps else (None, None))
+    meta = EntityMeta(
+        cls, type_name, table, fields, keys, guards, version, ttl,
+        created if created in fields else None, updated if updated in fields else None)
+    from singletable.model.derived import Derived
+    from singletable.model.patterns import Pattern
+
+    for name, value in cls.__dict__.items():
+        if isinstance(value, Pattern):
+            meta.patterns[name] = value.bind(meta, name)
+        elif isinstance(value, Derived):
+            meta.derived.append(value.bind(meta, name))
+    return meta

@@ -1,0 +1,90 @@
+"""Typed errors of the modeling layer.
+
+Application code catches these instead of parsing DynamoDB error codes, and gets the same exception whether
+the request went to the embedded engine or through boto3 to any endpoint: the adapter normalises both.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ModelError(Exception):
+    """Base of every error the modeling layer raises."""
+
+
+class DeclarationError(ModelError, TypeError):
+    """A table or entity declaration cannot work; raised at import time so mistakes never reach a request."""
+
+
+class KeyTemplateError(ModelError, ValueError):
+    """A key template could not be filled (or a value would make the key ambiguous)."""
+
+
+class MissingKeyFields(KeyTemplateError):
+    """A key cannot be built because fields its template needs were not given.
+
+    Carries the entity, the key attribute and the missing fields so the message tells the user exactly what
+    to pass -- the most common complaint about other mappers is an opaque error here.
+    """
+
+    def __init__(self, entity: str, attribute: str, template: str, missing: list[str], why: str = "") -> None:
+        self.entity = entity
+        self.attribute = attribute
+        self.template = template
+        self.missing = missing
+        detail = f" ({why})" if why else ""
+        super().__init__(
+            f"{entity}: key attribute {attribute} = {template!r} needs {', '.join(missing)}{detail}"
+        )
+
+
+class RequestError(ModelError):
+    """DynamoDB refused a request; ``code`` and ``message`` are DynamoDB's own."""
+
+    def __init__(self, code: str, message: str, *, item: dict[str, Any] | None = None,
+                 extra: dict[str, Any] | None = None) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.item = item
+        self.extra = extra or {}
+
+
+class ConditionFailed(RequestError):
+    """A write's condition (declared or implied, like create's "must not exist") did not hold."""
+
+
+class AlreadyExists(ConditionFailed):
+    """``create`` found an item with the same primary key."""
+
+
+class VersionConflict(ConditionFailed):
+    """Optimistic locking: the stored version differs from the one the caller read."""
+
+
+class NotFound(ModelError, LookupError):
+    """A ``get``/``update`` addressed an entity that does not exist (only raised where asked for)."""
+
+
+class UniqueViolation(ModelError):
+    """A value declared unique is already held by another entity."""
+
+    def __init__(self, entity: str, field: str, value: Any) -> None:
+        self.entity = entity
+        self.field = field
+        self.value = value
+        super().__init__(f"{entity}.{field} must be unique: {value!r} is already taken")
+
+
+class TransactionFailed(RequestError):
+    """A transaction was cancelled; ``reasons`` lines up with the requests that were sent."""
+
+    def __init__(self, code: str, message: str, reasons: list[dict[str, Any]], labels: list[str]) -> None:
+        super().__init__(code, message, extra={"CancellationReasons": reasons})
+        self.reasons = reasons
+        self.labels = labels
+
+
+class InvalidCursor(ModelError, ValueError):
+    """A pagination cursor was altered, forged, or belongs to another query."""

@@ -1,0 +1,290 @@
+"""The table declaration: name, keys, indexes and conventions every entity on the table shares.
+
+It is plain data (dataclasses), so the design tooling -- lint, docs, cost, infrastructure export -- reads
+the same objects the runtime uses, and ``to_json()`` is the design's canonical serialised form.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from singletable.model.errors import DeclarationError
+
+if TYPE_CHECKING:
+    from singletable.model.entity import EntityMeta
+    from singletable.model.patterns import Collection
+
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+@dataclass(frozen=True)
+class EnvName:
+    """A name read from the environment when the table is connected, not when the module is imported.
+
+    ``env("DYNAMODB_TABLE", "WavyBlog")`` reads one variable; ``env("${StackName}-${Environment}-blog",
+    StackName="blog", Environment="dev")`` fills a CloudFormation-style template, each variable with its
+    default -- the two forms the seed designs use.
+    """
+
+    text: str
+    defaults: tuple[tuple[str, str], ...] = ()
+
+    def resolve(self) -> str:
+        defaults = dict(self.defaults)
+        if "${" not in self.text:
+            return os.environ.get(self.text, defaults.get(self.text, ""))
+
+        def fill(match: re.Match[str]) -> str:
+            name = match[1]
+            value = os.environ.get(name, defaults.get(name))
+            if value is None:
+                raise DeclarationError(f"table name {self.text!r}: set ${name} or give it a default")
+            return value
+
+        return _VAR.sub(fill, self.text)
+
+    def describe(self) -> dict[str, Any]:
+        return {"env": self.text, "defaults": dict(self.defaults), "resolved": self.resolve()}
+
+
+def env(text: str, default: str | None = None, **defaults: str) -> EnvName:
+    """A table name from an environment variable (with a default) or a ``${Var}`` template."""
+    if default is not None:
+        defaults[text] = default
+    return EnvName(text, tuple(sorted(defaults.items())))
+
+
+KeySpec = str | tuple[str, str]
+PROJECTIONS = ("ALL", "KEYS_ONLY")
+
+
+def _key(spec: KeySpec | None) -> tuple[str | None, str]:
+    if spec is None:
+        return None, "S"
+    if isinstance(spec, tuple):
+        name, kind = spec
+        if kind not in ("S", "N", "B"):
+            raise DeclarationError(f"key attribute {name}: type must be S, N or B, not {kind!r}")
+        return name, kind
+    return spec, "S"
+
+
+@dataclass
+class Index:
+    """A secondary index. ``projection`` is "ALL", "KEYS_ONLY" or the attribute names of an INCLUDE."""
+
+    name: str
+    pk: str
+    sk: str | None = None
+    pk_type: str = "S"
+    sk_type: str = "S"
+    projection: str | tuple[str, ...] = "ALL"
+    local: bool = False
+
+    @property
+    def projection_type(self) -> str:
+        return self.projection if isinstance(self.projection, str) else "INCLUDE"
+
+    def projects(self, attributes: Iterable[str], table: Table) -> bool:
+        """Whether reading this index returns all of ``attributes`` (else entities need hydrating)."""
+        if self.projection == "ALL":
+            return True
+        have = set(table.key_attributes(self))
+        if not isinstance(self.projection, str):
+            have.update(self.projection)
+        return set(attributes) <= have
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "kind": "LSI" if self.local else "GSI",
+                "pk": {"attribute": self.pk, "type": self.pk_type},
+                "sk": None if self.sk is None else {"attribute": self.sk, "type": self.sk_type},
+                "projection": self.projection_type,
+                "include": None if isinstance(self.projection, str) else list(self.projection)}
+
+
+MAX_INCLUDE = 20  # DynamoDB: at most 20 NonKeyAttributes per index (and 100 over all indexes)
+
+
+def _projection(projection: str | Iterable[str]) -> str | tuple[str, ...]:
+    if isinstance(projection, str):
+        if projection not in PROJECTIONS:
+            raise DeclarationError(f"projection must be ALL, KEYS_ONLY or a list of attributes, not {projection!r}")
+        return projection
+    attributes = tuple(projection)
+    if len(attributes) > MAX_INCLUDE:
+        raise DeclarationError(f"an INCLUDE projection holds at most {MAX_INCLUDE} attributes; this one has "
+                               f"{len(attributes)} -- use ALL, or project fewer and hydrate")
+    return attributes
+
+
+def GSI(name: str, pk: KeySpec, sk: KeySpec | None = None,  # noqa: N802 - reads like the AWS term
+        projection: str | Iterable[str] = "ALL") -> Index:
+    """A global secondary index; ``pk=("starRating", "N")`` for a numeric key."""
+    pk_name, pk_type = _key(pk)
+    sk_name, sk_type = _key(sk)
+    assert pk_name is not None
+    return Index(name, pk_name, sk_name, pk_type, sk_type, _projection(projection))
+
+
+def LSI(name: str, sk: KeySpec, projection: str | Iterable[str] = "ALL") -> Index:  # noqa: N802
+    """A local secondary index: the table's partition key with another sort key."""
+    sk_name, sk_type = _key(sk)
+    return Index(name, "", sk_name, "S", sk_type, _projection(projection), local=True)
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(p[:1].upper() + p[1:] for p in rest)
+
+
+NAMING = {
+    None: lambda n: n,
+    "snake": lambda n: n,
+    "camel": _camel,
+    "pascal": lambda n: "".join(p[:1].upper() + p[1:] for p in n.split("_")),
+}
+
+
+@dataclass(eq=False)
+class Table:
+    """One DynamoDB table and the conventions of the single-table design on it.
+
+    ``naming`` maps Python field names to attribute names ("camel": ``created_at`` -> ``createdAt``) so
+    models stay idiomatic while items keep the design's spelling; a field's pydantic ``alias`` overrides.
+    ``timestamps`` names the fields kept automatically when an entity declares them.
+    """
+
+    name: str | EnvName
+    pk: KeySpec = "PK"
+    sk: KeySpec | None = "SK"
+    indexes: list[Index] = field(default_factory=list)
+    type_attribute: str = "entityType"
+    billing: str = "PAY_PER_REQUEST"
+    delimiter: str = "#"
+    naming: str | None = "camel"
+    datetime_precision: str = "milliseconds"
+    timestamps: tuple[str, str] = ("created_at", "updated_at")
+    ttl_attribute: str | None = None
+    read_capacity: int = 5
+    write_capacity: int = 5
+    entities: dict[str, EntityMeta] = field(default_factory=dict, repr=False)
+    collections: dict[str, Collection] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self.pk_name, self.pk_type = _key(self.pk)
+        self.sk_name, self.sk_type = _key(self.sk)
+        if self.naming not in NAMING:
+            raise DeclarationError(f"naming must be one of camel, pascal, snake, not {self.naming!r}")
+        if self.billing not in ("PAY_PER_REQUEST", "PROVISIONED"):
+            raise DeclarationError("billing must be PAY_PER_REQUEST or PROVISIONED")
+        names = [i.name for i in self.indexes]
+        if len(set(names)) != len(names):
+            raise DeclarationError(f"duplicate index names in {names}")
+        for index in self.indexes:
+            if index.local:
+                index.pk, index.pk_type = self.pk_name, self.pk_type
+        included = sum(len(i.projection) for i in self.indexes if not isinstance(i.projection, str))
+        if included > 100:
+            raise DeclarationError(f"INCLUDE projections name {included} attributes over all indexes; "
+                                   "DynamoDB allows 100")
+        self._types = self._attribute_types()
+
+    # -- structure --------------------------------------------------------------------------------------
+
+    def _attribute_types(self) -> dict[str, str]:
+        types: dict[str, str] = {self.pk_name: self.pk_type}
+        if self.sk_name:
+            types[self.sk_name] = self.sk_type
+        for index in self.indexes:
+            for attr, kind in ((index.pk, index.pk_type), (index.sk, index.sk_type)):
+                if attr is None:
+                    continue
+                if types.setdefault(attr, kind) != kind:
+                    raise DeclarationError(f"attribute {attr} is declared both {types[attr]} and {kind}")
+        return types
+
+    @property
+    def key_types(self) -> dict[str, str]:
+        """Every key attribute of the table and its indexes, with its type."""
+        return dict(self._types)
+
+    def index(self, name: str | None) -> Index | None:
+        if name is None:
+            return None
+        for index in self.indexes:
+            if index.name == name:
+                return index
+        raise DeclarationError(f"table has no index {name!r}; it has {[i.name for i in self.indexes]}")
+
+    def key_attributes(self, index: Index | None = None) -> list[str]:
+        """Attributes in a read's LastEvaluatedKey: the table's key plus the index's."""
+        out = [self.pk_name] + ([self.sk_name] if self.sk_name else [])
+        if index is not None:
+            out += [a for a in (index.pk, index.sk) if a and a not in out]
+        return out
+
+    def resolved_name(self) -> str:
+        return self.name.resolve() if isinstance(self.name, EnvName) else self.name
+
+    def attribute_name(self, field_name: str) -> str:
+        return NAMING[self.naming](field_name)
+
+    # -- control plane ----------------------------------------------------------------------------------
+
+    def create_table_params(self, name: str | None = None) -> dict[str, Any]:
+        """CreateTable's request for this declaration (what ``create_table()`` and infra export use)."""
+        schema = [{"AttributeName": self.pk_name, "KeyType": "HASH"}]
+        if self.sk_name:
+            schema.append({"AttributeName": self.sk_name, "KeyType": "RANGE"})
+        used = {self.pk_name, self.sk_name}
+        params: dict[str, Any] = {"TableName": name or self.resolved_name(), "KeySchema": schema,
+                                  "BillingMode": self.billing}
+        gsis, lsis = [], []
+        for index in self.indexes:
+            key_schema = [{"AttributeName": index.pk, "KeyType": "HASH"}]
+            if index.sk:
+                key_schema.append({"AttributeName": index.sk, "KeyType": "RANGE"})
+            used.update((index.pk, index.sk))
+            projection: dict[str, Any] = {"ProjectionType": index.projection_type}
+            if not isinstance(index.projection, str):
+                projection["NonKeyAttributes"] = list(index.projection)
+            spec: dict[str, Any] = {"IndexName": index.name, "KeySchema": key_schema, "Projection": projection}
+            if self.billing == "PROVISIONED" and not index.local:
+                spec["ProvisionedThroughput"] = self._throughput()
+            (lsis if index.local else gsis).append(spec)
+        params["AttributeDefinitions"] = [
+            {"AttributeName": a, "AttributeType": t} for a, t in self._types.items() if a in used]
+        if gsis:
+            params["GlobalSecondaryIndexes"] = gsis
+        if lsis:
+            params["LocalSecondaryIndexes"] = lsis
+        if self.billing == "PROVISIONED":
+            params["ProvisionedThroughput"] = self._throughput()
+        return params
+
+    def _throughput(self) -> dict[str, int]:
+        return {"ReadCapacityUnits": self.read_capacity, "WriteCapacityUnits": self.write_capacity}
+
+    # -- introspection ----------------------------------------------------------------------------------
+
+    def describe(self) -> dict[str, Any]:
+        """The whole design as plain data: table, indexes, entities, templates, access patterns."""
+        name = self.name.describe() if isinstance(self.name, EnvName) else {"name": self.name}
+        return {
+            "table": {**name, "pk": {"attribute": self.pk_name, "type": self.pk_type},
+                      "sk": None if not self.sk_name else {"attribute": self.sk_name, "type": self.sk_type},
+                      "billing": self.billing, "type_attribute": self.type_attribute,
+                      "delimiter": self.delimiter, "naming": self.naming,
+                      "datetime_precision": self.datetime_precision, "ttl_attribute": self.ttl_attribute},
+            "indexes": [i.describe() for i in self.indexes],
+            "entities": [meta.describe() for meta in self.entities.values()],
+            "collections": [c.describe() for c in self.collections.values()],
+        }
+
+    def to_json(self, **kwargs: Any) -> str:
+        return json.dumps(self.describe(), **{"indent": 2, **kwargs})

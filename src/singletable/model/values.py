@@ -1,0 +1,315 @@
+"""Python values <-> DynamoDB AttributeValues, driven by each field's declared type.
+
+Conversion is done here rather than with boto3's TypeSerializer so the same code serves the native engine
+(which has no boto3 in its path) and boto3 clients, and so reads come back as the *declared* type: an ``int``
+field is an ``int``, a ``float`` a ``float``, a datetime timezone-aware -- never a surprise ``Decimal``. Each
+field gets a :class:`Codec` built once at class creation; the hot path is a couple of closure calls.
+"""
+
+from __future__ import annotations
+
+import enum
+import types
+import typing
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from decimal import Decimal
+from typing import Any
+
+from pydantic import BaseModel
+
+from singletable.model.errors import DeclarationError, KeyTemplateError
+
+AV = dict[str, Any]
+PRECISIONS = {"seconds": "seconds", "milliseconds": "milliseconds", "microseconds": "microseconds"}
+
+
+def format_datetime(value: datetime, precision: str = "milliseconds") -> str:
+    """Fixed-width UTC ISO-8601, so stored timestamps sort as strings in time order.
+
+    Naive datetimes are taken as UTC. The width never varies (no dropped fraction), because a key like
+    ``...10:30:00Z`` sorts *after* ``...10:30:00.5Z`` and would break newest-first queries.
+    """
+    if value.tzinfo is not None:
+        value = value.astimezone(UTC).replace(tzinfo=None)
+    return value.isoformat(timespec=precision) + "Z"
+
+
+def parse_datetime(text: str) -> datetime:
+    value = datetime.fromisoformat(text)
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
+
+
+def _number_text(value: Any) -> str:
+    if isinstance(value, bool):
+        raise KeyTemplateError("booleans are not numbers in DynamoDB")
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise KeyTemplateError(f"DynamoDB cannot store the number {value!r}")
+        return repr(value)
+    return str(value)
+
+
+def _load_number_any(text: str) -> int | float:
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
+def dump_any(value: Any) -> AV | None:
+    """Untyped values (``Any``, ``dict`` fields): the natural DynamoDB type; None -> NULL."""
+    if value is None:
+        return {"NULL": True}
+    if isinstance(value, str):
+        return {"S": value}
+    if isinstance(value, bool):
+        return {"BOOL": value}
+    if isinstance(value, int | float | Decimal):
+        return {"N": _number_text(value)}
+    if isinstance(value, datetime):
+        return {"S": format_datetime(value)}
+    if isinstance(value, date):
+        return {"S": value.isoformat()}
+    if isinstance(value, enum.Enum):
+        return dump_any(value.value)
+    if isinstance(value, bytes | bytearray):
+        return {"B": bytes(value)}
+    if isinstance(value, BaseModel):
+        return {"M": {k: dump_any(v) for k, v in value.model_dump(by_alias=True).items()}}
+    if isinstance(value, Mapping):
+        return {"M": {str(k): dump_any(v) for k, v in value.items()}}
+    if isinstance(value, set | frozenset):
+        if not value:
+            return None
+        first = next(iter(value))
+        if isinstance(first, str):
+            return {"SS": sorted(value)}
+        if isinstance(first, bytes):
+            return {"BS": sorted(value)}
+        return {"NS": [_number_text(v) for v in value]}
+    if isinstance(value, list | tuple):
+        return {"L": [dump_any(v) for v in value]}
+    if isinstance(value, uuid.UUID):
+        return {"S": str(value)}
+    raise KeyTemplateError(f"cannot store a {type(value).__name__} in DynamoDB")
+
+
+def load_any(av: AV) -> Any:
+    (kind, raw), = av.items()
+    if kind == "S":
+        return raw
+    if kind == "N":
+        return _load_number_any(raw)
+    if kind == "BOOL":
+        return raw
+    if kind == "NULL":
+        return None
+    if kind == "M":
+        return {k: load_any(v) for k, v in raw.items()}
+    if kind == "L":
+        return [load_any(v) for v in raw]
+    if kind == "SS":
+        return set(raw)
+    if kind == "NS":
+        return {_load_number_any(v) for v in raw}
+    if kind == "B":
+        return raw
+    if kind == "BS":
+        return set(raw)
+    raise KeyTemplateError(f"unknown AttributeValue type {kind}")
+
+
+@dataclass(eq=False)
+class Codec:
+    """How one declared type travels: to an AttributeValue, back, and into/out of a key template slot."""
+
+    kind: str  # S N B BOOL DT TTL L M SS NS BS MODEL ANY
+    dump: Callable[[Any], AV | None]
+    load: Callable[[AV], Any]
+    key: Callable[[Any, str], str]
+    parse: Callable[[str], Any]
+    python: Any = None
+    item: Codec | None = None  # element codec for lists, sets and dict values
+    fields: dict[str, tuple[str, Codec]] = field(default_factory=dict)  # nested model: name -> (attr, codec)
+
+    def child(self, step: str | int) -> Codec:
+        """The codec of a nested path step, for typed references like ``Listing.f.analytics.views``."""
+        if isinstance(step, int) or self.kind in ("L", "M"):
+            return self.item or ANY
+        if self.kind == "MODEL" and step in self.fields:
+            return self.fields[step][1]
+        return ANY
+
+
+def _key_str(value: Any, spec: str) -> str:
+    return format(value, spec) if spec else str(value)
+
+
+def _key_number(value: Any, spec: str) -> str:
+    if isinstance(value, bool):
+        raise KeyTemplateError("a boolean cannot fill a numeric key slot")
+    return format(value, spec) if spec else _number_text(value)
+
+
+ANY = Codec("ANY", dump_any, load_any, _key_str, str)
+
+
+def _make_datetime(precision: str) -> Codec:
+    def dump(value: datetime) -> AV:
+        return {"S": format_datetime(value, precision)}
+
+    def load(av: AV) -> datetime:
+        return parse_datetime(av["S"])
+
+    def key(value: datetime, spec: str) -> str:
+        if spec == "date":
+            return format_datetime(value, "seconds")[:10]
+        return format_datetime(value, PRECISIONS.get(spec, precision))
+
+    return Codec("DT", dump, load, key, parse_datetime, python=datetime)
+
+
+def ttl_codec() -> Codec:
+    """TTL fields: DynamoDB expires items by a Number of epoch seconds; Python sees an aware datetime."""
+    def dump(value: datetime | int) -> AV:
+        if isinstance(value, datetime):
+            if value.tzinfo is None:
+                value = value.replace(tzinfo=UTC)
+            return {"N": str(int(value.timestamp()))}
+        return {"N": str(int(value))}
+
+    def load(av: AV) -> datetime:
+        return datetime.fromtimestamp(int(Decimal(av["N"])), UTC)
+
+    return Codec("TTL", dump, load, lambda v, s: dump(v)["N"], lambda t: load({"N": t}), python=datetime)
+
+
+def _scalar(python: Any, precision: str) -> Codec | None:
+    if python is str:
+        return Codec("S", lambda v: {"S": v}, lambda av: av["S"], _key_str, str, python=str)
+    if python is bool:
+        return Codec("BOOL", lambda v: {"BOOL": v}, lambda av: av["BOOL"],
+                     lambda v, s: "true" if v else "false", lambda t: t == "true", python=bool)
+    if python is int:
+        return Codec("N", lambda v: {"N": str(int(v))}, lambda av: int(Decimal(av["N"])), _key_number, int,
+                     python=int)
+    if python is float:
+        return Codec("N", lambda v: {"N": _number_text(float(v))}, lambda av: float(av["N"]), _key_number,
+                     float, python=float)
+    if python is Decimal:
+        return Codec("N", lambda v: {"N": str(v)}, lambda av: Decimal(av["N"]), _key_number, Decimal,
+                     python=Decimal)
+    if python is datetime:
+        return _make_datetime(precision)
+    if python is date:
+        return Codec("S", lambda v: {"S": v.isoformat()}, lambda av: date.fromisoformat(av["S"]),
+                     lambda v, s: v.isoformat(), date.fromisoformat, python=date)
+    if python is bytes:
+        return Codec("B", lambda v: {"B": bytes(v)}, lambda av: av["B"], lambda v, s: v.hex(),
+                     bytes.fromhex, python=bytes)
+    if python is uuid.UUID:
+        return Codec("S", lambda v: {"S": str(v)}, lambda av: uuid.UUID(av["S"]), _key_str, uuid.UUID,
+                     python=uuid.UUID)
+    if isinstance(python, type) and issubclass(python, enum.Enum):
+        inner = _scalar(type(next(iter(python)).value), precision) or ANY
+        return Codec(inner.kind, lambda v: inner.dump(python(v).value), lambda av: python(inner.load(av)),
+                     lambda v, s: inner.key(python(v).value, s), lambda t: python(inner.parse(t)),
+                     python=python)
+    return None
+
+
+def build_codec(annotation: Any, precision: str = "milliseconds") -> Codec:
+    """The codec for a field's annotation; ``X | None`` is X (None values are simply not stored)."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return build_codec(typing.get_args(annotation)[0], precision)
+    if origin in (typing.Union, types.UnionType):
+        options = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return build_codec(options[0], precision) if len(options) == 1 else ANY
+    if origin is typing.Literal:
+        values = typing.get_args(annotation)
+        return _scalar(type(values[0]), precision) or ANY
+    scalar = _scalar(annotation, precision)
+    if scalar is not None:
+        return scalar
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return _model_codec(annotation, precision)
+    if origin in (list, tuple, typing.Sequence) or annotation in (list, tuple):
+        args = [a for a in typing.get_args(annotation) if a is not Ellipsis]
+        item = build_codec(args[0], precision) if args else ANY
+        return Codec("L", lambda v: {"L": [_dump_nested(item, x) for x in v]},
+                     lambda av: [_load_nested(item, x) for x in av["L"]], _key_str, str, python=list, item=item)
+    if origin in (set, frozenset) or annotation in (set, frozenset):
+        args = typing.get_args(annotation)
+        item = build_codec(args[0], precision) if args else ANY
+        kind = {"S": "SS", "N": "NS", "B": "BS"}.get(item.kind, "SS")
+        if kind == "NS":
+            def dump(v: Any) -> AV | None:
+                return {"NS": [_number_text(x) for x in v]} if v else None
+        else:
+            def dump(v: Any) -> AV | None:
+                return {kind: sorted(v)} if v else None
+        return Codec(kind, dump, lambda av: {item.load({item.kind if kind == 'NS' else kind[0]: x})
+                                             for x in av[kind]}, _key_str, str, python=set, item=item)
+    if origin in (dict, typing.Mapping) or annotation is dict:
+        args = typing.get_args(annotation)
+        item = build_codec(args[1], precision) if len(args) == 2 else ANY
+        return Codec("M", lambda v: {"M": {str(k): _dump_nested(item, x) for k, x in v.items()}},
+                     lambda av: {k: _load_nested(item, x) for k, x in av["M"].items()}, _key_str, str,
+                     python=dict, item=item)
+    if annotation is Any or annotation is object:
+        return ANY
+    raise DeclarationError(f"singletable cannot store fields of type {annotation!r}")
+
+
+def _dump_nested(codec: Codec, value: Any) -> AV:
+    if value is None:
+        return {"NULL": True}
+    dumped = codec.dump(value)
+    return {"NULL": True} if dumped is None else dumped
+
+
+def _load_nested(codec: Codec, av: AV) -> Any:
+    return None if "NULL" in av else codec.load(av)
+
+
+def _model_codec(model: type[BaseModel], precision: str) -> Codec:
+    fields = {name: (info.alias or name, build_codec(info.annotation, precision))
+              for name, info in model.model_fields.items()}
+
+    def dump(value: Any) -> AV:
+        if isinstance(value, Mapping):
+            value = model.model_validate(value)
+        out = {}
+        for name, (attr, codec) in fields.items():
+            v = getattr(value, name)
+            if v is not None:
+                dumped = codec.dump(v)
+                if dumped is not None:
+                    out[attr] = dumped
+        return {"M": out}
+
+    def load(av: AV) -> Any:
+        raw = av["M"]
+        data = {name: _load_nested(codec, raw[attr]) for name, (attr, codec) in fields.items() if attr in raw}
+        return model.model_validate(data)
+
+    return Codec("MODEL", dump, load, _key_str, str, python=model, fields=fields)
+
+
+def dump_value(codec: Codec, value: Any) -> AV:
+    """A value for an expression placeholder: typed by the path it is compared with or assigned to."""
+    if value is None:
+        return {"NULL": True}
+    if codec.kind in ("SS", "NS", "BS") and not isinstance(value, set | frozenset | list | tuple):
+        return codec.item.dump(value) if codec.item else dump_any(value)
+    try:
+        dumped = codec.dump(value)
+    except (TypeError, AttributeError, ValueError):
+        dumped = dump_any(value)
+    if dumped is None:
+        raise KeyTemplateError("DynamoDB cannot store an empty set")
+    return dumped

@@ -1,0 +1,344 @@
+"""Planning writes: each entity write becomes a list of request parts (:class:`Op`).
+
+One part runs as a plain PutItem/UpdateItem/DeleteItem; several (an entity with its uniqueness guards and
+derived items) run as one TransactWriteItems, and inside ``db.transaction()`` parts from many calls are
+gathered into one. Planning is where the model's promises are kept: sparse index keys are computed from the
+values being written, a partial update rebuilds every key that depends on a field it changes (or refuses,
+naming the missing fields), ``createdAt`` survives upserts, versions are checked and bumped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from singletable.model.entity import Entity, EntityMeta, KeyRef
+from singletable.model.errors import KeyTemplateError, MissingKeyFields
+from singletable.model.expr import Action, Compiler, Cond, compile_update
+from singletable.model.values import AV
+
+if TYPE_CHECKING:
+    from singletable.model.db import DB
+
+
+@dataclass
+class Op:
+    """One part of a write. ``label`` says what a failed condition means (create, version, unique...)."""
+
+    kind: str  # Put, Update, Delete, ConditionCheck
+    params: dict[str, Any]
+    label: tuple[Any, ...] = ("condition",)
+    meta: EntityMeta | None = field(default=None, repr=False)
+
+
+def _condition(c: Compiler, conds: Iterable[str | Cond | None]) -> str | None:
+    parts = [x.compile(c) if isinstance(x, Cond) else x for x in conds if x is not None]
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else " AND ".join(f"({p})" for p in parts)
+
+
+def _finish(params: dict[str, Any], c: Compiler, condition: str | None) -> dict[str, Any]:
+    if condition:
+        params["ConditionExpression"] = condition
+    return c.into(params)
+
+
+def _not_exists(meta: EntityMeta, c: Compiler) -> str:
+    return f"attribute_not_exists({c.name(meta.table.pk_name)})"
+
+
+def _exists(meta: EntityMeta, c: Compiler) -> str:
+    return f"attribute_exists({c.name(meta.table.pk_name)})"
+
+
+def _stamp(db: DB, meta: EntityMeta, values: dict[str, Any], creating: bool) -> Any:
+    now = db.clock()
+    if meta.created and (creating and values.get(meta.created) is None):
+        values[meta.created] = now
+    if meta.updated:
+        values[meta.updated] = now
+    return now
+
+
+# -- uniqueness guards and derived items -----------------------------------------------------------------
+
+
+def guard_key(meta: EntityMeta, name: str, value: Any) -> dict[str, AV]:
+    text = meta.unique[name].render({name: value})
+    key = {meta.table.pk_name: {"S": text}}
+    if meta.table.sk_name:
+        key[meta.table.sk_name] = {"S": text}
+    return key
+
+
+def _guard_ops(db: DB, meta: EntityMeta, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None,
+               owner_key: dict[str, AV]) -> list[Op]:
+    ops = []
+    for name in meta.unique:
+        before = old.get(name) if old else None
+        after = new.get(name) if new else None
+        if before == after:
+            continue
+        if before is not None:
+            ops.append(Op("Delete", {"TableName": db.table_name, "Key": guard_key(meta, name, before)},
+                          ("guard", meta.type, name, before)))
+        if after is not None:
+            c = Compiler()
+            item = {**guard_key(meta, name, after), "owner": {"M": owner_key}}
+            ops.append(Op("Put", _finish({"TableName": db.table_name, "Item": item}, c, _not_exists(meta, c)),
+                          ("unique", meta.type, name, after)))
+    return ops
+
+
+def _derived_ops(db: DB, meta: EntityMeta, old: Mapping[str, Any] | None,
+                 new: Mapping[str, Any] | None) -> list[Op]:
+    ops = []
+    for derived in meta.derived:
+        before = {_frozen(e.key().item_key()): e for e in derived.items(old)} if old else {}
+        after = {_frozen(e.key().item_key()): e for e in derived.items(new)} if new else {}
+        for key, entity in before.items():
+            if key not in after:
+                ops.append(Op("Delete", {"TableName": db.table_name, "Key": entity.key().item_key()},
+                              ("derived", meta.type, derived.name)))
+        for key, entity in after.items():
+            if key not in before or before[key] != entity:
+                target = entity.meta()
+                values = target.values(entity)
+                _stamp(db, target, values, creating=True)
+                ops.append(Op("Put", {"TableName": db.table_name, "Item": target.to_item(values)},
+                              ("derived", meta.type, derived.name)))
+    return ops
+
+
+def _frozen(key: dict[str, AV]) -> tuple[Any, ...]:
+    return tuple(sorted((k, next(iter(v.values()))) for k, v in key.items()))
+
+
+def _watch(meta: EntityMeta) -> set[str]:
+    """Fields whose change needs the stored item first: unique fields and derived items' sources."""
+    watched = set(meta.unique)
+    for derived in meta.derived:
+        watched.update(derived.on or ())
+    return watched
+
+
+# -- create / put ---------------------------------------------------------------------------------------
+
+
+def plan_create(db: DB, entity: Entity) -> tuple[list[Op], Entity]:
+    meta = type(entity).meta()
+    values = meta.values(entity)
+    _stamp(db, meta, values, creating=True)
+    if meta.version:
+        values[meta.version] = 1
+    item = meta.to_item(values)
+    c = Compiler()
+    ops = [Op("Put", _finish({"TableName": db.table_name, "Item": item}, c, _not_exists(meta, c)),
+              ("create", meta.type), meta)]
+    if meta.unique or meta.derived:
+        key = meta.primary_key(values)
+        ops += _guard_ops(db, meta, None, values, key)
+        ops += _derived_ops(db, meta, None, values)
+    return ops, _result(entity, meta, values)
+
+
+def _result(entity: Entity, meta: EntityMeta, values: dict[str, Any]) -> Entity:
+    changed = {k: v for k, v in values.items() if entity.__dict__.get(k) is not v}
+    return entity.model_copy(update=changed) if changed else entity
+
+
+def plan_put(db: DB, entity: Entity, condition: Cond | None = None) -> tuple[list[Op], Entity]:
+    """An upsert. Keeps the stored createdAt; checks and bumps the version; swaps guards and derived items."""
+    meta = type(entity).meta()
+    values = meta.values(entity)
+    _stamp(db, meta, values, creating=values.get(meta.created) is None if meta.created else False)
+    c = Compiler()
+    conds: list[str | Cond | None] = [condition]
+    label: tuple[Any, ...] = ("condition", meta.type)
+    if meta.version:
+        expected = values.get(meta.version)
+        if expected is None:
+            conds.append(_not_exists(meta, c))
+            values[meta.version] = 1
+        else:
+            conds.append(f"{c.name(meta.attribute_of[meta.version])} = {c.value({'N': str(expected)})}")
+            values[meta.version] = expected + 1
+        label = ("version", meta.type)
+    extra: list[Op] = []
+    if meta.unique or meta.derived:
+        key = meta.primary_key(values)
+        old = db._read_values(meta, key)
+        if old is None:
+            conds.append(_not_exists(meta, c))
+        else:
+            for name in meta.unique:
+                attr = c.name(meta.attribute_of[name])
+                conds.append(f"{attr} = {c.value(meta.fields[name].codec.dump(old[name]))}"
+                             if old.get(name) is not None else f"attribute_not_exists({attr})")
+            if meta.created and old.get(meta.created) is not None:
+                values[meta.created] = old[meta.created]
+        extra = _guard_ops(db, meta, old, values, key) + _derived_ops(db, meta, old, values)
+    item = meta.to_item(values)
+    if meta.created is None or meta.unique or meta.derived:
+        params = _finish({"TableName": db.table_name, "Item": item}, c, _condition(c, conds))
+        return [Op("Put", params, label, meta), *extra], _result(entity, meta, values)
+    # createdAt must survive an upsert, which PutItem cannot do: write every attribute with UpdateItem,
+    # and remove the declared attributes (sparse keys included) that this version of the entity lacks.
+    keys = {meta.table.pk_name, meta.table.sk_name}
+    created_attr = meta.attribute_of[meta.created]
+    sets, removes = [], []
+    for attr, av in item.items():
+        if attr in keys:
+            continue
+        name, value = c.name(attr), c.value(av)
+        sets.append(f"{name} = if_not_exists({name}, {value})" if attr == created_attr else f"{name} = {value}")
+    for attr in _declared_attributes(meta):
+        if attr not in item and attr not in keys:
+            removes.append(c.name(attr))
+    expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
+    params = _finish({"TableName": db.table_name, "Key": {k: item[k] for k in keys if k},
+                      "UpdateExpression": expression}, c, _condition(c, conds))
+    return [Op("Update", params, label, meta)], _result(entity, meta, values)
+
+
+def _declared_attributes(meta: EntityMeta) -> list[str]:
+    cached = meta.__dict__.get("_declared")
+    if cached is None:
+        cached = [f.attribute for f in meta.fields.values() if f.stored] + list(meta.keys)
+        meta.__dict__["_declared"] = cached
+    return cached
+
+
+# -- update ---------------------------------------------------------------------------------------------
+
+
+def _target(target: KeyRef | Entity) -> tuple[EntityMeta, dict[str, Any], int | None]:
+    if isinstance(target, Entity):
+        meta = type(target).meta()
+        version = target.__dict__.get(meta.version) if meta.version else None
+        return meta, dict(target.__dict__), version
+    return target.meta, dict(target.values), None
+
+
+def plan_update(db: DB, target: KeyRef | Entity, actions: Iterable[Action], condition: Cond | None,
+                sets: Mapping[str, Any], upsert: bool = False) -> tuple[list[Op], EntityMeta, dict[str, AV]]:
+    meta, given, expected_version = _target(target)
+    key = meta.primary_key(given)
+    actions = list(actions) + [getattr(meta.cls.f, name).set(value) for name, value in sets.items()]
+    for action in actions:
+        if action.path.entity != meta.type:
+            raise KeyTemplateError(f"{action!r} is a field of {action.path.entity}, not {meta.type}")
+        if action.path.field in meta.primary_fields:
+            raise KeyTemplateError(
+                f"{meta.type}.{action.path.field} is part of the primary key; a changed key is a new item: "
+                "create the new entity and delete the old one (in one transaction)")
+    known: dict[str, Any] = {n: given[n] for n in meta.primary_fields}
+    touched: set[str] = set()
+    unknown: set[str] = set()
+    for action in actions:
+        touched.add(action.path.field)
+        if action.known:
+            known[action.path.field] = None if action.kind == "remove" else action.value
+        else:
+            unknown.add(action.path.field)
+    c = Compiler()
+    extra_set: list[str] = []
+    now = db.clock()
+    if meta.updated and meta.updated not in touched:
+        known[meta.updated] = now
+        touched.add(meta.updated)
+        actions.append(getattr(meta.cls.f, meta.updated).set(now))
+    ops_extra: list[Op] = []
+    conds: list[str | Cond | None] = [None if upsert else _exists(meta, c), condition]
+    if upsert:  # counters and the like: the item may not exist yet, so give it its type (and createdAt)
+        extra_set.append(f"{c.name(meta.table.type_attribute)} = {c.value(meta._type_av)}")
+        if meta.created and meta.created not in touched:
+            created = c.name(meta.attribute_of[meta.created])
+            extra_set.append(f"{created} = if_not_exists({created}, "
+                             f"{c.value(meta.fields[meta.created].codec.dump(now))})")
+    label: tuple[Any, ...] = ("update", meta.type)
+    watched = _watch(meta) & touched
+    if watched:
+        if watched & unknown:
+            raise KeyTemplateError(f"{meta.type}: {sorted(watched & unknown)} feed uniqueness guards or derived "
+                                   "items, so they can only be set or removed, not changed arithmetically")
+        old = db._read_values(meta, key)
+        if old is None:
+            from singletable.model.errors import NotFound
+
+            raise NotFound(f"{meta.type} {key} does not exist")
+        new = {**old, **{n: known[n] for n in touched if n in known}}
+        for name in meta.unique:
+            if name in watched:
+                attr = c.name(meta.attribute_of[name])
+                conds.append(f"{attr} = {c.value(meta.fields[name].codec.dump(old[name]))}"
+                             if old.get(name) is not None else f"attribute_not_exists({attr})")
+        ops_extra = _guard_ops(db, meta, old, new, key) + _derived_ops(db, meta, old, new)
+        for name, value in new.items():
+            known.setdefault(name, value)
+    # Derived keys: every key that reads a touched field is rebuilt in this same request, or removed when
+    # it no longer applies; if its other fields are unknown we refuse rather than leave an index stale.
+    removes: list[str] = []
+    for bound in meta._secondary:
+        needs = bound.needs
+        if not touched.intersection(needs):
+            continue
+        missing = [n for n in needs if n not in known or n in unknown]
+        if missing and bound.otherwise is None and any(n in known and known[n] is None for n in needs):
+            removes.append(c.name(bound.attribute))  # a needed field is gone: the key cannot apply
+            continue
+        if missing:
+            changed = sorted(touched.intersection(needs))
+            raise MissingKeyFields(meta.type, bound.attribute, bound.template.text, missing,
+                                   f"updating {', '.join(changed)} changes it; pass "
+                                   f"{', '.join(missing)} in the same update so the key can be rebuilt")
+        if bound.applies(known):
+            extra_set.append(f"{c.name(bound.attribute)} = {c.value(bound.value(known))}")
+        else:
+            removes.append(c.name(bound.attribute))
+    actions = [a for a in actions if meta.fields[a.path.field].stored]
+    if meta.version:
+        version = getattr(meta.cls.f, meta.version)
+        if expected_version is not None:
+            conds.append(version == expected_version)
+            label = ("version", meta.type)
+        actions.append(version.add(1))
+    expression = compile_update(actions, c, extra_set, removes)
+    params = _finish({"TableName": db.table_name, "Key": key, "UpdateExpression": expression}, c,
+                     _condition(c, conds))
+    return [Op("Update", params, label, meta), *ops_extra], meta, key
+
+
+# -- delete and checks ----------------------------------------------------------------------------------
+
+
+def plan_delete(db: DB, target: KeyRef | Entity, condition: Cond | None) -> tuple[list[Op], EntityMeta]:
+    meta, given, expected_version = _target(target)
+    key = meta.primary_key(given)
+    c = Compiler()
+    conds: list[str | Cond | None] = [condition]
+    label: tuple[Any, ...] = ("delete", meta.type)
+    if expected_version is not None:
+        conds.append(getattr(meta.cls.f, meta.version) == expected_version)  # type: ignore[arg-type]
+        label = ("version", meta.type)
+    extra: list[Op] = []
+    if meta.unique or meta.derived:
+        old = db._read_values(meta, key)
+        if old is None:
+            return [], meta
+        for name in meta.unique:
+            attr = c.name(meta.attribute_of[name])
+            conds.append(f"{attr} = {c.value(meta.fields[name].codec.dump(old[name]))}"
+                         if old.get(name) is not None else f"attribute_not_exists({attr})")
+        extra = _guard_ops(db, meta, old, None, key) + _derived_ops(db, meta, old, None)
+    params = _finish({"TableName": db.table_name, "Key": key}, c, _condition(c, conds))
+    return [Op("Delete", params, label, meta), *extra], meta
+
+
+def plan_check(db: DB, target: KeyRef | Entity, condition: Cond) -> Op:
+    meta, given, _ = _target(target)
+    c = Compiler()
+    params = _finish({"TableName": db.table_name, "Key": meta.primary_key(given)}, c, condition.compile(c))
+    return Op("ConditionCheck", params, ("check", meta.type), meta)
