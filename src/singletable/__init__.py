@@ -9,4 +9,18 @@ __version__ = "0.1.0"
 # callable however the submodule is imported later. boto3 itself still loads lazily, on first use.
 from singletable.client import client, resource
 
-__all__ = ["__version__", "client", "resource"]
+# The modeling layer needs pydantic (the ``model`` extra), so its names load on first use, not on import.
+_MODEL_NAMES = frozenset({
+    "connect", "Table", "GSI", "LSI", "env", "Entity", "Keys", "Key", "Pattern", "Collection", "Derived",
+})
+
+__all__ = ["GSI", "LSI", "Collection", "Derived", "Entity", "Key", "Keys", "Pattern", "Table", "__version__",
+           "client", "connect", "env", "resource"]
+
+
+def __getattr__(name: str) -> object:
+    if name in _MODEL_NAMES:
+        from singletable import model
+
+        return getattr(model, name)
+    raise AttributeError(f"module 'singletable' has no attribute {name!r}")

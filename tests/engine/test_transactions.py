@@ -1,5 +1,6 @@
-"""TransactWriteItems and TransactGetItems on every backend: outcomes, cancellation reasons, capacity,
-idempotency tokens and every error text. Concurrency is in test_transaction_concurrency.py."""
+"""TransactWriteItems on every backend: outcomes, cancellation reasons, capacity,
+idempotency tokens and every error text. TransactGetItems: test_transact_get_items.py; concurrency:
+test_transaction_concurrency.py."""
 
 from __future__ import annotations
 
@@ -470,54 +471,3 @@ def test_token_ignores_member_order_works_across_engines_and_expires(tmp_path):
     finally:
         first.close()
         second.close()
-
-
-# -- TransactGetItems -------------------------------------------------------------------------------------
-
-
-def test_transact_get_items(ddb, tables):
-    plain, indexed = tables
-    ddb.put_item(TableName=indexed, Item={**key(1), "G1PK": s("g"), "G1SK": n("1"), "w": s("x" * 5000)})
-    response = ddb.transact_get_items(
-        TransactItems=[
-            {"Get": {"TableName": plain, "Key": key(1)}},
-            {"Get": {"TableName": plain, "Key": key(77)}},
-            {
-                "Get": {
-                    "TableName": indexed,
-                    "Key": key(1),
-                    "ProjectionExpression": "#g",
-                    "ExpressionAttributeNames": {"#g": "G1PK"},
-                }
-            },
-        ],
-        ReturnConsumedCapacity="TOTAL",
-    )
-    assert response["Responses"] == [{"Item": {**key(1), "v": n("1")}}, {}, {"Item": {"G1PK": s("g")}}]
-    assert sorted(response["ConsumedCapacity"], key=lambda c: c["TableName"]) == [
-        {"TableName": plain, "CapacityUnits": 4.0, "ReadCapacityUnits": 4.0},
-        {"TableName": indexed, "CapacityUnits": 4.0, "ReadCapacityUnits": 4.0},
-    ]
-    assert ddb.transact_get_items(TransactItems=[{"Get": {"TableName": plain, "Key": key(77)}}]) == {
-        "Responses": [{}]
-    }
-
-
-def test_transact_get_errors(ddb, tables):
-    plain, _ = tables
-    with ddb.error("ValidationException", SAME_ITEM):
-        ddb.transact_get_items(TransactItems=[{"Get": {"TableName": plain, "Key": key(1)}}] * 2)
-    with ddb.error("ResourceNotFoundException", "Requested resource not found", local=NOT_FOUND_LOCAL):
-        ddb.transact_get_items(TransactItems=[{"Get": {"TableName": plain + "zz", "Key": key(1)}}])
-    with ddb.error(
-        "ValidationException", "ExpressionAttributeNames can only be specified when using expressions"
-    ):
-        ddb.transact_get_items(
-            TransactItems=[
-                {"Get": {"TableName": plain, "Key": key(1), "ExpressionAttributeNames": {"#a": "b"}}}
-            ]
-        )
-    # DynamoDB Local reports a key mismatch here as a TransactionCanceledException (docs/compatibility.md).
-    code = "TransactionCanceledException" if ddb.is_reference else "ValidationException"
-    with ddb.error(code, KEY_MISMATCH, local=KEY_MISMATCH_LOCAL):
-        ddb.transact_get_items(TransactItems=[{"Get": {"TableName": plain, "Key": {"PK": s("1")}}}])

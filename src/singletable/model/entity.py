@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from singletable.model.errors import DeclarationError, MissingKeyFields
 from singletable.model.expr import Path
@@ -123,9 +123,16 @@ class EntityMeta:
 
     def from_item(self, item: Mapping[str, AV], *, partial: bool = False) -> Entity:
         data = self.decode(item)
-        if partial:
-            return self.cls.model_construct(**data)
+        if partial:  # projections: validate each field that is there, leave the rest unset
+            return self.cls.model_construct(**{k: self._adapter(k).validate_python(v) for k, v in data.items()})
         return self.cls.model_validate(data)
+
+    def _adapter(self, name: str) -> TypeAdapter[Any]:
+        adapters = self.__dict__.setdefault("_adapters", {})
+        adapter = adapters.get(name)
+        if adapter is None:
+            adapter = adapters[name] = TypeAdapter(self.cls.model_fields[name].annotation)
+        return adapter
 
     def matches(self, item: Mapping[str, AV]) -> bool:
         """Whether an item is of this type: by the type attribute, else by the shape of its keys."""

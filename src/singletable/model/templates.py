@@ -134,7 +134,7 @@ class BoundKey:
     attribute: str
     template: KeyTemplate
     key_type: str  # S or N
-    codecs: dict[str, Codec]
+    codecs: dict[str, Codec] = field(repr=False)
     delimiter: str
     entity: str
     when: Callable[..., bool] | None = None
