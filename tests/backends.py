@@ -65,12 +65,17 @@ class Backend:
 
     def streams(self) -> Backend:
         """The DynamoDB Streams API of this backend: the engine itself, or a boto3 'dynamodbstreams' client
-        on the same endpoint (the in-process client's engine is used directly)."""
+        on the same engine (``singletable.streams_client``) or endpoint."""
         if not self.is_boto3:
             return self
         engine = getattr(self._target, "singletable_engine", None)
         if engine is not None:
-            return Backend("engine", engine)
+            from botocore.config import Config
+
+            import singletable
+
+            config = Config(parameter_validation=False)
+            return Backend(self.name, singletable.streams_client(engine, config=config))
         import boto3
         from botocore.config import Config
 

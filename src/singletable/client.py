@@ -162,13 +162,13 @@ class _InProcessTransport:
 
 
 def _attach(boto_client: Any, engine: Engine) -> None:
-    """Route this client's HTTP sends into the engine."""
+    """Route this client's HTTP sends into the engine (events are per client, so no service suffix)."""
     from botocore import UNSIGNED
 
     transport = _InProcessTransport(engine)
     events = boto_client.meta.events
-    events.register_first("choose-signer.dynamodb", lambda **_: UNSIGNED, unique_id="singletable-unsigned")
-    events.register_last("before-send.dynamodb", transport.send, unique_id="singletable-in-process")
+    events.register_first("choose-signer", lambda **_: UNSIGNED, unique_id="singletable-unsigned")
+    events.register_last("before-send", transport.send, unique_id="singletable-in-process")
     _freeze_user_agent(boto_client)
     boto_client.singletable_engine = engine
 
@@ -197,6 +197,16 @@ def client(target: Any = None, **boto3_kwargs: Any) -> Any:
     in_process = not _is_url(target)
     session, kwargs = _boto_kwargs(target, boto3_kwargs, in_process)
     boto_client = session.client("dynamodb", **kwargs)
+    if in_process:
+        _attach(boto_client, _resolve_engine(target))
+    return boto_client
+
+
+def streams_client(target: Any = None, **boto3_kwargs: Any) -> Any:
+    """A boto3 DynamoDB Streams client (``dynamodbstreams``) on ``target``, wired like :func:`client`."""
+    in_process = not _is_url(target)
+    session, kwargs = _boto_kwargs(target, boto3_kwargs, in_process)
+    boto_client = session.client("dynamodbstreams", **kwargs)
     if in_process:
         _attach(boto_client, _resolve_engine(target))
     return boto_client

@@ -51,13 +51,19 @@ def test_application_json_is_accepted(http_server):
 
 @pytest.mark.parametrize(
     "target",
-    ["DynamoDB_20120810.Nope", "DynamoDBStreams_20120810.ListStreams", None, "Other_20120810.ListTables"],
+    ["DynamoDB_20120810.Nope", "DynamoDBStreams_20120810.Nope", None, "Other_20120810.ListTables"],
 )
 def test_unknown_operation(http_server, target):
     response, payload = _post(http_server, b"{}", target=target)
     assert response.status == 400
     assert _json(payload) == {"__type": "com.amazon.coral.service#UnknownOperationException"}
     assert int(response.getheader("x-amz-crc32")) == zlib.crc32(payload)
+
+
+def test_streams_target_is_served(http_server):
+    response, payload = _post(http_server, b"{}", target="DynamoDBStreams_20120810.ListStreams")
+    assert response.status == 200
+    assert "Streams" in _json(payload)
 
 
 @pytest.mark.parametrize("body", [b"{bad", b"[]", b'"text"', b"\xff\xfe"])

@@ -15,6 +15,7 @@ import zlib
 from typing import Any
 
 from singletable.engine import DynamoDBError, Engine
+from singletable.engine.engine import STREAMS_OPERATIONS
 from singletable.server import wire
 
 log = logging.getLogger("singletable.server")
@@ -65,16 +66,27 @@ class Dispatcher:
             name = target[len(DYNAMODB_TARGET_PREFIX) :]
             if name in self._known:
                 return name
-        # Unknown names, the Streams API (not served yet) and a missing header all end here, as on AWS.
+        # Unknown names and a missing header all end here, as on AWS.
         raise coral_error("UnknownOperationException")
 
     def call(self, operation: str, body: bytes) -> dict[str, Any]:
         params = wire.decode_request(operation, body)
         return self.engine.execute(operation, params)
 
+    def call_streams(self, target: str, body: bytes) -> dict[str, Any]:
+        """A DynamoDB Streams API call: its requests carry no blobs, so plain JSON is the whole decoding."""
+        name = target[len(STREAMS_TARGET_PREFIX) :]
+        if name not in STREAMS_OPERATIONS:
+            raise coral_error("UnknownOperationException")
+        params = wire.decode_request("", body)
+        return self.engine.execute_streams(name, params)
+
     def handle(self, target: str | None, body: bytes) -> Reply:
         try:
-            response = self.call(self.operation(target), body)
+            if target and target.startswith(STREAMS_TARGET_PREFIX):
+                response = self.call_streams(target, body)
+            else:
+                response = self.call(self.operation(target), body)
         except DynamoDBError as error:
             return error_reply(error)
         except Exception:
