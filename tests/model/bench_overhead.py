@@ -44,16 +44,30 @@ class Order(Entity, table=table, type="ORDER", timestamps=False):
 
 
 def order(i: int) -> Order:
-    return Order(user=i % 50, order=i, status="SHIPPED", placed=f"2026-11-{i % 28 + 1:02d}T{i:08d}",
-                 total=i * 3 + 0.25, note="x" * 80, lines=[Line(sku=f"SKU{i}", qty=2)])
+    return Order(
+        user=i % 50,
+        order=i,
+        status="SHIPPED",
+        placed=f"2026-11-{i % 28 + 1:02d}T{i:08d}",
+        total=i * 3 + 0.25,
+        note="x" * 80,
+        lines=[Line(sku=f"SKU{i}", qty=2)],
+    )
 
 
 def raw_item(i: int) -> dict:
     return {
-        "PK": {"S": f"USER#{i % 50}"}, "SK": {"S": f"ORDER#{i:08d}"}, "GSI1PK": {"S": "STATUS#SHIPPED"},
-        "GSI1SK": {"S": f"2026-11-{i % 28 + 1:02d}T{i:08d}"}, "total": {"N": str(i * 3 + 0.25)},
-        "status": {"S": "SHIPPED"}, "note": {"S": "x" * 80}, "user": {"N": str(i % 50)}, "order": {"N": str(i)},
-        "placed": {"S": f"2026-11-{i % 28 + 1:02d}T{i:08d}"}, "entityType": {"S": "ORDER"},
+        "PK": {"S": f"USER#{i % 50}"},
+        "SK": {"S": f"ORDER#{i:08d}"},
+        "GSI1PK": {"S": "STATUS#SHIPPED"},
+        "GSI1SK": {"S": f"2026-11-{i % 28 + 1:02d}T{i:08d}"},
+        "total": {"N": str(i * 3 + 0.25)},
+        "status": {"S": "SHIPPED"},
+        "note": {"S": "x" * 80},
+        "user": {"N": str(i % 50)},
+        "order": {"N": str(i)},
+        "placed": {"S": f"2026-11-{i % 28 + 1:02d}T{i:08d}"},
+        "entityType": {"S": "ORDER"},
         "lines": {"L": [{"M": {"sku": {"S": f"SKU{i}"}, "qty": {"N": "2"}}}]},
     }
 
@@ -79,16 +93,41 @@ def main() -> None:
         orders = [order(i) for i in range(n)]
         raws = [raw_item(i) for i in range(n)]
         results = {
-            "put": (p50(lambda i: execute("PutItem", {"TableName": "bench", "Item": raws[i]}), n),
-                    p50(lambda i: db.put(orders[i]), n)),
-            "get": (p50(lambda i: execute("GetItem", {"TableName": "bench", "Key": {
-                        "PK": {"S": f"USER#{i % 50}"}, "SK": {"S": f"ORDER#{i:08d}"}}}), n),
-                    p50(lambda i: db.get(Order, user=i % 50, order=i), n)),
-            "query40": (p50(lambda i: execute("Query", {
-                            "TableName": "bench", "KeyConditionExpression": "PK = :p AND begins_with(SK, :s)",
-                            "ExpressionAttributeValues": {":p": {"S": f"USER#{i % 50}"}, ":s": {"S": "ORDER#"}},
-                            "Limit": 40}), n // 5),
-                        p50(lambda i: list(db.query(Order.of_user(user=i % 50), limit=40, page_size=40)), n // 5)),
+            "put": (
+                p50(lambda i: execute("PutItem", {"TableName": "bench", "Item": raws[i]}), n),
+                p50(lambda i: db.put(orders[i]), n),
+            ),
+            "get": (
+                p50(
+                    lambda i: execute(
+                        "GetItem",
+                        {
+                            "TableName": "bench",
+                            "Key": {"PK": {"S": f"USER#{i % 50}"}, "SK": {"S": f"ORDER#{i:08d}"}},
+                        },
+                    ),
+                    n,
+                ),
+                p50(lambda i: db.get(Order, user=i % 50, order=i), n),
+            ),
+            "query40": (
+                p50(
+                    lambda i: execute(
+                        "Query",
+                        {
+                            "TableName": "bench",
+                            "KeyConditionExpression": "PK = :p AND begins_with(SK, :s)",
+                            "ExpressionAttributeValues": {
+                                ":p": {"S": f"USER#{i % 50}"},
+                                ":s": {"S": "ORDER#"},
+                            },
+                            "Limit": 40,
+                        },
+                    ),
+                    n // 5,
+                ),
+                p50(lambda i: list(db.query(Order.of_user(user=i % 50), limit=40, page_size=40)), n // 5),
+            ),
         }
         print(f"model overhead on the native engine, p50 over {n} calls ({datetime.now(UTC):%Y-%m-%d})")
         for name, (raw, model) in results.items():

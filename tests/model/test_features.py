@@ -26,7 +26,9 @@ from singletable.model import (
 )
 from singletable.model.templates import Key
 
-app = Table(name="features", indexes=[GSI("GSI1", pk="GSI1PK", sk="GSI1SK"), GSI("byScore", pk=("score", "N"))])
+app = Table(
+    name="features", indexes=[GSI("GSI1", pk="GSI1PK", sk="GSI1SK"), GSI("byScore", pk=("score", "N"))]
+)
 
 
 class Meta(BaseModel):
@@ -72,24 +74,30 @@ class Clock:
 
 
 def test_templates_format_parse_and_check() -> None:
-    meta = Doc.meta()
+    meta = Doc.model_entity()
     values = {"org": "acme", "team": "core", "seq": 42}
     assert meta.keys["GSI1SK"].render(values) == "SEQ#000042"
     assert meta.keys["GSI1SK"].parse("SEQ#000042") == {"seq": 42}
     assert meta.keys["GSI1PK"].parse("ORG#acme#TEAM#core") == {"org": "acme", "team": "core"}
     assert meta.keys["GSI1PK"].parse("USER#x") is None
     with pytest.raises(DeclarationError, match="not a field"):
+
         class Broken(Entity, table=Table(name="x"), type="B"):
             a: str
             keys = Keys(PK="A#{b}", SK="S")
+
     with pytest.raises(DeclarationError, match="no key attribute"):
+
         class Broken2(Entity, table=Table(name="x"), type="B"):
             a: str
             keys = Keys(PK="A#{a}", SK="S", GSI9PK="x")
+
     with pytest.raises(DeclarationError, match="Number key"):
+
         class Broken3(Entity, table=app, type="B3"):
             a: str
             keys = Keys(PK="A#{a}", SK="S", score="{a}")
+
     described = app.describe()
     doc = next(e for e in described["entities"] if e["type"] == "DOC")
     assert {"attribute": "GSI1SK", "template": "SEQ#{seq:06d}"}.items() <= doc["keys"][3].items()
@@ -99,8 +107,17 @@ def test_templates_format_parse_and_check() -> None:
 
 def test_typed_round_trip_and_create_put_get_delete(open_db) -> None:
     db = open_db(app, clock=Clock())
-    doc = Doc(org="acme", doc_id="d1", title="Hello", price=Decimal("9.99"), ratio=0.5, tags=["a"],
-              labels={"x", "y"}, meta=Meta(color="blue", counts={"a": 1}), extra={"n": 1, "f": 1.5, "s": [1, "x"]})
+    doc = Doc(
+        org="acme",
+        doc_id="d1",
+        title="Hello",
+        price=Decimal("9.99"),
+        ratio=0.5,
+        tags=["a"],
+        labels={"x", "y"},
+        meta=Meta(color="blue", counts={"a": 1}),
+        extra={"n": 1, "f": 1.5, "s": [1, "x"]},
+    )
     created = db.create(doc)
     assert created.version == 1 and created.created_at == created.updated_at
     with pytest.raises(AlreadyExists):
@@ -130,15 +147,24 @@ def test_every_update_action(open_db) -> None:
     key = Doc.key(org="acme", doc_id="d1")
     updated = db.update(
         key,
-        Doc.f.tags.append(["c"]), Doc.f.labels.add({"y"}), Doc.f.meta.color.set("green"),
-        Doc.f.meta.counts["a"].if_not_exists(5), Doc.f.extra["keep"].remove(), Doc.f.price.add(Decimal("1.5")),
+        Doc.f.tags.append(["c"]),
+        Doc.f.labels.add({"y"}),
+        Doc.f.meta.color.set("green"),
+        Doc.f.meta.counts["a"].if_not_exists(5),
+        Doc.f.extra["keep"].remove(),
+        Doc.f.price.add(Decimal("1.5")),
         title="Set",
     )
     assert updated.tags == ["b", "c"] and updated.labels == {"x", "y"} and updated.meta.color == "green"
     assert updated.meta.counts == {"a": 5} and updated.extra == {} and updated.price == Decimal("1.5")
     assert updated.version == 2
-    updated = db.update(key, Doc.f.tags.prepend(["a"]), Doc.f.labels.delete({"x"}),
-                        Doc.f.price.subtract(Decimal("0.5")), Doc.f.ratio.add(0.25))
+    updated = db.update(
+        key,
+        Doc.f.tags.prepend(["a"]),
+        Doc.f.labels.delete({"x"}),
+        Doc.f.price.subtract(Decimal("0.5")),
+        Doc.f.ratio.add(0.25),
+    )
     assert updated.tags == ["a", "b", "c"] and updated.labels == {"y"} and updated.price == Decimal("1")
     assert updated.ratio == 0.25
 
@@ -173,9 +199,13 @@ def test_conditions_and_sparse_conditional_keys(open_db) -> None:
     db.put(Score(player="p1", points=10))
     db.put(Score(player="p2", points=0))  # the condition keeps zero scores out of the index
     assert [s.player for s in db.query(Score.with_points(10))] == ["p1"]
-    assert db.call("Scan", {"TableName": db.table_name, "IndexName": "byScore", "Select": "COUNT"})["Count"] == 1
+    assert (
+        db.call("Scan", {"TableName": db.table_name, "IndexName": "byScore", "Select": "COUNT"})["Count"] == 1
+    )
     db.update(Score.key(player="p1"), points=0)
-    assert db.call("Scan", {"TableName": db.table_name, "IndexName": "byScore", "Select": "COUNT"})["Count"] == 0
+    assert (
+        db.call("Scan", {"TableName": db.table_name, "IndexName": "byScore", "Select": "COUNT"})["Count"] == 0
+    )
 
 
 def test_pages_iterate_lazily_and_limit_counts_entities(open_db) -> None:
@@ -211,7 +241,10 @@ def test_transactions_and_batches(open_db, needs_transactions) -> None:
         tx.update(Doc.key(org="bulk", doc_id="000"), title="moved")
         tx.check(Doc.key(org="bulk", doc_id="001"), Doc.f.version == 1)
         tx.raw({"Put": {"Item": {"PK": {"S": "RAW"}, "SK": {"S": "RAW"}}}})
-    assert db.get(Doc, org="t", doc_id="a") is not None and db.get(Doc, org="bulk", doc_id="000").title == "moved"
+    assert (
+        db.get(Doc, org="t", doc_id="a") is not None
+        and db.get(Doc, org="bulk", doc_id="000").title == "moved"
+    )
     with pytest.raises(ConditionFailed), db.transaction() as tx:
         tx.create(Doc(org="t", doc_id="b"))
         tx.check(Doc.key(org="bulk", doc_id="001"), Doc.f.version == 7)

@@ -109,7 +109,9 @@ user_activity = Collection(fus, "user_activity", pk="USER#{user_id}", entities=(
 
 
 def raw(db, pk: str, sk: str) -> dict | None:
-    return db.call("GetItem", {"TableName": db.table_name, "Key": {"PK": {"S": pk}, "SK": {"S": sk}}}).get("Item")
+    return db.call("GetItem", {"TableName": db.table_name, "Key": {"PK": {"S": pk}, "SK": {"S": sk}}}).get(
+        "Item"
+    )
 
 
 def test_site_tags_follow_the_site(open_db, needs_transactions) -> None:
@@ -117,8 +119,12 @@ def test_site_tags_follow_the_site(open_db, needs_transactions) -> None:
     db.create(Site(site_id="s1", url="https://a.dev", title="A", tags=["javascript", "python"]))
     db.create(Site(site_id="s2", url="https://b.dev", title="B", tags=["python"]))
     assert raw(db, "SITE#s1", "TAG#javascript") == {
-        "PK": {"S": "SITE#s1"}, "SK": {"S": "TAG#javascript"}, "tag": {"S": "javascript"},
-        "siteId": {"S": "SITE#s1"}, "entityType": {"S": "SITE_TAG"}}
+        "PK": {"S": "SITE#s1"},
+        "SK": {"S": "TAG#javascript"},
+        "tag": {"S": "javascript"},
+        "siteId": {"S": "SITE#s1"},
+        "entityType": {"S": "SITE_TAG"},
+    }
     assert [t.site_id for t in db.query(SiteTag.sites_by_tag(tag="python"))] == ["s1", "s2"]
 
     db.update(Site.key(site_id="s1"), tags=["python", "rust"])

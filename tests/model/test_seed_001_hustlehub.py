@@ -19,18 +19,53 @@ from pydantic import BaseModel
 
 from singletable.model import GSI, DeclarationError, Entity, InvalidCursor, Key, Keys, Pattern, Table, env
 
-LISTING_PROJECTION = ["listingId", "slug", "title", "categoryName", "categorySlug", "primaryAttributes", "earnings",
-                      "requirements", "filterValues", "imageUrl", "verified", "verificationLevel", "analytics",
-                      "createdAt", "tags", "rating", "keywords", "isActive", "externalUrls", "metaData"]
+LISTING_PROJECTION = [
+    "listingId",
+    "slug",
+    "title",
+    "categoryName",
+    "categorySlug",
+    "primaryAttributes",
+    "earnings",
+    "requirements",
+    "filterValues",
+    "imageUrl",
+    "verified",
+    "verificationLevel",
+    "analytics",
+    "createdAt",
+    "tags",
+    "rating",
+    "keywords",
+    "isActive",
+    "externalUrls",
+    "metaData",
+]
 hub = Table(
     name=env("TABLE_NAME", "HustleHubDirectory"),
     indexes=[
         GSI("GSI1-UserEmailIndex", pk="GSI1PK", sk="GSI1SK", projection="KEYS_ONLY"),
         GSI("GSI2-ListingsByDateIndex", pk="GSI2PK", sk="GSI2SK", projection=LISTING_PROJECTION),
-        GSI("GSI3-AdminManagementIndex", pk="GSI3PK", sk="GSI3SK",
-            projection=["userId", "email", "role", "adminCreatedAt", "adminCreatedBy", "lastLoginAt", "preferences"]),
-        GSI("GSI4-SlugLookupIndex", pk="GSI4PK", sk="GSI4SK",
-            projection=["entityType", "catId", "listingId", "verified", "createdAt"]),
+        GSI(
+            "GSI3-AdminManagementIndex",
+            pk="GSI3PK",
+            sk="GSI3SK",
+            projection=[
+                "userId",
+                "email",
+                "role",
+                "adminCreatedAt",
+                "adminCreatedBy",
+                "lastLoginAt",
+                "preferences",
+            ],
+        ),
+        GSI(
+            "GSI4-SlugLookupIndex",
+            pk="GSI4PK",
+            sk="GSI4SK",
+            projection=["entityType", "catId", "listingId", "verified", "createdAt"],
+        ),
     ],
 )
 ADMIN_ROLES = ("admin", "super_admin", "editor")
@@ -49,9 +84,14 @@ class User(Entity, table=hub, type="user", timestamps=False):
     last_login_at: datetime | None = None
     preferences: dict[str, Any] = {}
 
-    keys = Keys(PK="USER#{user_id}", SK="PROFILE#{user_id}",
-                GSI1PK="USER_EMAIL#{email}", GSI1SK="PROFILE#{user_id}",
-                GSI3PK=Key("ADMINS", when=is_admin), GSI3SK=Key("ROLE#{role}#{user_id}", when=is_admin))
+    keys = Keys(
+        PK="USER#{user_id}",
+        SK="PROFILE#{user_id}",
+        GSI1PK="USER_EMAIL#{email}",
+        GSI1SK="PROFILE#{user_id}",
+        GSI3PK=Key("ADMINS", when=is_admin),
+        GSI3SK=Key("ROLE#{role}#{user_id}", when=is_admin),
+    )
     by_email = Pattern(index="GSI1-UserEmailIndex")
     admins = Pattern(index="GSI3-AdminManagementIndex")
 
@@ -77,9 +117,14 @@ class Listing(Entity, table=hub, type="listing"):
     is_active: bool = True
     created_at: datetime | None = None
 
-    keys = Keys(PK="LISTING#{listing_id}", SK="METADATA",
-                GSI2PK="LISTINGS", GSI2SK="CREATED#{created_at}#{listing_id}",
-                GSI4PK="SLUG#listing#{slug}", GSI4SK="ID#{listing_id}")
+    keys = Keys(
+        PK="LISTING#{listing_id}",
+        SK="METADATA",
+        GSI2PK="LISTINGS",
+        GSI2SK="CREATED#{created_at}#{listing_id}",
+        GSI4PK="SLUG#listing#{slug}",
+        GSI4SK="ID#{listing_id}",
+    )
     latest = Pattern(index="GSI2-ListingsByDateIndex", newest_first=True)
     by_slug = Pattern(index="GSI4-SlugLookupIndex", hydrate=True)
 
@@ -95,7 +140,12 @@ class Clock:
 
 def test_the_designs_21_projected_attributes_are_refused() -> None:
     with pytest.raises(DeclarationError, match="at most 20"):
-        GSI("GSI2-ListingsByDateIndex", pk="GSI2PK", sk="GSI2SK", projection=[*LISTING_PROJECTION, "schemaOrg"])
+        GSI(
+            "GSI2-ListingsByDateIndex",
+            pk="GSI2PK",
+            sk="GSI2SK",
+            projection=[*LISTING_PROJECTION, "schemaOrg"],
+        )
 
 
 def test_find_user_by_email_hydrates_from_keys_only(open_db, needs_transactions) -> None:
@@ -113,8 +163,14 @@ def test_admins_are_a_sparse_static_partition(open_db) -> None:
     db = open_db(hub)
     db.create(User(user_id="a1", email="admin@hustlehub.uk", role="admin"))
     db.create(User(user_id="m1", email="member@hustlehub.uk"))
-    db.create(User(user_id="s1", email="boss@hustlehub.uk", role="super_admin",
-                   last_login_at=datetime(2024, 1, 20, 14, 30, tzinfo=UTC)))
+    db.create(
+        User(
+            user_id="s1",
+            email="boss@hustlehub.uk",
+            role="super_admin",
+            last_login_at=datetime(2024, 1, 20, 14, 30, tzinfo=UTC),
+        )
+    )
     assert [u.user_id for u in db.query(User.admins())] == ["a1", "s1"]
     assert [u.user_id for u in db.query(User.admins().where(User.f.role == "super_admin"))] == ["s1"]
     recent = User.admins().filter(User.f.last_login_at > datetime(2024, 1, 1, tzinfo=UTC))
@@ -128,8 +184,17 @@ def test_admins_are_a_sparse_static_partition(open_db) -> None:
 def test_listings_newest_first_with_filters_and_signed_cursors(open_db) -> None:
     db = open_db(hub, clock=Clock(), cursor_secret=b"k" * 32)
     for i in range(7):
-        db.create(Listing(listing_id=f"l{i}", slug=f"slug-{i}", title=f"Listing {i}", category_slug="create",
-                          analytics=Analytics(views=500 * i), verified=i % 2 == 0, rating=8.5))
+        db.create(
+            Listing(
+                listing_id=f"l{i}",
+                slug=f"slug-{i}",
+                title=f"Listing {i}",
+                category_slug="create",
+                analytics=Analytics(views=500 * i),
+                verified=i % 2 == 0,
+                rating=8.5,
+            )
+        )
     first = db.page(Listing.latest(), size=3)
     assert [x.listing_id for x in first] == ["l6", "l5", "l4"] and first.has_more
     second = db.page(Listing.latest(), size=3, cursor=first.cursor)
@@ -142,8 +207,10 @@ def test_listings_newest_first_with_filters_and_signed_cursors(open_db) -> None:
     page = db.page(trending, size=2)  # size counts listings returned, not items read
     assert [x.listing_id for x in page] == ["l6", "l5"]
     assert [x.listing_id for x in db.page(trending, size=2, cursor=page.cursor)] == ["l4", "l3"]
-    verified = db.query(Listing.latest().filter((Listing.f.verified == True) & Listing.f.rating.exists()),  # noqa: E712
-                        limit=2)
+    verified = db.query(
+        Listing.latest().filter((Listing.f.verified == True) & Listing.f.rating.exists()),  # noqa: E712
+        limit=2,
+    )
     assert [x.listing_id for x in verified] == ["l6", "l4"]
 
     forged = first.cursor[:-2] + ("AA" if not first.cursor.endswith("AA") else "BB")
@@ -158,8 +225,15 @@ def test_listings_newest_first_with_filters_and_signed_cursors(open_db) -> None:
 
 def test_slug_lookup_and_projection(open_db) -> None:
     db = open_db(hub, clock=Clock())
-    db.create(Listing(listing_id="etsy-handmade-crafts", slug="selling-handmade-crafts-etsy", title="Etsy",
-                      category_slug="create-and-sell", verified=True))
+    db.create(
+        Listing(
+            listing_id="etsy-handmade-crafts",
+            slug="selling-handmade-crafts-etsy",
+            title="Etsy",
+            category_slug="create-and-sell",
+            verified=True,
+        )
+    )
     (found,) = db.query(Listing.by_slug(slug="selling-handmade-crafts-etsy"))
     assert found.title == "Etsy" and found.verified is True
     (titles,) = db.query(Listing.latest().select(Listing.f.title, Listing.f.analytics.views))

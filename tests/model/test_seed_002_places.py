@@ -60,8 +60,14 @@ def test_prefix_search_on_the_first_two_characters(open_db) -> None:
     for i, name in enumerate(["London", "Lonsdale", "Lowestoft", "Leeds", "Paris"]):
         db.put(Place(id=f"p{i}", full_name=name))
     assert [p.full_name for p in db.query(Place.search(full_name="Lon"))] == ["London", "Lonsdale"]
-    assert [p.full_name for p in db.query(Place.search(full_name="Lo"))] == ["London", "Lonsdale", "Lowestoft"]
-    item = db.call("GetItem", {"TableName": db.table_name, "Key": {"PK": {"S": "p3"}, "SK": {"S": "place#Le"}}})
+    assert [p.full_name for p in db.query(Place.search(full_name="Lo"))] == [
+        "London",
+        "Lonsdale",
+        "Lowestoft",
+    ]
+    item = db.call(
+        "GetItem", {"TableName": db.table_name, "Key": {"PK": {"S": "p3"}, "SK": {"S": "place#Le"}}}
+    )
     assert item["Item"]["GSISK"] == {"S": "Leeds"}
     assert db.get(Place, id="p3", full_name="Leeds").full_name == "Leeds"
 
@@ -92,9 +98,11 @@ def test_url_encoded_identity_keys(open_db) -> None:
     assert item["Item"]["GSISK"] == {"S": "https%3A%2F%2Faccounts.google.com#1234%235"}
     (user,) = db.query(User.by_identity(issuer="https://accounts.google.com", subject="1234#5"))
     assert user.id == "u1"
-    meta = User.meta()
+    meta = User.model_entity()
     assert meta.keys["GSISK"].parse("https%3A%2F%2Faccounts.google.com#1234%235") == {
-        "issuer": "https://accounts.google.com", "subject": "1234#5"}
+        "issuer": "https://accounts.google.com",
+        "subject": "1234#5",
+    }
 
 
 def test_delimiter_in_an_unencoded_value_is_refused(open_db) -> None:

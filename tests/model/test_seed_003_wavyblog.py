@@ -2,7 +2,8 @@
 
 Choices where the design is open: timestamps are RFC 3339 to the second (the design's examples), so
 ``datetime_precision="seconds"``; attribute names are PascalCase as in its tables (``naming="pascal"``, with
-aliases for ``UserID``/``PostID``/``CategoryID``/``AuthorID``/``ThumbnailURL``); guard items carry the owner's key.
+aliases for ``UserID``/``PostID``/``CategoryID``/``AuthorID``/``ThumbnailURL``); guard items carry the
+owner's key.
 """
 
 from __future__ import annotations
@@ -26,7 +27,11 @@ from singletable.model import (
 
 blog = Table(
     name=env("DYNAMODB_TABLE", "WavyBlog"),
-    pk="PK", sk="SK", type_attribute="EntityType", naming="pascal", datetime_precision="seconds",
+    pk="PK",
+    sk="SK",
+    type_attribute="EntityType",
+    naming="pascal",
+    datetime_precision="seconds",
     indexes=[
         GSI("GSI1", pk="GSI1PK", sk="GSI1SK"),
         GSI("GSI2", pk="GSI2PK", sk="GSI2SK"),
@@ -60,9 +65,14 @@ class Post(Entity, table=blog, type="POST", unique={"slug": "SLUG#{slug}"}):
     created_at: datetime | None = None
     updated_at: datetime | None = None
 
-    keys = Keys(PK="POST#{slug}", SK="METADATA#{slug}",
-                GSI1PK="POSTS_BY_USER#{author_id}", GSI1SK="POST#{created_at}",
-                GSI2PK="POSTS_BY_CAT#{category}", GSI2SK="POST#{created_at}")
+    keys = Keys(
+        PK="POST#{slug}",
+        SK="METADATA#{slug}",
+        GSI1PK="POSTS_BY_USER#{author_id}",
+        GSI1SK="POST#{created_at}",
+        GSI2PK="POSTS_BY_CAT#{category}",
+        GSI2SK="POST#{created_at}",
+    )
     by_user = Pattern(index="GSI1", newest_first=True)
     by_category = Pattern(index="GSI2", newest_first=True)
     all_posts = Pattern(index="GSI3")
@@ -110,12 +120,22 @@ def test_table_name_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_item_shape_is_the_designs(open_db) -> None:
     db = open_db(blog, clock=Clock())
     db.create(Category(category_id="cat_345678", slug="technology", name="Technology"))
-    raw = db.call("GetItem", {"TableName": db.table_name,
-                              "Key": {"PK": {"S": "CATEGORY#technology"}, "SK": {"S": "METADATA#technology"}}})
+    raw = db.call(
+        "GetItem",
+        {
+            "TableName": db.table_name,
+            "Key": {"PK": {"S": "CATEGORY#technology"}, "SK": {"S": "METADATA#technology"}},
+        },
+    )
     assert raw["Item"] == {
-        "PK": {"S": "CATEGORY#technology"}, "SK": {"S": "METADATA#technology"}, "EntityType": {"S": "CATEGORY"},
-        "CategoryID": {"S": "cat_345678"}, "Slug": {"S": "technology"}, "Name": {"S": "Technology"},
-        "CreatedAt": {"S": "2024-01-15T10:31:00Z"}, "UpdatedAt": {"S": "2024-01-15T10:31:00Z"},
+        "PK": {"S": "CATEGORY#technology"},
+        "SK": {"S": "METADATA#technology"},
+        "EntityType": {"S": "CATEGORY"},
+        "CategoryID": {"S": "cat_345678"},
+        "Slug": {"S": "technology"},
+        "Name": {"S": "Technology"},
+        "CreatedAt": {"S": "2024-01-15T10:31:00Z"},
+        "UpdatedAt": {"S": "2024-01-15T10:31:00Z"},
     }
     category = db.get(Category, slug="technology")
     assert category.created_at == datetime(2024, 1, 15, 10, 31, tzinfo=UTC)
@@ -131,8 +151,13 @@ def test_users_unique_email(open_db, needs_transactions) -> None:
     with pytest.raises(UniqueViolation) as caught:
         db.create(User(user_id="usr_2", username="johnny", email="john@example.com", password_hash="h"))
     assert (caught.value.field, caught.value.value) == ("email", "john@example.com")
-    guard = db.call("GetItem", {"TableName": db.table_name, "Key": {
-        "PK": {"S": "USEREMAIL#john@example.com"}, "SK": {"S": "USEREMAIL#john@example.com"}}})["Item"]
+    guard = db.call(
+        "GetItem",
+        {
+            "TableName": db.table_name,
+            "Key": {"PK": {"S": "USEREMAIL#john@example.com"}, "SK": {"S": "USEREMAIL#john@example.com"}},
+        },
+    )["Item"]
     assert guard["owner"]["M"]["PK"] == {"S": "USER#john_doe"}
     assert db.find(User, email="john@example.com").username == "john_doe"
 
@@ -153,15 +178,20 @@ def test_users_unique_email(open_db, needs_transactions) -> None:
 def test_posts_by_user_category_and_type(open_db, needs_transactions) -> None:
     db = open_db(blog, clock=Clock())
     for slug, category in [("first", "technology"), ("second", "travel"), ("third", "technology")]:
-        db.create(Post(post_id=f"post_{slug}", slug=slug, title=slug.title(), author_id="john_doe",
-                       category=category))
+        db.create(
+            Post(
+                post_id=f"post_{slug}", slug=slug, title=slug.title(), author_id="john_doe", category=category
+            )
+        )
     db.create(Post(post_id="p_other", slug="other", title="Other", author_id="jane", category="technology"))
 
     assert [p.slug for p in db.query(Post.by_user(author_id="john_doe"))] == ["third", "second", "first"]
     assert [p.slug for p in db.query(Post.by_category("technology"))] == ["other", "third", "first"]
     assert sorted(p.slug for p in db.query(Post.all_posts())) == ["first", "other", "second", "third"]
-    raw = db.call("GetItem", {"TableName": db.table_name,
-                              "Key": {"PK": {"S": "POST#first"}, "SK": {"S": "METADATA#first"}}})["Item"]
+    raw = db.call(
+        "GetItem",
+        {"TableName": db.table_name, "Key": {"PK": {"S": "POST#first"}, "SK": {"S": "METADATA#first"}}},
+    )["Item"]
     assert raw["GSI1SK"] == {"S": "POST#2024-01-15T10:31:00Z"}
 
     # Moving a post to another category moves it in GSI2 in the same request.

@@ -30,8 +30,14 @@ class User(Entity, table=blog, type="USER"):
     created_at: datetime | None = None
     updated_at: datetime | None = None
 
-    keys = Keys(PK="USER#{cognito_sub}", SK="PROFILE#{cognito_sub}", GSI1PK="USER#{cognito_sub}",
-                GSI1SK="PROFILE", GSI2PK="ROLE#{role}", GSI2SK="USER#{cognito_sub}")
+    keys = Keys(
+        PK="USER#{cognito_sub}",
+        SK="PROFILE#{cognito_sub}",
+        GSI1PK="USER#{cognito_sub}",
+        GSI1SK="PROFILE",
+        GSI2PK="ROLE#{role}",
+        GSI2SK="USER#{cognito_sub}",
+    )
     by_role = Pattern(index="GSI2")
 
 
@@ -44,9 +50,14 @@ class Post(Entity, table=blog, type="POST"):
     created_at: datetime | None = None
     updated_at: datetime | None = None
 
-    keys = Keys(PK="POST#{post_id}", SK="POST#{post_id}",
-                GSI1PK="CATEGORY#{subcategory_id}", GSI1SK="POST#{published_at}#{post_id}",
-                GSI2PK="AUTHOR#{author_id}", GSI2SK="POST#{published_at}#{post_id}")
+    keys = Keys(
+        PK="POST#{post_id}",
+        SK="POST#{post_id}",
+        GSI1PK="CATEGORY#{subcategory_id}",
+        GSI1SK="POST#{published_at}#{post_id}",
+        GSI2PK="AUTHOR#{author_id}",
+        GSI2SK="POST#{published_at}#{post_id}",
+    )
     by_category = Pattern(index="GSI1", newest_first=True)
     by_author = Pattern(index="GSI2", newest_first=True)
 
@@ -66,13 +77,23 @@ class Category(Entity, table=blog, type="CATEGORY"):
     order: int
     parent_id: str | None = None
 
-    keys = Keys(PK="CATEGORY#{category_id}", SK="CATEGORY#{category_id}",
-                GSI1PK=Key("CATEGORY#{parent_id}", otherwise="CATEGORY_ROOT"),
-                GSI1SK="CATEGORY#{order:03d}#{category_id}")
+    keys = Keys(
+        PK="CATEGORY#{category_id}",
+        SK="CATEGORY#{category_id}",
+        GSI1PK=Key("CATEGORY#{parent_id}", otherwise="CATEGORY_ROOT"),
+        GSI1SK="CATEGORY#{order:03d}#{category_id}",
+    )
     roots = Pattern(index="GSI1", pk="CATEGORY_ROOT")
     subcategories = Pattern(index="GSI1")
-    child_link = Derived(CategoryChild, on=("category_id", "parent_id", "order"), build=lambda c: CategoryChild(
-        parent_id=c.parent_id, child_id=c.category_id, order=c.order) if c.parent_id else None)
+    child_link = Derived(
+        CategoryChild,
+        on=("category_id", "parent_id", "order"),
+        build=lambda c: (
+            CategoryChild(parent_id=c.parent_id, child_id=c.category_id, order=c.order)
+            if c.parent_id
+            else None
+        ),
+    )
 
 
 class Comment(Entity, table=blog, type="COMMENT"):
@@ -82,9 +103,14 @@ class Comment(Entity, table=blog, type="COMMENT"):
     body: str
     created_at: datetime | None = None
 
-    keys = Keys(PK="POST#{post_id}", SK="COMMENT#{comment_id}#{created_at}",
-                GSI1PK="COMMENT#{comment_id}", GSI1SK="POST#{post_id}",
-                GSI2PK="AUTHOR#{author_id}", GSI2SK="COMMENT#{created_at}#{comment_id}")
+    keys = Keys(
+        PK="POST#{post_id}",
+        SK="COMMENT#{comment_id}#{created_at}",
+        GSI1PK="COMMENT#{comment_id}",
+        GSI1SK="POST#{post_id}",
+        GSI2PK="AUTHOR#{author_id}",
+        GSI2SK="COMMENT#{created_at}#{comment_id}",
+    )
     of_post = Pattern()
 
 
@@ -106,9 +132,14 @@ class Like(Entity, table=blog, type="LIKE"):
     author_id: str
     created_at: datetime | None = None
 
-    keys = Keys(PK="POST#{post_id}", SK="LIKE#{user_id}#{created_at}",
-                GSI1PK="LIKE#{user_id}#{post_id}", GSI1SK="LIKE",
-                GSI2PK="AUTHOR#{author_id}", GSI2SK="LIKE#{created_at}")
+    keys = Keys(
+        PK="POST#{post_id}",
+        SK="LIKE#{user_id}#{created_at}",
+        GSI1PK="LIKE#{user_id}#{post_id}",
+        GSI1SK="LIKE",
+        GSI2PK="AUTHOR#{author_id}",
+        GSI2SK="LIKE#{created_at}",
+    )
     by_user_and_post = Pattern(index="GSI1")
 
 
@@ -119,8 +150,12 @@ class Notification(Entity, table=blog, type="NOTIFICATION", ttl="expires_at"):
     created_at: datetime | None = None
     expires_at: datetime | None = None
 
-    keys = Keys(PK="USER#{user_id}", SK="NOTIFICATION#{notification_id}#{created_at}",
-                GSI1PK="NOTIFICATION#{user_id}", GSI1SK="NOTIFICATION#{created_at}#{notification_id}")
+    keys = Keys(
+        PK="USER#{user_id}",
+        SK="NOTIFICATION#{notification_id}#{created_at}",
+        GSI1PK="NOTIFICATION#{user_id}",
+        GSI1SK="NOTIFICATION#{created_at}#{notification_id}",
+    )
     latest = Pattern(index="GSI1", newest_first=True)
 
 
@@ -146,14 +181,23 @@ def test_table_name_from_a_stack_template(monkeypatch: pytest.MonkeyPatch) -> No
 def test_drafts_stay_out_of_the_indexes_until_published(open_db) -> None:
     db = open_db(blog, clock=Clock())
     db.create(Post(post_id="p1", title="Olá", subcategory_id="python", author_id="ana"))
-    db.create(Post(post_id="p2", title="Mundo", subcategory_id="python", author_id="ana",
-                   published_at=datetime(2024, 2, 1, tzinfo=UTC)))
+    db.create(
+        Post(
+            post_id="p2",
+            title="Mundo",
+            subcategory_id="python",
+            author_id="ana",
+            published_at=datetime(2024, 2, 1, tzinfo=UTC),
+        )
+    )
     assert [p.post_id for p in db.query(Post.by_category(subcategory_id="python"))] == ["p2"]
     db.update(Post.key(post_id="p1"), published_at=datetime(2024, 2, 5, tzinfo=UTC))
     assert [p.post_id for p in db.query(Post.by_author(author_id="ana"))] == ["p1", "p2"]
     db.update(Post.key(post_id="p2"), published_at=None)  # unpublish: both index keys removed
     assert [p.post_id for p in db.query(Post.by_category(subcategory_id="python"))] == ["p1"]
-    item = db.call("GetItem", {"TableName": db.table_name, "Key": {"PK": {"S": "POST#p2"}, "SK": {"S": "POST#p2"}}})
+    item = db.call(
+        "GetItem", {"TableName": db.table_name, "Key": {"PK": {"S": "POST#p2"}, "SK": {"S": "POST#p2"}}}
+    )
     assert "GSI1SK" not in item["Item"] and "GSI2SK" not in item["Item"] and "GSI1PK" in item["Item"]
 
 
@@ -166,7 +210,9 @@ def test_category_hierarchy(open_db, needs_transactions) -> None:
     assert [c.category_id for c in db.query(Category.roots())] == ["life", "tech"]
     assert [c.category_id for c in db.query(Category.subcategories(parent_id="tech"))] == ["rust", "python"]
     assert [(c.child_id, c.order) for c in db.query(CategoryChild.children(parent_id="tech"))] == [
-        ("python", 10), ("rust", 9)]
+        ("python", 10),
+        ("rust", 9),
+    ]
 
     # Re-parenting moves the index key and the relationship item together.
     db.update(Category.key(category_id="rust"), parent_id="life", order=1)
@@ -199,8 +245,14 @@ def test_notifications_expire_by_ttl(open_db) -> None:
     db = open_db(blog, clock=Clock())
     expires = datetime(2024, 4, 1, tzinfo=UTC)
     db.create(Notification(user_id="ana", notification_id="n1", message="oi", expires_at=expires))
-    item = db.call("Query", {"TableName": db.table_name, "KeyConditionExpression": "PK = :p",
-                             "ExpressionAttributeValues": {":p": {"S": "USER#ana"}}})["Items"][0]
+    item = db.call(
+        "Query",
+        {
+            "TableName": db.table_name,
+            "KeyConditionExpression": "PK = :p",
+            "ExpressionAttributeValues": {":p": {"S": "USER#ana"}},
+        },
+    )["Items"][0]
     assert item["expiresAt"] == {"N": str(int(expires.timestamp()))}
     (note,) = db.query(Notification.latest(user_id="ana"))
     assert note.expires_at == expires and note.expires_at.tzinfo is not None

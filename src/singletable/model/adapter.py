@@ -81,8 +81,9 @@ class Boto3Adapter(Adapter):
             response = error.response
             info = response.get("Error", {})
             extra = {k: v for k, v in response.items() if k not in ("Error", "ResponseMetadata", "Item")}
-            raise to_request_error(info.get("Code", "Unknown"), info.get("Message", ""),
-                                   response.get("Item"), extra) from None
+            raise to_request_error(
+                info.get("Code", "Unknown"), info.get("Message", ""), response.get("Item"), extra
+            ) from None
 
 
 def adapt(target: Any) -> Adapter:

@@ -46,8 +46,9 @@ def _meaning(op: Op, error: RequestError, item: Any) -> ModelError:
     return ConditionFailed(error.code, error.message, item=item)
 
 
-def run_ops(db: DB, ops: list[Op], *, single_params: dict[str, Any] | None = None,
-            transaction: bool = False) -> dict[str, Any]:
+def run_ops(
+    db: DB, ops: list[Op], *, single_params: dict[str, Any] | None = None, transaction: bool = False
+) -> dict[str, Any]:
     if len(ops) == 1 and not transaction and ops[0].kind in SINGLE:
         op = ops[0]
         params = single_params or op.params
@@ -99,8 +100,15 @@ class Transaction:
         self.ops += ops
         return result
 
-    def update(self, target: Any, /, *actions: Action, condition: Cond | None = None, upsert: bool = False,
-               **sets: Any) -> None:
+    def update(
+        self,
+        target: Any,
+        /,
+        *actions: Action,
+        condition: Cond | None = None,
+        upsert: bool = False,
+        **sets: Any,
+    ) -> None:
         ops, _, _ = plan_update(self.db, target, actions, condition, sets, upsert)
         self.ops += ops
 
@@ -133,14 +141,15 @@ class Transaction:
 
 def _chunks(items: list[Any], size: int) -> Iterable[list[Any]]:
     for start in range(0, len(items), size):
-        yield items[start:start + size]
+        yield items[start : start + size]
 
 
 def _backoff(attempt: int) -> None:
     if attempt >= MAX_ATTEMPTS:
-        raise RequestError("ProvisionedThroughputExceededException",
-                           f"items still unprocessed after {MAX_ATTEMPTS} attempts")
-    time.sleep(min(0.025 * 2 ** attempt, 1.0))
+        raise RequestError(
+            "ProvisionedThroughputExceededException", f"items still unprocessed after {MAX_ATTEMPTS} attempts"
+        )
+    time.sleep(min(0.025 * 2**attempt, 1.0))
 
 
 def _frozen(key: dict[str, Any]) -> tuple[Any, ...]:
@@ -155,7 +164,7 @@ def batch_get(db: DB, targets: list[Any], *, consistent: bool = False, raw: bool
         elif isinstance(target, KeyRef):
             wanted.append((target.meta, target.item_key()))
         else:
-            meta = type(target).meta()
+            meta = type(target).model_entity()
             wanted.append((meta, meta.primary_key(target.__dict__)))
     unique = list({_frozen(k): k for _, k in wanted}.values())
     found: dict[tuple[Any, ...], dict[str, Any]] = {}
@@ -183,10 +192,12 @@ def batch_get(db: DB, targets: list[Any], *, consistent: bool = False, raw: bool
 def batch_write(db: DB, puts: list[Entity], deletes: list[Any]) -> None:
     requests: list[dict[str, Any]] = []
     for entity in puts:
-        meta = type(entity).meta()
+        meta = type(entity).model_entity()
         if meta.unique or meta.derived:
-            raise ModelError(f"{meta.type} has unique fields or derived items, which need transactions: "
-                             "use db.put/db.create (or db.transaction()) instead of batch_write")
+            raise ModelError(
+                f"{meta.type} has unique fields or derived items, which need transactions: "
+                "use db.put/db.create (or db.transaction()) instead of batch_write"
+            )
         values = meta.values(entity)
         _stamp(db, meta, values, creating=values.get(meta.created) is None if meta.created else False)
         if meta.version and values.get(meta.version) is None:

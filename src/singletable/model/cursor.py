@@ -22,7 +22,7 @@ _TAG = 16
 
 
 def default_secret() -> bytes:
-    """``SINGLETABLE_CURSOR_SECRET`` if set; otherwise a per-process key (cursors then die with the process)."""
+    """``SINGLETABLE_CURSOR_SECRET`` if set; else a per-process key (cursors then die with the process)."""
     configured = os.environ.get("SINGLETABLE_CURSOR_SECRET")
     return configured.encode() if configured else secrets.token_bytes(32)
 
@@ -30,7 +30,7 @@ def default_secret() -> bytes:
 def _plain(key: dict[str, Any]) -> dict[str, Any]:
     out = {}
     for name, av in key.items():
-        (kind, value), = av.items()
+        ((kind, value),) = av.items()
         out[name] = {"b": base64.b64encode(value).decode()} if kind == "B" else {kind.lower(): value}
     return out
 
@@ -38,7 +38,7 @@ def _plain(key: dict[str, Any]) -> dict[str, Any]:
 def _typed(data: dict[str, Any]) -> dict[str, Any]:
     out = {}
     for name, av in data.items():
-        (kind, value), = av.items()
+        ((kind, value),) = av.items()
         out[name] = {"B": base64.b64decode(value)} if kind == "b" else {kind.upper(): value}
     return out
 

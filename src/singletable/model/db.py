@@ -48,8 +48,15 @@ class Page:
 class DB:
     """A table's data, as entities. Create with :func:`connect`."""
 
-    def __init__(self, table: Table, adapter: Adapter, *, name: str | None = None,
-                 cursor_secret: bytes | str | None = None, clock: Callable[[], datetime] | None = None) -> None:
+    def __init__(
+        self,
+        table: Table,
+        adapter: Adapter,
+        *,
+        name: str | None = None,
+        cursor_secret: bytes | str | None = None,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
         self.table = table
         self.adapter = adapter
         self.call = adapter.call
@@ -74,9 +81,13 @@ class DB:
         self.call("CreateTable", self.table.create_table_params(self.table_name))
         self._wait_active()
         if self.table.ttl_attribute:
-            self.call("UpdateTimeToLive", {"TableName": self.table_name, "TimeToLiveSpecification": {
-                "Enabled": True, "AttributeName": self.table.ttl_attribute}}) if self.adapter.supports(
-                "UpdateTimeToLive") else None
+            self.call(
+                "UpdateTimeToLive",
+                {
+                    "TableName": self.table_name,
+                    "TimeToLiveSpecification": {"Enabled": True, "AttributeName": self.table.ttl_attribute},
+                },
+            ) if self.adapter.supports("UpdateTimeToLive") else None
 
     def ensure_table(self) -> bool:
         """Create the table if it is missing; True if it was created."""
@@ -130,19 +141,23 @@ class DB:
 
     def find(self, cls: type[E], /, **unique: Any) -> E | None:
         """The entity holding a unique value, through its guard item: ``db.find(User, email="a@x")``."""
-        meta = cls.meta()
+        meta = cls.model_entity()
         ((name, value),) = unique.items()
         if name not in meta.unique:
             raise KeyError(f"{meta.type}.{name} is not declared unique")
-        guard = self.call("GetItem", {"TableName": self.table_name, "Key": guard_key(meta, name, value),
-                                      "ConsistentRead": True}).get("Item")
+        guard = self.call(
+            "GetItem",
+            {"TableName": self.table_name, "Key": guard_key(meta, name, value), "ConsistentRead": True},
+        ).get("Item")
         if guard is None:
             return None
         item = self.call("GetItem", {"TableName": self.table_name, "Key": guard["owner"]["M"]}).get("Item")
         return None if item is None else meta.from_item(item)  # type: ignore[return-value]
 
     def _read_values(self, meta: EntityMeta, key: dict[str, AV]) -> dict[str, Any] | None:
-        item = self.call("GetItem", {"TableName": self.table_name, "Key": key, "ConsistentRead": True}).get("Item")
+        item = self.call("GetItem", {"TableName": self.table_name, "Key": key, "ConsistentRead": True}).get(
+            "Item"
+        )
         return None if item is None else meta.decode(item)
 
     # -- writes -----------------------------------------------------------------------------------------
@@ -160,17 +175,26 @@ class DB:
         run_ops(self, ops)
         return result  # type: ignore[return-value]
 
-    def update(self, target: KeyRef | E, /, *actions: Action, condition: Cond | None = None,
-               upsert: bool = False, **sets: Any) -> Any:
+    def update(
+        self,
+        target: KeyRef | E,
+        /,
+        *actions: Action,
+        condition: Cond | None = None,
+        upsert: bool = False,
+        **sets: Any,
+    ) -> Any:
         """Change some fields: ``db.update(Post.key(slug="x"), Post.f.views.add(1), title="New")``.
 
         Keys derived from changed fields are rebuilt in the same request. Passing an entity instead of a key
         checks its version. Returns the updated entity; :class:`NotFound` if there is none, unless
         ``upsert=True`` (counters: ``db.update(Sequence.key(), Sequence.f.value.add(1), upsert=True)``).
         """
-        ops, meta, key = plan_update(self, target, actions, condition, sets, upsert)
+        ops, meta, _ = plan_update(self, target, actions, condition, sets, upsert)
         if len(ops) == 1:
-            params = dict(ops[0].params, ReturnValues="ALL_NEW", ReturnValuesOnConditionCheckFailure="ALL_OLD")
+            params = dict(
+                ops[0].params, ReturnValues="ALL_NEW", ReturnValuesOnConditionCheckFailure="ALL_OLD"
+            )
             response = run_ops(self, ops, single_params=params)
             return meta.from_item(response["Attributes"])
         run_ops(self, ops)
@@ -185,7 +209,7 @@ class DB:
             run_ops(self, ops)
 
     def transaction(self) -> Transaction:
-        """``with db.transaction() as tx: tx.create(...); tx.update(...); tx.check(...)`` -- all or nothing."""
+        """``with db.transaction() as tx: tx.create(...); tx.check(...)`` -- all or nothing."""
         return Transaction(self)
 
     def batch_get(self, targets: list[Any], *, consistent: bool = False) -> list[Any]:
@@ -198,14 +222,18 @@ class DB:
 
     # -- queries ----------------------------------------------------------------------------------------
 
-    def query(self, query: Query, *, limit: int | None = None, cursor: str | None = None,
-              page_size: int | None = None) -> Iterator[Any]:
+    def query(
+        self,
+        query: Query,
+        *,
+        limit: int | None = None,
+        cursor: str | None = None,
+        page_size: int | None = None,
+    ) -> Iterator[Any]:
         """Entities from a pattern, fetched page by page as you iterate; ``limit`` caps entities returned."""
         start = cursors.decode(self._secret, query.fingerprint(), cursor) if cursor else None
-        returned = 0
-        for entity, _raw in self._stream(query, start, page_size):
+        for returned, (entity, _raw) in enumerate(self._stream(query, start, page_size), 1):
             yield entity
-            returned += 1
             if limit is not None and returned >= limit:
                 return
 
@@ -217,7 +245,9 @@ class DB:
             if len(out) == size:
                 last = out[-1][1]
                 keys = self.table.key_attributes(query.index)
-                token = cursors.encode(self._secret, query.fingerprint(), {k: last[k] for k in keys if k in last})
+                token = cursors.encode(
+                    self._secret, query.fingerprint(), {k: last[k] for k in keys if k in last}
+                )
                 return Page([e for e, _ in out], token)
             out.append((entity, raw))
         return Page([e for e, _ in out], None)
@@ -226,8 +256,9 @@ class DB:
         """Every entity of a collection (all pages), grouped by type."""
         return Grouped(e for e, _ in self._stream(query, None, None))
 
-    def _stream(self, query: Query, start: dict[str, AV] | None,
-                page_size: int | None) -> Iterator[tuple[Any, dict[str, AV]]]:
+    def _stream(
+        self, query: Query, start: dict[str, AV] | None, page_size: int | None
+    ) -> Iterator[tuple[Any, dict[str, AV]]]:
         op, base = query.request(self.table_name)
         metas = query.entities
         single = metas[0] if len(metas) == 1 else None
@@ -244,8 +275,11 @@ class DB:
             if hydrate and items:
                 items = self._hydrate(query, items)
             for raw in items:
-                meta = single if single is not None and single.matches(raw) else (
-                    None if single is not None else _which(metas, raw))
+                meta = (
+                    single
+                    if single is not None and single.matches(raw)
+                    else (None if single is not None else _which(metas, raw))
+                )
                 if meta is not None:
                     yield meta.from_item(raw, partial=partial), raw
             start = response.get("LastEvaluatedKey")
@@ -281,9 +315,9 @@ def _address(target: Any, key: dict[str, Any]) -> tuple[EntityMeta, dict[str, AV
     if isinstance(target, KeyRef):
         return target.meta, target.item_key()
     if isinstance(target, Entity):
-        meta = type(target).meta()
+        meta = type(target).model_entity()
         return meta, meta.primary_key(target.__dict__)
-    meta = target.meta()
+    meta = target.model_entity()
     return meta, meta.primary_key(key)
 
 
@@ -292,8 +326,14 @@ def _key_fields(meta: EntityMeta, target: Any) -> dict[str, Any]:
     return {n: values[n] for n in meta.primary_fields}
 
 
-def connect(table: Table, target: Any = ":memory:", *, name: str | None = None,
-            cursor_secret: bytes | str | None = None, clock: Callable[[], datetime] | None = None) -> DB:
+def connect(
+    table: Table,
+    target: Any = ":memory:",
+    *,
+    name: str | None = None,
+    cursor_secret: bytes | str | None = None,
+    clock: Callable[[], datetime] | None = None,
+) -> DB:
     """A :class:`DB` for ``table`` on an Engine, a boto3 client, a SQLite path / ":memory:", or a URL.
 
     ``name`` overrides the declared table name (tests, per-tenant tables); ``cursor_secret`` signs cursors

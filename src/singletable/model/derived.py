@@ -7,7 +7,7 @@ and removed in the same transaction as the owner, so the "by tag" index can neve
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +37,7 @@ class Derived:
 
     def bind(self, meta: EntityMeta, name: str) -> Derived:
         self.name, self.owner = name, meta
-        target = self.target.meta()
+        target = self.target.model_entity()
         if self.build is None:
             if self.each is None or self.as_ is None:
                 raise DeclarationError(f"{meta.cls.__name__}.{name}: give each= and as_=, or build=")
@@ -64,5 +64,11 @@ class Derived:
         return [self.target(**common, **{self.as_: element}) for element in elements]
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "target": self.target.meta().type, "each": self.each, "as": self.as_,
-                "custom_build": self.build is not None, "on": list(self.on or ())}
+        return {
+            "name": self.name,
+            "target": self.target.model_entity().type,
+            "each": self.each,
+            "as": self.as_,
+            "custom_build": self.build is not None,
+            "on": list(self.on or ()),
+        }

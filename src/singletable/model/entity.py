@@ -64,9 +64,11 @@ class EntityMeta:
         self._primary = [k for k in (self.pk, self.sk) if k is not None]
         self._secondary = [k for a, k in self.keys.items() if k not in self._primary]
         # Fields that can be read back from keys: for projections that omit them and for unstored fields.
-        self._recover: list[BoundKey] = [k for k in self.keys.values() if any(
-            s.reversible for s in k.template.slots)]
+        self._recover: list[BoundKey] = [
+            k for k in self.keys.values() if any(s.reversible for s in k.template.slots)
+        ]
         self._unstored = [f.name for f in self.fields.values() if not f.stored]
+        self._decode_stored = _decoder(self._loads, {f.name: f.codec.kind for f in self.fields.values()})
 
     # -- items ------------------------------------------------------------------------------------------
 
@@ -99,17 +101,18 @@ class EntityMeta:
         for bound in self._primary:
             missing = bound.missing(values)
             if missing:
-                raise MissingKeyFields(self.type, bound.attribute, bound.template.text, missing,
-                                       "to address one item give every primary-key field")
+                raise MissingKeyFields(
+                    self.type,
+                    bound.attribute,
+                    bound.template.text,
+                    missing,
+                    "to address one item give every primary-key field",
+                )
             key[bound.attribute] = bound.value(values)
         return key
 
     def decode(self, item: Mapping[str, AV]) -> dict[str, Any]:
-        data: dict[str, Any] = {}
-        for name, attr, load in self._loads:
-            av = item.get(attr)
-            if av is not None and "NULL" not in av:
-                data[name] = load(av)
+        data = self._decode_stored(item)
         if len(data) < len(self.fields):
             for key in self._recover:
                 av = item.get(key.attribute)
@@ -124,7 +127,9 @@ class EntityMeta:
     def from_item(self, item: Mapping[str, AV], *, partial: bool = False) -> Entity:
         data = self.decode(item)
         if partial:  # projections: validate each field that is there, leave the rest unset
-            return self.cls.model_construct(**{k: self._adapter(k).validate_python(v) for k, v in data.items()})
+            return self.cls.model_construct(
+                **{k: self._adapter(k).validate_python(v) for k, v in data.items()}
+            )
         return self.cls.model_validate(data)
 
     def _adapter(self, name: str) -> TypeAdapter[Any]:
@@ -149,17 +154,54 @@ class EntityMeta:
 
     def describe(self) -> dict[str, Any]:
         return {
-            "type": self.type, "class": self.cls.__qualname__,
-            "fields": [{"name": f.name, "attribute": f.attribute, "type": f.codec.kind,
-                        "python": getattr(f.codec.python, "__name__", None), "required": f.required,
-                        "stored": f.stored} for f in self.fields.values()],
+            "type": self.type,
+            "class": self.cls.__qualname__,
+            "fields": [
+                {
+                    "name": f.name,
+                    "attribute": f.attribute,
+                    "type": f.codec.kind,
+                    "python": getattr(f.codec.python, "__name__", None),
+                    "required": f.required,
+                    "stored": f.stored,
+                }
+                for f in self.fields.values()
+            ],
             "keys": [k.describe() for k in self.keys.values()],
             "unique": [{"field": n, "guard": k.template.text} for n, k in self.unique.items()],
-            "version": self.version, "ttl": self.ttl,
+            "version": self.version,
+            "ttl": self.ttl,
             "timestamps": {"created": self.created, "updated": self.updated},
             "derived": [d.describe() for d in self.derived],
             "patterns": [p.describe() for p in self.patterns.values()],
         }
+
+
+def _decoder(
+    loads: list[tuple[str, str, Callable[[AV], Any]]], kinds: dict[str, str]
+) -> Callable[[Mapping[str, AV]], dict[str, Any]]:
+    """One straight-line function per entity: reading items is the hot path of every query.
+
+    Strings are taken from the AttributeValue inline; other types call their codec. Generated from the
+    entity's own field list (names are passed as constants, never spliced into code).
+    """
+    lines = ["def decode(item):", "    data = {}", "    get = item.get"]
+    env: dict[str, Any] = {}
+    for i, (name, attr, load) in enumerate(loads):
+        env[f"A{i}"], env[f"N{i}"], env[f"L{i}"] = attr, name, load
+        lines.append(f"    av = get(A{i})")
+        if kinds[name] == "S" and load.__name__ == "<lambda>" and load({"S": "x"}) == "x":
+            lines += [
+                "    if av is not None:",
+                "        v = av.get('S')",
+                "        if v is not None:",
+                f"            data[N{i}] = v",
+            ]
+        else:
+            lines += ["    if av is not None and 'NULL' not in av:", f"        data[N{i}] = L{i}(av)"]
+    lines.append("    return data")
+    exec("\n".join(lines), env)
+    return env["decode"]
 
 
 class Fields:
@@ -203,7 +245,7 @@ class _HybridKey:
 
     def __get__(self, instance: Entity | None, owner: type[Entity]) -> Callable[..., KeyRef]:
         def key(*args: Any, **values: Any) -> KeyRef:
-            meta = owner.meta()
+            meta = owner.model_entity()
             if instance is not None:
                 values = {**instance.__dict__, **values}
             if args:
@@ -240,9 +282,17 @@ class Entity(BaseModel):
         super().__init_subclass__()
 
     @classmethod
-    def __pydantic_init_subclass__(cls, *, table: Table | None = None, type: str | None = None,  # noqa: A002
-                                   unique: Iterable[str] | Mapping[str, str] = (), version: str | None = None,
-                                   ttl: str | None = None, timestamps: bool = True, **kwargs: Any) -> None:
+    def __pydantic_init_subclass__(
+        cls,
+        *,
+        table: Table | None = None,
+        type: str | None = None,
+        unique: Iterable[str] | Mapping[str, str] = (),
+        version: str | None = None,
+        ttl: str | None = None,
+        timestamps: bool = True,
+        **kwargs: Any,
+    ) -> None:
         super().__pydantic_init_subclass__(**kwargs)
         if table is None:
             return
@@ -254,15 +304,23 @@ class Entity(BaseModel):
         table.entities[meta.type] = meta
 
     @classmethod
-    def meta(cls) -> EntityMeta:
+    def model_entity(cls) -> EntityMeta:
         if cls.__entity_meta__ is None:
-            raise DeclarationError(f"{cls.__name__} is not bound to a table (class {cls.__name__}(Entity, "
-                                   "table=..., type=...))")
+            raise DeclarationError(
+                f"{cls.__name__} is not bound to a table (class {cls.__name__}(Entity, table=..., type=...))"
+            )
         return cls.__entity_meta__
 
 
-def _compile(cls: type[Entity], table: Table, type_name: str, unique: Iterable[str] | Mapping[str, str],
-             version: str | None, ttl: str | None, timestamps: bool) -> EntityMeta:
+def _compile(
+    cls: type[Entity],
+    table: Table,
+    type_name: str,
+    unique: Iterable[str] | Mapping[str, str],
+    version: str | None,
+    ttl: str | None,
+    timestamps: bool,
+) -> EntityMeta:
     precision = table.datetime_precision
     declared: Keys = Keys()
     for base in reversed(cls.__mro__):
@@ -271,8 +329,10 @@ def _compile(cls: type[Entity], table: Table, type_name: str, unique: Iterable[s
     key_types = table.key_types
     for attr in declared:
         if attr not in key_types:
-            raise DeclarationError(f"{cls.__name__}: Keys({attr}=...) but the table declares no key attribute "
-                                   f"{attr}; its key attributes are {sorted(key_types)}")
+            raise DeclarationError(
+                f"{cls.__name__}: Keys({attr}=...) but the table declares no key attribute "
+                f"{attr}; its key attributes are {sorted(key_types)}"
+            )
     for required in filter(None, (table.pk_name, table.sk_name)):
         if required not in declared:
             raise DeclarationError(f"{cls.__name__}: keys must give the table's {required}")
@@ -293,12 +353,16 @@ def _compile(cls: type[Entity], table: Table, type_name: str, unique: Iterable[s
         template = KeyTemplate.parse(key.template)
         for name in (*template.fields, *key.when_fields):
             if name not in fields:
-                raise DeclarationError(f"{cls.__name__}: {attr} = {key.template!r} uses {name!r}, which is "
-                                       f"not a field; fields are {sorted(fields)}")
+                raise DeclarationError(
+                    f"{cls.__name__}: {attr} = {key.template!r} uses {name!r}, which is "
+                    f"not a field; fields are {sorted(fields)}"
+                )
         kind = key_types[attr]
         if kind == "N" and (len(template.parts) != 1 or fields[template.fields[0]].codec.kind != "N"):
-            raise DeclarationError(f"{cls.__name__}: {attr} is a Number key, so its template must be a single "
-                                   "numeric field like '{stars}'")
+            raise DeclarationError(
+                f"{cls.__name__}: {attr} is a Number key, so its template must be a single "
+                "numeric field like '{stars}'"
+            )
         owner = next((f for f in fields.values() if f.attribute == attr), None)
         if owner is not None:
             if template.text == "{" + owner.name + "}" and key.when is None:
@@ -307,14 +371,16 @@ def _compile(cls: type[Entity], table: Table, type_name: str, unique: Iterable[s
             if not recoverable:
                 raise DeclarationError(
                     f"{cls.__name__}: field {owner.name} is stored as {attr}, which is also a key built from "
-                    f"{key.template!r}; give the field another name with Field(alias=...)")
+                    f"{key.template!r}; give the field another name with Field(alias=...)"
+                )
             owner.stored = False
         otherwise = None
         if key.otherwise is not None:
             alt = KeyTemplate.parse(key.otherwise)
             otherwise = BoundKey(attr, alt, kind, codecs, table.delimiter, type_name)
-        keys[attr] = BoundKey(attr, template, kind, codecs, table.delimiter, type_name, key.when, key.when_fields,
-                              otherwise)
+        keys[attr] = BoundKey(
+            attr, template, kind, codecs, table.delimiter, type_name, key.when, key.when_fields, otherwise
+        )
 
     guards: dict[str, BoundKey] = {}
     items = unique.items() if isinstance(unique, Mapping) else ((n, None) for n in unique)
@@ -322,12 +388,23 @@ def _compile(cls: type[Entity], table: Table, type_name: str, unique: Iterable[s
         if name not in fields:
             raise DeclarationError(f"{cls.__name__}: unique field {name!r} is not a field")
         text = template_text or f"UNIQUE#{type_name}#{fields[name].attribute}#{{{name}}}"
-        guards[name] = BoundKey(table.pk_name, KeyTemplate.parse(text), "S", codecs, table.delimiter, type_name)
+        guards[name] = BoundKey(
+            table.pk_name, KeyTemplate.parse(text), "S", codecs, table.delimiter, type_name
+        )
 
-    created, updated = (table.timestamps if timestamps else (None, None))
+    created, updated = table.timestamps if timestamps else (None, None)
     meta = EntityMeta(
-        cls, type_name, table, fields, keys, guards, version, ttl,
-        created if created in fields else None, updated if updated in fields else None)
+        cls,
+        type_name,
+        table,
+        fields,
+        keys,
+        guards,
+        version,
+        ttl,
+        created if created in fields else None,
+        updated if updated in fields else None,
+    )
     from singletable.model.derived import Derived
     from singletable.model.patterns import Pattern
 

@@ -42,8 +42,14 @@ class MissingKeyFields(KeyTemplateError):
 class RequestError(ModelError):
     """DynamoDB refused a request; ``code`` and ``message`` are DynamoDB's own."""
 
-    def __init__(self, code: str, message: str, *, item: dict[str, Any] | None = None,
-                 extra: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        item: dict[str, Any] | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message

@@ -256,8 +256,9 @@ class Action:
         return f"{self.path!r}.{self.kind}({self.value!r})"
 
 
-def compile_update(actions: Iterable[Action], c: Compiler, extra_set: Iterable[str] = (),
-                   extra_remove: Iterable[str] = ()) -> str:
+def compile_update(
+    actions: Iterable[Action], c: Compiler, extra_set: Iterable[str] = (), extra_remove: Iterable[str] = ()
+) -> str:
     sets, removes, adds, deletes = list(extra_set), list(extra_remove), [], []
     for action in actions:
         path, kind, codec = c.path(action.path), action.kind, action.path.codec
@@ -276,7 +277,9 @@ def compile_update(actions: Iterable[Action], c: Compiler, extra_set: Iterable[s
             value = c.value(dump_value(codec, action.value))
             empty = c.value({"L": []})
             current = f"if_not_exists({path}, {empty})"
-            combined = f"list_append({current}, {value})" if kind == "append" else f"list_append({value}, {current})"
+            combined = (
+                f"list_append({current}, {value})" if kind == "append" else f"list_append({value}, {current})"
+            )
             sets.append(f"{path} = {combined}")
         elif kind == "delete":
             deletes.append(f"{path} {c.value(dump_value(codec, action.value))}")

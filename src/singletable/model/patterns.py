@@ -70,25 +70,45 @@ class Pattern:
         codecs = {n: f.codec for n, f in meta.fields.items()}
         where = f"{meta.cls.__name__}.{name}"
         if self.pk is not None:
-            self.pk_key = BoundKey(pk_attr, KeyTemplate.parse(self.pk), table.key_types[pk_attr], codecs,
-                                   table.delimiter, meta.type)
+            self.pk_key = BoundKey(
+                pk_attr,
+                KeyTemplate.parse(self.pk),
+                table.key_types[pk_attr],
+                codecs,
+                table.delimiter,
+                meta.type,
+            )
         else:
             found = key_for(meta, pk_attr)
             if found is None:
-                raise DeclarationError(f"{where}: {meta.type} does not fill {pk_attr}, the partition key of "
-                                       f"{self.index or 'the table'}; add it to keys or give pk=")
+                raise DeclarationError(
+                    f"{where}: {meta.type} does not fill {pk_attr}, the partition key of "
+                    f"{self.index or 'the table'}; add it to keys or give pk="
+                )
             self.pk_key = found
         self.sk_key = None
         if sk_attr:
             if self.sk is not None:
-                self.sk_key = BoundKey(sk_attr, KeyTemplate.parse(self.sk), table.key_types[sk_attr], codecs,
-                                       table.delimiter, meta.type) if self.sk else None
+                self.sk_key = (
+                    BoundKey(
+                        sk_attr,
+                        KeyTemplate.parse(self.sk),
+                        table.key_types[sk_attr],
+                        codecs,
+                        table.delimiter,
+                        meta.type,
+                    )
+                    if self.sk
+                    else None
+                )
             else:
                 self.sk_key = key_for(meta, sk_attr)
         for key in filter(None, (self.pk_key, self.sk_key)):
             for name_ in key.template.fields:
                 if name_ not in meta.fields:
-                    raise DeclarationError(f"{where}: template {key.template.text!r} uses unknown field {name_}")
+                    raise DeclarationError(
+                        f"{where}: template {key.template.text!r} uses unknown field {name_}"
+                    )
         return self
 
     @property
@@ -102,8 +122,15 @@ class Pattern:
             raise TypeError(f"{self.name}() takes {len(self.arguments)} positional arguments")
         values.update(zip(self.arguments, args, strict=False))
         meta = self.meta
-        query = Query(meta.table, [meta], self.index_obj, name=self.name, reverse=self.newest_first,
-                      hydrate=self.hydrate, scan=self.scan)
+        query = Query(
+            meta.table,
+            [meta],
+            self.index_obj,
+            name=self.name,
+            reverse=self.newest_first,
+            hydrate=self.hydrate,
+            scan=self.scan,
+        )
         if self.filter is not None:
             query.filter_cond = self.filter(meta.cls.f)
         if self.scan:
@@ -111,14 +138,20 @@ class Pattern:
         assert self.pk_key is not None
         missing = [f for f in self.pk_key.template.fields if values.get(f) is None]
         if missing:
-            raise MissingKeyFields(meta.type, self.pk_key.attribute, self.pk_key.template.text, missing,
-                                   f"the partition key of {self.name}()")
+            raise MissingKeyFields(
+                meta.type,
+                self.pk_key.attribute,
+                self.pk_key.template.text,
+                missing,
+                f"the partition key of {self.name}()",
+            )
         query.pk = (self.pk_key.attribute, self.pk_key.value(values))
         query.sk_key, query.values = self.sk_key, values
         if self.sk_key is not None:
             if self.sk_key.key_type == "N" or not self.sk_key.template.parts:
-                if self.sk_key.template.fields and all(values.get(f) is not None
-                                                       for f in self.sk_key.template.fields):
+                if self.sk_key.template.fields and all(
+                    values.get(f) is not None for f in self.sk_key.template.fields
+                ):
                     query.sk = ("=", self.sk_key.value(values))
             else:
                 text, complete = self.sk_key.prefix(values)
@@ -131,13 +164,19 @@ class Pattern:
 
     def describe(self) -> dict[str, Any]:
         return {
-            "name": self.name, "entity": self.meta.type if self.meta else None,
-            "operation": "Scan" if self.scan else "Query", "index": self.index,
-            "pk": None if not self.pk_key else {"attribute": self.pk_key.attribute,
-                                               "template": self.pk_key.template.text},
-            "sk": None if not self.sk_key else {"attribute": self.sk_key.attribute,
-                                               "template": self.sk_key.template.text},
-            "arguments": list(self.arguments), "newest_first": self.newest_first, "doc": self.doc or None,
+            "name": self.name,
+            "entity": self.meta.type if self.meta else None,
+            "operation": "Scan" if self.scan else "Query",
+            "index": self.index,
+            "pk": None
+            if not self.pk_key
+            else {"attribute": self.pk_key.attribute, "template": self.pk_key.template.text},
+            "sk": None
+            if not self.sk_key
+            else {"attribute": self.sk_key.attribute, "template": self.sk_key.template.text},
+            "arguments": list(self.arguments),
+            "newest_first": self.newest_first,
+            "doc": self.doc or None,
         }
 
 
@@ -228,8 +267,9 @@ class Query:
         if self.filter_cond is not None:
             filters.append(self.filter_cond.compile(c))
         if filters:
-            params["FilterExpression"] = " AND ".join(filters) if len(filters) == 1 else " AND ".join(
-                f"({f})" for f in filters)
+            params["FilterExpression"] = (
+                " AND ".join(filters) if len(filters) == 1 else " AND ".join(f"({f})" for f in filters)
+            )
         if self.projection is not None:
             keep = [c.path(p) for p in self.projection]
             extra = list(self.table.key_attributes(self.index))
@@ -244,8 +284,15 @@ class Query:
 
     def fingerprint(self) -> str:
         """What a cursor is bound to: the same pattern over the same partition."""
-        return "|".join((self.name, self.index.name if self.index else "", repr(self.pk), repr(self.sk),
-                         str(self.reverse)))
+        return "|".join(
+            (
+                self.name,
+                self.index.name if self.index else "",
+                repr(self.pk),
+                repr(self.sk),
+                str(self.reverse),
+            )
+        )
 
 
 def _sort_condition(key: BoundKey, given: Mapping[str, Any], cond: Cond) -> tuple[Any, ...]:
@@ -263,8 +310,13 @@ def _sort_condition(key: BoundKey, given: Mapping[str, Any], cond: Cond) -> tupl
         if isinstance(part, str):
             head.append(part)
         elif given.get(part.field) is None:
-            raise MissingKeyFields(key.entity, key.attribute, key.template.text, [part.field],
-                                   f"fields before {name} in the sort key must be given to compare {name}")
+            raise MissingKeyFields(
+                key.entity,
+                key.attribute,
+                key.template.text,
+                [part.field],
+                f"fields before {name} in the sort key must be given to compare {name}",
+            )
         else:
             head.append(key.slot_text(part, given[part.field]))
     prefix = "".join(head)
@@ -285,7 +337,9 @@ def _sort_condition(key: BoundKey, given: Mapping[str, Any], cond: Cond) -> tupl
         return ("between", low(cond.args[1]), high(cond.args[2]))
     sign, value = cond.args[1], cond.args[2]
     if sign == "=":
-        return ("=", low(value)) if last else ("begins_with", {"S": prefix + key.slot_text(slot, value) + after})
+        return (
+            ("=", low(value)) if last else ("begins_with", {"S": prefix + key.slot_text(slot, value) + after})
+        )
     if sign in ("<", ">="):
         return (sign, low(value))
     if sign in ("<=", ">"):
@@ -311,7 +365,7 @@ class Collection:
     sk_prefix: str | None = None
 
     def __post_init__(self) -> None:
-        self.metas = [e.meta() for e in self.entities]
+        self.metas = [e.model_entity() for e in self.entities]
         self.index_obj = self.table.index(self.index)
         attr = self.index_obj.pk if self.index_obj else self.table.pk_name
         codecs: dict[str, Any] = {}
@@ -321,7 +375,9 @@ class Collection:
         for name in template.fields:
             if name not in codecs:
                 raise DeclarationError(f"collection {self.name}: no member entity has a field {name}")
-        self.pk_key = BoundKey(attr, template, self.table.key_types[attr], codecs, self.table.delimiter, self.name)
+        self.pk_key = BoundKey(
+            attr, template, self.table.key_types[attr], codecs, self.table.delimiter, self.name
+        )
         self.table.collections[self.name] = self
 
     def __call__(self, *args: Any, **values: Any) -> Query:
@@ -330,16 +386,26 @@ class Collection:
         if missing:
             raise MissingKeyFields(self.name, self.pk_key.attribute, self.pk_key.template.text, missing)
         sk_attr = self.index_obj.sk if self.index_obj else self.table.sk_name
-        query = Query(self.table, self.metas, self.index_obj, name=self.name,
-                      pk=(self.pk_key.attribute, self.pk_key.value(values)))
+        query = Query(
+            self.table,
+            self.metas,
+            self.index_obj,
+            name=self.name,
+            pk=(self.pk_key.attribute, self.pk_key.value(values)),
+        )
         if self.sk_prefix and sk_attr:
             query.sk_key = BoundKey(sk_attr, KeyTemplate.parse(self.sk_prefix), "S", {}, "", self.name)
             query.sk = ("begins_with", {"S": self.sk_prefix})
         return query
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "index": self.index, "pk": self.pk,
-                "entities": [m.type for m in self.metas], "sk_prefix": self.sk_prefix}
+        return {
+            "name": self.name,
+            "index": self.index,
+            "pk": self.pk,
+            "entities": [m.type for m in self.metas],
+            "sk_prefix": self.sk_prefix,
+        }
 
 
 class Grouped:

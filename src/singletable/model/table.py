@@ -100,11 +100,14 @@ class Index:
         return set(attributes) <= have
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "kind": "LSI" if self.local else "GSI",
-                "pk": {"attribute": self.pk, "type": self.pk_type},
-                "sk": None if self.sk is None else {"attribute": self.sk, "type": self.sk_type},
-                "projection": self.projection_type,
-                "include": None if isinstance(self.projection, str) else list(self.projection)}
+        return {
+            "name": self.name,
+            "kind": "LSI" if self.local else "GSI",
+            "pk": {"attribute": self.pk, "type": self.pk_type},
+            "sk": None if self.sk is None else {"attribute": self.sk, "type": self.sk_type},
+            "projection": self.projection_type,
+            "include": None if isinstance(self.projection, str) else list(self.projection),
+        }
 
 
 MAX_INCLUDE = 20  # DynamoDB: at most 20 NonKeyAttributes per index (and 100 over all indexes)
@@ -113,17 +116,20 @@ MAX_INCLUDE = 20  # DynamoDB: at most 20 NonKeyAttributes per index (and 100 ove
 def _projection(projection: str | Iterable[str]) -> str | tuple[str, ...]:
     if isinstance(projection, str):
         if projection not in PROJECTIONS:
-            raise DeclarationError(f"projection must be ALL, KEYS_ONLY or a list of attributes, not {projection!r}")
+            raise DeclarationError(
+                f"projection must be ALL, KEYS_ONLY or a list of attributes, not {projection!r}"
+            )
         return projection
     attributes = tuple(projection)
     if len(attributes) > MAX_INCLUDE:
-        raise DeclarationError(f"an INCLUDE projection holds at most {MAX_INCLUDE} attributes; this one has "
-                               f"{len(attributes)} -- use ALL, or project fewer and hydrate")
+        raise DeclarationError(
+            f"an INCLUDE projection holds at most {MAX_INCLUDE} attributes; this one has "
+            f"{len(attributes)} -- use ALL, or project fewer and hydrate"
+        )
     return attributes
 
 
-def GSI(name: str, pk: KeySpec, sk: KeySpec | None = None,  # noqa: N802 - reads like the AWS term
-        projection: str | Iterable[str] = "ALL") -> Index:
+def GSI(name: str, pk: KeySpec, sk: KeySpec | None = None, projection: str | Iterable[str] = "ALL") -> Index:
     """A global secondary index; ``pk=("starRating", "N")`` for a numeric key."""
     pk_name, pk_type = _key(pk)
     sk_name, sk_type = _key(sk)
@@ -131,7 +137,7 @@ def GSI(name: str, pk: KeySpec, sk: KeySpec | None = None,  # noqa: N802 - reads
     return Index(name, pk_name, sk_name, pk_type, sk_type, _projection(projection))
 
 
-def LSI(name: str, sk: KeySpec, projection: str | Iterable[str] = "ALL") -> Index:  # noqa: N802
+def LSI(name: str, sk: KeySpec, projection: str | Iterable[str] = "ALL") -> Index:
     """A local secondary index: the table's partition key with another sort key."""
     sk_name, sk_type = _key(sk)
     return Index(name, "", sk_name, "S", sk_type, _projection(projection), local=True)
@@ -190,8 +196,9 @@ class Table:
                 index.pk, index.pk_type = self.pk_name, self.pk_type
         included = sum(len(i.projection) for i in self.indexes if not isinstance(i.projection, str))
         if included > 100:
-            raise DeclarationError(f"INCLUDE projections name {included} attributes over all indexes; "
-                                   "DynamoDB allows 100")
+            raise DeclarationError(
+                f"INCLUDE projections name {included} attributes over all indexes; DynamoDB allows 100"
+            )
         self._types = self._attribute_types()
 
     # -- structure --------------------------------------------------------------------------------------
@@ -242,8 +249,11 @@ class Table:
         if self.sk_name:
             schema.append({"AttributeName": self.sk_name, "KeyType": "RANGE"})
         used = {self.pk_name, self.sk_name}
-        params: dict[str, Any] = {"TableName": name or self.resolved_name(), "KeySchema": schema,
-                                  "BillingMode": self.billing}
+        params: dict[str, Any] = {
+            "TableName": name or self.resolved_name(),
+            "KeySchema": schema,
+            "BillingMode": self.billing,
+        }
         gsis, lsis = [], []
         for index in self.indexes:
             key_schema = [{"AttributeName": index.pk, "KeyType": "HASH"}]
@@ -253,12 +263,17 @@ class Table:
             projection: dict[str, Any] = {"ProjectionType": index.projection_type}
             if not isinstance(index.projection, str):
                 projection["NonKeyAttributes"] = list(index.projection)
-            spec: dict[str, Any] = {"IndexName": index.name, "KeySchema": key_schema, "Projection": projection}
+            spec: dict[str, Any] = {
+                "IndexName": index.name,
+                "KeySchema": key_schema,
+                "Projection": projection,
+            }
             if self.billing == "PROVISIONED" and not index.local:
                 spec["ProvisionedThroughput"] = self._throughput()
             (lsis if index.local else gsis).append(spec)
         params["AttributeDefinitions"] = [
-            {"AttributeName": a, "AttributeType": t} for a, t in self._types.items() if a in used]
+            {"AttributeName": a, "AttributeType": t} for a, t in self._types.items() if a in used
+        ]
         if gsis:
             params["GlobalSecondaryIndexes"] = gsis
         if lsis:
@@ -276,11 +291,17 @@ class Table:
         """The whole design as plain data: table, indexes, entities, templates, access patterns."""
         name = self.name.describe() if isinstance(self.name, EnvName) else {"name": self.name}
         return {
-            "table": {**name, "pk": {"attribute": self.pk_name, "type": self.pk_type},
-                      "sk": None if not self.sk_name else {"attribute": self.sk_name, "type": self.sk_type},
-                      "billing": self.billing, "type_attribute": self.type_attribute,
-                      "delimiter": self.delimiter, "naming": self.naming,
-                      "datetime_precision": self.datetime_precision, "ttl_attribute": self.ttl_attribute},
+            "table": {
+                **name,
+                "pk": {"attribute": self.pk_name, "type": self.pk_type},
+                "sk": None if not self.sk_name else {"attribute": self.sk_name, "type": self.sk_type},
+                "billing": self.billing,
+                "type_attribute": self.type_attribute,
+                "delimiter": self.delimiter,
+                "naming": self.naming,
+                "datetime_precision": self.datetime_precision,
+                "ttl_attribute": self.ttl_attribute,
+            },
             "indexes": [i.describe() for i in self.indexes],
             "entities": [meta.describe() for meta in self.entities.values()],
             "collections": [c.describe() for c in self.collections.values()],

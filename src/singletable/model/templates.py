@@ -46,10 +46,19 @@ class Slot:
         return self.start is None and self.stop is None and not {"lower", "upper"} & set(self.filters)
 
     def text(self) -> str:
-        cut = "" if self.start is None and self.stop is None else (
-            f"[{'' if self.start is None else self.start}:{'' if self.stop is None else self.stop}]")
-        return "{" + self.field + cut + "".join("|" + f for f in self.filters) + (
-            ":" + self.spec if self.spec else "") + "}"
+        cut = (
+            ""
+            if self.start is None and self.stop is None
+            else (f"[{'' if self.start is None else self.start}:{'' if self.stop is None else self.stop}]")
+        )
+        return (
+            "{"
+            + self.field
+            + cut
+            + "".join("|" + f for f in self.filters)
+            + (":" + self.spec if self.spec else "")
+            + "}"
+        )
 
 
 @dataclass(frozen=True)
@@ -65,7 +74,7 @@ class KeyTemplate:
         pos = 0
         for match in _SLOT.finditer(text):
             if match.start() > pos:
-                parts.append(text[pos:match.start()])
+                parts.append(text[pos : match.start()])
             filters = tuple(f for f in match["filters"].split("|") if f)
             for name in filters:
                 if name not in FILTERS:
@@ -155,7 +164,7 @@ class BoundKey:
     def slot_text(self, slot: Slot, value: Any) -> str:
         text = self.codecs[slot.field].key(value, slot.spec)
         if slot.start is not None or slot.stop is not None:
-            text = text[slot.start:slot.stop]
+            text = text[slot.start : slot.stop]
         for name in slot.filters:
             text = FILTERS[name](text)
         if self.delimiter and self.delimiter in text:
@@ -245,6 +254,11 @@ class BoundKey:
         return found
 
     def describe(self) -> dict[str, Any]:
-        return {"attribute": self.attribute, "template": self.template.text, "type": self.key_type,
-                "fields": list(self.template.fields), "condition_fields": list(self.when_fields) or None,
-                "otherwise": self.otherwise.template.text if self.otherwise else None}
+        return {
+            "attribute": self.attribute,
+            "template": self.template.text,
+            "type": self.key_type,
+            "fields": list(self.template.fields),
+            "condition_fields": list(self.when_fields) or None,
+            "otherwise": self.otherwise.template.text if self.otherwise else None,
+        }

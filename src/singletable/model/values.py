@@ -106,7 +106,7 @@ def dump_any(value: Any) -> AV | None:
 
 
 def load_any(av: AV) -> Any:
-    (kind, raw), = av.items()
+    ((kind, raw),) = av.items()
     if kind == "S":
         return raw
     if kind == "N":
@@ -182,6 +182,7 @@ def _make_datetime(precision: str) -> Codec:
 
 def ttl_codec() -> Codec:
     """TTL fields: DynamoDB expires items by a Number of epoch seconds; Python sees an aware datetime."""
+
     def dump(value: datetime | int) -> AV:
         if isinstance(value, datetime):
             if value.tzinfo is None:
@@ -199,32 +200,63 @@ def _scalar(python: Any, precision: str) -> Codec | None:
     if python is str:
         return Codec("S", lambda v: {"S": v}, lambda av: av["S"], _key_str, str, python=str)
     if python is bool:
-        return Codec("BOOL", lambda v: {"BOOL": v}, lambda av: av["BOOL"],
-                     lambda v, s: "true" if v else "false", lambda t: t == "true", python=bool)
+        return Codec(
+            "BOOL",
+            lambda v: {"BOOL": v},
+            lambda av: av["BOOL"],
+            lambda v, s: "true" if v else "false",
+            lambda t: t == "true",
+            python=bool,
+        )
     if python is int:
         return Codec("N", lambda v: {"N": str(int(v))}, _load_int, _key_number, int, python=int)
     if python is float:
-        return Codec("N", lambda v: {"N": _number_text(float(v))}, lambda av: float(av["N"]), _key_number,
-                     float, python=float)
+        return Codec(
+            "N",
+            lambda v: {"N": _number_text(float(v))},
+            lambda av: float(av["N"]),
+            _key_number,
+            float,
+            python=float,
+        )
     if python is Decimal:
-        return Codec("N", lambda v: {"N": str(v)}, lambda av: Decimal(av["N"]), _key_number, Decimal,
-                     python=Decimal)
+        return Codec(
+            "N", lambda v: {"N": str(v)}, lambda av: Decimal(av["N"]), _key_number, Decimal, python=Decimal
+        )
     if python is datetime:
         return _make_datetime(precision)
     if python is date:
-        return Codec("S", lambda v: {"S": v.isoformat()}, lambda av: date.fromisoformat(av["S"]),
-                     lambda v, s: v.isoformat(), date.fromisoformat, python=date)
+        return Codec(
+            "S",
+            lambda v: {"S": v.isoformat()},
+            lambda av: date.fromisoformat(av["S"]),
+            lambda v, s: v.isoformat(),
+            date.fromisoformat,
+            python=date,
+        )
     if python is bytes:
-        return Codec("B", lambda v: {"B": bytes(v)}, lambda av: av["B"], lambda v, s: v.hex(),
-                     bytes.fromhex, python=bytes)
+        return Codec(
+            "B",
+            lambda v: {"B": bytes(v)},
+            lambda av: av["B"],
+            lambda v, s: v.hex(),
+            bytes.fromhex,
+            python=bytes,
+        )
     if python is uuid.UUID:
-        return Codec("S", lambda v: {"S": str(v)}, lambda av: uuid.UUID(av["S"]), _key_str, uuid.UUID,
-                     python=uuid.UUID)
+        return Codec(
+            "S", lambda v: {"S": str(v)}, lambda av: uuid.UUID(av["S"]), _key_str, uuid.UUID, python=uuid.UUID
+        )
     if isinstance(python, type) and issubclass(python, enum.Enum):
         inner = _scalar(type(next(iter(python)).value), precision) or ANY
-        return Codec(inner.kind, lambda v: inner.dump(python(v).value), lambda av: python(inner.load(av)),
-                     lambda v, s: inner.key(python(v).value, s), lambda t: python(inner.parse(t)),
-                     python=python)
+        return Codec(
+            inner.kind,
+            lambda v: inner.dump(python(v).value),
+            lambda av: python(inner.load(av)),
+            lambda v, s: inner.key(python(v).value, s),
+            lambda t: python(inner.parse(t)),
+            python=python,
+        )
     return None
 
 
@@ -247,26 +279,49 @@ def build_codec(annotation: Any, precision: str = "milliseconds") -> Codec:
     if origin in (list, tuple, typing.Sequence) or annotation in (list, tuple):
         args = [a for a in typing.get_args(annotation) if a is not Ellipsis]
         item = build_codec(args[0], precision) if args else ANY
-        return Codec("L", lambda v: {"L": [_dump_nested(item, x) for x in v]},
-                     lambda av: [_load_nested(item, x) for x in av["L"]], _key_str, str, python=list, item=item)
+        return Codec(
+            "L",
+            lambda v: {"L": [_dump_nested(item, x) for x in v]},
+            lambda av: [_load_nested(item, x) for x in av["L"]],
+            _key_str,
+            str,
+            python=list,
+            item=item,
+        )
     if origin in (set, frozenset) or annotation in (set, frozenset):
         args = typing.get_args(annotation)
         item = build_codec(args[0], precision) if args else ANY
         kind = {"S": "SS", "N": "NS", "B": "BS"}.get(item.kind, "SS")
         if kind == "NS":
+
             def dump(v: Any) -> AV | None:
                 return {"NS": [_number_text(x) for x in v]} if v else None
         else:
+
             def dump(v: Any) -> AV | None:
                 return {kind: sorted(v)} if v else None
-        return Codec(kind, dump, lambda av: {item.load({item.kind if kind == 'NS' else kind[0]: x})
-                                             for x in av[kind]}, _key_str, str, python=set, item=item)
+
+        return Codec(
+            kind,
+            dump,
+            lambda av: {item.load({item.kind if kind == "NS" else kind[0]: x}) for x in av[kind]},
+            _key_str,
+            str,
+            python=set,
+            item=item,
+        )
     if origin in (dict, typing.Mapping) or annotation is dict:
         args = typing.get_args(annotation)
         item = build_codec(args[1], precision) if len(args) == 2 else ANY
-        return Codec("M", lambda v: {"M": {str(k): _dump_nested(item, x) for k, x in v.items()}},
-                     lambda av: {k: _load_nested(item, x) for k, x in av["M"].items()}, _key_str, str,
-                     python=dict, item=item)
+        return Codec(
+            "M",
+            lambda v: {"M": {str(k): _dump_nested(item, x) for k, x in v.items()}},
+            lambda av: {k: _load_nested(item, x) for k, x in av["M"].items()},
+            _key_str,
+            str,
+            python=dict,
+            item=item,
+        )
     if annotation is Any or annotation is object:
         return ANY
     raise DeclarationError(f"singletable cannot store fields of type {annotation!r}")
@@ -284,8 +339,10 @@ def _load_nested(codec: Codec, av: AV) -> Any:
 
 
 def _model_codec(model: type[BaseModel], precision: str) -> Codec:
-    fields = {name: (info.alias or name, build_codec(info.annotation, precision))
-              for name, info in model.model_fields.items()}
+    fields = {
+        name: (info.alias or name, build_codec(info.annotation, precision))
+        for name, info in model.model_fields.items()
+    }
 
     def dump(value: Any) -> AV:
         if isinstance(value, Mapping):

@@ -73,8 +73,13 @@ def guard_key(meta: EntityMeta, name: str, value: Any) -> dict[str, AV]:
     return key
 
 
-def _guard_ops(db: DB, meta: EntityMeta, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None,
-               owner_key: dict[str, AV]) -> list[Op]:
+def _guard_ops(
+    db: DB,
+    meta: EntityMeta,
+    old: Mapping[str, Any] | None,
+    new: Mapping[str, Any] | None,
+    owner_key: dict[str, AV],
+) -> list[Op]:
     ops = []
     for name in meta.unique:
         before = old.get(name) if old else None
@@ -82,33 +87,54 @@ def _guard_ops(db: DB, meta: EntityMeta, old: Mapping[str, Any] | None, new: Map
         if before == after:
             continue
         if before is not None:
-            ops.append(Op("Delete", {"TableName": db.table_name, "Key": guard_key(meta, name, before)},
-                          ("guard", meta.type, name, before)))
+            ops.append(
+                Op(
+                    "Delete",
+                    {"TableName": db.table_name, "Key": guard_key(meta, name, before)},
+                    ("guard", meta.type, name, before),
+                )
+            )
         if after is not None:
             c = Compiler()
             item = {**guard_key(meta, name, after), "owner": {"M": owner_key}}
-            ops.append(Op("Put", _finish({"TableName": db.table_name, "Item": item}, c, _not_exists(meta, c)),
-                          ("unique", meta.type, name, after)))
+            ops.append(
+                Op(
+                    "Put",
+                    _finish({"TableName": db.table_name, "Item": item}, c, _not_exists(meta, c)),
+                    ("unique", meta.type, name, after),
+                )
+            )
     return ops
 
 
-def _derived_ops(db: DB, meta: EntityMeta, old: Mapping[str, Any] | None,
-                 new: Mapping[str, Any] | None) -> list[Op]:
+def _derived_ops(
+    db: DB, meta: EntityMeta, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None
+) -> list[Op]:
     ops = []
     for derived in meta.derived:
         before = {_frozen(e.key().item_key()): e for e in derived.items(old)} if old else {}
         after = {_frozen(e.key().item_key()): e for e in derived.items(new)} if new else {}
         for key, entity in before.items():
             if key not in after:
-                ops.append(Op("Delete", {"TableName": db.table_name, "Key": entity.key().item_key()},
-                              ("derived", meta.type, derived.name)))
+                ops.append(
+                    Op(
+                        "Delete",
+                        {"TableName": db.table_name, "Key": entity.key().item_key()},
+                        ("derived", meta.type, derived.name),
+                    )
+                )
         for key, entity in after.items():
             if key not in before or before[key] != entity:
-                target = entity.meta()
+                target = entity.model_entity()
                 values = target.values(entity)
                 _stamp(db, target, values, creating=True)
-                ops.append(Op("Put", {"TableName": db.table_name, "Item": target.to_item(values)},
-                              ("derived", meta.type, derived.name)))
+                ops.append(
+                    Op(
+                        "Put",
+                        {"TableName": db.table_name, "Item": target.to_item(values)},
+                        ("derived", meta.type, derived.name),
+                    )
+                )
     return ops
 
 
@@ -128,15 +154,21 @@ def _watch(meta: EntityMeta) -> set[str]:
 
 
 def plan_create(db: DB, entity: Entity) -> tuple[list[Op], Entity]:
-    meta = type(entity).meta()
+    meta = type(entity).model_entity()
     values = meta.values(entity)
     _stamp(db, meta, values, creating=True)
     if meta.version:
         values[meta.version] = 1
     item = meta.to_item(values)
     c = Compiler()
-    ops = [Op("Put", _finish({"TableName": db.table_name, "Item": item}, c, _not_exists(meta, c)),
-              ("create", meta.type), meta)]
+    ops = [
+        Op(
+            "Put",
+            _finish({"TableName": db.table_name, "Item": item}, c, _not_exists(meta, c)),
+            ("create", meta.type),
+            meta,
+        )
+    ]
     if meta.unique or meta.derived:
         key = meta.primary_key(values)
         ops += _guard_ops(db, meta, None, values, key)
@@ -151,7 +183,7 @@ def _result(entity: Entity, meta: EntityMeta, values: dict[str, Any]) -> Entity:
 
 def plan_put(db: DB, entity: Entity, condition: Cond | None = None) -> tuple[list[Op], Entity]:
     """An upsert. Keeps the stored createdAt; checks and bumps the version; swaps guards and derived items."""
-    meta = type(entity).meta()
+    meta = type(entity).model_entity()
     values = meta.values(entity)
     _stamp(db, meta, values, creating=values.get(meta.created) is None if meta.created else False)
     c = Compiler()
@@ -175,8 +207,11 @@ def plan_put(db: DB, entity: Entity, condition: Cond | None = None) -> tuple[lis
         else:
             for name in meta.unique:
                 attr = c.name(meta.attribute_of[name])
-                conds.append(f"{attr} = {c.value(meta.fields[name].codec.dump(old[name]))}"
-                             if old.get(name) is not None else f"attribute_not_exists({attr})")
+                conds.append(
+                    f"{attr} = {c.value(meta.fields[name].codec.dump(old[name]))}"
+                    if old.get(name) is not None
+                    else f"attribute_not_exists({attr})"
+                )
             if meta.created and old.get(meta.created) is not None:
                 values[meta.created] = old[meta.created]
         extra = _guard_ops(db, meta, old, values, key) + _derived_ops(db, meta, old, values)
@@ -193,13 +228,18 @@ def plan_put(db: DB, entity: Entity, condition: Cond | None = None) -> tuple[lis
         if attr in keys:
             continue
         name, value = c.name(attr), c.value(av)
-        sets.append(f"{name} = if_not_exists({name}, {value})" if attr == created_attr else f"{name} = {value}")
+        sets.append(
+            f"{name} = if_not_exists({name}, {value})" if attr == created_attr else f"{name} = {value}"
+        )
     for attr in _declared_attributes(meta):
         if attr not in item and attr not in keys:
             removes.append(c.name(attr))
     expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
-    params = _finish({"TableName": db.table_name, "Key": {k: item[k] for k in keys if k},
-                      "UpdateExpression": expression}, c, _condition(c, conds))
+    params = _finish(
+        {"TableName": db.table_name, "Key": {k: item[k] for k in keys if k}, "UpdateExpression": expression},
+        c,
+        _condition(c, conds),
+    )
     return [Op("Update", params, label, meta)], _result(entity, meta, values)
 
 
@@ -216,14 +256,20 @@ def _declared_attributes(meta: EntityMeta) -> list[str]:
 
 def _target(target: KeyRef | Entity) -> tuple[EntityMeta, dict[str, Any], int | None]:
     if isinstance(target, Entity):
-        meta = type(target).meta()
+        meta = type(target).model_entity()
         version = target.__dict__.get(meta.version) if meta.version else None
         return meta, dict(target.__dict__), version
     return target.meta, dict(target.values), None
 
 
-def plan_update(db: DB, target: KeyRef | Entity, actions: Iterable[Action], condition: Cond | None,
-                sets: Mapping[str, Any], upsert: bool = False) -> tuple[list[Op], EntityMeta, dict[str, AV]]:
+def plan_update(
+    db: DB,
+    target: KeyRef | Entity,
+    actions: Iterable[Action],
+    condition: Cond | None,
+    sets: Mapping[str, Any],
+    upsert: bool = False,
+) -> tuple[list[Op], EntityMeta, dict[str, AV]]:
     meta, given, expected_version = _target(target)
     key = meta.primary_key(given)
     actions = list(actions) + [getattr(meta.cls.f, name).set(value) for name, value in sets.items()]
@@ -233,7 +279,8 @@ def plan_update(db: DB, target: KeyRef | Entity, actions: Iterable[Action], cond
         if action.path.field in meta.primary_fields:
             raise KeyTemplateError(
                 f"{meta.type}.{action.path.field} is part of the primary key; a changed key is a new item: "
-                "create the new entity and delete the old one (in one transaction)")
+                "create the new entity and delete the old one (in one transaction)"
+            )
     known: dict[str, Any] = {n: given[n] for n in meta.primary_fields}
     touched: set[str] = set()
     unknown: set[str] = set()
@@ -256,14 +303,17 @@ def plan_update(db: DB, target: KeyRef | Entity, actions: Iterable[Action], cond
         extra_set.append(f"{c.name(meta.table.type_attribute)} = {c.value(meta._type_av)}")
         if meta.created and meta.created not in touched:
             created = c.name(meta.attribute_of[meta.created])
-            extra_set.append(f"{created} = if_not_exists({created}, "
-                             f"{c.value(meta.fields[meta.created].codec.dump(now))})")
+            extra_set.append(
+                f"{created} = if_not_exists({created}, {c.value(meta.fields[meta.created].codec.dump(now))})"
+            )
     label: tuple[Any, ...] = ("update", meta.type)
     watched = _watch(meta) & touched
     if watched:
         if watched & unknown:
-            raise KeyTemplateError(f"{meta.type}: {sorted(watched & unknown)} feed uniqueness guards or derived "
-                                   "items, so they can only be set or removed, not changed arithmetically")
+            raise KeyTemplateError(
+                f"{meta.type}: {sorted(watched & unknown)} feed uniqueness guards or derived "
+                "items, so they can only be set or removed, not changed arithmetically"
+            )
         old = db._read_values(meta, key)
         if old is None:
             from singletable.model.errors import NotFound
@@ -273,8 +323,11 @@ def plan_update(db: DB, target: KeyRef | Entity, actions: Iterable[Action], cond
         for name in meta.unique:
             if name in watched:
                 attr = c.name(meta.attribute_of[name])
-                conds.append(f"{attr} = {c.value(meta.fields[name].codec.dump(old[name]))}"
-                             if old.get(name) is not None else f"attribute_not_exists({attr})")
+                conds.append(
+                    f"{attr} = {c.value(meta.fields[name].codec.dump(old[name]))}"
+                    if old.get(name) is not None
+                    else f"attribute_not_exists({attr})"
+                )
         ops_extra = _guard_ops(db, meta, old, new, key) + _derived_ops(db, meta, old, new)
         for name, value in new.items():
             known.setdefault(name, value)
@@ -291,9 +344,14 @@ def plan_update(db: DB, target: KeyRef | Entity, actions: Iterable[Action], cond
             continue
         if missing:
             changed = sorted(touched.intersection(needs))
-            raise MissingKeyFields(meta.type, bound.attribute, bound.template.text, missing,
-                                   f"updating {', '.join(changed)} changes it; pass "
-                                   f"{', '.join(missing)} in the same update so the key can be rebuilt")
+            raise MissingKeyFields(
+                meta.type,
+                bound.attribute,
+                bound.template.text,
+                missing,
+                f"updating {', '.join(changed)} changes it; pass "
+                f"{', '.join(missing)} in the same update so the key can be rebuilt",
+            )
         if bound.applies(known):
             extra_set.append(f"{c.name(bound.attribute)} = {c.value(bound.value(known))}")
         else:
@@ -306,8 +364,9 @@ def plan_update(db: DB, target: KeyRef | Entity, actions: Iterable[Action], cond
             label = ("version", meta.type)
         actions.append(version.add(1))
     expression = compile_update(actions, c, extra_set, removes)
-    params = _finish({"TableName": db.table_name, "Key": key, "UpdateExpression": expression}, c,
-                     _condition(c, conds))
+    params = _finish(
+        {"TableName": db.table_name, "Key": key, "UpdateExpression": expression}, c, _condition(c, conds)
+    )
     return [Op("Update", params, label, meta), *ops_extra], meta, key
 
 
@@ -330,8 +389,11 @@ def plan_delete(db: DB, target: KeyRef | Entity, condition: Cond | None) -> tupl
             return [], meta
         for name in meta.unique:
             attr = c.name(meta.attribute_of[name])
-            conds.append(f"{attr} = {c.value(meta.fields[name].codec.dump(old[name]))}"
-                         if old.get(name) is not None else f"attribute_not_exists({attr})")
+            conds.append(
+                f"{attr} = {c.value(meta.fields[name].codec.dump(old[name]))}"
+                if old.get(name) is not None
+                else f"attribute_not_exists({attr})"
+            )
         extra = _guard_ops(db, meta, old, None, key) + _derived_ops(db, meta, old, None)
     params = _finish({"TableName": db.table_name, "Key": key}, c, _condition(c, conds))
     return [Op("Delete", params, label, meta), *extra], meta
