@@ -12,12 +12,28 @@ def main() -> None:
 
 
 @main.command()
+@click.argument("name", default="quickstart")
 @click.option("--db", "db", default=":memory:", show_default=True, help="SQLite file for the engine.")
-def demo(db: str) -> None:
-    """Run the quick-start design on the embedded engine: create, write, query, print capacity."""
-    from singletable.examples_quickstart import run_quickstart
+@click.option(
+    "--endpoint", default=None, metavar="URL",
+    help="Run against this DynamoDB endpoint (DynamoDB Local, singletable serve, AWS) instead of the engine; "
+    "credentials and region come from the usual AWS environment.",
+)
+@click.option("--reset", is_flag=True, help="Delete and recreate the demo's table if it already exists.")
+def demo(name: str, db: str, endpoint: str | None, reset: bool) -> None:
+    """Run a design end to end: NAME is quickstart (default), fus-main, hustlehub, places, wavyblog or
+    blog-api. Each access pattern prints its DynamoDB request, results and consumed capacity."""
+    if name == "quickstart":
+        from singletable.examples_quickstart import run_quickstart
 
-    run_quickstart(db, echo=click.echo)
+        run_quickstart(db, echo=click.echo)
+        return
+    from singletable.demo import DemoError, run_demo
+
+    try:
+        run_demo(name, target=endpoint or db, reset=reset, echo=click.echo)
+    except DemoError as error:
+        raise click.ClickException(str(error)) from None
 
 
 @main.command()
