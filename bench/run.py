@@ -167,6 +167,11 @@ def main() -> None:
 
     batch.main([])
 
+    import model_overhead  # the modeling layer vs the raw engine calls it makes (bench/model_overhead.py)
+
+    print()
+    model_overhead.main([])
+
 
 if __name__ == "__main__":
     main()

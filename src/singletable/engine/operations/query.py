@@ -8,7 +8,7 @@ from singletable.engine import codec
 from singletable.engine.errors import validation
 from singletable.engine.expressions import RequestExpressions
 from singletable.engine.operations import common, legacy
-from singletable.engine.operations.reads import Page, check_start_key, resolve_index
+from singletable.engine.operations.reads import Page, check_index_projection, check_start_key, resolve_index
 from singletable.engine.operations.shapes import check_shape
 from singletable.engine.storage import KEY_MAX
 
@@ -93,6 +93,7 @@ def run(engine: Any, params: dict[str, Any], *, key_filter: bool = False) -> dic
     else:
         projection = legacy.attributes_to_get(params)
     expressions.finish()
+    check_index_projection(schema, index, filter_, projection, check_filter=True)
 
     pk = codec.encode_key(key_condition.hash_value, hash_attr.type)
     lo, lo_strict, hi, hi_strict = _bounds(

@@ -66,6 +66,33 @@ def resolve_index(schema: TableSchema, params: dict[str, Any], verb: str) -> Ind
     return index
 
 
+def check_index_projection(
+    schema: TableSchema, index: IndexSchema | None, filter_: Any, projection: Any, *, check_filter: bool
+) -> None:
+    """A global index holds only its projection, so naming anything else is an error, not an empty answer.
+
+    Query checks the filter's attributes and then the projection's; Scan only the projection (as DynamoDB
+    does). Local indexes fetch missing attributes from the table, so they are never refused.
+    """
+    if index is None or not index.is_global or index.projected is None:
+        return
+    held = index.projected.union(schema.index_key_names(index))
+    if check_filter and filter_ is not None:
+        missing = sorted(name for name in filter_.top_level_names if name not in held)
+        if missing:
+            raise validation(
+                "One or more parameter values were invalid: Secondary index "
+                f"{index.name} does not project one or more filter attributes: [{', '.join(missing)}]"
+            )
+    if projection is not None:
+        missing = sorted(name for name in projection.top_level_names if name not in held)
+        if missing:
+            raise validation(
+                "One or more parameter values were invalid: Global secondary index "
+                f"{index.name} does not project [{', '.join(missing)}]"
+            )
+
+
 def start_key_attrs(schema: TableSchema, index: IndexSchema | None) -> tuple[tuple[str, str], ...]:
     """(name, type) of every attribute an ExclusiveStartKey / LastEvaluatedKey carries."""
     attrs = [(schema.hash.name, schema.hash.type)]

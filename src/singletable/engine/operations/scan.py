@@ -8,7 +8,7 @@ from singletable.engine import codec
 from singletable.engine.errors import validation
 from singletable.engine.expressions import RequestExpressions
 from singletable.engine.operations import common, legacy
-from singletable.engine.operations.reads import Page, check_start_key, resolve_index
+from singletable.engine.operations.reads import Page, check_index_projection, check_start_key, resolve_index
 from singletable.engine.operations.shapes import check_shape
 from singletable.engine.storage import HASH_SPACE, partition_hash
 
@@ -59,6 +59,7 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
     else:
         projection = legacy.attributes_to_get(params)
     expressions.finish()
+    check_index_projection(schema, index, filter_, projection, check_filter=False)
 
     hash_start, hash_end = segment_range(segment, total) if total is not None else (0, HASH_SPACE)
     key_source = index if index is not None else schema

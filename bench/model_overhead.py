@@ -1,6 +1,6 @@
 """Model-layer overhead on the native engine: entity get, put and a 40-item query vs the raw engine calls.
 
-    python3 tests/model/bench_overhead.py [--n 3000]
+    python3 bench/model_overhead.py [--n 3000]
 
 Same workload as bench/run.py (PK/SK + one GSI, ~200-byte items). The raw side sends hand-built
 AttributeValue requests to ``Engine.execute``; the model side goes through ``connect(table, engine)``.
@@ -81,10 +81,10 @@ def p50(call: Callable[[int], object], n: int) -> float:
     return statistics.median(samples) / 1000
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--n", type=int, default=3000)
-    n = parser.parse_args().n
+    n = parser.parse_args(argv).n
     with tempfile.TemporaryDirectory() as tmp:
         engine = Engine(str(Path(tmp) / "bench.db"))
         db = connect(table, engine)
