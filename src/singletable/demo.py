@@ -182,7 +182,8 @@ def describe(operation: str, params: dict[str, Any]) -> list[str]:
     if "Limit" in params:
         parts.append(f"limit={params['Limit']}")
     if "ExclusiveStartKey" in params:
-        parts.append(f"after({_key(params['ExclusiveStartKey'])})")
+        # A LastEvaluatedKey's member order differs between DynamoDB implementations: print it sorted.
+        parts.append(f"after({_key(dict(sorted(params['ExclusiveStartKey'].items())))})")
     lines = ["  ".join(parts)]
     for kind, actions in (("TransactItems", params.get("TransactItems")),):
         for action in actions or ():
