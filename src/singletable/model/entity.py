@@ -50,6 +50,8 @@ class EntityMeta:
     updated: str | None = None
     derived: list[Derived] = field(default_factory=list)
     patterns: dict[str, Pattern] = field(default_factory=dict)
+    # Unique field -> primary-key fields its guard item also stores (seed 003's USEREMAIL#... Username).
+    guard_carry: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         table = self.table
@@ -168,13 +170,28 @@ class EntityMeta:
                 for f in self.fields.values()
             ],
             "keys": [k.describe() for k in self.keys.values()],
-            "unique": [{"field": n, "guard": k.template.text} for n, k in self.unique.items()],
+            "unique": [
+                {"field": n, "guard": k.template.text}
+                | ({"carries": list(self.guard_carry[n])} if self.guard_carry.get(n) else {})
+                for n, k in self.unique.items()
+            ],
             "version": self.version,
             "ttl": self.ttl,
             "timestamps": {"created": self.created, "updated": self.updated},
             "derived": [d.describe() for d in self.derived],
             "patterns": [p.describe() for p in self.patterns.values()],
         }
+
+
+def _returns_text(load: Callable[[AV], Any]) -> bool:
+    """Whether a string codec hands the text back unchanged, so decoding may skip calling it.
+
+    Codecs that validate (an enum refuses ``"x"``) must always be called.
+    """
+    try:
+        return load({"S": "x"}) == "x"
+    except (ValueError, TypeError):
+        return False
 
 
 def _decoder(
@@ -190,7 +207,7 @@ def _decoder(
     for i, (name, attr, load) in enumerate(loads):
         env[f"A{i}"], env[f"N{i}"], env[f"L{i}"] = attr, name, load
         lines.append(f"    av = get(A{i})")
-        if kinds[name] == "S" and load.__name__ == "<lambda>" and load({"S": "x"}) == "x":
+        if kinds[name] == "S" and load.__name__ == "<lambda>" and _returns_text(load):
             lines += [
                 "    if av is not None:",
                 "        v = av.get('S')",
@@ -266,8 +283,10 @@ class Entity(BaseModel):
     """Base class of entities: ``class User(Entity, table=app, type="USER"): ...``.
 
     Class keywords: ``table``, ``type`` (the type attribute's value), ``unique`` (field names, or a mapping
-    of field name to guard key template), ``version`` (an int field for optimistic locking), ``ttl`` (a
-    datetime field stored as epoch seconds), ``timestamps=False`` to opt out of created/updated upkeep.
+    of field name to guard key template, or to ``(template, *key_fields)`` when the guard item should also
+    store some of the owner's primary-key fields, which never change), ``version`` (an int field for
+    optimistic locking), ``ttl`` (a datetime field stored as epoch seconds), ``timestamps=False`` to opt out
+    of created/updated upkeep.
     In the body: ``keys = Keys(...)``, named access patterns, derived items.
     """
 
@@ -287,7 +306,7 @@ class Entity(BaseModel):
         *,
         table: Table | None = None,
         type: str | None = None,
-        unique: Iterable[str] | Mapping[str, str] = (),
+        unique: Iterable[str] | Mapping[str, str | tuple[str, ...]] = (),
         version: str | None = None,
         ttl: str | None = None,
         timestamps: bool = True,
@@ -316,7 +335,7 @@ def _compile(
     cls: type[Entity],
     table: Table,
     type_name: str,
-    unique: Iterable[str] | Mapping[str, str],
+    unique: Iterable[str] | Mapping[str, str | tuple[str, ...]],
     version: str | None,
     ttl: str | None,
     timestamps: bool,
@@ -383,10 +402,21 @@ def _compile(
         )
 
     guards: dict[str, BoundKey] = {}
+    carry: dict[str, tuple[str, ...]] = {}
+    primary = keys[table.pk_name].needs + (keys[table.sk_name].needs if table.sk_name in keys else ())
     items = unique.items() if isinstance(unique, Mapping) else ((n, None) for n in unique)
-    for name, template_text in items:
+    for name, spec in items:
         if name not in fields:
             raise DeclarationError(f"{cls.__name__}: unique field {name!r} is not a field")
+        template_text, *carried = spec if isinstance(spec, tuple) else (spec,)
+        for extra in carried:
+            if extra not in primary:
+                raise DeclarationError(
+                    f"{cls.__name__}: the guard of {name} can carry primary-key fields only (they never "
+                    f"change, so the guard cannot go stale); {extra!r} is not one"
+                )
+        if carried:
+            carry[name] = tuple(carried)
         text = template_text or f"UNIQUE#{type_name}#{fields[name].attribute}#{{{name}}}"
         guards[name] = BoundKey(
             table.pk_name, KeyTemplate.parse(text), "S", codecs, table.delimiter, type_name
@@ -405,6 +435,7 @@ def _compile(
         created if created in fields else None,
         updated if updated in fields else None,
     )
+    meta.guard_carry = carry
     from singletable.model.derived import Derived
     from singletable.model.patterns import Pattern
 
