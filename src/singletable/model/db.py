@@ -151,7 +151,11 @@ class DB:
         ).get("Item")
         if guard is None:
             return None
-        item = self.call("GetItem", {"TableName": self.table_name, "Key": guard["owner"]["M"]}).get("Item")
+        owner = guard["owner"]["M"]
+        # The stored map's member order is the endpoint's (DynamoDB Local reorders it): rebuild the key in
+        # schema order so the request is the same everywhere.
+        key = {k: owner[k] for k in (self.table.pk_name, self.table.sk_name) if k and k in owner}
+        item = self.call("GetItem", {"TableName": self.table_name, "Key": key}).get("Item")
         return None if item is None else meta.from_item(item)  # type: ignore[return-value]
 
     def _read_values(self, meta: EntityMeta, key: dict[str, AV]) -> dict[str, Any] | None:

@@ -97,6 +97,10 @@ def _guard_ops(
         if after is not None:
             c = Compiler()
             item = {**guard_key(meta, name, after), "owner": {"M": owner_key}}
+            for carried in meta.guard_carry.get(name, ()):
+                av = meta.fields[carried].codec.dump(new[carried]) if new else None
+                if av is not None:
+                    item[meta.attribute_of[carried]] = av
             ops.append(
                 Op(
                     "Put",
@@ -148,6 +152,29 @@ def _watch(meta: EntityMeta) -> set[str]:
     for derived in meta.derived:
         watched.update(derived.on or ())
     return watched
+
+
+def _sources_unchanged(
+    c: Compiler, meta: EntityMeta, old: Mapping[str, Any], touched: set[str] | None = None
+) -> list[str]:
+    """Derived items are planned from the item as read; if a concurrent writer changes their source fields
+    in between, this write must fail (ConditionFailed, retry), or both writers' derived items would survive
+    (seed 000: two admins re-tagging a site at once would leave a stale TAG# item in byTag)."""
+    out: list[str] = []
+    seen: set[str] = set(meta.unique)  # unique fields are already conditioned
+    for derived in meta.derived:
+        sources = derived.on or ()
+        if touched is not None and not touched.intersection(sources):
+            continue
+        for name in sources:
+            spec = meta.fields.get(name)
+            if spec is None or not spec.stored or name in seen:
+                continue  # key-only fields never change
+            seen.add(name)
+            av = spec.codec.dump(old[name]) if old.get(name) is not None else None
+            attr = c.name(spec.attribute)
+            out.append(f"{attr} = {c.value(av)}" if av is not None else f"attribute_not_exists({attr})")
+    return out
 
 
 # -- create / put ---------------------------------------------------------------------------------------
@@ -214,6 +241,8 @@ def plan_put(db: DB, entity: Entity, condition: Cond | None = None) -> tuple[lis
                 )
             if meta.created and old.get(meta.created) is not None:
                 values[meta.created] = old[meta.created]
+        if old is not None:
+            conds += _sources_unchanged(c, meta, old)
         extra = _guard_ops(db, meta, old, values, key) + _derived_ops(db, meta, old, values)
     item = meta.to_item(values)
     if meta.created is None or meta.unique or meta.derived:
@@ -328,6 +357,7 @@ def plan_update(
                     if old.get(name) is not None
                     else f"attribute_not_exists({attr})"
                 )
+        conds += _sources_unchanged(c, meta, old, touched)
         ops_extra = _guard_ops(db, meta, old, new, key) + _derived_ops(db, meta, old, new)
         for name, value in new.items():
             known.setdefault(name, value)
@@ -394,6 +424,7 @@ def plan_delete(db: DB, target: KeyRef | Entity, condition: Cond | None) -> tupl
                 if old.get(name) is not None
                 else f"attribute_not_exists({attr})"
             )
+        conds += _sources_unchanged(c, meta, old)
         extra = _guard_ops(db, meta, old, None, key) + _derived_ops(db, meta, old, None)
     params = _finish({"TableName": db.table_name, "Key": key}, c, _condition(c, conds))
     return [Op("Delete", params, label, meta), *extra], meta
