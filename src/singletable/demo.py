@@ -39,10 +39,20 @@ DEMOS: dict[str, str] = {
 DEMO_CLOCK = datetime(2026, 1, 15, 12, 0, tzinfo=UTC)
 DEMO_CURSOR_SECRET = "singletable-demo"
 # Operations whose requests accept ReturnConsumedCapacity.
-_CAPACITY_OPERATIONS = frozenset({
-    "GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "Scan", "BatchGetItem", "BatchWriteItem",
-    "TransactGetItems", "TransactWriteItems",
-})
+_CAPACITY_OPERATIONS = frozenset(
+    {
+        "GetItem",
+        "PutItem",
+        "UpdateItem",
+        "DeleteItem",
+        "Query",
+        "Scan",
+        "BatchGetItem",
+        "BatchWriteItem",
+        "TransactGetItems",
+        "TransactWriteItems",
+    }
+)
 
 
 @dataclass
@@ -185,10 +195,9 @@ def describe(operation: str, params: dict[str, Any]) -> list[str]:
         # A LastEvaluatedKey's member order differs between DynamoDB implementations: print it sorted.
         parts.append(f"after({_key(dict(sorted(params['ExclusiveStartKey'].items())))})")
     lines = ["  ".join(parts)]
-    for kind, actions in (("TransactItems", params.get("TransactItems")),):
-        for action in actions or ():
-            ((verb, body),) = action.items()
-            lines += ["    " + line for line in describe(verb, body)]
+    for action in params.get("TransactItems") or ():
+        ((verb, body),) = action.items()
+        lines += ["    " + line for line in describe(verb, body)]
     for table, request in (params.get("RequestItems") or {}).items():
         if isinstance(request, dict):
             lines.append(f"    {table}: {len(request.get('Keys', []))} keys")
@@ -214,7 +223,9 @@ def render_result(result: Any) -> list[str]:
         return ["(none)"]
     if isinstance(result, Entity):
         data = result.model_dump(mode="json", exclude_none=True)
-        return [f"{type(result).__name__} {json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)}"]
+        return [
+            f"{type(result).__name__} {json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)}"
+        ]
     if hasattr(result, "items") and hasattr(result, "cursor") and not isinstance(result, dict):
         lines = [line for item in result.items for line in render_result(item)]
         lines.append(f"cursor: {'(more)' if result.cursor else '(end)'}")
@@ -301,8 +312,10 @@ def run_demo(
         example.load(service)
         loaded = recorder.take()
         echo(f"# {example.title}")
-        echo(f"table {table_name}: {len(loaded)} requests loaded the sample data "
-             f"({capacity(loaded):g} capacity units)")
+        echo(
+            f"table {table_name}: {len(loaded)} requests loaded the sample data "
+            f"({capacity(loaded):g} capacity units)"
+        )
         for step in example.steps(service):
             echo("")
             echo(f"== {step.name}")

@@ -27,7 +27,7 @@ def _show(echo: Callable[[str], None], title: str, response: dict[str, Any]) -> 
 
 
 def _plain(av: dict[str, Any]) -> Any:
-    (kind, value), = av.items()
+    ((_, value),) = av.items()
     return value
 
 
@@ -37,7 +37,10 @@ def run_quickstart(path: str = ":memory:", echo: Callable[[str], None] = print) 
             ddb.delete_table(TableName=TABLE)
         ddb.create_table(
             TableName=TABLE,
-            KeySchema=[{"AttributeName": "PK", "KeyType": "HASH"}, {"AttributeName": "SK", "KeyType": "RANGE"}],
+            KeySchema=[
+                {"AttributeName": "PK", "KeyType": "HASH"},
+                {"AttributeName": "SK", "KeyType": "RANGE"},
+            ],
             AttributeDefinitions=[
                 {"AttributeName": "PK", "AttributeType": "S"},
                 {"AttributeName": "SK", "AttributeType": "S"},
@@ -83,32 +86,56 @@ def run_quickstart(path: str = ":memory:", echo: Callable[[str], None] = print) 
             )
         except DynamoDBError as error:
             echo(f"\n== creating the profile again is refused: {error.code}: {error.message}")
-        _show(echo, "get the customer profile", ddb.get_item(
-            TableName=TABLE, Key={"PK": {"S": "CUSTOMER#ada"}, "SK": {"S": "PROFILE"}},
-            ReturnConsumedCapacity="TOTAL",
-        ))
-        _show(echo, "newest two orders of the customer", ddb.query(
-            TableName=TABLE,
-            KeyConditionExpression="PK = :pk AND begins_with(SK, :order)",
-            ExpressionAttributeValues={":pk": {"S": "CUSTOMER#ada"}, ":order": {"S": "ORDER#"}},
-            ScanIndexForward=False, Limit=2, ReturnConsumedCapacity="TOTAL",
-        ))
+        _show(
+            echo,
+            "get the customer profile",
+            ddb.get_item(
+                TableName=TABLE,
+                Key={"PK": {"S": "CUSTOMER#ada"}, "SK": {"S": "PROFILE"}},
+                ReturnConsumedCapacity="TOTAL",
+            ),
+        )
+        _show(
+            echo,
+            "newest two orders of the customer",
+            ddb.query(
+                TableName=TABLE,
+                KeyConditionExpression="PK = :pk AND begins_with(SK, :order)",
+                ExpressionAttributeValues={":pk": {"S": "CUSTOMER#ada"}, ":order": {"S": "ORDER#"}},
+                ScanIndexForward=False,
+                Limit=2,
+                ReturnConsumedCapacity="TOTAL",
+            ),
+        )
         ddb.update_item(
             TableName=TABLE,
             Key={"PK": {"S": "CUSTOMER#ada"}, "SK": {"S": "ORDER#2026-11-02"}},
             UpdateExpression="SET #s = :shipped, GSI1PK = :key ADD amount :fee",
             ExpressionAttributeNames={"#s": "status"},
             ExpressionAttributeValues={
-                ":shipped": {"S": "SHIPPED"}, ":key": {"S": "STATUS#SHIPPED"}, ":fee": {"N": "2.50"},
+                ":shipped": {"S": "SHIPPED"},
+                ":key": {"S": "STATUS#SHIPPED"},
+                ":fee": {"N": "2.50"},
             },
         )
-        _show(echo, "shipped orders (GSI1), after shipping order 2", ddb.query(
-            TableName=TABLE, IndexName="GSI1",
-            KeyConditionExpression="GSI1PK = :s",
-            ExpressionAttributeValues={":s": {"S": "STATUS#SHIPPED"}},
-            ReturnConsumedCapacity="INDEXES",
-        ))
-        _show(echo, "orders over 25 (filtered scan)", ddb.scan(
-            TableName=TABLE, FilterExpression="amount > :min",
-            ExpressionAttributeValues={":min": {"N": "25"}}, ReturnConsumedCapacity="TOTAL",
-        ))
+        _show(
+            echo,
+            "shipped orders (GSI1), after shipping order 2",
+            ddb.query(
+                TableName=TABLE,
+                IndexName="GSI1",
+                KeyConditionExpression="GSI1PK = :s",
+                ExpressionAttributeValues={":s": {"S": "STATUS#SHIPPED"}},
+                ReturnConsumedCapacity="INDEXES",
+            ),
+        )
+        _show(
+            echo,
+            "orders over 25 (filtered scan)",
+            ddb.scan(
+                TableName=TABLE,
+                FilterExpression="amount > :min",
+                ExpressionAttributeValues={":min": {"N": "25"}},
+                ReturnConsumedCapacity="TOTAL",
+            ),
+        )

@@ -29,8 +29,16 @@ def create(ddb: Any, name: str, *, sk_type: str | None = "S", gsi: bool = False,
             {"AttributeName": "G2PK", "AttributeType": "S"},
         ]
         params["GlobalSecondaryIndexes"] = [
-            {"IndexName": "GSI1", "KeySchema": key_schema("G1PK", "G1SK"), "Projection": {"ProjectionType": "ALL"}},
-            {"IndexName": "GSI2", "KeySchema": key_schema("G2PK"), "Projection": {"ProjectionType": "KEYS_ONLY"}},
+            {
+                "IndexName": "GSI1",
+                "KeySchema": key_schema("G1PK", "G1SK"),
+                "Projection": {"ProjectionType": "ALL"},
+            },
+            {
+                "IndexName": "GSI2",
+                "KeySchema": key_schema("G2PK"),
+                "Projection": {"ProjectionType": "KEYS_ONLY"},
+            },
         ]
     if lsi:
         definitions.append({"AttributeName": "L1SK", "AttributeType": "S"})

@@ -29,9 +29,13 @@ def _make(path: str) -> None:
     with Engine(path) as engine:
         engine.create_table(
             TableName="t_conc",
-            KeySchema=[{"AttributeName": "PK", "KeyType": "HASH"}, {"AttributeName": "SK", "KeyType": "RANGE"}],
+            KeySchema=[
+                {"AttributeName": "PK", "KeyType": "HASH"},
+                {"AttributeName": "SK", "KeyType": "RANGE"},
+            ],
             AttributeDefinitions=[
-                {"AttributeName": "PK", "AttributeType": "S"}, {"AttributeName": "SK", "AttributeType": "S"}
+                {"AttributeName": "PK", "AttributeType": "S"},
+                {"AttributeName": "SK", "AttributeType": "S"},
             ],
             BillingMode="PAY_PER_REQUEST",
         )
@@ -50,7 +54,9 @@ def test_threads_sharing_an_engine_lose_no_increment(tmp_path: Path):
     def work() -> None:
         for _ in range(200):
             engine.update_item(
-                TableName="t_conc", Key=COUNTER, UpdateExpression="ADD n :one",
+                TableName="t_conc",
+                Key=COUNTER,
+                UpdateExpression="ADD n :one",
                 ExpressionAttributeValues={":one": {"N": "1"}},
             )
 
@@ -66,9 +72,7 @@ def test_threads_sharing_an_engine_lose_no_increment(tmp_path: Path):
 def test_processes_on_one_file_lose_no_increment(tmp_path: Path):
     path = str(tmp_path / "db.sqlite3")
     _make(path)
-    children = [
-        subprocess.Popen([sys.executable, "-c", INCREMENTER, path, "150"]) for _ in range(3)
-    ]
+    children = [subprocess.Popen([sys.executable, "-c", INCREMENTER, path, "150"]) for _ in range(3)]
     for child in children:
         assert child.wait(timeout=120) == 0
     assert _count(path) == 450

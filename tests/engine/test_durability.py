@@ -10,9 +10,9 @@ import textwrap
 import time
 from pathlib import Path
 
-from backends import expect_error
 from tables import create
 
+from backends import expect_error
 from singletable.engine import Engine
 
 WRITER = textwrap.dedent(
@@ -22,7 +22,8 @@ WRITER = textwrap.dedent(
     engine = Engine(sys.argv[1])
     i = 0
     while True:
-        engine.put_item(TableName="t_durable", Item={"PK": {"S": f"k{i}"}, "SK": {"S": "x"}, "n": {"N": str(i)}})
+        item = {"PK": {"S": f"k{i}"}, "SK": {"S": "x"}, "n": {"N": str(i)}}
+        engine.put_item(TableName="t_durable", Item=item)
         print(i, flush=True)  # acknowledged
         i += 1
     """
@@ -46,11 +47,13 @@ def test_reopen_keeps_tables_and_items(tmp_path: Path):
         engine.put_item(TableName="t_reopen", Item={"PK": {"S": "a"}, "SK": {"S": "b"}, "G2PK": {"S": "g"}})
     with Engine(path) as engine:
         assert engine.list_tables()["TableNames"] == ["t_reopen"]
-        assert engine.get_item(TableName="t_reopen", Key={"PK": {"S": "a"}, "SK": {"S": "b"}})["Item"]["G2PK"] == {
-            "S": "g"
-        }
+        assert engine.get_item(TableName="t_reopen", Key={"PK": {"S": "a"}, "SK": {"S": "b"}})["Item"][
+            "G2PK"
+        ] == {"S": "g"}
         found = engine.query(
-            TableName="t_reopen", IndexName="GSI2", KeyConditionExpression="G2PK = :g",
+            TableName="t_reopen",
+            IndexName="GSI2",
+            KeyConditionExpression="G2PK = :g",
             ExpressionAttributeValues={":g": {"S": "g"}},
         )
         assert found["Count"] == 1
@@ -75,23 +78,31 @@ def test_killed_writer_loses_no_acknowledged_write(tmp_path: Path):
     assert acknowledged >= 300
     with Engine(path) as engine:
         for i in range(acknowledged + 1):
-            assert "Item" in engine.get_item(TableName="t_durable", Key={"PK": {"S": f"k{i}"}, "SK": {"S": "x"}})
+            assert "Item" in engine.get_item(
+                TableName="t_durable", Key={"PK": {"S": f"k{i}"}, "SK": {"S": "x"}}
+            )
 
 
 def test_failed_write_changes_nothing(tmp_path: Path):
     with Engine(str(tmp_path / "db.sqlite3")) as engine:
         create(_Native(engine), "t_atomic", gsi=True)
         key = {"PK": {"S": "a"}, "SK": {"S": "1"}}
-        engine.put_item(TableName="t_atomic", Item={**key, "G1PK": {"S": "g"}, "G1SK": {"N": "1"}, "v": {"N": "1"}})
+        engine.put_item(
+            TableName="t_atomic", Item={**key, "G1PK": {"S": "g"}, "G1SK": {"N": "1"}, "v": {"N": "1"}}
+        )
         with expect_error("ValidationException"):
             # The update would make the item too large: nothing may change, the index included.
             engine.update_item(
-                TableName="t_atomic", Key=key, UpdateExpression="SET G1PK = :new, big = :big",
+                TableName="t_atomic",
+                Key=key,
+                UpdateExpression="SET G1PK = :new, big = :big",
                 ExpressionAttributeValues={":new": {"S": "h"}, ":big": {"S": "x" * 410_000}},
             )
         assert engine.get_item(TableName="t_atomic", Key=key)["Item"]["G1PK"] == {"S": "g"}
         old = engine.query(
-            TableName="t_atomic", IndexName="GSI1", KeyConditionExpression="G1PK = :g",
+            TableName="t_atomic",
+            IndexName="GSI1",
+            KeyConditionExpression="G1PK = :g",
             ExpressionAttributeValues={":g": {"S": "g"}},
         )
         assert old["Count"] == 1

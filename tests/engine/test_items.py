@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from backends import expect_error
 from tables import create
+
+from backends import expect_error
 
 
 def s(value: str) -> dict:
@@ -22,11 +23,17 @@ def table(ddb, table_name):
 
 def test_put_then_get_round_trips_every_type(ddb, table):
     item = {
-        "PK": s("a"), "SK": s("b"),
-        "str": s("héllo"), "num": n("0042.500"), "bin": {"B": b"\x00\xff"},
-        "yes": {"BOOL": True}, "nothing": {"NULL": True},
+        "PK": s("a"),
+        "SK": s("b"),
+        "str": s("héllo"),
+        "num": n("0042.500"),
+        "bin": {"B": b"\x00\xff"},
+        "yes": {"BOOL": True},
+        "nothing": {"NULL": True},
         "map": {"M": {"inner": {"L": [n("1"), s("x"), {"M": {}}]}}},
-        "ss": {"SS": ["x", "y"]}, "ns": {"NS": ["1", "2.50"]}, "bs": {"BS": [b"a", b"b"]},
+        "ss": {"SS": ["x", "y"]},
+        "ns": {"NS": ["1", "2.50"]},
+        "bs": {"BS": [b"a", b"b"]},
         "empty": s(""),
     }
     ddb.put_item(TableName=table, Item=item)
@@ -40,19 +47,30 @@ def test_put_then_get_round_trips_every_type(ddb, table):
 
 
 def test_get_missing_item_returns_no_item(ddb, table):
-    response = ddb.get_item(TableName=table, Key={"PK": s("none"), "SK": s("x")}, ReturnConsumedCapacity="TOTAL")
+    response = ddb.get_item(
+        TableName=table, Key={"PK": s("none"), "SK": s("x")}, ReturnConsumedCapacity="TOTAL"
+    )
     assert "Item" not in response
     assert response["ConsumedCapacity"] == {"TableName": table, "CapacityUnits": 0.5}
 
 
 def test_get_capacity_strongly_consistent_and_large_items(ddb, table):
     ddb.put_item(TableName=table, Item={"PK": s("big"), "SK": s("1"), "blob": s("x" * 9000)})
-    eventual = ddb.get_item(TableName=table, Key={"PK": s("big"), "SK": s("1")}, ReturnConsumedCapacity="TOTAL")
+    eventual = ddb.get_item(
+        TableName=table, Key={"PK": s("big"), "SK": s("1")}, ReturnConsumedCapacity="TOTAL"
+    )
     strong = ddb.get_item(
-        TableName=table, Key={"PK": s("big"), "SK": s("1")}, ConsistentRead=True, ReturnConsumedCapacity="INDEXES"
+        TableName=table,
+        Key={"PK": s("big"), "SK": s("1")},
+        ConsistentRead=True,
+        ReturnConsumedCapacity="INDEXES",
     )
     assert eventual["ConsumedCapacity"]["CapacityUnits"] == 1.5
-    assert strong["ConsumedCapacity"] == {"TableName": table, "CapacityUnits": 3.0, "Table": {"CapacityUnits": 3.0}}
+    assert strong["ConsumedCapacity"] == {
+        "TableName": table,
+        "CapacityUnits": 3.0,
+        "Table": {"CapacityUnits": 3.0},
+    }
 
 
 def test_put_return_values_all_old(ddb, table):
@@ -68,7 +86,9 @@ def test_conditional_put_fails_and_returns_old_item(ddb, table):
     ddb.put_item(TableName=table, Item=item, ConditionExpression="attribute_not_exists(PK)")
     with expect_error("ConditionalCheckFailedException", "The conditional request failed") as info:
         ddb.put_item(
-            TableName=table, Item=item, ConditionExpression="attribute_not_exists(PK)",
+            TableName=table,
+            Item=item,
+            ConditionExpression="attribute_not_exists(PK)",
             ReturnValuesOnConditionCheckFailure="ALL_OLD",
         )
     assert info.value.item == item
@@ -77,15 +97,19 @@ def test_conditional_put_fails_and_returns_old_item(ddb, table):
 def test_write_capacity_counts_indexes(ddb, table):
     key = {"PK": s("w"), "SK": s("1")}
     enter = ddb.put_item(
-        TableName=table, Item={**key, "G1PK": s("g"), "G1SK": n("1"), "G2PK": s("h")},
+        TableName=table,
+        Item={**key, "G1PK": s("g"), "G1SK": n("1"), "G2PK": s("h")},
         ReturnConsumedCapacity="INDEXES",
     )
     assert enter["ConsumedCapacity"] == {
-        "TableName": table, "CapacityUnits": 3.0, "Table": {"CapacityUnits": 1.0},
+        "TableName": table,
+        "CapacityUnits": 3.0,
+        "Table": {"CapacityUnits": 1.0},
         "GlobalSecondaryIndexes": {"GSI1": {"CapacityUnits": 1.0}, "GSI2": {"CapacityUnits": 1.0}},
     }
     move = ddb.put_item(
-        TableName=table, Item={**key, "G1PK": s("g2"), "G1SK": n("1"), "G2PK": s("h")},
+        TableName=table,
+        Item={**key, "G1PK": s("g2"), "G1SK": n("1"), "G2PK": s("h")},
         ReturnConsumedCapacity="INDEXES",
     )
     # GSI1's key changed (2 writes); GSI2 is KEYS_ONLY and its entry is unchanged (no write).
@@ -114,24 +138,29 @@ def test_key_errors(ddb, table):
         ddb.put_item(TableName=table, Item={"PK": s("a"), "SK": n("1")})
     with expect_error(
         "ValidationException",
-        "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an "
+        "One or more parameter values are not valid. "
+        "The AttributeValue for a key attribute cannot contain an "
         "empty string value. Key: PK",
     ):
         ddb.put_item(TableName=table, Item={"PK": s(""), "SK": s("1")})
     with ddb.error(
-        "ValidationException", "The provided key element does not match the schema",
+        "ValidationException",
+        "The provided key element does not match the schema",
         local="The number of conditions on the keys is invalid",
     ):
         ddb.get_item(TableName=table, Key={"PK": s("a")})
     with ddb.error(
-        "ValidationException", "The provided key element does not match the schema",
+        "ValidationException",
+        "The provided key element does not match the schema",
         local="One or more parameter values were invalid: Type mismatch for key",
     ):
         ddb.get_item(TableName=table, Key={"PK": s("a"), "SK": n("1")})
     with ddb.error(
         "ValidationException",
-        "One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes",
-        local="Hash primary key values must be under 2048 bytes, and range primary key values must be under 1024 bytes",
+        "One or more parameter values were invalid: "
+        "Size of hashkey has exceeded the maximum size limit of2048 bytes",
+        local="Hash primary key values must be under 2048 bytes, "
+        "and range primary key values must be under 1024 bytes",
     ):
         ddb.get_item(TableName=table, Key={"PK": s("a" * 2049), "SK": s("1")})
 
@@ -161,7 +190,9 @@ def test_item_too_large(ddb, table):
 def test_missing_table(ddb):
     with expect_error("ResourceNotFoundException") as info:
         ddb.get_item(TableName="no_such_table", Key={"PK": s("a")})
-    expected = "Cannot do operations on a non-existent table" if ddb.is_reference else "Requested resource not found"
+    expected = (
+        "Cannot do operations on a non-existent table" if ddb.is_reference else "Requested resource not found"
+    )
     assert info.value.message == expected
 
 
@@ -175,18 +206,27 @@ def test_return_values_invalid(ddb, table):
 def test_update_creates_item_and_return_values(ddb, table):
     key = {"PK": s("u"), "SK": s("1")}
     created = ddb.update_item(
-        TableName=table, Key=key, UpdateExpression="SET a = :one, b = :two",
-        ExpressionAttributeValues={":one": n("1"), ":two": s("x")}, ReturnValues="ALL_NEW",
+        TableName=table,
+        Key=key,
+        UpdateExpression="SET a = :one, b = :two",
+        ExpressionAttributeValues={":one": n("1"), ":two": s("x")},
+        ReturnValues="ALL_NEW",
     )
     assert created["Attributes"] == {**key, "a": n("1"), "b": s("x")}
     updated_old = ddb.update_item(
-        TableName=table, Key=key, UpdateExpression="SET a = a + :one REMOVE b",
-        ExpressionAttributeValues={":one": n("1")}, ReturnValues="UPDATED_OLD",
+        TableName=table,
+        Key=key,
+        UpdateExpression="SET a = a + :one REMOVE b",
+        ExpressionAttributeValues={":one": n("1")},
+        ReturnValues="UPDATED_OLD",
     )
     assert updated_old["Attributes"] == {"a": n("1"), "b": s("x")}
     updated_new = ddb.update_item(
-        TableName=table, Key=key, UpdateExpression="ADD a :one",
-        ExpressionAttributeValues={":one": n("0.5")}, ReturnValues="UPDATED_NEW",
+        TableName=table,
+        Key=key,
+        UpdateExpression="ADD a :one",
+        ExpressionAttributeValues={":one": n("0.5")},
+        ReturnValues="UPDATED_NEW",
     )
     assert updated_new["Attributes"] == {"a": n("2.5")}
     bare = ddb.update_item(TableName=table, Key={"PK": s("u"), "SK": s("2")}, ReturnValues="ALL_NEW")
@@ -196,10 +236,13 @@ def test_update_creates_item_and_return_values(ddb, table):
 def test_update_cannot_touch_key(ddb, table):
     with expect_error(
         "ValidationException",
-        "One or more parameter values were invalid: Cannot update attribute PK. This attribute is part of the key",
+        "One or more parameter values were invalid: "
+        "Cannot update attribute PK. This attribute is part of the key",
     ):
         ddb.update_item(
-            TableName=table, Key={"PK": s("u"), "SK": s("1")}, UpdateExpression="SET PK = :v",
+            TableName=table,
+            Key={"PK": s("u"), "SK": s("1")},
+            UpdateExpression="SET PK = :v",
             ExpressionAttributeValues={":v": s("x")},
         )
 
@@ -208,12 +251,17 @@ def test_update_keeps_indexes_right(ddb, table):
     key = {"PK": s("idx"), "SK": s("1")}
     ddb.put_item(TableName=table, Item={**key, "G1PK": s("old"), "G1SK": n("1")})
     ddb.update_item(
-        TableName=table, Key=key, UpdateExpression="SET G1PK = :new", ExpressionAttributeValues={":new": s("new")}
+        TableName=table,
+        Key=key,
+        UpdateExpression="SET G1PK = :new",
+        ExpressionAttributeValues={":new": s("new")},
     )
 
     def in_gsi(partition: str) -> list:
         return ddb.query(
-            TableName=table, IndexName="GSI1", KeyConditionExpression="G1PK = :p",
+            TableName=table,
+            IndexName="GSI1",
+            KeyConditionExpression="G1PK = :p",
             ExpressionAttributeValues={":p": s(partition)},
         )["Items"]
 
@@ -228,9 +276,14 @@ def test_delete_item(ddb, table):
     ddb.put_item(TableName=table, Item={**key, "v": n("1")})
     with expect_error("ConditionalCheckFailedException", "The conditional request failed"):
         ddb.delete_item(
-            TableName=table, Key=key, ConditionExpression="v = :two", ExpressionAttributeValues={":two": n("2")}
+            TableName=table,
+            Key=key,
+            ConditionExpression="v = :two",
+            ExpressionAttributeValues={":two": n("2")},
         )
-    deleted = ddb.delete_item(TableName=table, Key=key, ReturnValues="ALL_OLD", ReturnConsumedCapacity="TOTAL")
+    deleted = ddb.delete_item(
+        TableName=table, Key=key, ReturnValues="ALL_OLD", ReturnConsumedCapacity="TOTAL"
+    )
     assert deleted["Attributes"] == {**key, "v": n("1")}
     assert deleted["ConsumedCapacity"]["CapacityUnits"] == 1.0
     assert "Item" not in ddb.get_item(TableName=table, Key=key)
@@ -240,7 +293,9 @@ def test_delete_item(ddb, table):
 
 def test_projection_expression_on_get(ddb, table):
     key = {"PK": s("p"), "SK": s("1")}
-    ddb.put_item(TableName=table, Item={**key, "a": {"M": {"b": n("1"), "c": n("2")}}, "l": {"L": [n("0"), n("1")]}})
+    ddb.put_item(
+        TableName=table, Item={**key, "a": {"M": {"b": n("1"), "c": n("2")}}, "l": {"L": [n("0"), n("1")]}}
+    )
     got = ddb.get_item(
         TableName=table, Key=key, ProjectionExpression="#a.b, l[1]", ExpressionAttributeNames={"#a": "a"}
     )["Item"]
@@ -259,17 +314,22 @@ def test_mixing_legacy_and_expressions_is_refused(ddb, table):
 
 
 def test_names_without_expression_refused(ddb, table):
-    with expect_error("ValidationException", "ExpressionAttributeNames can only be specified when using expressions"):
+    with expect_error(
+        "ValidationException", "ExpressionAttributeNames can only be specified when using expressions"
+    ):
         ddb.get_item(TableName=table, Key={"PK": s("a"), "SK": s("1")}, ExpressionAttributeNames={"#a": "a"})
 
 
 def test_item_collection_metrics_on_lsi_table(ddb, table_name):
     create(ddb, table_name, lsi=True)
     response = ddb.put_item(
-        TableName=table_name, Item={"PK": s("a"), "SK": s("1"), "L1SK": s("x")}, ReturnItemCollectionMetrics="SIZE"
+        TableName=table_name,
+        Item={"PK": s("a"), "SK": s("1"), "L1SK": s("x")},
+        ReturnItemCollectionMetrics="SIZE",
     )
     if ddb.is_reference:
         pytest.skip("DynamoDB Local does not return ItemCollectionMetrics (docs/compatibility.md)")
     assert response["ItemCollectionMetrics"] == {
-        "ItemCollectionKey": {"PK": s("a")}, "SizeEstimateRangeGB": [0.0, 1.0]
+        "ItemCollectionKey": {"PK": s("a")},
+        "SizeEstimateRangeGB": [0.0, 1.0],
     }

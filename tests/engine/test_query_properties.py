@@ -36,9 +36,13 @@ def engine(tmp_path_factory: pytest.TempPathFactory):
         for kind in ("N", "S", "B"):
             engine.create_table(
                 TableName=f"props_{kind}",
-                KeySchema=[{"AttributeName": "PK", "KeyType": "HASH"}, {"AttributeName": "SK", "KeyType": "RANGE"}],
+                KeySchema=[
+                    {"AttributeName": "PK", "KeyType": "HASH"},
+                    {"AttributeName": "SK", "KeyType": "RANGE"},
+                ],
                 AttributeDefinitions=[
-                    {"AttributeName": "PK", "AttributeType": "S"}, {"AttributeName": "SK", "AttributeType": kind}
+                    {"AttributeName": "PK", "AttributeType": "S"},
+                    {"AttributeName": "SK", "AttributeType": kind},
                 ],
                 BillingMode="PAY_PER_REQUEST",
             )
@@ -52,7 +56,9 @@ _partition = iter(range(10**9))
 @given(data=st.data(), kind=st.sampled_from(["N", "S", "B"]), forward=st.booleans(), limit=st.integers(1, 7))
 def test_query_matches_model(engine: Engine, data, kind: str, forward: bool, limit: int):
     values_strategy = {"N": numbers, "S": strings, "B": binaries}[kind]
-    values = data.draw(st.lists(values_strategy, min_size=0, max_size=15, unique_by=lambda v: sort_value(kind, v)))
+    values = data.draw(
+        st.lists(values_strategy, min_size=0, max_size=15, unique_by=lambda v: sort_value(kind, v))
+    )
     table = f"props_{kind}"
     partition = f"p{next(_partition)}"
     for value in values:
@@ -64,8 +70,13 @@ def test_query_matches_model(engine: Engine, data, kind: str, forward: bool, lim
     if op == "BETWEEN" and sort_value(kind, a) > sort_value(kind, b):
         a, b = b, a
     condition = {
-        "=": "SK = :a", "<": "SK < :a", "<=": "SK <= :a", ">": "SK > :a", ">=": "SK >= :a",
-        "BETWEEN": "SK BETWEEN :a AND :b", "BEGINS_WITH": "begins_with(SK, :a)",
+        "=": "SK = :a",
+        "<": "SK < :a",
+        "<=": "SK <= :a",
+        ">": "SK > :a",
+        ">=": "SK >= :a",
+        "BETWEEN": "SK BETWEEN :a AND :b",
+        "BEGINS_WITH": "begins_with(SK, :a)",
     }[op]
     names = {":p": {"S": partition}, ":a": {kind: a}}
     if op == "BETWEEN":
@@ -90,8 +101,11 @@ def test_query_matches_model(engine: Engine, data, kind: str, forward: bool, lim
     expected = sorted((v for v in values if keep(v)), key=lambda v: sort_value(kind, v), reverse=not forward)
     got = []
     params = dict(
-        TableName=table, KeyConditionExpression=f"PK = :p AND {condition}", ExpressionAttributeValues=names,
-        ScanIndexForward=forward, Limit=limit,
+        TableName=table,
+        KeyConditionExpression=f"PK = :p AND {condition}",
+        ExpressionAttributeValues=names,
+        ScanIndexForward=forward,
+        Limit=limit,
     )
     while True:
         page = engine.query(**params)

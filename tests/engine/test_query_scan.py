@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from backends import expect_error
 from tables import create
+
+from backends import expect_error
 
 NUMBERS = ["-1E+10", "-100", "-2.5", "-0.001", "0", "1E-5", "0.5", "1", "2", "10", "99.99", "1E+20"]
 STRINGS = ["", "A", "B", "a", "aa", "ab", "b", "é", "中", "\U0001f600"]
@@ -44,8 +45,12 @@ def test_sort_order_across_pages(ddb, table_name, sk_type, values, forward):
     for value in reversed(values):
         ddb.put_item(TableName=table_name, Item={"PK": s("p"), "SK": {sk_type: value}})
     items = query_all(
-        ddb, TableName=table_name, KeyConditionExpression="PK = :p", ExpressionAttributeValues={":p": s("p")},
-        ScanIndexForward=forward, Limit=3,
+        ddb,
+        TableName=table_name,
+        KeyConditionExpression="PK = :p",
+        ExpressionAttributeValues={":p": s("p")},
+        ScanIndexForward=forward,
+        Limit=3,
     )
     got = [item["SK"][sk_type] for item in items]
     expected = list(values) if forward else list(reversed(values))
@@ -66,7 +71,12 @@ def ddb_number(text: str) -> str:
 def orders(ddb, table_name):
     create(ddb, table_name, sk_type="N", gsi=True)
     for i in range(10):
-        item = {"PK": s("cust"), "SK": n(str(i)), "amount": n(str(i * 10)), "status": s("open" if i % 2 else "done")}
+        item = {
+            "PK": s("cust"),
+            "SK": n(str(i)),
+            "amount": n(str(i * 10)),
+            "status": s("open" if i % 2 else "done"),
+        }
         if i % 3 == 0:  # sparse: only some orders are in the GSIs
             item["G1PK"] = s("g")
             item["G1SK"] = n(str(100 - i))
@@ -78,7 +88,8 @@ def orders(ddb, table_name):
 def test_key_conditions(ddb, orders):
     def sks(expression: str, **values) -> list[str]:
         items = ddb.query(
-            TableName=orders, KeyConditionExpression=expression,
+            TableName=orders,
+            KeyConditionExpression=expression,
             ExpressionAttributeValues={":p": s("cust"), **{f":{k}": n(v) for k, v in values.items()}},
         )["Items"]
         return [item["SK"]["N"] for item in items]
@@ -97,7 +108,8 @@ def test_begins_with_on_strings(ddb, table_name):
     for sk in ["ORDER#1", "ORDER#2", "ORDERS", "PROFILE", "ORDER#\U0010ffff"]:
         ddb.put_item(TableName=table_name, Item={"PK": s("u"), "SK": s(sk)})
     items = ddb.query(
-        TableName=table_name, KeyConditionExpression="PK = :p AND begins_with(SK, :o)",
+        TableName=table_name,
+        KeyConditionExpression="PK = :p AND begins_with(SK, :o)",
         ExpressionAttributeValues={":p": s("u"), ":o": s("ORDER#")},
     )["Items"]
     assert [i["SK"]["S"] for i in items] == ["ORDER#1", "ORDER#2", "ORDER#\U0010ffff"]
@@ -105,9 +117,12 @@ def test_begins_with_on_strings(ddb, table_name):
 
 def test_limit_counts_items_before_filter(ddb, orders):
     page = ddb.query(
-        TableName=orders, KeyConditionExpression="PK = :p", FilterExpression="#s = :open",
+        TableName=orders,
+        KeyConditionExpression="PK = :p",
+        FilterExpression="#s = :open",
         ExpressionAttributeNames={"#s": "status"},
-        ExpressionAttributeValues={":p": s("cust"), ":open": s("open")}, Limit=4,
+        ExpressionAttributeValues={":p": s("cust"), ":open": s("open")},
+        Limit=4,
     )
     assert page["ScannedCount"] == 4
     assert page["Count"] == 2
@@ -117,13 +132,17 @@ def test_limit_counts_items_before_filter(ddb, orders):
 
 def test_select_count_and_projection(ddb, orders):
     counted = ddb.query(
-        TableName=orders, KeyConditionExpression="PK = :p", ExpressionAttributeValues={":p": s("cust")},
+        TableName=orders,
+        KeyConditionExpression="PK = :p",
+        ExpressionAttributeValues={":p": s("cust")},
         Select="COUNT",
     )
     assert "Items" not in counted
     assert counted["Count"] == 10
     projected = ddb.query(
-        TableName=orders, KeyConditionExpression="PK = :p AND SK < :two", ProjectionExpression="amount",
+        TableName=orders,
+        KeyConditionExpression="PK = :p AND SK < :two",
+        ProjectionExpression="amount",
         ExpressionAttributeValues={":p": s("cust"), ":two": n("2")},
     )
     assert projected["Items"] == [{"amount": n("0")}, {"amount": n("10")}]
@@ -131,8 +150,11 @@ def test_select_count_and_projection(ddb, orders):
 
 def test_query_gsi_sparse_and_paged(ddb, orders):
     params = dict(
-        TableName=orders, IndexName="GSI1", KeyConditionExpression="G1PK = :g",
-        ExpressionAttributeValues={":g": s("g")}, Limit=2,
+        TableName=orders,
+        IndexName="GSI1",
+        KeyConditionExpression="G1PK = :g",
+        ExpressionAttributeValues={":g": s("g")},
+        Limit=2,
     )
     first = ddb.query(**params)
     assert [i["SK"] for i in first["Items"]] == [n("9"), n("6")]
@@ -143,8 +165,11 @@ def test_query_gsi_sparse_and_paged(ddb, orders):
 
 def test_query_keys_only_index_projects_keys(ddb, orders):
     items = ddb.query(
-        TableName=orders, IndexName="GSI2", KeyConditionExpression="G2PK = :h",
-        ExpressionAttributeValues={":h": s("h3")}, ReturnConsumedCapacity="INDEXES",
+        TableName=orders,
+        IndexName="GSI2",
+        KeyConditionExpression="G2PK = :h",
+        ExpressionAttributeValues={":h": s("h3")},
+        ReturnConsumedCapacity="INDEXES",
     )
     assert items["Items"] == [{"PK": s("cust"), "SK": n("3"), "G2PK": s("h3")}]
     assert items["ConsumedCapacity"]["GlobalSecondaryIndexes"] == {"GSI2": {"CapacityUnits": 0.5}}
@@ -155,25 +180,37 @@ def test_query_capacity_sums_then_rounds(ddb, table_name):
     for i in range(4):
         ddb.put_item(TableName=table_name, Item={"PK": s("p"), "SK": s(str(i)), "blob": s("x" * 1500)})
     response = ddb.query(
-        TableName=table_name, KeyConditionExpression="PK = :p", ExpressionAttributeValues={":p": s("p")},
-        ReturnConsumedCapacity="TOTAL", ConsistentRead=True,
+        TableName=table_name,
+        KeyConditionExpression="PK = :p",
+        ExpressionAttributeValues={":p": s("p")},
+        ReturnConsumedCapacity="TOTAL",
+        ConsistentRead=True,
     )
     assert response["ConsumedCapacity"]["CapacityUnits"] == 2.0
 
 
 def test_query_errors(ddb, orders):
-    base = dict(TableName=orders, KeyConditionExpression="PK = :p", ExpressionAttributeValues={":p": s("cust")})
+    base = dict(
+        TableName=orders, KeyConditionExpression="PK = :p", ExpressionAttributeValues={":p": s("cust")}
+    )
     with expect_error("ValidationException", "The table does not have the specified index: nope"):
         ddb.query(**base, IndexName="nope")
     with expect_error("ValidationException", "Consistent read cannot be true when querying a GSI"):
         ddb.query(
-            TableName=orders, IndexName="GSI1", KeyConditionExpression="G1PK = :g",
-            ExpressionAttributeValues={":g": s("g")}, ConsistentRead=True,
+            TableName=orders,
+            IndexName="GSI1",
+            KeyConditionExpression="G1PK = :g",
+            ExpressionAttributeValues={":g": s("g")},
+            ConsistentRead=True,
         )
     with expect_error(
-        "ValidationException", "Filter Expression can only contain non-primary key attributes: Primary key attribute: SK"
+        "ValidationException",
+        "Filter Expression can only contain non-primary key attributes: Primary key attribute: SK",
     ):
-        ddb.query(**{**base, "ExpressionAttributeValues": {":p": s("cust"), ":v": n("1")}}, FilterExpression="SK = :v")
+        ddb.query(
+            **{**base, "ExpressionAttributeValues": {":p": s("cust"), ":v": n("1")}},
+            FilterExpression="SK = :v",
+        )
     with expect_error(
         "ValidationException", "ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName"
     ):
@@ -184,18 +221,26 @@ def test_query_errors(ddb, orders):
         "secondary index GSI2 because its projection type is not ALL",
     ):
         ddb.query(
-            TableName=orders, IndexName="GSI2", KeyConditionExpression="G2PK = :g",
-            ExpressionAttributeValues={":g": s("g")}, Select="ALL_ATTRIBUTES",
+            TableName=orders,
+            IndexName="GSI2",
+            KeyConditionExpression="G2PK = :g",
+            ExpressionAttributeValues={":g": s("g")},
+            Select="ALL_ATTRIBUTES",
         )
-    with expect_error("ValidationException", "Cannot specify the ProjectionExpression when choosing to get only the Count"):
+    with expect_error(
+        "ValidationException", "Cannot specify the ProjectionExpression when choosing to get only the Count"
+    ):
         ddb.query(**base, Select="COUNT", ProjectionExpression="amount")
     with expect_error(
-        "ValidationException", "Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES"
+        "ValidationException",
+        "Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES",
     ):
         ddb.query(**base, Select="SPECIFIC_ATTRIBUTES")
     with expect_error("ValidationException", "Exclusive Start Key must have same size as table's key schema"):
         ddb.query(**base, ExclusiveStartKey={"PK": s("cust")})
-    with expect_error("ValidationException", "The provided starting key does not match the range key predicate"):
+    with expect_error(
+        "ValidationException", "The provided starting key does not match the range key predicate"
+    ):
         ddb.query(**base, ExclusiveStartKey={"PK": s("other"), "SK": n("1")})
 
 
@@ -213,7 +258,9 @@ def test_scan_pages_cover_table_once(ddb, orders):
 
 def test_scan_filter_and_index(ddb, orders):
     page = ddb.scan(
-        TableName=orders, FilterExpression="amount >= :t", ExpressionAttributeValues={":t": n("70")},
+        TableName=orders,
+        FilterExpression="amount >= :t",
+        ExpressionAttributeValues={":t": n("70")},
         ReturnConsumedCapacity="TOTAL",
     )
     assert sorted(i["SK"]["N"] for i in page["Items"]) == ["7", "8", "9"]
@@ -254,17 +301,23 @@ def test_gsi_refuses_attributes_it_does_not_project(ddb, table_name):
         TableName=table_name,
         KeySchema=[{"AttributeName": "PK", "KeyType": "HASH"}, {"AttributeName": "SK", "KeyType": "RANGE"}],
         AttributeDefinitions=[
-            {"AttributeName": "PK", "AttributeType": "S"}, {"AttributeName": "SK", "AttributeType": "S"},
+            {"AttributeName": "PK", "AttributeType": "S"},
+            {"AttributeName": "SK", "AttributeType": "S"},
             {"AttributeName": "G", "AttributeType": "S"},
         ],
         BillingMode="PAY_PER_REQUEST",
-        GlobalSecondaryIndexes=[{
-            "IndexName": "inc", "KeySchema": [{"AttributeName": "G", "KeyType": "HASH"}],
-            "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["A"]},
-        }],
+        GlobalSecondaryIndexes=[
+            {
+                "IndexName": "inc",
+                "KeySchema": [{"AttributeName": "G", "KeyType": "HASH"}],
+                "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["A"]},
+            }
+        ],
     )
     base = dict(
-        TableName=table_name, IndexName="inc", KeyConditionExpression="G = :g",
+        TableName=table_name,
+        IndexName="inc",
+        KeyConditionExpression="G = :g",
         ExpressionAttributeValues={":g": s("g")},
     )
     with expect_error(
@@ -274,17 +327,25 @@ def test_gsi_refuses_attributes_it_does_not_project(ddb, table_name):
     ):
         ddb.query(**base, FilterExpression="X = :g AND W = :g AND A = :g", ProjectionExpression="Z")
     with expect_error(
-        "ValidationException", "One or more parameter values were invalid: Global secondary index inc does not project [B, Z]"
+        "ValidationException",
+        "One or more parameter values were invalid: Global secondary index inc does not project [B, Z]",
     ):
         ddb.query(**base, ProjectionExpression="A, Z, B.c, PK")
     with expect_error(
-        "ValidationException", "One or more parameter values were invalid: Global secondary index inc does not project [X]"
+        "ValidationException",
+        "One or more parameter values were invalid: Global secondary index inc does not project [X]",
     ):
         ddb.scan(TableName=table_name, IndexName="inc", ProjectionExpression="X")
     # Scan filters are not checked against the projection; projected attributes and keys are fine.
-    assert ddb.scan(
-        TableName=table_name, IndexName="inc", FilterExpression="X = :g", ExpressionAttributeValues={":g": s("g")}
-    )["Count"] == 0
+    assert (
+        ddb.scan(
+            TableName=table_name,
+            IndexName="inc",
+            FilterExpression="X = :g",
+            ExpressionAttributeValues={":g": s("g")},
+        )["Count"]
+        == 0
+    )
     assert ddb.query(**base, ProjectionExpression="A.b, PK, SK, G")["Count"] == 0
 
 
@@ -293,7 +354,9 @@ def test_one_megabyte_page_counted_before_the_filter(ddb, table_name):
     blob = "x" * 100_000
     for i in range(14):  # 14 items of ~100 KB in one partition
         ddb.put_item(TableName=table_name, Item={"PK": s("big"), "SK": s(f"{i:02d}"), "payload": s(blob)})
-    query = dict(TableName=table_name, KeyConditionExpression="PK = :p", ExpressionAttributeValues={":p": s("big")})
+    query = dict(
+        TableName=table_name, KeyConditionExpression="PK = :p", ExpressionAttributeValues={":p": s("big")}
+    )
     # The page ends with the item that takes the data read past 1 MB: the 11th.
     page = ddb.query(**query)
     assert (page["Count"], page["ScannedCount"]) == (11, 11)

@@ -8,7 +8,6 @@ per-kind semantic checks happen in later passes over this tree.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,7 +18,7 @@ class NamePlaceholder:
 
 
 # A path element: a plain attribute name (identifier text), a ``#name`` placeholder, or a list index.
-PathElement = Union[str, NamePlaceholder, int]
+PathElement = str | NamePlaceholder | int
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +52,7 @@ class Arithmetic:
     right: Operand
 
 
-Operand = Union[Path, ValuePlaceholder, FunctionCall, Arithmetic]
+Operand = Path | ValuePlaceholder | FunctionCall | Arithmetic
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +93,7 @@ class Not:
 
 
 # A condition: a boolean node, or a FunctionCall used as one (attribute_exists(...), begins_with(...), ...).
-Condition = Union[Comparison, Between, In, And, Or, Not, FunctionCall]
+Condition = Comparison | Between | In | And | Or | Not | FunctionCall
 
 
 @dataclass(frozen=True, slots=True)
