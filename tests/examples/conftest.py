@@ -1,4 +1,5 @@
-"""Seed examples run on two targets: the embedded engine on a SQLite file and DynamoDB Local.
+"""Seed examples run on every target (``model_targets``): the embedded engine on a SQLite file, an in-process
+boto3 client, boto3 over HTTP to ``singletable serve``, and DynamoDB Local.
 
 The repository root goes on ``sys.path`` so ``import examples.<package>`` works from a checkout.
 ``open_db(table)`` connects a design to the current target under a unique table name and creates the table.
@@ -17,20 +18,15 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from model_targets import ALL_TARGETS, make_target  # noqa: E402
 from singletable.model import DB, Table, connect  # noqa: E402
 
-TARGETS = ["engine", "reference"]
+TARGETS = ALL_TARGETS
 
 
 @pytest.fixture(params=TARGETS)
 def target(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    if request.param == "engine":
-        from singletable.engine import Engine
-
-        engine = Engine(str(tmp_path / "example.sqlite3"))
-        request.addfinalizer(engine.close)
-        return engine
-    return request.getfixturevalue("reference_client")
+    return make_target(request.param, request, tmp_path / "example.sqlite3")
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """Seed 000 (fus-main) at the item level: what each entity writes and how each index sees it.
 
 Was ``tests/model/test_seed_000_fus.py``; the design now lives in ``examples/fus_main/design.py`` and these
-tests check the items it writes against the design document on both targets.
+tests check the items it writes against the design document on every target.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Seed 000 (fus-main): every role rule of the service, each tested both ways, on both targets.
+"""Seed 000 (fus-main): every role rule of the service, each tested both ways, on every target.
 
 Sample actors: ada (Cognito role ``admin``), bob (custom group editors: ``sites:update``), cyd (book-club:
 nothing), dee (curators: ``sites:create`` and ``sites:update``), plus ``gm`` added here to a group granting
@@ -21,6 +21,7 @@ from examples.fus_main import (
 )
 from examples.fus_main.sample import ADA, BOB, CYD, DEE, load
 
+from model_targets import ALL_TARGETS, make_target
 from singletable.demo import DEMO_CLOCK
 from singletable.model import connect
 
@@ -28,15 +29,10 @@ GM = Actor("gm")
 FAKE_ADMIN = Actor("mallory")  # in a *custom* group named "admin": that is not the admin role
 
 
-@pytest.fixture(scope="module", params=["engine", "reference"])
+@pytest.fixture(scope="module", params=ALL_TARGETS)
 def shared(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SiteCatalog]:
     """One loaded catalog per target for the whole module: every case below uses its own ids."""
-    if request.param == "engine":
-        from singletable.engine import Engine
-
-        target: Any = Engine(str(tmp_path_factory.mktemp("roles") / "roles.sqlite3"))
-    else:
-        target = request.getfixturevalue("reference_client")
+    target = make_target(request.param, request, tmp_path_factory.mktemp("roles") / "roles.sqlite3")
     db = connect(fus, target, name=f"fus_roles_{request.param}", clock=lambda: DEMO_CLOCK)
     db.create_table()
     catalog = open_catalog(db)
@@ -47,8 +43,6 @@ def shared(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     catalog.add_member(ADA, "admin", "mallory")
     yield catalog
     db.delete_table()
-    if request.param == "engine":
-        target.close()
 
 
 Call = Callable[[SiteCatalog, Actor | None, str], Any]

@@ -1,4 +1,4 @@
-"""Seed 000 (fus-main) through its service: every access pattern on the sample data, on both targets."""
+"""Seed 000 (fus-main) through its service: every access pattern on the sample data, on every target."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The move from the older layout (numeric PK, non-sparse GSI, one GSI partition for all records) to the
-design's current one: complete, idempotent, resumable after an interruption, on both targets."""
+design's current one: complete, idempotent, resumable after an interruption, on every target."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
-"""The model layer runs on two targets: the native engine and DynamoDB Local through boto3.
+"""The model layer runs on every target: the native engine, an in-process boto3 client
+(``singletable.client(path)``), boto3 over HTTP to a real ``singletable serve``, and DynamoDB Local.
 
 ``open_db(table)`` connects a design to the current target under a unique table name, creates the table and
-drops it afterwards (DynamoDB Local is shared by the whole session).
+drops it afterwards (the server and DynamoDB Local are shared by the whole session).
 """
 
 from __future__ import annotations
@@ -12,34 +13,15 @@ from typing import Any
 
 import pytest
 
+from model_targets import ALL_TARGETS, make_target
 from singletable.model import DB, Table, connect
 
-TARGETS = ["engine", "reference"]
-TRANSACTION_OPS = ("TransactWriteItems", "BatchWriteItem", "BatchGetItem")
-
-
-def engine_has(*operations: str) -> bool:
-    from singletable.engine.engine import OPERATIONS
-
-    return all(op in OPERATIONS for op in operations)
+TARGETS = ALL_TARGETS
 
 
 @pytest.fixture(params=TARGETS)
 def target(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    if request.param == "engine":
-        from singletable.engine import Engine
-
-        engine = Engine(str(tmp_path / "model.sqlite3"))
-        request.addfinalizer(engine.close)
-        return engine
-    return request.getfixturevalue("reference_client")
-
-
-@pytest.fixture
-def needs_transactions(request: pytest.FixtureRequest, target: Any) -> None:
-    """Marks engine runs xfail until TransactWriteItems/BatchWriteItem/BatchGetItem land in the engine."""
-    if hasattr(target, "storage") and not engine_has(*TRANSACTION_OPS):
-        request.applymarker(pytest.mark.xfail(reason="engine transactions pending", strict=False))
+    return make_target(request.param, request, tmp_path / "model.sqlite3")
 
 
 @pytest.fixture

@@ -36,7 +36,7 @@ def labels(db, label: str) -> list[str]:
     return [x.item_id for x in db.query(Labelled.with_label(label=label))]
 
 
-def test_update_planned_before_a_concurrent_change_fails(open_db, needs_transactions) -> None:
+def test_update_planned_before_a_concurrent_change_fails(open_db) -> None:
     db = open_db(shop)
     db.create(Item(item_id="i1", labels=["a"]))
     with pytest.raises(ConditionFailed), db.transaction() as tx:
@@ -46,7 +46,7 @@ def test_update_planned_before_a_concurrent_change_fails(open_db, needs_transact
     assert (labels(db, "a"), labels(db, "b"), labels(db, "c")) == ([], [], ["i1"])
 
 
-def test_put_and_delete_planned_before_a_concurrent_change_fail(open_db, needs_transactions) -> None:
+def test_put_and_delete_planned_before_a_concurrent_change_fail(open_db) -> None:
     db = open_db(shop)
     db.create(Item(item_id="i1", labels=["a"]))
     with pytest.raises(ConditionFailed), db.transaction() as tx:
@@ -58,7 +58,7 @@ def test_put_and_delete_planned_before_a_concurrent_change_fail(open_db, needs_t
     assert labels(db, "d") == ["i1"] and labels(db, "b") == labels(db, "c") == []
 
 
-def test_changes_to_other_fields_do_not_conflict(open_db, needs_transactions) -> None:
+def test_changes_to_other_fields_do_not_conflict(open_db) -> None:
     db = open_db(shop)
     db.create(Item(item_id="i1"))  # no labels stored: the condition is attribute_not_exists or []
     with db.transaction() as tx:

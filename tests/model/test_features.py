@@ -226,7 +226,7 @@ def test_pages_iterate_lazily_and_limit_counts_entities(open_db) -> None:
     assert seen == list(range(50, 60))
 
 
-def test_transactions_and_batches(open_db, needs_transactions) -> None:
+def test_transactions_and_batches(open_db) -> None:
     db = open_db(app, clock=Clock())
     docs = [Doc(org="bulk", doc_id=f"{i:03d}") for i in range(130)]
     db.batch_write(put=docs)

@@ -24,7 +24,7 @@ def guard(db: Any, email: str) -> dict[str, Any] | None:
     return db.call("GetItem", {"TableName": db.table_name, "Key": key}).get("Item")
 
 
-def test_guard_items_carry_key_fields_through_create_swap_and_delete(open_db, needs_transactions) -> None:
+def test_guard_items_carry_key_fields_through_create_swap_and_delete(open_db) -> None:
     db = open_db(accounts)
     db.create(Account(org="acme", name="ann", email="ann@acme.io"))
     item = guard(db, "ann@acme.io")

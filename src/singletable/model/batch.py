@@ -24,7 +24,8 @@ from singletable.model.errors import (
     VersionConflict,
 )
 from singletable.model.expr import Action, Cond
-from singletable.model.writes import Op, _stamp, plan_check, plan_create, plan_delete, plan_put, plan_update
+from singletable.model.ops import Op, _stamp
+from singletable.model.writes import plan_check, plan_create, plan_delete, plan_put, plan_update
 
 if TYPE_CHECKING:
     from singletable.model.db import DB
@@ -96,7 +97,7 @@ class Transaction:
         return result
 
     def put(self, entity: Entity, *, condition: Cond | None = None) -> Entity:
-        ops, result = plan_put(self.db, entity, condition)
+        ops, result = plan_put(self.db, entity, condition, read=True)  # no retry inside a transaction
         self.ops += ops
         return result
 

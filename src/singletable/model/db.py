@@ -16,15 +16,26 @@ from typing import Any, TypeVar, overload
 from singletable.model import cursor as cursors
 from singletable.model.adapter import Adapter, adapt
 from singletable.model.batch import Transaction, batch_get, batch_write, run_ops
+from singletable.model.construct import Fallback
 from singletable.model.entity import Entity, EntityMeta, KeyRef
-from singletable.model.errors import NotFound, RequestError
+from singletable.model.errors import ConditionFailed, NotFound, RequestError
 from singletable.model.expr import Action, Cond
+from singletable.model.ops import stored_after_failure
 from singletable.model.patterns import Grouped, Query
 from singletable.model.table import Table
 from singletable.model.values import AV
-from singletable.model.writes import guard_key, plan_create, plan_delete, plan_put, plan_update
+from singletable.model.writes import (
+    guard_key,
+    plan_create,
+    plan_delete,
+    plan_put,
+    plan_update,
+)
 
 E = TypeVar("E", bound=Entity)
+# An upsert whose createdAt guess was wrong retries with the stored value; more attempts only happen while
+# other writers keep deleting and re-creating the item.
+PUT_ATTEMPTS = 4
 
 
 @dataclass
@@ -158,10 +169,17 @@ class DB:
         item = self.call("GetItem", {"TableName": self.table_name, "Key": key}).get("Item")
         return None if item is None else meta.from_item(item)  # type: ignore[return-value]
 
+    def _read_item(self, key: dict[str, AV], attributes: list[str] | None = None) -> dict[str, AV] | None:
+        """The stored item (strongly consistent), as planning a write needs it; ``attributes`` projects."""
+        params: dict[str, Any] = {"TableName": self.table_name, "Key": key, "ConsistentRead": True}
+        if attributes:
+            names = {f"#a{i}": name for i, name in enumerate(attributes)}
+            params["ProjectionExpression"] = ", ".join(names)
+            params["ExpressionAttributeNames"] = names
+        return self.call("GetItem", params).get("Item")
+
     def _read_values(self, meta: EntityMeta, key: dict[str, AV]) -> dict[str, Any] | None:
-        item = self.call("GetItem", {"TableName": self.table_name, "Key": key, "ConsistentRead": True}).get(
-            "Item"
-        )
+        item = self._read_item(key)
         return None if item is None else meta.decode(item)
 
     # -- writes -----------------------------------------------------------------------------------------
@@ -174,10 +192,22 @@ class DB:
         return result  # type: ignore[return-value]
 
     def put(self, entity: E, *, condition: Cond | None = None) -> E:
-        """Create or replace; the stored createdAt is kept, the version checked and bumped."""
-        ops, result = plan_put(self, entity, condition)
-        run_ops(self, ops)
-        return result  # type: ignore[return-value]
+        """Create or replace; the stored createdAt is kept, the version checked and bumped.
+
+        Index keys built from createdAt follow the stored value. Their put guesses it (one request for a new
+        entity or one read from the table); a wrong guess returns the stored item and is retried with it.
+        """
+        stored = None
+        for attempt in range(PUT_ATTEMPTS):
+            ops, result = plan_put(self, entity, condition, stored=stored)
+            try:
+                run_ops(self, ops)
+                return result  # type: ignore[return-value]
+            except ConditionFailed as error:
+                stored = stored_after_failure(ops[0], error.item)
+                if stored is None or attempt == PUT_ATTEMPTS - 1:
+                    raise
+        raise AssertionError("unreachable")
 
     def update(
         self,
@@ -236,10 +266,13 @@ class DB:
     ) -> Iterator[Any]:
         """Entities from a pattern, fetched page by page as you iterate; ``limit`` caps entities returned."""
         start = cursors.decode(self._secret, query.fingerprint(), cursor) if cursor else None
-        for returned, (entity, _raw) in enumerate(self._stream(query, start, page_size), 1):
-            yield entity
-            if limit is not None and returned >= limit:
-                return
+        wanted = limit
+        for entities, _ in self._pages(query, start, page_size, limit):
+            yield from entities  # a page is decoded at once: no per-entity generator hop on the hot path
+            if wanted is not None:
+                wanted -= len(entities)
+                if wanted <= 0:
+                    return
 
     def page(self, query: Query, *, size: int = 25, cursor: str | None = None) -> Page:
         """One page of ``size`` entities and a signed cursor to the next (None when there is no more)."""
@@ -263,11 +296,22 @@ class DB:
     def _stream(
         self, query: Query, start: dict[str, AV] | None, page_size: int | None
     ) -> Iterator[tuple[Any, dict[str, AV]]]:
+        for entities, raws in self._pages(query, start, page_size, None):
+            yield from zip(entities, raws, strict=True)
+
+    def _pages(
+        self, query: Query, start: dict[str, AV] | None, page_size: int | None, limit: int | None
+    ) -> Iterator[tuple[list[Any], list[dict[str, AV]]]]:
+        """Each response's entities and the items they came from; stops decoding once ``limit`` are out."""
         op, base = query.request(self.table_name)
         metas = query.entities
         single = metas[0] if len(metas) == 1 else None
         partial = query.projection is not None
         hydrate = query.needs_hydration
+        type_attr = self.table.type_attribute
+        if single is not None:
+            type_av, matches, from_item = single._type_av, single.matches, single.from_item
+            build = single._build
         while True:
             params = dict(base)
             if start:
@@ -278,17 +322,38 @@ class DB:
             items = response.get("Items", [])
             if hydrate and items:
                 items = self._hydrate(query, items)
-            for raw in items:
-                meta = (
-                    single
-                    if single is not None and single.matches(raw)
-                    else (None if single is not None else _which(metas, raw))
-                )
-                if meta is not None:
-                    yield meta.from_item(raw, partial=partial), raw
+            if single is not None and not partial and (limit is None or limit >= len(items)):
+                # The hot path: comprehensions, no per-item branching, single.matches() inlined
+                raws = [r for r in items if (t := r.get(type_attr)) == type_av or (t is None and matches(r))]
+                try:
+                    entities = [build(r) for r in raws] if build is not None else [from_item(r) for r in raws]
+                except Fallback:  # an item the fast builder leaves to validation (model/construct.py)
+                    entities = [from_item(r) for r in raws]
+            else:
+                entities, raws = self._decode(items, metas, partial, limit)
+            yield entities, raws
+            if limit is not None:
+                limit -= len(entities)
+                if limit <= 0:
+                    return
             start = response.get("LastEvaluatedKey")
             if not start:
                 return
+
+    def _decode(
+        self, items: list[dict[str, AV]], metas: list[EntityMeta], partial: bool, limit: int | None
+    ) -> tuple[list[Any], list[dict[str, AV]]]:
+        """A page of several types (or a projection, or past a limit): each item by its own type."""
+        entities: list[Any] = []
+        raws: list[dict[str, AV]] = []
+        for raw in items:
+            meta = _which(metas, raw)
+            if meta is not None:
+                entities.append(meta.from_item(raw, partial=partial))
+                raws.append(raw)
+                if limit is not None and len(entities) >= limit:
+                    break
+        return entities, raws
 
     def _hydrate(self, query: Query, items: list[dict[str, AV]]) -> list[dict[str, AV]]:
         """Index items -> full items by primary key, in index order (seed 001's KEYS_ONLY email lookup)."""

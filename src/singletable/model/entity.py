@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
+from singletable.model.construct import Fallback, entity_builder
 from singletable.model.errors import DeclarationError, MissingKeyFields
 from singletable.model.expr import Path
 from singletable.model.table import Table
@@ -70,7 +71,16 @@ class EntityMeta:
             k for k in self.keys.values() if any(s.reversible for s in k.template.slots)
         ]
         self._unstored = [f.name for f in self.fields.values() if not f.stored]
+        # Index keys built from createdAt. An upsert keeps the *stored* createdAt, so these keys must be built
+        # from the stored value too (see writes.plan_put). A primary key naming it makes it part of the item's
+        # identity: the stored value is then the one in hand, and nothing extra is needed.
+        self._created_keys = (
+            [k for k in self._secondary if self.created in k.needs]
+            if self.created and self.created not in self.primary_fields
+            else []
+        )
         self._decode_stored = _decoder(self._loads, {f.name: f.codec.kind for f in self.fields.values()})
+        self._build = entity_builder(self)  # None: items of this entity are validated by pydantic
 
     # -- items ------------------------------------------------------------------------------------------
 
@@ -127,6 +137,11 @@ class EntityMeta:
         return data
 
     def from_item(self, item: Mapping[str, AV], *, partial: bool = False) -> Entity:
+        if not partial and self._build is not None:
+            try:
+                return self._build(item)  # the codecs already gave the declared types (model/construct.py)
+            except Fallback:
+                pass
         data = self.decode(item)
         if partial:  # projections: validate each field that is there, leave the rest unset
             return self.cls.model_construct(

@@ -13,6 +13,7 @@ import inspect
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 from urllib.parse import quote, unquote
 
@@ -89,11 +90,12 @@ class KeyTemplate:
             raise DeclarationError(f"key template {text!r} has a malformed {{slot}}")
         return cls(text, tuple(parts))
 
-    @property
+    # Cached: patterns and writes ask for these on every call, and a parsed template never changes.
+    @cached_property
     def slots(self) -> tuple[Slot, ...]:
         return tuple(p for p in self.parts if isinstance(p, Slot))
 
-    @property
+    @cached_property
     def fields(self) -> tuple[str, ...]:
         seen: dict[str, None] = {}
         for slot in self.slots:

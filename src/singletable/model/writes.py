@@ -4,62 +4,23 @@ One part runs as a plain PutItem/UpdateItem/DeleteItem; several (an entity with 
 derived items) run as one TransactWriteItems, and inside ``db.transaction()`` parts from many calls are
 gathered into one. Planning is where the model's promises are kept: sparse index keys are computed from the
 values being written, a partial update rebuilds every key that depends on a field it changes (or refuses,
-naming the missing fields), ``createdAt`` survives upserts, versions are checked and bumped.
+naming the missing fields), ``createdAt`` survives upserts -- and so do the index keys built from it --,
+versions are checked and bumped.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from singletable.model.entity import Entity, EntityMeta, KeyRef
 from singletable.model.errors import KeyTemplateError, MissingKeyFields
 from singletable.model.expr import Action, Compiler, Cond, compile_update
+from singletable.model.ops import Op, Stored, _condition, _exists, _finish, _not_exists, _stamp
 from singletable.model.values import AV
 
 if TYPE_CHECKING:
     from singletable.model.db import DB
-
-
-@dataclass
-class Op:
-    """One part of a write. ``label`` says what a failed condition means (create, version, unique...)."""
-
-    kind: str  # Put, Update, Delete, ConditionCheck
-    params: dict[str, Any]
-    label: tuple[Any, ...] = ("condition",)
-    meta: EntityMeta | None = field(default=None, repr=False)
-
-
-def _condition(c: Compiler, conds: Iterable[str | Cond | None]) -> str | None:
-    parts = [x.compile(c) if isinstance(x, Cond) else x for x in conds if x is not None]
-    if not parts:
-        return None
-    return parts[0] if len(parts) == 1 else " AND ".join(f"({p})" for p in parts)
-
-
-def _finish(params: dict[str, Any], c: Compiler, condition: str | None) -> dict[str, Any]:
-    if condition:
-        params["ConditionExpression"] = condition
-    return c.into(params)
-
-
-def _not_exists(meta: EntityMeta, c: Compiler) -> str:
-    return f"attribute_not_exists({c.name(meta.table.pk_name)})"
-
-
-def _exists(meta: EntityMeta, c: Compiler) -> str:
-    return f"attribute_exists({c.name(meta.table.pk_name)})"
-
-
-def _stamp(db: DB, meta: EntityMeta, values: dict[str, Any], creating: bool) -> Any:
-    now = db.clock()
-    if meta.created and (creating and values.get(meta.created) is None):
-        values[meta.created] = now
-    if meta.updated:
-        values[meta.updated] = now
-    return now
 
 
 # -- uniqueness guards and derived items -----------------------------------------------------------------
@@ -208,8 +169,18 @@ def _result(entity: Entity, meta: EntityMeta, values: dict[str, Any]) -> Entity:
     return entity.model_copy(update=changed) if changed else entity
 
 
-def plan_put(db: DB, entity: Entity, condition: Cond | None = None) -> tuple[list[Op], Entity]:
-    """An upsert. Keeps the stored createdAt; checks and bumps the version; swaps guards and derived items."""
+def plan_put(
+    db: DB, entity: Entity, condition: Cond | None = None, *, stored: Stored | None = None, read: bool = False
+) -> tuple[list[Op], Entity]:
+    """An upsert. Keeps the stored createdAt; checks and bumps the version; swaps guards and derived items.
+
+    Index keys built from createdAt are built from the *stored* createdAt, or the entry would sit where the
+    item's createdAt says it is not. UpdateItem cannot build a key from a stored attribute, so such a put is a
+    PutItem conditioned on what it assumes createdAt to be (``stored``; by default the entity's own, or
+    absent): a wrong guess fails, returns the stored item, and :meth:`DB.put` retries with it. ``read=True``
+    reads it first instead (inside a transaction, which cannot be retried piecemeal). Either way the write is
+    conditioned, so no concurrent writer can slip in between.
+    """
     meta = type(entity).model_entity()
     values = meta.values(entity)
     _stamp(db, meta, values, creating=values.get(meta.created) is None if meta.created else False)
@@ -226,9 +197,11 @@ def plan_put(db: DB, entity: Entity, condition: Cond | None = None) -> tuple[lis
             values[meta.version] = expected + 1
         label = ("version", meta.type)
     extra: list[Op] = []
+    assumed: Stored | None = None
     if meta.unique or meta.derived:
         key = meta.primary_key(values)
-        old = db._read_values(meta, key)
+        raw = db._read_item(key)
+        old = None if raw is None else meta.decode(raw)
         if old is None:
             conds.append(_not_exists(meta, c))
         else:
@@ -241,13 +214,27 @@ def plan_put(db: DB, entity: Entity, condition: Cond | None = None) -> tuple[lis
                 )
             if meta.created and old.get(meta.created) is not None:
                 values[meta.created] = old[meta.created]
+            if meta._created_keys:  # the keys below are built from the createdAt just read: keep it so
+                conds.append(Stored.of(meta, raw).condition(meta, c))
         if old is not None:
             conds += _sources_unchanged(c, meta, old)
         extra = _guard_ops(db, meta, old, values, key) + _derived_ops(db, meta, old, values)
+    elif meta._created_keys:
+        created = meta.fields[meta.created].codec  # type: ignore[index]
+        if stored is None and read:
+            key = meta.primary_key(values)
+            stored = Stored.of(meta, db._read_item(key, [*key, meta.attribute_of[meta.created]]))  # type: ignore[index]
+        assumed = stored or Stored(None, created.dump(values[meta.created]))
+        if assumed.exists and assumed.created is not None:
+            values[meta.created] = created.load(assumed.created)
+        conds.append(assumed.condition(meta, c))
     item = meta.to_item(values)
-    if meta.created is None or meta.unique or meta.derived:
-        params = _finish({"TableName": db.table_name, "Item": item}, c, _condition(c, conds))
-        return [Op("Put", params, label, meta), *extra], _result(entity, meta, values)
+    if meta.created is None or meta.unique or meta.derived or meta._created_keys:
+        params: dict[str, Any] = {"TableName": db.table_name, "Item": item}
+        if assumed is not None and not read:  # a wrong guess must say what is stored, for the retry
+            params["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
+        params = _finish(params, c, _condition(c, conds))
+        return [Op("Put", params, label, meta, assumed), *extra], _result(entity, meta, values)
     # createdAt must survive an upsert, which PutItem cannot do: write every attribute with UpdateItem,
     # and remove the declared attributes (sparse keys included) that this version of the entity lacks.
     keys = {meta.table.pk_name, meta.table.sk_name}
