@@ -29,6 +29,7 @@ from singletable.engine.codec import (
     number_size,
     number_value,
     validate_item,
+    validate_item_sized,
     validate_value,
 )
 from singletable.engine.errors import DynamoDBError
@@ -451,3 +452,39 @@ def test_serialization_speed() -> None:
         loads_item(data)
     loads_us = (time.perf_counter() - start) / rounds * 1e6
     assert loads_us < 30  # ~2 us on a developer machine; generous for slow CI
+
+
+# ------------------------------------------------------------------------- fused validate-and-size pass
+
+
+def _outcome(call: Any, *args: Any) -> Any:
+    try:
+        return ("ok", call(*args))
+    except DynamoDBError as error:
+        return ("error", error.code, error.message)
+
+
+def _two_walks(item: Any) -> Any:
+    valid = validate_item(item)
+    return valid, item_size(valid)
+
+
+@FAST
+@given(st.dictionaries(st.text(max_size=2), junk, max_size=3))
+def test_fused_pass_matches_validate_then_size_on_junk(item: dict[str, Any]) -> None:
+    assert _outcome(validate_item_sized, item) == _outcome(_two_walks, item)
+
+
+@FAST
+@given(items.filter(_utf8_safe))
+def test_fused_pass_matches_validate_then_size_on_valid_items(item: dict[str, Any]) -> None:
+    assert validate_item_sized(item) == (item, item_size(item))
+
+
+@pytest.mark.parametrize("kind", ["L", "M"])
+@pytest.mark.parametrize("depth", [30, 31, 32])
+def test_fused_pass_nesting_limits(kind: str, depth: int) -> None:
+    item = {"a": nest(depth, {"N": "01.50"}, kind), "n": {"N": "x"}}
+    assert _outcome(validate_item_sized, item) == _outcome(_two_walks, item)
+    item = {"a": nest(depth, {"S": "é"}, kind)}
+    assert _outcome(validate_item_sized, item) == _outcome(_two_walks, item)

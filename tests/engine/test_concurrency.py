@@ -8,7 +8,10 @@ import textwrap
 import threading
 from pathlib import Path
 
+import pytest
+
 from singletable.engine import Engine
+from singletable.engine.errors import DynamoDBError
 
 COUNTER = {"PK": {"S": "counter"}, "SK": {"S": "x"}}
 
@@ -84,3 +87,55 @@ def test_table_created_by_another_process_is_seen(tmp_path: Path):
         assert watcher.list_tables()["TableNames"] == []
         _make(path)
         assert watcher.list_tables()["TableNames"] == ["t_conc"]
+
+
+def _recreate(engine: Engine, *, hash_type: str, gsi: bool) -> None:
+    """Drop t_conc and create it again with another key type and, optionally, a GSI on G."""
+    engine.delete_table(TableName="t_conc")
+    spec: dict = {
+        "TableName": "t_conc",
+        "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"}],
+        "AttributeDefinitions": [{"AttributeName": "PK", "AttributeType": hash_type}],
+        "BillingMode": "PAY_PER_REQUEST",
+    }
+    if gsi:
+        spec["AttributeDefinitions"].append({"AttributeName": "G", "AttributeType": "S"})
+        spec["GlobalSecondaryIndexes"] = [{
+            "IndexName": "byG", "KeySchema": [{"AttributeName": "G", "KeyType": "HASH"}],
+            "Projection": {"ProjectionType": "ALL"},
+        }]
+    engine.create_table(**spec)
+
+
+def test_item_writes_see_a_catalog_changed_by_another_connection(tmp_path: Path):
+    """Item writes check the catalog inside their transaction: a table another connection dropped and
+    re-created differently must be written (and rejected) by its new definition, never the cached one."""
+    path = str(tmp_path / "db.sqlite3")
+    _make(path)
+    with Engine(path) as writer, Engine(path) as other:
+        writer.put_item(TableName="t_conc", Item={**COUNTER, "n": {"N": "1"}})  # caches the old catalog
+        _recreate(other, hash_type="N", gsi=True)
+        # Valid for the cached definition, invalid for the current one: the current one answers.
+        with pytest.raises(DynamoDBError) as caught:
+            writer.put_item(TableName="t_conc", Item={"PK": {"S": "a"}, "G": {"S": "g"}})
+        assert caught.value.code == "ValidationException"
+        # Valid only for the current definition: stored in the new table, with its GSI entry.
+        writer.put_item(TableName="t_conc", Item={"PK": {"N": "7"}, "G": {"S": "g"}})
+        found = other.query(
+            TableName="t_conc", IndexName="byG", KeyConditionExpression="G = :g",
+            ExpressionAttributeValues={":g": {"S": "g"}},
+        )["Items"]
+        assert found == [{"PK": {"N": "7"}, "G": {"S": "g"}}]
+        writer.batch_write_item(RequestItems={"t_conc": [{"PutRequest": {"Item": {"PK": {"N": "8"}}}}]})
+        assert other.get_item(TableName="t_conc", Key={"PK": {"N": "8"}})["Item"] == {"PK": {"N": "8"}}
+        other.delete_table(TableName="t_conc")
+        for call in (
+            lambda: writer.put_item(TableName="t_conc", Item={"PK": {"N": "9"}}),
+            lambda: writer.delete_item(TableName="t_conc", Key={"PK": {"N": "7"}}),
+            lambda: writer.transact_write_items(
+                TransactItems=[{"Put": {"TableName": "t_conc", "Item": {"PK": {"N": "9"}}}}]
+            ),
+        ):
+            with pytest.raises(DynamoDBError) as caught:
+                call()
+            assert caught.value.code == "ResourceNotFoundException"

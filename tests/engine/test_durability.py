@@ -106,3 +106,38 @@ def test_failed_write_changes_nothing(tmp_path: Path):
             ExpressionAttributeValues={":g": {"S": "g"}},
         )
         assert old["Count"] == 1
+
+
+def _wal_salts(path: str) -> bytes:
+    """The WAL header's salts: SQLite changes them exactly when it starts the WAL over."""
+    with open(path + "-wal", "rb") as wal:
+        return wal.read(24)[16:24]
+
+
+def test_a_write_asked_to_restart_the_wal_does(tmp_path: Path):
+    """When the checkpointer finds a large WAL it sets ``restart_wal``; the next write then checkpoints
+    the rest and starts the WAL over (under sustained writes a background checkpoint alone never catches
+    up, and the WAL grew without bound)."""
+    from singletable.engine.storage import Storage
+
+    path = str(tmp_path / "db.sqlite3")
+    storage = Storage(path)
+    storage._checkpointer.stop()  # no background rounds: only the flag may restart the WAL
+    storage._checkpointer = None
+
+    def put(i: int) -> None:
+        with storage.write():
+            storage.put_item(1, f"k{i}".encode(), b"x", b"{}", 2)
+
+    for i in range(50):
+        put(i)
+    salts = _wal_salts(path)
+    put(50)
+    assert _wal_salts(path) == salts  # nothing checkpointed: the WAL just grows
+    storage.restart_wal = True
+    put(51)
+    assert not storage.restart_wal
+    assert _wal_salts(path) != salts  # checkpointed, then started over
+    for i in range(52):
+        assert storage.get_item(1, f"k{i}".encode(), b"x") == (b"{}", 2)
+    storage.close()

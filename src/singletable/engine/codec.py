@@ -14,11 +14,8 @@ operations code has one import.
 
 from __future__ import annotations
 
-import base64
 from enum import Enum
 from typing import Any
-
-import orjson
 
 from singletable.engine.errors import DynamoDBError, validation
 from singletable.engine.keys import (
@@ -36,6 +33,15 @@ from singletable.engine.keys import (
     key_type_of,
 )
 from singletable.engine.numbers import NOT_A_NUMBER, normalize_number, number_size, number_value
+from singletable.engine.serialization import dumps_item, loads_item
+from singletable.engine.sizes import (
+    ITEM_TOO_LARGE,
+    MAX_ITEM_SIZE,
+    check_item_size,
+    item_size,
+    number_bytes,
+    value_size,
+)
 
 __all__ = [
     "HASH_KEY_TOO_LARGE",
@@ -61,12 +67,11 @@ __all__ = [
     "number_size",
     "number_value",
     "validate_item",
+    "validate_item_sized",
     "validate_value",
     "value_size",
 ]
 
-MAX_ITEM_SIZE = 400 * 1024
-ITEM_TOO_LARGE = "Item size has exceeded the maximum allowed size"
 
 EMPTY = "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"
 MULTIPLE = (
@@ -145,6 +150,94 @@ def validate_item(item: dict[str, Any], *, context: ValueContext = ValueContext.
         if error.code == "ValidationException":
             _scan_types(item)
         raise
+
+
+def validate_item_sized(
+    item: dict[str, Any], *, context: ValueContext = ValueContext.ITEM
+) -> tuple[dict[str, Any], int]:
+    """:func:`validate_item` and :func:`item_size` in one walk: the write path needs both for every item.
+
+    Same errors, in the same order, as ``validate_item`` (the size is only looked at once the whole item
+    is valid, as DynamoDB does).
+    """
+    if not isinstance(item, dict):
+        raise _wrong_type(item, "Map")
+    try:
+        return _check_item_sized(item, _MAX_DEPTH[context])
+    except DynamoDBError as error:
+        if error.code == "ValidationException":
+            _scan_types(item)
+        raise
+
+
+def _check_item_sized(item: dict[str, Any], limit: int) -> tuple[dict[str, Any], int]:
+    out: dict[str, Any] = {}
+    total = 0
+    for name, av in item.items():
+        if av is None:
+            raise validation(f"{NULL_VALUE}: {name} is null")
+        # A single-type S value, the most common attribute, inline (no call); else the general walk.
+        value = av.get("S") if type(av) is dict and len(av) == 1 else None
+        if type(value) is str:
+            out[name] = {"S": value}
+            size = len(value) if value.isascii() else len(value.encode("utf-8"))
+        else:
+            out[name], size = _check_sized(av, 1, limit)
+        if type(name) is not str:
+            raise _wrong_type(name, "String")
+        if not name:
+            raise validation(EMPTY_NAME)
+        total += (len(name) if name.isascii() else len(name.encode("utf-8"))) + size
+    return out, total
+
+
+def _check_sized(av: Any, level: int, limit: int) -> tuple[dict[str, Any], int]:
+    """:func:`_check` plus :func:`value_size` of the result.
+
+    The common single-type S/N/M/L values are handled inline, mirroring their ``_check_*`` functions
+    check for check; anything else takes the general path and is sized afterwards.
+    """
+    if type(av) is dict and len(av) == 1:
+        for kind, value in av.items():
+            vtype = type(value)
+            if kind == "S":
+                if vtype is str:
+                    return {"S": value}, (len(value) if value.isascii() else len(value.encode("utf-8")))
+            elif kind == "N":
+                if vtype is str:
+                    canonical = normalize_number(value)
+                    return {"N": canonical}, number_bytes(canonical)
+            elif kind == "M":
+                if vtype is dict and level <= limit:
+                    return _check_map_sized(value, level, limit)
+            elif kind == "L" and (vtype is list or vtype is tuple) and level <= limit:
+                elements = []
+                size = 3
+                for member in value:
+                    if member is None:
+                        raise validation(NULL_VALUE)
+                    element, member_size = _check_sized(member, level + 1, limit)
+                    elements.append(element)
+                    size += 1 + member_size
+                return {"L": elements}, size
+    out = _check(av, level, limit)
+    return out, value_size(out)
+
+
+def _check_map_sized(value: dict[str, Any], level: int, limit: int) -> tuple[dict[str, Any], int]:
+    """:func:`_check_m` (whose type and depth checks the caller made) plus the map's size."""
+    members: dict[str, Any] = {}
+    size = 3
+    for name, member in value.items():
+        if member is None:
+            raise validation(f"{NULL_VALUE}: {name} is null")
+        members[name], member_size = _check_sized(member, level + 1, limit)
+        if type(name) is not str:
+            raise _wrong_type(name, "String")
+        if not name:
+            raise validation(EMPTY_NAME)
+        size += 1 + (len(name) if name.isascii() else len(name.encode("utf-8"))) + member_size
+    return {"M": members}, size
 
 
 def _check_item(item: dict[str, Any], limit: int) -> dict[str, Any]:
@@ -394,118 +487,3 @@ def _binary_set(values: list[Any] | tuple[Any, ...]) -> list[bytes]:
     if None in blobs:
         raise validation(NULL_VALUE)
     return blobs  # type: ignore[return-value]
-
-
-# ---------------------------------------------------------------------------------------------- size
-
-
-def _text_size(text: str) -> int:
-    return len(text) if text.isascii() else len(text.encode("utf-8"))
-
-
-def value_size(av: dict[str, Any]) -> int:
-    """Bytes one (validated) AttributeValue counts for, without its attribute name.
-
-    S: UTF-8 length. B: length. N: see :func:`number_size`. BOOL, NULL: 1. M: 3 + per member (1 + UTF-8
-    name length + value size). L: 3 + per element (1 + value size). SS/NS/BS: sum of the members' sizes,
-    no overhead. Bisected byte-exactly against DynamoDB Local's 400 KB limit, which its ConsumedCapacity
-    (1 KB write / 4 KB read units) also follows.
-    """
-    if "S" in av:
-        text = av["S"]
-        return len(text) if text.isascii() else len(text.encode("utf-8"))
-    if "N" in av:
-        return _number_bytes(av["N"])
-    if "M" in av:
-        return 3 + sum(1 + _text_size(name) + value_size(member) for name, member in av["M"].items())
-    if "L" in av:
-        return 3 + sum(1 + value_size(member) for member in av["L"])
-    if "B" in av:
-        return len(av["B"])
-    if "BOOL" in av or "NULL" in av:
-        return 1
-    if "SS" in av:
-        return sum(_text_size(member) for member in av["SS"])
-    if "NS" in av:
-        return sum(_number_bytes(member) for member in av["NS"])
-    if "BS" in av:
-        return sum(len(member) for member in av["BS"])
-    return 0
-
-
-_number_sizes: dict[str, int] = {}
-
-
-def _number_bytes(text: str) -> int:
-    size = _number_sizes.get(text)
-    if size is None:
-        if len(_number_sizes) >= 65536:
-            _number_sizes.clear()
-        size = _number_sizes[text] = number_size(normalize_number(text))
-    return size
-
-
-def item_size(item: dict[str, Any]) -> int:
-    """DynamoDB's size of an item in bytes: per attribute, UTF-8 name length plus :func:`value_size`."""
-    total = 0
-    for name, av in item.items():
-        total += (len(name) if name.isascii() else len(name.encode("utf-8"))) + value_size(av)
-    return total
-
-
-def check_item_size(item: dict[str, Any]) -> int:
-    """Return the item's size, raising DynamoDB's error beyond 400 KB (checked before key attributes)."""
-    size = item_size(item)
-    if size > MAX_ITEM_SIZE:
-        raise validation(ITEM_TOO_LARGE)
-    return size
-
-
-# -------------------------------------------------------------------------------------- serialization
-
-_BINARY_MARK = b"\x01"  # prefix of stored items that hold binary values (JSON never starts with 0x01)
-_b64encode = base64.b64encode
-_b64decode = base64.b64decode
-_dumps = orjson.dumps
-_loads = orjson.loads
-
-
-def _encode_bytes(value: Any) -> str:
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return _b64encode(value).decode("ascii")
-    raise TypeError(f"cannot store {type(value).__name__}")
-
-
-def dumps_item(item: dict[str, Any]) -> bytes:
-    """Serialize a validated item for SQLite: JSON, with binary values as base64 behind a marker byte.
-
-    Items without binary (the usual case) are plain orjson output, so :func:`loads_item` need not walk
-    them; only marked items are walked to turn base64 back into bytes.
-    """
-    try:
-        return _dumps(item)
-    except TypeError:
-        return _BINARY_MARK + _dumps(item, default=_encode_bytes)
-
-
-def loads_item(data: bytes) -> dict[str, Any]:
-    """Inverse of :func:`dumps_item`."""
-    if data[:1] != _BINARY_MARK:
-        return _loads(data)
-    item = _loads(memoryview(data)[1:])
-    for av in item.values():
-        _restore(av)
-    return item
-
-
-def _restore(av: dict[str, Any]) -> None:
-    if "B" in av:
-        av["B"] = _b64decode(av["B"])
-    elif "BS" in av:
-        av["BS"] = [_b64decode(member) for member in av["BS"]]
-    elif "M" in av:
-        for member in av["M"].values():
-            _restore(member)
-    elif "L" in av:
-        for member in av["L"]:
-            _restore(member)

@@ -79,6 +79,21 @@ Handler = Callable[["Engine", dict[str, Any]], dict[str, Any]]
 # table the cache does not know.
 READ_CATALOG_TTL = 0.05
 CACHED_CATALOG_READS = frozenset(("GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems"))
+# Item writes check the catalog inside their own write transaction instead (see Engine._execute_write):
+# there the check needs no locking of its own, and it cannot race with the write.
+# Imported when an Engine is built rather than inside the first such call: their imports (the expression
+# compiler above all) took ~25 ms, which the first PutItem of a process used to pay.
+PRELOADED_OPERATIONS = (
+    "PutItem", "GetItem", "UpdateItem", "DeleteItem", "Query", "Scan", "BatchWriteItem", "BatchGetItem",
+    "TransactWriteItems",
+)
+CATALOG_CHECKED_IN_WRITE = frozenset(
+    ("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems")
+)
+
+
+class _CatalogChanged(Exception):
+    """Raised inside a write transaction whose request was prepared against a catalog now out of date."""
 
 
 def _snake(name: str) -> str:
@@ -109,8 +124,11 @@ class Engine:
         self._data_version = -1
         self._handlers: dict[str, Handler] = {}
         self._catalog_checked = 0.0
+        self._write_verified = False
         with self.storage.lock:
             self._refresh_catalog()
+        for operation in PRELOADED_OPERATIONS:
+            self._handler(operation)
 
     # -- lifecycle ----------------------------------------------------------------------------------------
 
@@ -154,8 +172,10 @@ class Engine:
             return
         self._data_version = data_version
         version = self.storage.catalog_version()
-        if version == self._catalog_version:
-            return
+        if version != self._catalog_version:
+            self._load_catalog(version)
+
+    def _load_catalog(self, version: int) -> None:
         self._catalog_version = version
         self._tables = {
             name: TableSchema.from_description(table_id, description)
@@ -163,14 +183,25 @@ class Engine:
         }
         self.workers.catalog_loaded(self._tables)
 
+    def _check_catalog_in_write(self) -> None:
+        """``Storage.on_begin`` during an item write: right after BEGIN IMMEDIATE, is our catalog current?
+
+        Inside the transaction ``PRAGMA data_version`` costs no lock calls (outside one it opens a read
+        transaction of its own, which was a tenth of a PutItem), and the answer holds until COMMIT.
+        """
+        storage = self.storage
+        data_version = storage.data_version()
+        if data_version != self._data_version:
+            self._data_version = data_version
+            version = storage.catalog_version()
+            if version != self._catalog_version:
+                self._load_catalog(version)
+                raise _CatalogChanged
+        self._write_verified = True
+
     def catalog_changed(self) -> None:
         """Called by DDL operations inside their write transaction, after changing the catalog."""
-        self._catalog_version = self.storage.catalog_version()
-        self._tables = {
-            name: TableSchema.from_description(table_id, description)
-            for name, (table_id, description) in self.storage.load_tables().items()
-        }
-        self.workers.catalog_loaded(self._tables)
+        self._load_catalog(self.storage.catalog_version())
 
     def find_table(self, name: str) -> TableSchema | None:
         return self._tables.get(name)
@@ -218,12 +249,42 @@ class Engine:
         """Run one API call by its wire name (``"PutItem"``) with the request's parameters."""
         handler = self._handlers.get(operation) or self._handler(operation)
         with self.storage.lock:
+            if operation in CATALOG_CHECKED_IN_WRITE:
+                return self._execute_write(handler, params)
             if (
                 operation not in CACHED_CATALOG_READS
                 or time.monotonic() - self._catalog_checked > READ_CATALOG_TTL
             ):
                 self._refresh_catalog()
             return handler(self, params)
+
+    def _execute_write(self, handler: Handler, params: dict[str, Any]) -> dict[str, Any]:
+        """Run an item write that checks the catalog inside its transaction, not before it.
+
+        The request is prepared against the cached catalog; :meth:`_check_catalog_in_write` confirms it
+        after BEGIN IMMEDIATE. If another process changed the catalog, the transaction rolls back and the
+        request runs again on the new catalog, the way every operation used to run. An error raised before
+        that confirmation (a validation error, a busy database) is only answered once the catalog is known
+        to be current, so the answers are the same as checking first.
+        """
+        storage = self.storage
+        storage.on_begin = self._check_catalog_in_write
+        self._write_verified = False
+        try:
+            return handler(self, params)
+        except _CatalogChanged:
+            pass
+        except DynamoDBError:
+            if self._write_verified:
+                raise
+            previous = self._catalog_version
+            self._refresh_catalog()
+            if self._catalog_version == previous:
+                raise
+        finally:
+            storage.on_begin = None
+        self._refresh_catalog()
+        return handler(self, params)
 
     def execute_streams(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:
         """Run one DynamoDB Streams API call by its wire name (``"GetRecords"``); for transports."""

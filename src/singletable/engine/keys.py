@@ -156,13 +156,32 @@ def check_key_value(
       ``Size limit exceeded for Index Key {name} Actual Size: {n} bytes Max Size: {max} bytes IndexName:
       {index}`` (AWS; Local says "One or more parameter values were invalid: Size limit exceeded").
     """
-    actual = key_type_of(av)
+    checked_key_bytes(name, av, expected_type, is_hash=is_hash, context=context, index_name=index_name)
+
+
+def checked_key_bytes(
+    name: str,
+    av: dict[str, Any],
+    expected_type: str,
+    *,
+    is_hash: bool,
+    context: KeyContext,
+    index_name: str | None = None,
+) -> bytes:
+    """:func:`check_key_value`, returning :func:`encode_key`'s bytes: a string key is encoded once, for
+    both its size check and its stored form."""
+    # The usual shape (exactly the expected type) skips key_type_of's counting loop.
+    if type(av) is dict and len(av) == 1 and av.get(expected_type) is not None:
+        actual: str | None = expected_type
+    else:
+        actual = key_type_of(av)
     if actual != expected_type:
         raise _type_mismatch(name, expected_type, actual or "?", context, index_name)
     if expected_type == "N":
-        return
+        return encode_number(av["N"])
     value = av[expected_type]
-    size = len(value.encode("utf-8")) if expected_type == "S" else len(value)
+    data = value.encode("utf-8") if expected_type == "S" else bytes(value)
+    size = len(data)
     if size == 0:
         kind = "string" if expected_type == "S" else "binary"
         if context is KeyContext.INDEX:
@@ -183,6 +202,7 @@ def check_key_value(
                 f"Actual Size: {size} bytes Max Size: {limit} bytes IndexName: {index_name}"
             )
         raise validation(HASH_KEY_TOO_LARGE if is_hash else RANGE_KEY_TOO_LARGE)
+    return data
 
 
 def _type_mismatch(

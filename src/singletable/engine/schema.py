@@ -40,14 +40,30 @@ class TableSchema:
     range: KeyAttr | None
     indexes: dict[str, IndexSchema]
     description: dict[str, Any] = field(compare=False)
+    # Derived once here rather than on every write (the write path asks for them per item).
+    key_names: tuple[str, ...] = field(init=False, compare=False)
+    # (attribute, type, is_hash, index name) of every index key attribute that is not a table key
+    # attribute, in index order: what PutItem checks an item's index keys against.
+    index_key_checks: tuple[tuple[str, str, bool, str], ...] = field(init=False, compare=False)
+    has_lsi: bool = field(init=False, compare=False)
+    # Index name -> the attribute names its entries keep (None: ALL), for project_for_index.
+    index_keeps: dict[str, frozenset[str] | None] = field(init=False, compare=False)
 
-    @property
-    def key_names(self) -> tuple[str, ...]:
-        return (self.hash.name,) if self.range is None else (self.hash.name, self.range.name)
-
-    @property
-    def has_lsi(self) -> bool:
-        return any(not index.is_global for index in self.indexes.values())
+    def __post_init__(self) -> None:
+        key_names = (self.hash.name,) if self.range is None else (self.hash.name, self.range.name)
+        checks = tuple(
+            (attr.name, attr.type, is_hash, index.name)
+            for index in self.indexes.values()
+            for attr, is_hash in ((index.hash, True), (index.range, False))
+            if attr is not None and attr.name not in key_names
+        )
+        object.__setattr__(self, "key_names", key_names)
+        object.__setattr__(self, "index_key_checks", checks)
+        object.__setattr__(self, "has_lsi", any(not index.is_global for index in self.indexes.values()))
+        object.__setattr__(self, "index_keeps", {
+            name: None if index.projected is None else index.projected.union(self.index_key_names(index))
+            for name, index in self.indexes.items()
+        })
 
     def key_of(self, item: dict[str, Any]) -> dict[str, Any]:
         """The table key attributes of ``item``."""
@@ -65,7 +81,9 @@ class TableSchema:
         """The item as the index stores it (its projection)."""
         if index.projected is None:
             return item
-        keep = index.projected.union(self.index_key_names(index))
+        keep = self.index_keeps.get(index.name) if self.indexes.get(index.name) is index else None
+        if keep is None:  # an IndexSchema that is not this table's own
+            keep = index.projected.union(self.index_key_names(index))
         return {name: value for name, value in item.items() if name in keep}
 
     @classmethod

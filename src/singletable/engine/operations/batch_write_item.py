@@ -61,8 +61,13 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
     metrics: dict[str, list[dict[str, Any]]] = {}
     try:
         with locked_write(storage, _busy):
+            # The writes are of distinct items, so each reads its old item unaffected by the others and
+            # all their rows go to SQLite together: one executemany per statement instead of a statement
+            # per row.
+            rows = common.WriteRows()
             for capacity, write in writes:
-                write.apply(storage, capacity)
+                write.apply(storage, capacity, rows)
+            rows.flush(storage)
             if want_metrics:
                 for _, write in writes:
                     found = common.item_collection_metrics(storage, write.schema, write.pk, write.key, "SIZE")

@@ -11,6 +11,7 @@ from typing import Any
 from singletable.engine import codec, stream_log
 from singletable.engine.capacity import Capacity, write_units
 from singletable.engine.errors import DynamoDBError, validation
+from singletable.engine.keys import checked_key_bytes
 from singletable.engine.schema import IndexSchema, TableSchema
 
 INVALID_RETURN_VALUES = "Return values set to invalid value"
@@ -45,33 +46,27 @@ def _key_bytes(
     hash_av = source.get(hash_attr.name)
     if hash_av is None:
         raise validation(missing)
-    codec.check_key_value(hash_attr.name, hash_av, hash_attr.type, is_hash=True, context=context)
-    pk = codec.encode_key(hash_av, hash_attr.type)
+    pk = checked_key_bytes(hash_attr.name, hash_av, hash_attr.type, is_hash=True, context=context)
     range_attr = schema.range
     if range_attr is None:
         return pk, b""
     range_av = source.get(range_attr.name)
     if range_av is None:
         raise validation(missing)
-    codec.check_key_value(range_attr.name, range_av, range_attr.type, is_hash=False, context=context)
-    return pk, codec.encode_key(range_av, range_attr.type)
+    return pk, checked_key_bytes(range_attr.name, range_av, range_attr.type, is_hash=False, context=context)
 
 
 def check_index_keys(schema: TableSchema, item: dict[str, Any], *, from_update: bool = False) -> None:
     """An item's index key attributes, where present, must have the index's type, be non-empty and fit."""
-    for index in schema.indexes.values():
-        for attr, is_hash in ((index.hash, True), (index.range, False)):
-            if attr is None or attr.name in schema.key_names:
-                continue
-            av = item.get(attr.name)
-            if av is None:
-                continue
-            if from_update and attr.type != "N" and av.get(attr.type) in ("", b""):
-                raise validation(UPDATE_INDEX_KEY_EMPTY)
-            codec.check_key_value(
-                attr.name, av, attr.type,
-                is_hash=is_hash, context=codec.KeyContext.INDEX, index_name=index.name,
-            )
+    for name, key_type, is_hash, index_name in schema.index_key_checks:
+        av = item.get(name)
+        if av is None:
+            continue
+        if from_update and key_type != "N" and av.get(key_type) in ("", b""):
+            raise validation(UPDATE_INDEX_KEY_EMPTY)
+        codec.check_key_value(
+            name, av, key_type, is_hash=is_hash, context=codec.KeyContext.INDEX, index_name=index_name
+        )
 
 
 def index_entry(schema: TableSchema, index: IndexSchema, item: dict[str, Any]) -> tuple[bytes, bytes] | None:
@@ -95,6 +90,27 @@ def load_item(storage: Any, schema: TableSchema, pk: bytes, sk: bytes) -> tuple[
     return codec.loads_item(row[0]), row[1]
 
 
+class WriteRows:
+    """The item and index-entry rows of one or more item writes, for :meth:`Storage.write_rows`.
+
+    A batch collects every write's rows and stores them with one ``executemany`` per statement; a single
+    write stores its own at once. Writes sharing one collector must touch distinct items (BatchWriteItem
+    rejects duplicates), so the order of their rows does not matter.
+    """
+
+    __slots__ = ("entries", "entry_deletes", "item_deletes", "items")
+
+    def __init__(self) -> None:
+        self.items: list[tuple[int, bytes, bytes, bytes, int]] = []
+        self.item_deletes: list[tuple[int, bytes, bytes]] = []
+        self.entries: list[tuple[int, int, bytes, bytes, bytes, bytes, int]] = []
+        self.entry_deletes: list[tuple[int, int, bytes, bytes, bytes, bytes]] = []
+
+    def flush(self, storage: Any) -> None:
+        storage.write_rows(self.items, self.item_deletes, self.entries, self.entry_deletes)
+        self.items, self.item_deletes, self.entries, self.entry_deletes = [], [], [], []
+
+
 def write_item(
     storage: Any,
     schema: TableSchema,
@@ -107,11 +123,13 @@ def write_item(
     capacity: Capacity,
     *,
     ttl_delete: bool = False,
+    rows: WriteRows | None = None,
 ) -> None:
     """Replace (or delete, when ``new`` is None) one item and every index entry; charge capacity.
 
     Must run inside ``storage.write()`` so the item, its index entries and its stream record commit
-    together. ``ttl_delete`` marks a deletion by the TTL sweeper in the stream record.
+    together. ``ttl_delete`` marks a deletion by the TTL sweeper in the stream record. With ``rows`` the
+    item's rows are only collected there, for the caller to flush before its transaction ends.
     """
     table_id = schema.table_id
     if "_StreamId" in schema.description:
@@ -119,35 +137,40 @@ def write_item(
             storage, schema.description, schema.key_of(new if new is not None else old),
             old, new, ttl_delete=ttl_delete,
         )
+    out = WriteRows() if rows is None else rows
     if new is None:
-        storage.delete_item(table_id, pk, sk)
+        out.item_deletes.append((table_id, pk, sk))
     else:
-        storage.put_item(table_id, pk, sk, codec.dumps_item(new), new_size)
-    capacity.table += write_units(max(old_size, new_size))
+        out.items.append((table_id, pk, sk, codec.dumps_item(new), new_size))
+    capacity.table += write_units(old_size if old_size > new_size else new_size)
     for index in schema.indexes.values():
         old_entry = index_entry(schema, index, old) if old is not None else None
         new_entry = index_entry(schema, index, new) if new is not None else None
         if old_entry is None and new_entry is None:
             continue
-        old_projected = schema.project_for_index(index, old) if old_entry is not None else None
-        new_projected = schema.project_for_index(index, new) if new_entry is not None else None
         units = 0.0
-        # An ALL-projection index stores the whole item: its size is already known.
+        # An ALL-projection index stores the whole item: its size is already known, and a projection is
+        # only computed where a size or a comparison needs it.
         whole = index.projected is None
         if old_entry is not None and old_entry != new_entry:
-            storage.delete_index_entry(table_id, index.index_id, old_entry[0], old_entry[1], pk, sk)
-            units += write_units(old_size if whole else codec.item_size(old_projected))
+            out.entry_deletes.append((table_id, index.index_id, old_entry[0], old_entry[1], pk, sk))
+            units += write_units(old_size if whole else codec.item_size(schema.project_for_index(index, old)))
         if new_entry is not None:
             if old_entry != new_entry:
-                size = new_size if whole else codec.item_size(new_projected)
-                storage.put_index_entry(table_id, index.index_id, new_entry[0], new_entry[1], pk, sk, size)
+                size = new_size if whole else codec.item_size(schema.project_for_index(index, new))
+                out.entries.append((table_id, index.index_id, new_entry[0], new_entry[1], pk, sk, size))
                 units += write_units(size)
-            elif old_projected != new_projected:
-                size = new_size if whole else codec.item_size(new_projected)
-                storage.put_index_entry(table_id, index.index_id, new_entry[0], new_entry[1], pk, sk, size)
-                units += write_units(max(size, old_size if whole else codec.item_size(old_projected)))
+            else:
+                old_projected = schema.project_for_index(index, old)  # type: ignore[arg-type]
+                new_projected = schema.project_for_index(index, new)
+                if old_projected != new_projected:
+                    size = new_size if whole else codec.item_size(new_projected)
+                    out.entries.append((table_id, index.index_id, new_entry[0], new_entry[1], pk, sk, size))
+                    units += write_units(max(size, old_size if whole else codec.item_size(old_projected)))
         if units:
             capacity.add_index(index.name, index.is_global, units)
+    if rows is None:
+        out.flush(storage)
 
 
 def check_return_values(value: Any, allowed: tuple[str, ...]) -> str:

@@ -18,14 +18,31 @@ LEGACY = ("Expected", "ConditionalOperator")
 def prepare(engine: Any, params: dict[str, Any]) -> PreparedWrite:
     """Every check PutItem makes before reading the item; also BatchWriteItem's PutRequest and
     TransactWriteItems' Put, so all three answer with the same errors."""
-    common.reject_mixed(params, LEGACY, ("ConditionExpression",))
+    get = params.get
+    # Without any condition parameter (every BatchWriteItem put, most PutItems) neither the mixing rule
+    # nor the expression checks can fail, and there is nothing to compile.
+    plain = (
+        get("ConditionExpression") is None and get("Expected") is None and get("ConditionalOperator") is None
+        and get("ExpressionAttributeNames") is None and get("ExpressionAttributeValues") is None
+    )
+    if not plain:
+        common.reject_mixed(params, LEGACY, ("ConditionExpression",))
     schema = engine.table(params["TableName"])
-    common.check_return_values(params.get("ReturnValues"), RETURN_VALUES)
-    item = codec.validate_item(params["Item"])
-    size = codec.item_size(item)
+    common.check_return_values(get("ReturnValues"), RETURN_VALUES)
+    item, size = codec.validate_item_sized(params["Item"])
     common.check_item_size(size)
     pk, sk = common.key_from_item(schema, item)
-    common.check_index_keys(schema, item)
+    if schema.index_key_checks:
+        common.check_index_keys(schema, item)
+    condition = None if plain else _condition(params)
+    return PreparedWrite(
+        PUT, schema, pk, sk, item, item=item, size=size, condition=condition,
+        return_on_failure=get("ReturnValuesOnConditionCheckFailure"),
+    )
+
+
+def _condition(params: dict[str, Any]) -> Any:
+    """The request's ConditionExpression (or legacy Expected), with the expression parameters' checks."""
     text = params.get("ConditionExpression")
     expressions = RequestExpressions(
         params.get("ExpressionAttributeNames"),
@@ -35,10 +52,7 @@ def prepare(engine: Any, params: dict[str, Any]) -> PreparedWrite:
     )
     condition = expressions.condition(text) if text is not None else legacy.expected(params)
     expressions.finish()
-    return PreparedWrite(
-        PUT, schema, pk, sk, item, item=item, size=size, condition=condition,
-        return_on_failure=params.get("ReturnValuesOnConditionCheckFailure"),
-    )
+    return condition
 
 
 def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:

@@ -86,7 +86,8 @@ def run(engine: Any, params: dict[str, Any], *, key_filter: bool = False) -> dic
         for name in sorted(filter_.top_level_names):
             if name in key_names:
                 raise validation(
-                    f"Filter Expression can only contain non-primary key attributes: Primary key attribute: {name}"
+                    "Filter Expression can only contain non-primary key attributes: "
+                    f"Primary key attribute: {name}"
                 )
     if projection_text is not None:
         projection = expressions.projection(projection_text)
@@ -106,7 +107,9 @@ def run(engine: Any, params: dict[str, Any], *, key_filter: bool = False) -> dic
         check_start_key(schema, index, start)
         if codec.encode_key(start[hash_attr.name], hash_attr.type) != pk:
             raise validation("The provided starting key does not match the range key predicate")
-        start_sk = codec.encode_key(start[range_attr.name], range_attr.type) if range_attr is not None else b""
+        start_sk = (
+            codec.encode_key(start[range_attr.name], range_attr.type) if range_attr is not None else b""
+        )
         if (
             start_sk < lo
             or (lo_strict and start_sk == lo)

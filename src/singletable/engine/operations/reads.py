@@ -35,13 +35,19 @@ def resolve_index(schema: TableSchema, params: dict[str, Any], verb: str) -> Ind
             # An index created by UpdateTable cannot be read until its backfill finishes.
             raise validation("Cannot read from backfilling global secondary index")
     select = params.get("Select")
-    has_projection = params.get("ProjectionExpression") is not None or params.get("AttributesToGet") is not None
+    has_projection = (
+        params.get("ProjectionExpression") is not None or params.get("AttributesToGet") is not None
+    )
     projection_name = "ProjectionExpression" if params.get("AttributesToGet") is None else "AttributesToGet"
     if select is not None:
         if select not in SELECTS:
-            raise validation("Select must be ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES, COUNT, or SPECIFIC_ATTRIBUTES")
+            raise validation(
+                "Select must be ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES, COUNT, or SPECIFIC_ATTRIBUTES"
+            )
         if select == "ALL_PROJECTED_ATTRIBUTES" and index is None:
-            raise validation(f"ALL_PROJECTED_ATTRIBUTES can be used only when {verb.capitalize()} using an IndexName")
+            raise validation(
+                f"ALL_PROJECTED_ATTRIBUTES can be used only when {verb.capitalize()} using an IndexName"
+            )
         if (
             select == "ALL_ATTRIBUTES"
             and index is not None
@@ -54,7 +60,8 @@ def resolve_index(schema: TableSchema, params: dict[str, Any], verb: str) -> Ind
             )
         if select == "SPECIFIC_ATTRIBUTES" and not has_projection:
             raise validation(
-                "Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES"
+                "Must specify the AttributesToGet or ProjectionExpression "
+                "when choosing to get SPECIFIC_ATTRIBUTES"
             )
         if select == "COUNT" and has_projection:
             raise validation(f"Cannot specify the {projection_name} when choosing to get only the Count")

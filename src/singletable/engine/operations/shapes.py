@@ -35,6 +35,12 @@ def _serialization(message: str) -> DynamoDBError:
 
 
 _CAMEL: dict[str, str] = {}
+# Structure shape -> (member, member shape, camelCase name, required) in the model's order.
+_MEMBERS: dict[str, tuple[tuple[str, str, str, bool], ...]] = {}
+# (string shape, value) pairs known to satisfy every constraint: table names and enum values recur on
+# every request, and a string's constraints depend on nothing else.
+_VALID_STRINGS: set[tuple[str, str]] = set()
+_VALID_STRINGS_LIMIT = 4096
 
 
 def _camel(name: str) -> str:
@@ -99,16 +105,21 @@ class _Checker:
             raise _serialization(f"Unrecognized collection type class {_JAVA_PACKAGE}.{name}")
         if not isinstance(value, dict):
             raise _serialization("Unexpected value type in payload")
-        members: dict[str, str] = shape[1]
-        required: tuple[str, ...] = shape[2]
+        members = _MEMBERS.get(name)
+        if members is None:
+            members = _MEMBERS[name] = tuple(
+                (member, member_shape, _camel(member), member in shape[2])
+                for member, member_shape in shape[1].items()
+            )
         prefix = f"{path}." if path else ""
-        for member, member_shape in members.items():
-            member_value = value.get(member)
+        get = value.get
+        for member, member_shape, camel, required in members:
+            member_value = get(member)
             if member_value is None:
-                if member in required:
-                    self.fail(None, prefix + _camel(member), "Member must not be null")
+                if required:
+                    self.fail(None, prefix + camel, "Member must not be null")
                 continue
-            self.check(member_shape, member_value, prefix + _camel(member))
+            self.check(member_shape, member_value, prefix + camel)
 
     def _list(self, shape: tuple, value: Any, path: str) -> None:
         if isinstance(value, dict):
@@ -164,6 +175,16 @@ class _Checker:
             if isinstance(value, dict):
                 raise _serialization("Start of structure or map found where not expected")
             raise _serialization("Unexpected value type in payload")
+        if (name, value) in _VALID_STRINGS:
+            return
+        errors = len(self.errors)
+        self._string_constraints(name, shape, value, path)
+        if len(self.errors) == errors:
+            if len(_VALID_STRINGS) >= _VALID_STRINGS_LIMIT:
+                _VALID_STRINGS.clear()
+            _VALID_STRINGS.add((name, value))
+
+    def _string_constraints(self, name: str, shape: tuple, value: str, path: str) -> None:
         _, low, high, pattern, enum = shape
         if name == "TableArn" and not value.startswith("arn:"):
             # A plain table name where an ARN is also accepted: the name rules apply, minus the minimum.

@@ -147,12 +147,15 @@ def _execute(storage: Any, writes: list[PreparedWrite], usages: dict[str, Any]) 
         reasons.append(NO_REASON)
     if failed:
         raise cancelled(reasons)
+    # The actions are of distinct items (check_distinct), so their rows can be stored together.
+    rows = common.WriteRows()
     for write, (old, old_size), (new, new_size) in zip(writes, loaded, evaluated, strict=True):
         usage = usage_for(usages, write.schema.name)
         if write.action == CHECK:
             usage.read(old_size)
         else:
-            write.store(storage, old, old_size, new, new_size, usage.writes)
+            write.store(storage, old, old_size, new, new_size, usage.writes, rows)
+    rows.flush(storage)
 
 
 def _condition_reason(write: PreparedWrite, old: Any) -> dict[str, Any]:

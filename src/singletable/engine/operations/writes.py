@@ -22,8 +22,7 @@ write that collides with an in-flight transaction: see :func:`locked_write` and 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable
 from typing import Any
 
 from singletable.engine import codec
@@ -131,22 +130,30 @@ class PreparedWrite:
         new: Item | None,
         new_size: int,
         capacity: Capacity,
+        rows: common.WriteRows | None = None,
     ) -> None:
-        """Write the evaluated item; a condition check writes nothing and a delete of nothing costs 1 unit."""
+        """Write the evaluated item; a condition check writes nothing and a delete of nothing costs 1 unit.
+
+        With ``rows``, the item's rows are collected there for the caller to flush (see ``write_item``).
+        """
         if self.action == CHECK:
             return
         if new is None and old is None:
             capacity.table += 1.0
             return
-        common.write_item(storage, self.schema, self.pk, self.sk, old, old_size, new, new_size, capacity)
+        common.write_item(
+            storage, self.schema, self.pk, self.sk, old, old_size, new, new_size, capacity, rows=rows
+        )
 
-    def apply(self, storage: Any, capacity: Capacity) -> tuple[Item | None, Item | None]:
+    def apply(
+        self, storage: Any, capacity: Capacity, rows: common.WriteRows | None = None
+    ) -> tuple[Item | None, Item | None]:
         """The whole single-item write (inside ``storage.write()``): returns (old item, new item)."""
         old, old_size = self.load(storage)
         if not self.passes(old):
             raise self.failure(old)
         new, new_size = self.evaluate(old, old_size)
-        self.store(storage, old, old_size, new, new_size, capacity)
+        self.store(storage, old, old_size, new, new_size, capacity, rows)
         return old, new
 
 
@@ -162,23 +169,35 @@ def conflict_error() -> DynamoDBError:
     return DynamoDBError("TransactionConflictException", CONFLICT)
 
 
-@contextmanager
-def locked_write(storage: Any, busy: Callable[[], DynamoDBError] = conflict_error) -> Iterator[None]:
+class _LockedWrite:
+    """The context manager :func:`locked_write` returns (a class: it runs on every write request)."""
+
+    __slots__ = ("busy", "transaction")
+
+    def __init__(self, transaction: Any, busy: Callable[[], DynamoDBError]) -> None:
+        self.transaction = transaction
+        self.busy = busy
+
+    def __enter__(self) -> None:
+        try:
+            self.transaction.__enter__()
+        except sqlite3.OperationalError as error:
+            if is_busy(error):
+                raise self.busy() from None
+            raise
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: object, traceback: object) -> None:
+        self.transaction.__exit__(exc_type, exc, traceback)
+
+
+def locked_write(storage: Any, busy: Callable[[], DynamoDBError] = conflict_error) -> _LockedWrite:
     """``storage.write()``, except that failing to get the write lock raises ``busy()``.
 
     Another connection (another process) holding the write lock past the busy timeout is the one way two
     clients of this engine can collide; DynamoDB's answer to a write colliding with an in-flight transaction
     is the closest match, and tells the caller the same thing: nothing was written, retry.
     """
-    stack = ExitStack()
-    try:
-        stack.enter_context(storage.write())
-    except sqlite3.OperationalError as error:
-        if is_busy(error):
-            raise busy() from None
-        raise
-    with stack:
-        yield
+    return _LockedWrite(storage.write(), busy)
 
 
 def single_write_response(
