@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from singletable.engine import codec
-from singletable.engine.capacity import Capacity
 from singletable.engine.expressions import RequestExpressions
 from singletable.engine.operations import common, legacy
 from singletable.engine.operations.shapes import check_shape
-from singletable.engine.operations.writes import PUT, PreparedWrite, locked_write, single_write_response
+from singletable.engine.operations.writes import PUT, PreparedWrite, old_if_all_old, run_single
 
 RETURN_VALUES = ("NONE", "ALL_OLD")
 LEGACY = ("Expected", "ConditionalOperator")
@@ -57,15 +56,4 @@ def _condition(params: dict[str, Any]) -> Any:
 
 def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
     check_shape("PutItem", params)
-    write = prepare(engine, params)
-    capacity = Capacity(write.schema.name)
-    storage = engine.storage
-    with locked_write(storage):
-        old, _ = write.apply(storage, capacity)
-        metrics = common.item_collection_metrics(
-            storage, write.schema, write.pk, write.key, params.get("ReturnItemCollectionMetrics")
-        )
-    response: dict[str, Any] = {}
-    if params.get("ReturnValues") == "ALL_OLD" and old is not None:
-        response["Attributes"] = old
-    return single_write_response(response, capacity, params, metrics)
+    return run_single(engine, prepare(engine, params), params, old_if_all_old(params))

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from singletable.engine.capacity import Capacity
 from singletable.engine.expressions import RequestExpressions
 from singletable.engine.operations import common, legacy
 from singletable.engine.operations.shapes import check_shape
-from singletable.engine.operations.writes import UPDATE, PreparedWrite, locked_write, single_write_response
+from singletable.engine.operations.writes import UPDATE, PreparedWrite, run_single
 
 RETURN_VALUES = ("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW")
 LEGACY = ("AttributeUpdates", "Expected", "ConditionalOperator")
@@ -46,18 +45,8 @@ def prepare(engine: Any, params: dict[str, Any]) -> PreparedWrite:
 def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
     check_shape("UpdateItem", params)
     write = prepare(engine, params)
-    capacity = Capacity(write.schema.name)
-    storage = engine.storage
-    with locked_write(storage):
-        old, new = write.apply(storage, capacity)
-        metrics = common.item_collection_metrics(
-            storage, write.schema, write.pk, write.key, params.get("ReturnItemCollectionMetrics")
-        )
-    response: dict[str, Any] = {}
-    attributes = _returned(params.get("ReturnValues") or "NONE", old, new, write.update)
-    if attributes:
-        response["Attributes"] = attributes
-    return single_write_response(response, capacity, params, metrics)
+    mode = params.get("ReturnValues") or "NONE"
+    return run_single(engine, write, params, lambda old, new: _returned(mode, old, new, write.update))
 
 
 def _returned(

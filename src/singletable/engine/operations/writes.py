@@ -200,13 +200,37 @@ def locked_write(storage: Any, busy: Callable[[], DynamoDBError] = conflict_erro
     return _LockedWrite(storage.write(), busy)
 
 
-def single_write_response(
-    response: dict[str, Any], capacity: Capacity, params: dict[str, Any], metrics: dict[str, Any] | None
+def run_single(
+    engine: Any,
+    write: PreparedWrite,
+    params: dict[str, Any],
+    returned: Callable[[Item | None, Item | None], Item | None],
 ) -> dict[str, Any]:
-    """PutItem/UpdateItem/DeleteItem's common tail: ConsumedCapacity, then ItemCollectionMetrics."""
+    """PutItem/UpdateItem/DeleteItem: apply one prepared write in its own transaction and answer.
+
+    ``returned(old, new)`` picks the request's ReturnValues; ConsumedCapacity and ItemCollectionMetrics
+    follow, in DynamoDB's order.
+    """
+    capacity = Capacity(write.schema.name)
+    storage = engine.storage
+    with locked_write(storage):
+        old, new = write.apply(storage, capacity)
+        metrics = common.item_collection_metrics(
+            storage, write.schema, write.pk, write.key, params.get("ReturnItemCollectionMetrics")
+        )
+    response: dict[str, Any] = {}
+    attributes = returned(old, new)
+    if attributes:
+        response["Attributes"] = attributes
     consumed = capacity.render(params.get("ReturnConsumedCapacity"))
     if consumed is not None:
         response["ConsumedCapacity"] = consumed
     if metrics is not None:
         response["ItemCollectionMetrics"] = metrics
     return response
+
+
+def old_if_all_old(params: dict[str, Any]) -> Callable[[Item | None, Item | None], Item | None]:
+    """PutItem's and DeleteItem's ReturnValues: ALL_OLD or nothing."""
+    wanted = params.get("ReturnValues") == "ALL_OLD"
+    return lambda old, _new: old if wanted else None
