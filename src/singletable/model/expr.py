@@ -2,16 +2,35 @@
 
 ``Post.f.title == "x"``, ``Listing.f.analytics["views"] > 1000``, ``Post.f.views.add(1)``: references carry
 the field's codec, so comparison values are stored exactly as the field is (a datetime compares as the same
-fixed-width string it was written as), and they compile to expression text with generated ``#n``/``:v``
-placeholders -- reserved words and odd attribute names never reach the expression text.
+fixed-width string it was written as), and they compile to expression text with ``:v`` values and, for any
+name that is reserved, a function name or not a plain identifier, a ``#n`` placeholder -- so such names
+never reach the expression text, and plain ones cost the engine no name resolution.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
+from singletable.engine.expressions.reserved import DOCUMENTED_RESERVED_WORDS
 from singletable.model.values import ANY, Codec, dump_value
+
+_PLAIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+# Words an expression could read as something other than an attribute name.
+_FUNCTION_NAMES = frozenset(
+    ("attribute_exists", "attribute_not_exists", "attribute_type", "begins_with", "contains", "size",
+     "if_not_exists", "list_append")
+)
+
+
+def _needs_placeholder(attribute: str) -> bool:
+    """Whether ``attribute`` must go through ExpressionAttributeNames to be read as itself."""
+    return (
+        _PLAIN_NAME.fullmatch(attribute) is None
+        or attribute.upper() in DOCUMENTED_RESERVED_WORDS
+        or attribute.lower() in _FUNCTION_NAMES
+    )
 
 
 class Compiler:
@@ -22,8 +41,11 @@ class Compiler:
         self.values: dict[str, Any] = {}
 
     def name(self, attribute: str) -> str:
+        """The attribute as written when that is unambiguous, else a ``#n`` placeholder (cheaper requests)."""
         token = self.names.get(attribute)
         if token is None:
+            if not _needs_placeholder(attribute):
+                return attribute
             token = self.names[attribute] = f"#n{len(self.names)}"
         return token
 
