@@ -8,10 +8,13 @@ unchanged on all of them, so its tests take the target as a parameter instead of
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from singletable.model import DB, Table, connect
 
 ALL_TARGETS = ["engine", "client", "http", "reference"]
 
@@ -40,3 +43,29 @@ def make_target(name: str, request: pytest.FixtureRequest, path: Path) -> Any:
     if name == "reference":
         return request.getfixturevalue("reference_client")
     raise ValueError(f"unknown model target {name!r}; one of {ALL_TARGETS}")
+
+
+@pytest.fixture(params=ALL_TARGETS)
+def target(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
+    """Each test once per target (conftests import this fixture)."""
+    return make_target(request.param, request, tmp_path / "model.sqlite3")
+
+
+@pytest.fixture
+def open_db(target: Any, table_name: str) -> Iterator[Callable[..., DB]]:
+    """``open_db(table)``: the design connected to the current target under a unique table name, created,
+    and dropped afterwards (the server and DynamoDB Local are shared by the whole session)."""
+    opened: list[DB] = []
+
+    def open_(table: Table, **options: Any) -> DB:
+        db = connect(table, target, name=f"{table_name}_{len(opened)}", **options)
+        db.create_table()
+        opened.append(db)
+        return db
+
+    yield open_
+    for db in opened:
+        try:
+            db.delete_table()
+        except Exception:
+            pass

@@ -8,40 +8,12 @@ The repository root goes on ``sys.path`` so ``import examples.<package>`` works 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
-
-import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from model_targets import ALL_TARGETS, make_target  # noqa: E402
-from singletable.model import DB, Table, connect  # noqa: E402
+from model_targets import open_db, target  # noqa: E402
 
-TARGETS = ALL_TARGETS
-
-
-@pytest.fixture(params=TARGETS)
-def target(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    return make_target(request.param, request, tmp_path / "example.sqlite3")
-
-
-@pytest.fixture
-def open_db(target: Any, table_name: str) -> Iterator[Callable[..., DB]]:
-    opened: list[DB] = []
-
-    def open_(table: Table, **options: Any) -> DB:
-        db = connect(table, target, name=f"{table_name}_{len(opened)}", **options)
-        db.create_table()
-        opened.append(db)
-        return db
-
-    yield open_
-    for db in opened:
-        try:
-            db.delete_table()
-        except Exception:
-            pass
+__all__ = ["open_db", "target"]

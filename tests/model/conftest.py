@@ -7,36 +7,6 @@ drops it afterwards (the server and DynamoDB Local are shared by the whole sessi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from pathlib import Path
-from typing import Any
+from model_targets import open_db, target
 
-import pytest
-
-from model_targets import ALL_TARGETS, make_target
-from singletable.model import DB, Table, connect
-
-TARGETS = ALL_TARGETS
-
-
-@pytest.fixture(params=TARGETS)
-def target(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    return make_target(request.param, request, tmp_path / "model.sqlite3")
-
-
-@pytest.fixture
-def open_db(target: Any, table_name: str) -> Iterator[Callable[..., DB]]:
-    opened: list[DB] = []
-
-    def open_(table: Table, **options: Any) -> DB:
-        db = connect(table, target, name=f"{table_name}_{len(opened)}", **options)
-        db.create_table()
-        opened.append(db)
-        return db
-
-    yield open_
-    for db in opened:
-        try:
-            db.delete_table()
-        except Exception:
-            pass
+__all__ = ["open_db", "target"]
