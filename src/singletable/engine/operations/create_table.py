@@ -22,11 +22,11 @@ from singletable.engine import stream_log
 from singletable.engine.errors import DynamoDBError, in_use, validation
 from singletable.engine.operations.describe_table import render
 from singletable.engine.operations.shapes import check_shape
+from singletable.engine.operations.tag_resource import MAX_TAGS, check_tag_keys
 
 MAX_GSI = 20
 MAX_LSI = 5
 MAX_PROJECTED = 100
-MAX_TAGS = 50
 _INVALID = "One or more parameter values were invalid: "
 
 
@@ -250,15 +250,7 @@ def _extras(engine: Any, params: dict[str, Any], now: float, description: dict[s
         description["TableClassSummary"] = {"TableClass": table_class}
     tags = params.get("Tags")
     if tags is not None:
-        keys: set[str] = set()
-        for tag in tags:
-            if tag["Key"].startswith("aws:"):
-                raise validation(f"Tag Key cannot be prefixed with aws:, Key: {tag['Key']}")
-            if tag["Key"] in keys:
-                raise validation(
-                    f"Duplicate Tag Keys provided as input: Duplicate Tag Key found {tag['Key']}"
-                )
-            keys.add(tag["Key"])
+        check_tag_keys(tags)
         if len(tags) > MAX_TAGS:
             raise validation("Number of Tags exceed the current limit for the provided ResourceArn")
         description["_Tags"] = [{"Key": t["Key"], "Value": t["Value"]} for t in tags]

@@ -18,6 +18,17 @@ MAX_TAGS = 50
 _TABLE_ARN = re.compile(r"arn:[^:]+:dynamodb:[^:]*:[^:]*:table/([a-zA-Z0-9_.-]{3,255})")
 
 
+def check_tag_keys(tags: list[dict[str, str]]) -> None:
+    """The rules CreateTable's Tags and TagResource share: no ``aws:`` prefix, no key twice."""
+    keys: set[str] = set()
+    for tag in tags:
+        if tag["Key"].startswith("aws:"):
+            raise validation(f"Tag Key cannot be prefixed with aws:, Key: {tag['Key']}")
+        if tag["Key"] in keys:
+            raise validation(f"Duplicate Tag Keys provided as input: Duplicate Tag Key found {tag['Key']}")
+        keys.add(tag["Key"])
+
+
 def tagged_table(engine: Any, arn: str) -> Any:
     """The table a ResourceArn names, or AWS's error for a malformed or unknown ARN."""
     match = _TABLE_ARN.fullmatch(arn)
@@ -43,15 +54,7 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
         schema = tagged_table(engine, params["ResourceArn"])
         if not tags:
             raise validation("Atleast one Tag needs to be provided as Input.")
-        keys: set[str] = set()
-        for tag in tags:
-            if tag["Key"].startswith("aws:"):
-                raise validation(f"Tag Key cannot be prefixed with aws:, Key: {tag['Key']}")
-            if tag["Key"] in keys:
-                raise validation(
-                    f"Duplicate Tag Keys provided as input: Duplicate Tag Key found {tag['Key']}"
-                )
-            keys.add(tag["Key"])
+        check_tag_keys(tags)
         merged = {t["Key"]: t["Value"] for t in schema.description.get("_Tags", ())}
         merged.update((t["Key"], t["Value"]) for t in tags)
         if len(merged) > MAX_TAGS:
