@@ -198,20 +198,24 @@ def _generate(
             "        else:",
             *bad,
         ]
-    lines += [
-        "    obj = new(cls)",
-        "    set_dict(obj, d)",
-        "    fields_set = set(d)",
-        "    if unset:",
-        "        fields_set.difference_update(unset)",
-        "    set_fields(obj, fields_set)",
-        "    set_extra(obj, None)",
-        "    set_private(obj, None)",
-        "    return obj",
-    ]
+    lines += _FINISH
     lines += _fast(fields)
     exec("\n".join(lines), env)
     return env["build"]
+
+
+# How both generated builders end: the instance made as pydantic's model_construct makes it.
+_FINISH = [
+    "    obj = new(cls)",
+    "    set_dict(obj, d)",
+    "    fields_set = set(d)",
+    "    if unset:",
+    "        fields_set.difference_update(unset)",
+    "    set_fields(obj, fields_set)",
+    "    set_extra(obj, None)",
+    "    set_private(obj, None)",
+    "    return obj",
+]
 
 
 def _fast(fields: list[tuple[str, str, str, Callable[..., Any], tuple[str, Any]]]) -> list[str]:
@@ -246,15 +250,7 @@ def _fast(fields: list[tuple[str, str, str, Callable[..., Any], tuple[str, Any]]
         "        return careful(m)",
         "    unset = None",
         *after,
-        "    obj = new(cls)",
-        "    set_dict(obj, d)",
-        "    fields_set = set(d)",
-        "    if unset:",
-        "        fields_set.difference_update(unset)",
-        "    set_fields(obj, fields_set)",
-        "    set_extra(obj, None)",
-        "    set_private(obj, None)",
-        "    return obj",
+        *_FINISH,
     ]
     return lines
 
