@@ -48,8 +48,6 @@ def test_sigterm_keeps_every_acknowledged_write(tmp_path):
 
 @pytest.mark.parametrize("server_name", ["uvicorn", "granian"])
 def test_workers_share_one_database(tmp_path, server_name):
-    if server_name == "granian":
-        pytest.importorskip("granian")
     server = ServerProcess(tmp_path / "workers.sqlite3", args=("--workers", "2", "--server", server_name))
     try:
         client = server.client(max_pool_connections=8)
