@@ -7,6 +7,7 @@ exercise our own locking design (see ``operations/transactions.py`` and docs/com
 from __future__ import annotations
 
 import random
+import select
 import subprocess
 import sys
 import textwrap
@@ -167,7 +168,7 @@ def test_a_writer_that_cannot_get_the_lock_sees_a_transaction_conflict(tmp_path:
     path = str(tmp_path / "bank.sqlite3")
     _open_bank(path)
     engine = Engine(path)
-    engine.storage.conn.execute("PRAGMA busy_timeout = 200")  # give up quickly instead of after 30 s
+    engine.storage.busy_timeout = 0.2  # give up quickly instead of after 30 s
     holder = subprocess.Popen([sys.executable, "-c", HOLDER, path, "3"], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "locked"
@@ -193,4 +194,56 @@ def test_a_writer_that_cannot_get_the_lock_sees_a_transaction_conflict(tmp_path:
         holder.wait(timeout=30)
     transfer(engine, 0, 1, 10)
     assert _balances(engine)[:2] == [OPENING - 10, OPENING + 10]
+    engine.close()
+
+
+RECOVERING = textwrap.dedent(
+    """
+    # Look like a process recovering the WAL index: hold its write and recover locks (SQLite's shm lock
+    # bytes 120 and 122) and leave the index header's two copies disagreeing, as a crash mid-commit does.
+    import fcntl, os, sys, time
+    fd = os.open(sys.argv[1] + "-shm", os.O_RDWR)
+    fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, 120)
+    fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, 122)
+    header = bytearray(os.pread(fd, 48, 0))
+    header[8] ^= 0xFF  # iChange of the first copy
+    os.pwrite(fd, bytes(header), 0)
+    print("locked", flush=True)
+    time.sleep(float(sys.argv[2]))
+    print("releasing", flush=True)
+    os.close(fd)
+    """
+)
+
+
+def test_a_writer_waits_out_another_process_short_write(tmp_path: Path):
+    path = str(tmp_path / "bank.sqlite3")
+    _open_bank(path)
+    engine = Engine(path)
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, path, "0.5"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        engine.put_item(TableName=TABLE, Item={**_key(0), "balance": {"N": "7"}})
+    finally:
+        holder.wait(timeout=30)
+    assert engine.get_item(TableName=TABLE, Key=_key(0))["Item"]["balance"] == {"N": "7"}
+    engine.close()
+
+
+def test_a_read_that_finds_the_database_busy_is_retried(tmp_path: Path):
+    """Readers wait for nobody in WAL mode, except a process recovering the WAL index after another was
+    killed mid-commit: SQLite answers SQLITE_BUSY_RECOVERY, and the engine retries the read."""
+    path = str(tmp_path / "bank.sqlite3")
+    _open_bank(path)
+    engine = Engine(path)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", RECOVERING, path, "0.5"], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        assert engine.get_item(TableName=TABLE, Key=_key(1))["Item"]["balance"] == {"N": str(OPENING)}
+        # The answer came once the holder let go (it says so just before), not before.
+        assert select.select([holder.stdout], [], [], 0)[0]
+    finally:
+        holder.wait(timeout=30)
     engine.close()

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import importlib
 import re
+import sqlite3
 import time
 from collections.abc import Callable
 from typing import Any
 
 from singletable.engine.errors import DynamoDBError
 from singletable.engine.schema import TableSchema
-from singletable.engine.storage import Storage
+from singletable.engine.storage import BusyTimeout, Storage, busy_retries, is_busy
 from singletable.engine.workers import Subscription, Workers
 
 # Wire operation name -> module under singletable.engine.operations.
@@ -248,6 +249,24 @@ class Engine:
     def execute(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:
         """Run one API call by its wire name (``"PutItem"``) with the request's parameters."""
         handler = self._handlers.get(operation) or self._handler(operation)
+        storage = self.storage
+        commits = storage.commits
+        try:
+            return self._execute(operation, handler, params)
+        except sqlite3.OperationalError as error:
+            # SQLite found the database busy outside a write transaction's BEGIN (another process was
+            # recovering or closing it). If nothing was committed, running the request again is safe.
+            if isinstance(error, BusyTimeout) or not is_busy(error) or storage.commits != commits:
+                raise
+            for _ in busy_retries(storage.busy_timeout):
+                try:
+                    return self._execute(operation, handler, params)
+                except sqlite3.OperationalError as again:
+                    if isinstance(again, BusyTimeout) or not is_busy(again) or storage.commits != commits:
+                        raise
+            raise
+
+    def _execute(self, operation: str, handler: Handler, params: dict[str, Any]) -> dict[str, Any]:
         with self.storage.lock:
             if operation in CATALOG_CHECKED_IN_WRITE:
                 return self._execute_write(handler, params)

@@ -8,6 +8,7 @@ would cost more than it saves; parallelism comes from worker processes sharing o
 
 from __future__ import annotations
 
+import gc
 import os
 import zlib
 from collections.abc import Awaitable, Callable
@@ -84,6 +85,9 @@ class DynamoDBApp:
             message = await receive()
             if message["type"] == "lifespan.startup":
                 self.dispatcher  # noqa: B018 -- open the database before the first request
+                # The server's own process: what start-up built (the engine, botocore's service model)
+                # lives as long as it does, so keep it out of the cyclic collector's full passes.
+                gc.freeze()
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 self.close()

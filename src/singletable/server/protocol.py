@@ -8,10 +8,9 @@ signatures) stay in the transports.
 
 from __future__ import annotations
 
-import base64
 import logging
-import os
 import zlib
+from random import getrandbits
 from typing import Any
 
 from singletable.engine import DynamoDBError, Engine
@@ -28,8 +27,9 @@ Reply = tuple[int, list[tuple[str, str]], bytes]
 
 
 def request_id() -> str:
-    """52 upper-case base32 characters, the shape of DynamoDB's own request ids."""
-    return base64.b32encode(os.urandom(32)).decode("ascii")[:52]
+    """52 upper-case alphanumerics, the shape of DynamoDB's own request ids. Unique, not secret: Python's
+    generator (reseeded in every forked worker) is ten times cheaper than base32 of ``os.urandom``."""
+    return f"{getrandbits(208):052X}"
 
 
 def coral_error(code: str, message: str = "", status: int = 400) -> DynamoDBError:

@@ -67,6 +67,7 @@ def serve_uvicorn(options: ServeOptions) -> None:
         log_level=options.log_level,
         access_log=False,
         server_header=False,
+        proxy_headers=False,  # the client's address is never used: skip a middleware on every request
         timeout_graceful_shutdown=30,
     )
     if options.workers == 1:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
+import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -74,6 +75,35 @@ def _compile(shape_name: str, shapes: dict[str, Any], visiting: set[str]) -> Pla
         plan = _compile(shape["value"]["shape"], shapes, visiting)
         return None if plan is None else ("M", plan)
     return None
+
+
+# A body in which this finds nothing has no B or BS attribute value: no key "B"/"BS", and no \u escape
+# that could spell one.
+_MAY_HOLD_BLOBS = re.compile(rb'"BS?"\s*:|\\u')
+
+
+def _no_blobs(body: bytes) -> bool:
+    """True when ``body`` cannot hold a B or BS value (a substring test first: most bodies have no '"B')."""
+    if b'"B' not in body and b"\\u" not in body:
+        return True
+    return _MAY_HOLD_BLOBS.search(body) is None
+
+
+def _only_attribute_values(plan: Plan) -> bool:
+    """True when every leaf of ``plan`` is an AttributeValue (no blob or timestamp members of its own)."""
+    if type(plan) is str:
+        return plan == _AV
+    kind, inner = plan
+    if kind == "S":
+        return all(_only_attribute_values(member) for member in inner.values())
+    return _only_attribute_values(inner)
+
+
+@functools.cache
+def body_plan(operation: str) -> tuple[Plan | None, bool]:
+    """The operation's plan, and whether a body without blob-shaped keys can skip it (see decode_request)."""
+    plan = request_plan(operation)
+    return plan, plan is not None and _only_attribute_values(plan)
 
 
 @functools.cache
@@ -165,8 +195,10 @@ def decode_request(operation: str, body: bytes) -> dict[str, Any]:
         raise serialization_error() from None
     if type(params) is not dict:
         raise serialization_error()
-    plan = request_plan(operation)
-    if plan is not None:
+    plan, skippable = body_plan(operation)
+    # Most requests carry no binary values; for operations whose only blobs are inside AttributeValues,
+    # one regex search over the raw body proves it and saves walking every attribute value.
+    if plan is not None and not (skippable and _no_blobs(body)):
         _apply(plan, params)
     return params
 

@@ -15,7 +15,7 @@ condition, which is where DynamoDB reports it -- inside a transaction, as a ``Va
 cancellation reason.
 
 Lock contention: SQLite has one writer at a time. A writer that cannot take the database's write lock
-within the connection's busy timeout (another process holding a long write) gets the error DynamoDB gives a
+within ``Storage.busy_timeout`` (another process holding a long write) gets the error DynamoDB gives a
 write that collides with an in-flight transaction: see :func:`locked_write` and docs/compatibility.md.
 """
 
@@ -30,6 +30,7 @@ from singletable.engine.capacity import Capacity
 from singletable.engine.errors import DynamoDBError, validation
 from singletable.engine.operations import common
 from singletable.engine.schema import TableSchema
+from singletable.engine.storage import is_busy
 
 PUT = "Put"
 UPDATE = "Update"
@@ -42,7 +43,6 @@ KEY_ATTRIBUTE_UPDATE = (
     "This attribute is part of the key"
 )
 CONFLICT = "Transaction is ongoing for the item"
-_BUSY_CODES = frozenset((5, 6))  # SQLITE_BUSY, SQLITE_LOCKED
 
 Item = dict[str, Any]
 
@@ -155,14 +155,6 @@ class PreparedWrite:
         new, new_size = self.evaluate(old, old_size)
         self.store(storage, old, old_size, new, new_size, capacity, rows)
         return old, new
-
-
-def is_busy(error: sqlite3.OperationalError) -> bool:
-    code = getattr(error, "sqlite_errorcode", None)
-    if code is not None:
-        return code & 0xFF in _BUSY_CODES
-    text = str(error)
-    return "locked" in text or "busy" in text
 
 
 def conflict_error() -> DynamoDBError:
