@@ -4,7 +4,9 @@
 
 Workload: a table with PK/SK and one GSI (ALL). PutItem of ~200-byte items, GetItem by key, and a Query that
 returns 40 items. Our engine is called natively (file-backed, WAL); moto through its in-process boto3 mock;
-DynamoDB Local through boto3 over HTTP on 127.0.0.1. Prints ops/s, p50 latency, and ratios to moto.
+DynamoDB Local through boto3 over HTTP on 127.0.0.1. Prints ops/s, p50 latency, and ratios to moto; then
+runs bench/server.py (HTTP), bench/batch.py (batches, transactions), bench/floor.py (the same writes as bare
+SQL: the most any engine on this storage could do) and bench/model_overhead.py.
 """
 
 from __future__ import annotations
@@ -166,6 +168,11 @@ def main() -> None:
     import batch  # BatchWriteItem bulk load and TransactWriteItems (bench/batch.py)
 
     batch.main([])
+
+    import floor  # the same writes as bare SQL: the ceiling for any engine on this storage (bench/floor.py)
+
+    put_us, _ = floor.main([])
+    print(f"  PutItem ceiling vs moto's PutItem: {1e6 / put_us / moto['PutItem'][0]:.1f}x")
 
     import model_overhead  # the modeling layer vs the raw engine calls it makes (bench/model_overhead.py)
 

@@ -1,6 +1,7 @@
 """HTTP server benchmark: singletable serve (uvicorn, granian) vs DynamoDB Local under one load generator.
 
     python3 bench/server.py [--seconds 5] [--clients 4] [--no-reference] [--servers uvicorn,granian]
+                            [--workers 1,2]
 
 Load: ``--clients`` processes, each holding one keep-alive HTTP/1.1 connection on a raw socket,
 sending a fixed mix of
@@ -245,7 +246,9 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--servers", default="uvicorn,granian", help="comma-separated: uvicorn, granian")
-    parser.add_argument("--workers", default="1", help="comma-separated worker counts to try, e.g. 1,2")
+    parser.add_argument(
+        "--workers", default="1,2", help="comma-separated worker counts to try (one row each)"
+    )
     parser.add_argument("--no-reference", action="store_true")
     args = parser.parse_args(argv)
 
@@ -269,6 +272,11 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
             f"{name:<36} {r['rps']:>8,.0f} {r['p50']:>7.2f} {r['p99']:>7.2f} {r['errors']:>6.0f} "
             f"{r['startup_s']:>8.2f} {r['idle_rss_mib']:>9.1f}"
         )
+    reference = runs.get("DynamoDB Local 1.25.1")
+    if reference is not None:
+        for name, r in runs.items():
+            if r is not reference:
+                print(f"{name:<36} {r['rps'] / reference['rps']:>7.2f}x DynamoDB Local's requests/s")
     return runs
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import signal
 from dataclasses import dataclass
+from typing import Any
 
 from singletable.server.app import ENV_CREDENTIALS, ENV_DB, DynamoDBApp
 
@@ -55,6 +56,15 @@ def _fast_http() -> str:
     return "httptools"
 
 
+def _http_protocol() -> Any:
+    """httptools (with one send per response, see ``coalesce``) when installed, else h11."""
+    if _fast_http() == "h11":
+        return "h11"
+    from singletable.server.coalesce import CoalescingHttpToolsProtocol
+
+    return CoalescingHttpToolsProtocol
+
+
 def serve_uvicorn(options: ServeOptions) -> None:
     import uvicorn
 
@@ -62,7 +72,7 @@ def serve_uvicorn(options: ServeOptions) -> None:
         host=options.host,
         port=options.port,
         loop=_fast_loop(),
-        http=_fast_http(),
+        http=_http_protocol(),
         lifespan="on",
         log_level=options.log_level,
         access_log=False,
