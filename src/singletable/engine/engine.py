@@ -249,22 +249,24 @@ class Engine:
     def execute(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:
         """Run one API call by its wire name (``"PutItem"``) with the request's parameters."""
         handler = self._handlers.get(operation) or self._handler(operation)
-        storage = self.storage
-        commits = storage.commits
+        commits = self.storage.commits
         try:
             return self._execute(operation, handler, params)
         except sqlite3.OperationalError as error:
-            # SQLite found the database busy outside a write transaction's BEGIN (another process was
-            # recovering or closing it). If nothing was committed, running the request again is safe.
-            if isinstance(error, BusyTimeout) or not is_busy(error) or storage.commits != commits:
+            if not self._may_retry(error, commits):
                 raise
-            for _ in busy_retries(storage.busy_timeout):
-                try:
-                    return self._execute(operation, handler, params)
-                except sqlite3.OperationalError as again:
-                    if isinstance(again, BusyTimeout) or not is_busy(again) or storage.commits != commits:
-                        raise
-            raise
+        for _ in busy_retries(self.storage.busy_timeout):
+            try:
+                return self._execute(operation, handler, params)
+            except sqlite3.OperationalError as error:
+                if not self._may_retry(error, commits):
+                    raise
+        return self._execute(operation, handler, params)  # the last try: its error is the answer
+
+    def _may_retry(self, error: sqlite3.OperationalError, commits: int) -> bool:
+        """SQLite found the database busy outside a write's BEGIN (another process was recovering the WAL
+        index) and this request has committed nothing: running it again is safe."""
+        return not isinstance(error, BusyTimeout) and is_busy(error) and self.storage.commits == commits
 
     def _execute(self, operation: str, handler: Handler, params: dict[str, Any]) -> dict[str, Any]:
         with self.storage.lock:

@@ -227,7 +227,7 @@ class Storage:
     ~50 µs writes cost a millisecond or more. The connection's ``busy_timeout`` is 0 once the database is
     open; a write retries ``BEGIN IMMEDIATE`` from 20 µs on (see :func:`busy_retries`) for
     ``busy_timeout`` seconds, then raises :class:`BusyTimeout`; a read that finds the database busy (only
-    while another process recovers or closes it) is retried by ``Engine.execute``.
+    while another process recovers the WAL index) is retried by ``Engine.execute``.
     """
 
     def __init__(self, path: str, *, durable: bool = False) -> None:
