@@ -53,9 +53,18 @@ def _too_large() -> DynamoDBError:
 class DynamoDBApp:
     """One worker's ASGI app. ``engine`` may be given, or opened lazily from ``path`` at start-up."""
 
-    def __init__(self, path: str = ":memory:", *, engine: Engine | None = None, verifier: Any = None) -> None:
+    def __init__(
+        self,
+        path: str = ":memory:",
+        *,
+        engine: Engine | None = None,
+        verifier: Any = None,
+        own_process: bool = False,
+    ) -> None:
         self.path = path
         self.verifier = verifier
+        # Set by ``singletable serve``, whose worker processes run nothing but this app.
+        self.own_process = own_process
         self._engine = engine
         self._owns_engine = engine is None
         self._dispatcher: Dispatcher | None = Dispatcher(engine) if engine is not None else None
@@ -85,9 +94,11 @@ class DynamoDBApp:
             message = await receive()
             if message["type"] == "lifespan.startup":
                 self.dispatcher  # noqa: B018 -- open the database before the first request
-                # The server's own process: what start-up built (the engine, botocore's service model)
-                # lives as long as it does, so keep it out of the cyclic collector's full passes.
-                gc.freeze()
+                if self.own_process:
+                    # What start-up built (the engine, botocore's service model) lives as long as the
+                    # process: keep it out of the cyclic collector's full passes. Not in someone else's
+                    # process, whose objects are not ours to pin.
+                    gc.freeze()
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 self.close()
@@ -184,5 +195,7 @@ def create_app() -> DynamoDBApp:
     from singletable.server.sigv4 import load_verifier
 
     return DynamoDBApp(
-        os.environ.get(ENV_DB, ":memory:"), verifier=load_verifier(os.environ.get(ENV_CREDENTIALS))
+        os.environ.get(ENV_DB, ":memory:"),
+        verifier=load_verifier(os.environ.get(ENV_CREDENTIALS)),
+        own_process=True,
     )

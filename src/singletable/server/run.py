@@ -83,7 +83,7 @@ def serve_uvicorn(options: ServeOptions) -> None:
     if options.workers == 1:
         from singletable.server.sigv4 import load_verifier
 
-        app = DynamoDBApp(options.db, verifier=load_verifier(options.credentials))
+        app = DynamoDBApp(options.db, verifier=load_verifier(options.credentials), own_process=True)
         # uvicorn re-raises the stop signal after its graceful shutdown; with these no-op handlers in place
         # beforehand, a clean stop exits 0 instead of dying by SIGTERM or printing a KeyboardInterrupt.
         for stop_signal in (signal.SIGTERM, signal.SIGINT):
