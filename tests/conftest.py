@@ -44,8 +44,11 @@ def reference_client(reference_server: DynamoDBLocal):
 
 @pytest.fixture(scope="session")
 def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    """One real ``singletable serve`` process on a free loopback port, shared by the whole session."""
-    server = ServerProcess(tmp_path_factory.mktemp("http") / "server.sqlite3")
+    """One real ``singletable serve`` on a free loopback port, shared by the whole session.
+
+    ``SINGLETABLE_TEST_SERVE_WORKERS=2`` runs the suite against several worker processes on the file."""
+    workers = os.environ.get("SINGLETABLE_TEST_SERVE_WORKERS", "1")
+    server = ServerProcess(tmp_path_factory.mktemp("http") / "server.sqlite3", args=("--workers", workers))
     yield server
     server.stop()
 
