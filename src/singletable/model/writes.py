@@ -132,10 +132,17 @@ def _sources_unchanged(
             if spec is None or not spec.stored or name in seen:
                 continue  # key-only fields never change
             seen.add(name)
-            av = spec.codec.dump(old[name]) if old.get(name) is not None else None
-            attr = c.name(spec.attribute)
-            out.append(f"{attr} = {c.value(av)}" if av is not None else f"attribute_not_exists({attr})")
+            out.append(_unchanged(c, meta, name, old))
     return out
+
+
+def _unchanged(c: Compiler, meta: EntityMeta, name: str, old: Mapping[str, Any]) -> str:
+    """The condition that field ``name`` is stored as it was read in ``old`` (or is still absent: a value
+    whose stored form is nothing, like an empty set, is not stored)."""
+    attr = c.name(meta.attribute_of[name])
+    value = old.get(name)
+    av = None if value is None else meta.fields[name].codec.dump(value)
+    return f"attribute_not_exists({attr})" if av is None else f"{attr} = {c.value(av)}"
 
 
 # -- create / put ---------------------------------------------------------------------------------------
@@ -205,13 +212,7 @@ def plan_put(
         if old is None:
             conds.append(_not_exists(meta, c))
         else:
-            for name in meta.unique:
-                attr = c.name(meta.attribute_of[name])
-                conds.append(
-                    f"{attr} = {c.value(meta.fields[name].codec.dump(old[name]))}"
-                    if old.get(name) is not None
-                    else f"attribute_not_exists({attr})"
-                )
+            conds += [_unchanged(c, meta, name, old) for name in meta.unique]
             if meta.created and old.get(meta.created) is not None:
                 values[meta.created] = old[meta.created]
             if meta._created_keys:  # the keys below are built from the createdAt just read: keep it so
@@ -336,14 +337,7 @@ def plan_update(
 
             raise NotFound(f"{meta.type} {key} does not exist")
         new = {**old, **{n: known[n] for n in touched if n in known}}
-        for name in meta.unique:
-            if name in watched:
-                attr = c.name(meta.attribute_of[name])
-                conds.append(
-                    f"{attr} = {c.value(meta.fields[name].codec.dump(old[name]))}"
-                    if old.get(name) is not None
-                    else f"attribute_not_exists({attr})"
-                )
+        conds += [_unchanged(c, meta, name, old) for name in meta.unique if name in watched]
         conds += _sources_unchanged(c, meta, old, touched)
         ops_extra = _guard_ops(db, meta, old, new, key) + _derived_ops(db, meta, old, new)
         for name, value in new.items():
@@ -404,13 +398,7 @@ def plan_delete(db: DB, target: KeyRef | Entity, condition: Cond | None) -> tupl
         old = db._read_values(meta, key)
         if old is None:
             return [], meta
-        for name in meta.unique:
-            attr = c.name(meta.attribute_of[name])
-            conds.append(
-                f"{attr} = {c.value(meta.fields[name].codec.dump(old[name]))}"
-                if old.get(name) is not None
-                else f"attribute_not_exists({attr})"
-            )
+        conds += [_unchanged(c, meta, name, old) for name in meta.unique]
         conds += _sources_unchanged(c, meta, old)
         extra = _guard_ops(db, meta, old, None, key) + _derived_ops(db, meta, old, None)
     params = _finish({"TableName": db.table_name, "Key": key}, c, _condition(c, conds))
