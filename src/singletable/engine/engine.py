@@ -17,7 +17,7 @@ from typing import Any
 
 from singletable.engine.errors import DynamoDBError
 from singletable.engine.schema import TableSchema
-from singletable.engine.storage import BusyTimeout, Storage, busy_retries, is_busy
+from singletable.engine.storage import BusyTimeout, Storage, is_busy, retry_while_busy
 from singletable.engine.workers import Subscription, Workers
 
 # Wire operation name -> module under singletable.engine.operations.
@@ -255,13 +255,11 @@ class Engine:
         except sqlite3.OperationalError as error:
             if not self._may_retry(error, commits):
                 raise
-        for _ in busy_retries(self.storage.busy_timeout):
-            try:
-                return self._execute(operation, handler, params)
-            except sqlite3.OperationalError as error:
-                if not self._may_retry(error, commits):
-                    raise
-        return self._execute(operation, handler, params)  # the last try: its error is the answer
+            return retry_while_busy(
+                lambda: self._execute(operation, handler, params),
+                lambda again: self._may_retry(again, commits),
+                self.storage.busy_timeout,
+            )
 
     def _may_retry(self, error: sqlite3.OperationalError, commits: int) -> bool:
         """SQLite found the database busy outside a write's BEGIN (another process was recovering the WAL

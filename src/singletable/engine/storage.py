@@ -20,7 +20,7 @@ import time
 import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
@@ -151,6 +151,7 @@ BUSY_TIMEOUT = 30.0
 _FIRST_RETRY = 20e-6
 _MAX_RETRY = 0.002
 _BUSY_CODES = frozenset((5, 6))  # SQLITE_BUSY, SQLITE_LOCKED
+_T = TypeVar("_T")
 
 
 class BusyTimeout(sqlite3.OperationalError):
@@ -166,14 +167,25 @@ def is_busy(error: sqlite3.OperationalError) -> bool:
     return "locked" in text or "busy" in text
 
 
-def busy_retries(timeout: float) -> Iterator[None]:
-    """Pauses between attempts while a lock is busy: short at first, then up to 2 ms, for ``timeout``."""
+def retry_while_busy(
+    attempt: Callable[[], _T], retryable: Callable[[sqlite3.OperationalError], bool], timeout: float
+) -> _T:
+    """Run ``attempt`` again after a pause -- 20 µs at first, doubling up to 2 ms -- for as long as it
+    fails with an error ``retryable`` accepts, up to ``timeout`` seconds; then raise :class:`BusyTimeout`.
+
+    Callers make their first attempt themselves, so the usual, uncontended path pays nothing for this.
+    """
     deadline = time.monotonic() + timeout
     delay = _FIRST_RETRY
     while time.monotonic() < deadline:
         time.sleep(delay)
-        yield
+        try:
+            return attempt()
+        except sqlite3.OperationalError as error:
+            if not retryable(error):
+                raise
         delay = min(delay * 2, _MAX_RETRY)
+    raise BusyTimeout("database is locked")
 
 
 class _WriteTransaction:
@@ -225,7 +237,7 @@ class Storage:
     Waiting for a lock held by another process is ours, not SQLite's: SQLite's busy handler sleeps 1 ms,
     then 2, 5, 10 ms... which, with several server workers sharing a file, made every collision between two
     ~50 µs writes cost a millisecond or more. The connection's ``busy_timeout`` is 0 once the database is
-    open; a write retries ``BEGIN IMMEDIATE`` from 20 µs on (see :func:`busy_retries`) for
+    open; a write retries ``BEGIN IMMEDIATE`` from 20 µs on (see :func:`retry_while_busy`) for
     ``busy_timeout`` seconds, then raises :class:`BusyTimeout`; a read that finds the database busy (only
     while another process recovers the WAL index) is retried by ``Engine.execute``.
     """
@@ -292,18 +304,10 @@ class Storage:
         """Take the write lock, waiting out other connections' writes for up to ``busy_timeout``."""
         try:
             self.cursor.execute("BEGIN IMMEDIATE")
-            return
         except sqlite3.OperationalError as error:
             if not is_busy(error):
                 raise
-        for _ in busy_retries(self.busy_timeout):
-            try:
-                self.cursor.execute("BEGIN IMMEDIATE")
-                return
-            except sqlite3.OperationalError as error:
-                if not is_busy(error):
-                    raise
-        raise BusyTimeout("database is locked")
+            retry_while_busy(lambda: self.cursor.execute("BEGIN IMMEDIATE"), is_busy, self.busy_timeout)
 
     def write(self) -> _WriteTransaction:
         """One atomic write: everything inside commits together or not at all.
