@@ -273,21 +273,24 @@ class _Parser:
 
     def condition(self) -> tuple[Condition, bool]:
         """OR binds loosest; the flag says the whole condition was one parenthesised group."""
-        left, grouped = self.conjunction()
-        while self.at_keyword("OR"):
-            self.pos += 1
-            self.count_operator()
-            right, _ = self.conjunction()
-            left, grouped = Or(left, right), False
-        return left, grouped
+        return self.chain("OR", Or, self.conjunction)
 
     def conjunction(self) -> tuple[Condition, bool]:
-        left, grouped = self.negation()
-        while self.at_keyword("AND"):
+        return self.chain("AND", And, self.negation)
+
+    def chain(
+        self,
+        keyword: str,
+        node: Callable[[Condition, Condition], Condition],
+        operand: Callable[[], tuple[Condition, bool]],
+    ) -> tuple[Condition, bool]:
+        """``operand (keyword operand)*``, grouped to the left: one precedence level of AND/OR."""
+        left, grouped = operand()
+        while self.at_keyword(keyword):
             self.pos += 1
             self.count_operator()
-            right, _ = self.negation()
-            left, grouped = And(left, right), False
+            right, _ = operand()
+            left, grouped = node(left, right), False
         return left, grouped
 
     def negation(self) -> tuple[Condition, bool]:
