@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from singletable.engine import Engine
@@ -194,29 +195,35 @@ def client(target: Any = None, **boto3_kwargs: Any) -> Any:
     else ``":memory:"``. Keyword arguments go to ``boto3.client`` (``config``, ``region_name``,
     credentials, ``session``).
     """
-    in_process = not _is_url(target)
-    session, kwargs = _boto_kwargs(target, boto3_kwargs, in_process)
-    boto_client = session.client("dynamodb", **kwargs)
-    if in_process:
-        _attach(boto_client, _resolve_engine(target))
-    return boto_client
+    return _wired(target, boto3_kwargs, lambda session, kwargs: session.client("dynamodb", **kwargs))
 
 
 def streams_client(target: Any = None, **boto3_kwargs: Any) -> Any:
     """A boto3 DynamoDB Streams client (``dynamodbstreams``) on ``target``, wired like :func:`client`."""
-    in_process = not _is_url(target)
-    session, kwargs = _boto_kwargs(target, boto3_kwargs, in_process)
-    boto_client = session.client("dynamodbstreams", **kwargs)
-    if in_process:
-        _attach(boto_client, _resolve_engine(target))
-    return boto_client
+    return _wired(target, boto3_kwargs, lambda session, kwargs: session.client("dynamodbstreams", **kwargs))
 
 
 def resource(target: Any = None, **boto3_kwargs: Any) -> Any:
     """The boto3 DynamoDB service resource on ``target`` (same targets and arguments as :func:`client`)."""
+    return _wired(
+        target,
+        boto3_kwargs,
+        lambda session, kwargs: session.resource("dynamodb", **kwargs),
+        client_of=lambda boto_resource: boto_resource.meta.client,
+    )
+
+
+def _wired(
+    target: Any,
+    boto3_kwargs: dict[str, Any],
+    make: Callable[[Any, dict[str, Any]], Any],
+    client_of: Callable[[Any], Any] = lambda boto_client: boto_client,
+) -> Any:
+    """``make(session, kwargs)`` a boto3 client or resource for ``target``; wire its client to the engine
+    unless ``target`` is a URL."""
     in_process = not _is_url(target)
     session, kwargs = _boto_kwargs(target, boto3_kwargs, in_process)
-    boto_resource = session.resource("dynamodb", **kwargs)
+    made = make(session, kwargs)
     if in_process:
-        _attach(boto_resource.meta.client, _resolve_engine(target))
-    return boto_resource
+        _attach(client_of(made), _resolve_engine(target))
+    return made
