@@ -25,16 +25,20 @@ def _s(value: str) -> dict[str, str]:
     return {"S": value}
 
 
+def bulk_item(b: int, i: int) -> dict[str, Any]:
+    """Item ``i`` of batch ``b``: one partition per batch, 25 GSI1 partitions, 7 GSI2 partitions."""
+    return {
+        "PK": _s(f"user#{b}"), "SK": _s(f"order#{i:03d}"), "G1PK": _s(f"day#{i}"), "G1SK": {"N": str(b)},
+        "G2PK": _s(f"status#{b % 7}"), "name": _s("a customer name"), "total": {"N": "42.50"},
+    }
+
+
 def bulk_load(engine: Any, items: int) -> float:
     from tables import create
 
     create(engine, "bulk", gsi=True)
     batches = [
-        {"bulk": [{"PutRequest": {"Item": {
-            "PK": _s(f"user#{b}"), "SK": _s(f"order#{i:03d}"), "G1PK": _s(f"day#{i}"), "G1SK": {"N": str(b)},
-            "G2PK": _s(f"status#{b % 7}"), "name": _s("a customer name"), "total": {"N": "42.50"},
-        }}} for i in range(25)]}
-        for b in range(items // 25)
+        {"bulk": [{"PutRequest": {"Item": bulk_item(b, i)}} for i in range(25)]} for b in range(items // 25)
     ]
     gc.collect()  # the requests built above are the harness's garbage, not the engine's: collect it now
     start = time.perf_counter()

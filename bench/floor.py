@@ -90,15 +90,13 @@ def put_floor(puts: int) -> float:
 
 def bulk_floor(items: int) -> float:
     """Microseconds per item of bench/batch.py's bulk load (25-item batches, an ALL and a KEYS_ONLY GSI)."""
+    from batch import bulk_item
+
     batches = []
     for b in range(items // 25):
         batch = []
         for i in range(25):
-            it = {
-                "PK": {"S": f"user#{b}"}, "SK": {"S": f"order#{i:03d}"}, "G1PK": {"S": f"day#{i}"},
-                "G1SK": {"N": str(b)}, "G2PK": {"S": f"status#{b % 7}"}, "name": {"S": "a customer name"},
-                "total": {"N": "42.50"},
-            }
+            it = bulk_item(b, i)
             row = _item_row(it)
             keys_only = codec.item_size({k: it[k] for k in ("PK", "SK", "G2PK")})
             batch.append((
