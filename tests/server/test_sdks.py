@@ -78,15 +78,31 @@ def test_aws_cli(http_server, table_name):
     assert table_name in json.loads(listed.stdout)["TableNames"]
 
 
+def _install_js_sdk() -> None:
+    """Fetch @aws-sdk/client-dynamodb into .node/ once, as tests/reference.py fetches DynamoDB Local, so
+    the README's test command runs this test too (.ci/run installs it ahead); skip, saying why, if npm
+    cannot."""
+    if (NODE_DIR / "node_modules" / "@aws-sdk" / "client-dynamodb").exists():
+        return
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip("npm is not installed, so @aws-sdk/client-dynamodb cannot be fetched into .node/")
+    fetched = subprocess.run(
+        [npm, "install", "--prefix", str(NODE_DIR), "--silent", "--no-audit", "--no-fund",
+         "@aws-sdk/client-dynamodb@3"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    if fetched.returncode != 0:
+        pytest.skip(f"npm install @aws-sdk/client-dynamodb@3 failed: {fetched.stderr.strip()[-500:]}")
+
+
 def test_javascript_sdk_v3(http_server, table_name):
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed (the JS SDK v3 test needs node; .ci/run installs it)")
-    if not (NODE_DIR / "node_modules" / "@aws-sdk" / "client-dynamodb").exists():
-        pytest.skip(
-            "@aws-sdk/client-dynamodb is not installed in .node/ "
-            "(npm install --prefix .node @aws-sdk/client-dynamodb@3, as .ci/run does)"
-        )
+    _install_js_sdk()
     script = Path(__file__).with_name("sdk_v3_smoke.mjs")
     result = subprocess.run(
         [node, str(script), http_server.endpoint, table_name],
