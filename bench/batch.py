@@ -28,8 +28,13 @@ def _s(value: str) -> dict[str, str]:
 def bulk_item(b: int, i: int) -> dict[str, Any]:
     """Item ``i`` of batch ``b``: one partition per batch, 25 GSI1 partitions, 7 GSI2 partitions."""
     return {
-        "PK": _s(f"user#{b}"), "SK": _s(f"order#{i:03d}"), "G1PK": _s(f"day#{i}"), "G1SK": {"N": str(b)},
-        "G2PK": _s(f"status#{b % 7}"), "name": _s("a customer name"), "total": {"N": "42.50"},
+        "PK": _s(f"user#{b}"),
+        "SK": _s(f"order#{i:03d}"),
+        "G1PK": _s(f"day#{i}"),
+        "G1SK": {"N": str(b)},
+        "G2PK": _s(f"status#{b % 7}"),
+        "name": _s("a customer name"),
+        "total": {"N": "42.50"},
     }
 
 
@@ -52,17 +57,36 @@ def transactions(engine: Any, calls: int) -> tuple[float, float]:
 
     create(engine, "txbench", gsi=True)
     puts = [
-        [{"Put": {"TableName": "txbench", "Item": {
-            "PK": _s(f"p{c}-{i}"), "SK": _s("x"), "G1PK": _s("g"), "G1SK": {"N": str(i)}, "v": {"N": "1"},
-        }}} for i in range(100)]
+        [
+            {
+                "Put": {
+                    "TableName": "txbench",
+                    "Item": {
+                        "PK": _s(f"p{c}-{i}"),
+                        "SK": _s("x"),
+                        "G1PK": _s("g"),
+                        "G1SK": {"N": str(i)},
+                        "v": {"N": "1"},
+                    },
+                }
+            }
+            for i in range(100)
+        ]
         for c in range(calls)
     ]
     updates = [
-        [{"Update": {
-            "TableName": "txbench", "Key": {"PK": _s(f"p{c}-{i}"), "SK": _s("x")},
-            "UpdateExpression": "SET v = v + :one", "ConditionExpression": "v >= :one",
-            "ExpressionAttributeValues": {":one": {"N": "1"}},
-        }} for i in range(100)]
+        [
+            {
+                "Update": {
+                    "TableName": "txbench",
+                    "Key": {"PK": _s(f"p{c}-{i}"), "SK": _s("x")},
+                    "UpdateExpression": "SET v = v + :one",
+                    "ConditionExpression": "v >= :one",
+                    "ExpressionAttributeValues": {":one": {"N": "1"}},
+                }
+            }
+            for i in range(100)
+        ]
         for c in range(calls)
     ]
     gc.collect()  # as in bulk_load: otherwise a full collection of the bulk load's requests lands here

@@ -99,11 +99,13 @@ def bulk_floor(items: int) -> float:
             it = bulk_item(b, i)
             row = _item_row(it)
             keys_only = codec.item_size({k: it[k] for k in ("PK", "SK", "G2PK")})
-            batch.append((
-                row,
-                _entry_row(1, _key(it["G1PK"]), _key(it["G1SK"], "N"), row, row[4]),
-                _entry_row(2, _key(it["G2PK"]), b"", row, keys_only),
-            ))
+            batch.append(
+                (
+                    row,
+                    _entry_row(1, _key(it["G1PK"]), _key(it["G1SK"], "N"), row, row[4]),
+                    _entry_row(2, _key(it["G2PK"]), b"", row, keys_only),
+                )
+            )
         batches.append(batch)
     with tempfile.TemporaryDirectory() as tmp:
         conn = _connect(os.path.join(tmp, "floor.sqlite3"))

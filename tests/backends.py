@@ -81,8 +81,11 @@ class Backend:
 
         meta = self._target.meta
         client = boto3.client(
-            "dynamodbstreams", endpoint_url=meta.endpoint_url, region_name=meta.region_name,
-            aws_access_key_id="local", aws_secret_access_key="local",
+            "dynamodbstreams",
+            endpoint_url=meta.endpoint_url,
+            region_name=meta.region_name,
+            aws_access_key_id="local",
+            aws_secret_access_key="local",
             config=Config(retries={"max_attempts": 1}, parameter_validation=False),
         )
         return Backend(self.name, client)

@@ -75,9 +75,18 @@ class DynamoDBLocal:
         self.port = _free_port()
         self.endpoint = f"http://127.0.0.1:{self.port}"
         self.process = subprocess.Popen(
-            [java, "-Djava.library.path=./DynamoDBLocal_lib", "-jar", "DynamoDBLocal.jar",
-             "-inMemory", "-port", str(self.port)],
-            cwd=directory, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                java,
+                "-Djava.library.path=./DynamoDBLocal_lib",
+                "-jar",
+                "DynamoDBLocal.jar",
+                "-inMemory",
+                "-port",
+                str(self.port),
+            ],
+            cwd=directory,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -96,8 +105,11 @@ class DynamoDBLocal:
         from botocore.config import Config
 
         return boto3.client(
-            "dynamodb", endpoint_url=self.endpoint, region_name="us-east-1",
-            aws_access_key_id="local", aws_secret_access_key="local",
+            "dynamodb",
+            endpoint_url=self.endpoint,
+            region_name="us-east-1",
+            aws_access_key_id="local",
+            aws_secret_access_key="local",
             config=Config(retries={"max_attempts": 1}, max_pool_connections=4, parameter_validation=False),
         )
 

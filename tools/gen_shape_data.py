@@ -15,10 +15,26 @@ from pathlib import Path
 import botocore
 
 OPERATIONS = [
-    "CreateTable", "DescribeTable", "ListTables", "DeleteTable", "PutItem", "GetItem", "UpdateItem",
-    "DeleteItem", "Query", "Scan", "BatchGetItem", "BatchWriteItem", "TransactGetItems",
-    "TransactWriteItems", "UpdateTable", "UpdateTimeToLive", "DescribeTimeToLive",
-    "ExecuteStatement", "BatchExecuteStatement", "ExecuteTransaction",
+    "CreateTable",
+    "DescribeTable",
+    "ListTables",
+    "DeleteTable",
+    "PutItem",
+    "GetItem",
+    "UpdateItem",
+    "DeleteItem",
+    "Query",
+    "Scan",
+    "BatchGetItem",
+    "BatchWriteItem",
+    "TransactGetItems",
+    "TransactWriteItems",
+    "UpdateTable",
+    "UpdateTimeToLive",
+    "DescribeTimeToLive",
+    "ExecuteStatement",
+    "BatchExecuteStatement",
+    "ExecuteTransaction",
 ]
 # Where the service is stricter than the published model (observed service behaviour).
 OVERRIDES = {
@@ -80,9 +96,7 @@ def main(out: Path) -> None:
         elif kind == "map":
             entry = ("m", s["key"]["shape"], s["value"]["shape"], s.get("min"), s.get("max"))
         elif kind == "structure":
-            members = {
-                m: MEMBER_OVERRIDES.get((name, m), spec["shape"]) for m, spec in s["members"].items()
-            }
+            members = {m: MEMBER_OVERRIDES.get((name, m), spec["shape"]) for m, spec in s["members"].items()}
             required = tuple(REQUIRED_OVERRIDES.get(name, s.get("required", ())))
             entry = ("S", members, required)
         else:
@@ -96,5 +110,8 @@ def main(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else
-         Path(__file__).resolve().parent.parent / "src/singletable/engine/operations/shape_data.py")
+    main(
+        Path(sys.argv[1])
+        if len(sys.argv) > 1
+        else Path(__file__).resolve().parent.parent / "src/singletable/engine/operations/shape_data.py"
+    )

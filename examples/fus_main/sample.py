@@ -27,20 +27,48 @@ GROUPS = [
 ]
 MEMBERSHIPS = [("bob", "editors"), ("cyd", "book-club"), ("dee", "curators"), ("dee", "book-club")]
 SITES = [
-    ("mdn", "https://developer.mozilla.org", "MDN Web Docs", "Documentation for web developers",
-     "Resources for Developers, by Developers.", ["javascript", "css", "html", "docs"]),
-    ("pydocs", "https://docs.python.org/3/", "Python documentation", "The standard library and language",
-     None, ["python", "docs"]),
-    ("jsinfo", "https://javascript.info", "The Modern JavaScript Tutorial", "From basics to advanced",
-     None, ["javascript", "tutorial"]),
-    ("rustbook", "https://doc.rust-lang.org/book/", "The Rust Programming Language", "The book",
-     None, ["rust", "book"]),
+    (
+        "mdn",
+        "https://developer.mozilla.org",
+        "MDN Web Docs",
+        "Documentation for web developers",
+        "Resources for Developers, by Developers.",
+        ["javascript", "css", "html", "docs"],
+    ),
+    (
+        "pydocs",
+        "https://docs.python.org/3/",
+        "Python documentation",
+        "The standard library and language",
+        None,
+        ["python", "docs"],
+    ),
+    (
+        "jsinfo",
+        "https://javascript.info",
+        "The Modern JavaScript Tutorial",
+        "From basics to advanced",
+        None,
+        ["javascript", "tutorial"],
+    ),
+    (
+        "rustbook",
+        "https://doc.rust-lang.org/book/",
+        "The Rust Programming Language",
+        "The book",
+        None,
+        ["rust", "book"],
+    ),
     ("realpython", "https://realpython.com", "Real Python", "Python tutorials", None, ["python", "tutorial"]),
 ]
 RATINGS = [
-    (BOB, "mdn", 5, "the reference"), (BOB, "pydocs", 4, None), (BOB, "jsinfo", 5, "clear examples"),
-    (CYD, "mdn", 4, None), (CYD, "rustbook", 5, "best free book"),
-    (DEE, "pydocs", 5, None), (DEE, "realpython", 3, "some articles are paywalled"),
+    (BOB, "mdn", 5, "the reference"),
+    (BOB, "pydocs", 4, None),
+    (BOB, "jsinfo", 5, "clear examples"),
+    (CYD, "mdn", 4, None),
+    (CYD, "rustbook", 5, "best free book"),
+    (DEE, "pydocs", 5, None),
+    (DEE, "realpython", 3, "some articles are paywalled"),
 ]
 COMMENTS = [
     (BOB, "mdn", "The compatibility tables save me every week."),
@@ -82,8 +110,15 @@ def load(catalog: SiteCatalog) -> None:
             catalog.add_member(ADA, group, user_id)
     for n, (site_id, url, title, description, scraped, tags) in enumerate(SITES):
         with _at(catalog, DEMO_CLOCK - timedelta(days=40 - 5 * n)):
-            catalog.create_site(ADA, site_id=site_id, url=url, title=title, description=description,
-                                scraped_content=scraped, tags=tags)
+            catalog.create_site(
+                ADA,
+                site_id=site_id,
+                url=url,
+                title=title,
+                description=description,
+                scraped_content=scraped,
+                tags=tags,
+            )
     for n, (actor, site_id, stars, note) in enumerate(RATINGS):
         with _at(catalog, DEMO_CLOCK - timedelta(days=10, hours=-n)):
             catalog.rate_site(actor, site_id, stars, note)

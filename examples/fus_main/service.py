@@ -269,9 +269,7 @@ class SiteCatalog:
     def create_group(
         self, actor: Actor | None, name: str, *, description: str = "", permissions: Iterable[str] = ()
     ) -> Group:
-        group = Group(
-            name=_group_name(name), description=description, permissions=_permissions(permissions)
-        )
+        group = Group(name=_group_name(name), description=description, permissions=_permissions(permissions))
         self._require(actor, Permission.MANAGE_GROUPS)
         return self.db.create(group)
 

@@ -177,6 +177,16 @@ class User(Entity, table=places, type="user"):
 
 
 ENTITIES: tuple[type[Entity], ...] = (
-    Category, Collection, CollectionCategory, Place, PlaceSettings, PlaceWord, Post, Record,
-    RecordHousehold, Setting, Sequence, User,
+    Category,
+    Collection,
+    CollectionCategory,
+    Place,
+    PlaceSettings,
+    PlaceWord,
+    Post,
+    Record,
+    RecordHousehold,
+    Setting,
+    Sequence,
+    User,
 )

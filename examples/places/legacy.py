@@ -60,24 +60,57 @@ def legacy_items() -> list[dict[str, Any]]:
             items.append({"PK": _n(id_), "SK": _s(f"collection_category#{category}")})
     place_words: dict[str, list[str]] = {}
     for id_, name, region in sample.PLACES:
-        items.append({"PK": _n(id_), "SK": _s(f"place#{name[:2]}"), "GSISK": _s(name), "fullName": _s(name),
-                      "region": _s(region)})
+        items.append(
+            {
+                "PK": _n(id_),
+                "SK": _s(f"place#{name[:2]}"),
+                "GSISK": _s(name),
+                "fullName": _s(name),
+                "region": _s(region),
+            }
+        )
         for word in words(name):
             place_words.setdefault(word, []).append(id_)
     for offset, (word, ids) in enumerate(sorted(place_words.items())):
-        items.append({"PK": _n(WORD_IDS_START + offset), "SK": _s("placeWord"), "GSISK": _s(word),
-                      "placeIds": {"NS": sorted(ids)}})
-    items.append({"PK": _n(SINGLETON_PK), "SK": _s("placeSettings"), "GSISK": _s("placeSettings"),
-                  "maxResults": _n(20), "defaultRegion": _s("Wales")})
+        items.append(
+            {
+                "PK": _n(WORD_IDS_START + offset),
+                "SK": _s("placeWord"),
+                "GSISK": _s(word),
+                "placeIds": {"NS": sorted(ids)},
+            }
+        )
+    items.append(
+        {
+            "PK": _n(SINGLETON_PK),
+            "SK": _s("placeSettings"),
+            "GSISK": _s("placeSettings"),
+            "maxResults": _n(20),
+            "defaultRegion": _s("Wales"),
+        }
+    )
     for id_, collection, title, place, days_ago in sample.POSTS:
         created = (DEMO_CLOCK - timedelta(days=days_ago)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
-        items.append({"PK": _n(id_), "SK": _s("post"), "GSISK": _s(collection),
-                      "collectionId": _n(collection), "title": _s(title), "placeId": _n(place),
-                      "createdAt": _s(created)})
+        items.append(
+            {
+                "PK": _n(id_),
+                "SK": _s("post"),
+                "GSISK": _s(collection),
+                "collectionId": _n(collection),
+                "title": _s(title),
+                "placeId": _n(place),
+                "createdAt": _s(created),
+            }
+        )
     households: set[tuple[str, str]] = set()
     for record in sample.RECORDS:
-        item: dict[str, Any] = {"PK": _n(record.id), "SK": _s("record"), "GSISK": _s(record.post_id),
-                                "postId": _n(record.post_id), "name": _s(record.name)}
+        item: dict[str, Any] = {
+            "PK": _n(record.id),
+            "SK": _s("record"),
+            "GSISK": _s(record.post_id),
+            "postId": _n(record.post_id),
+            "name": _s(record.name),
+        }
         for attribute, value in (("household", record.household), ("relationship", record.relationship)):
             if value is not None:
                 item[attribute] = _s(value)
@@ -91,13 +124,34 @@ def legacy_items() -> list[dict[str, Any]]:
     for post_id, household in sorted(households):
         items.append({"PK": _n(post_id), "SK": _s(f"record_household#{household}"), "GSISK": _s(post_id)})
     for offset, (name, value) in enumerate(sample.SETTINGS):
-        items.append({"PK": _n(1081 + offset), "SK": _s("settings"), "GSISK": _s(name), "name": _s(name),
-                      "value": _s(value)})
-    items.append({"PK": _n(SINGLETON_PK), "SK": _s("sequence"), "GSISK": _s("sequence"),
-                  "value": _n(sample.SEQUENCE_START)})
+        items.append(
+            {
+                "PK": _n(1081 + offset),
+                "SK": _s("settings"),
+                "GSISK": _s(name),
+                "name": _s(name),
+                "value": _s(value),
+            }
+        )
+    items.append(
+        {
+            "PK": _n(SINGLETON_PK),
+            "SK": _s("sequence"),
+            "GSISK": _s("sequence"),
+            "value": _n(sample.SEQUENCE_START),
+        }
+    )
     for id_, issuer, subject, name, days_ago in sample.USERS:
         created = (DEMO_CLOCK - timedelta(days=days_ago)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
-        items.append({"PK": _n(id_), "SK": _s("user"), "GSISK": _s(quote(issuer + subject, safe="")),
-                      "issuer": _s(issuer), "subject": _s(subject), "name": _s(name),
-                      "createdAt": _s(created)})
+        items.append(
+            {
+                "PK": _n(id_),
+                "SK": _s("user"),
+                "GSISK": _s(quote(issuer + subject, safe="")),
+                "issuer": _s(issuer),
+                "subject": _s(subject),
+                "name": _s(name),
+                "createdAt": _s(created),
+            }
+        )
     return items

@@ -85,41 +85,81 @@ def convert(item: dict[str, Any]) -> Converted:
     if sk == "category":
         return Converted([Category(id=id_, name=_text(item, "name") or _text(item, "GSISK"))])
     if sk == "collection":
-        return Converted([Collection(id=id_, name=_text(item, "name") or _text(item, "GSISK"),
-                                     description=_text(item, "description"))])
+        return Converted(
+            [
+                Collection(
+                    id=id_,
+                    name=_text(item, "name") or _text(item, "GSISK"),
+                    description=_text(item, "description"),
+                )
+            ]
+        )
     if kind == "collection_category":
         return Converted([CollectionCategory(collection_id=id_, category_id=rest)])
     if kind == "place":
-        place = Place(id=id_, full_name=_text(item, "fullName") or _text(item, "GSISK"),
-                      region=_text(item, "region"))
+        place = Place(
+            id=id_, full_name=_text(item, "fullName") or _text(item, "GSISK"), region=_text(item, "region")
+        )
         return Converted([place], [(word, id_) for word in words(place.full_name)])
     if sk == "placeSettings":
-        return Converted([PlaceSettings(max_results=_number(item, "maxResults") or 20,
-                                        default_region=_text(item, "defaultRegion"))])
+        return Converted(
+            [
+                PlaceSettings(
+                    max_results=_number(item, "maxResults") or 20, default_region=_text(item, "defaultRegion")
+                )
+            ]
+        )
     if sk == "placeWord":
         return Converted(skipped=True)  # rebuilt from the places
     if sk == "post":
-        return Converted([Post(id=id_, collection_id=_text(item, "collectionId") or _text(item, "GSISK"),
-                               title=_text(item, "title") or "", place_id=_text(item, "placeId"),
-                               created_at=_text(item, "createdAt"))])
+        return Converted(
+            [
+                Post(
+                    id=id_,
+                    collection_id=_text(item, "collectionId") or _text(item, "GSISK"),
+                    title=_text(item, "title") or "",
+                    place_id=_text(item, "placeId"),
+                    created_at=_text(item, "createdAt"),
+                )
+            ]
+        )
     if sk == "record":
-        return Converted([Record(id=id_, post_id=_text(item, "postId") or _text(item, "GSISK"),
-                                 name=_text(item, "name") or "", household=_text(item, "household"),
-                                 relationship=_text(item, "relationship"), age=_number(item, "age"),
-                                 birthplace_id=_text(item, "birthplaceId"))])
+        return Converted(
+            [
+                Record(
+                    id=id_,
+                    post_id=_text(item, "postId") or _text(item, "GSISK"),
+                    name=_text(item, "name") or "",
+                    household=_text(item, "household"),
+                    relationship=_text(item, "relationship"),
+                    age=_number(item, "age"),
+                    birthplace_id=_text(item, "birthplaceId"),
+                )
+            ]
+        )
     if kind == "record_household":
         return Converted([RecordHousehold(post_id=id_, household=rest)])
     if sk == "settings":
-        return Converted([Setting(name=_text(item, "name") or _text(item, "GSISK"),
-                                  value=_text(item, "value") or "")])
+        return Converted(
+            [Setting(name=_text(item, "name") or _text(item, "GSISK"), value=_text(item, "value") or "")]
+        )
     if sk == "sequence":
         return Converted([Sequence(value=_number(item, "value") or 0)])
     if sk == "user":
         issuer, subject = _text(item, "issuer"), _text(item, "subject")
         if issuer is None or subject is None or quote(issuer + subject, safe="") != _text(item, "GSISK"):
             raise MigrationError(f"user {id_}: issuer and subject do not match its old GSISK")
-        return Converted([User(id=id_, issuer=issuer, subject=subject, name=_text(item, "name"),
-                               created_at=_text(item, "createdAt"))])
+        return Converted(
+            [
+                User(
+                    id=id_,
+                    issuer=issuer,
+                    subject=subject,
+                    name=_text(item, "name"),
+                    created_at=_text(item, "createdAt"),
+                )
+            ]
+        )
     raise MigrationError(f"old item PK={id_} SK={sk!r} is of no known entity")
 
 
@@ -173,8 +213,11 @@ def migrate(
     bar = _Bar(source, items, console) if draw else None
     try:
         while True:
-            params: dict[str, Any] = {"TableName": source.table_name, "Limit": page_size,
-                                      "ConsistentRead": True}
+            params: dict[str, Any] = {
+                "TableName": source.table_name,
+                "Limit": page_size,
+                "ConsistentRead": True,
+            }
             if start:
                 params["ExclusiveStartKey"] = start
             response = source.call("Scan", params)
@@ -210,9 +253,13 @@ class _Bar:
 
         described = source.call("DescribeTable", {"TableName": source.table_name})["Table"]
         total = max(int(described.get("ItemCount", 0)), done) or None
-        self.progress = Progress(TextColumn("migrating {task.description}"), BarColumn(),
-                                 MofNCompleteColumn(), TimeRemainingColumn(),
-                                 console=console or Console(stderr=True))
+        self.progress = Progress(
+            TextColumn("migrating {task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=console or Console(stderr=True),
+        )
         self.task = self.progress.add_task(source.table_name, total=total, completed=done)
         self.progress.start()
 

@@ -40,14 +40,42 @@ POSTS = [
     ("1054", "1013", "Capel Ebeneser, Newborough: burials 1880-1890", "1027", 5),
 ]
 RECORDS = [
-    Record(id="1061", post_id="1051", name="Owen Hughes", household="hh-101", relationship="head", age=44,
-           birthplace_id="1022"),
-    Record(id="1062", post_id="1051", name="Margaret Hughes", household="hh-101", relationship="wife", age=41,
-           birthplace_id="1021"),
-    Record(id="1063", post_id="1051", name="Ellen Hughes", household="hh-101", relationship="daughter", age=9,
-           birthplace_id="1022"),
-    Record(id="1064", post_id="1051", name="William Parry", household="hh-102", relationship="head", age=67,
-           birthplace_id="1023"),
+    Record(
+        id="1061",
+        post_id="1051",
+        name="Owen Hughes",
+        household="hh-101",
+        relationship="head",
+        age=44,
+        birthplace_id="1022",
+    ),
+    Record(
+        id="1062",
+        post_id="1051",
+        name="Margaret Hughes",
+        household="hh-101",
+        relationship="wife",
+        age=41,
+        birthplace_id="1021",
+    ),
+    Record(
+        id="1063",
+        post_id="1051",
+        name="Ellen Hughes",
+        household="hh-101",
+        relationship="daughter",
+        age=9,
+        birthplace_id="1022",
+    ),
+    Record(
+        id="1064",
+        post_id="1051",
+        name="William Parry",
+        household="hh-102",
+        relationship="head",
+        age=67,
+        birthplace_id="1023",
+    ),
     Record(id="1065", post_id="1052", name="John Williams", household="hh-103", relationship="head", age=30),
     Record(id="1066", post_id="1053", name="Ellen Hughes", household="hh-101", relationship="daughter"),
     Record(id="1067", post_id="1054", name="Robert Jones", age=71, birthplace_id="1027"),
@@ -55,8 +83,13 @@ RECORDS = [
 SETTINGS = [("site_title", "Cofion family archive"), ("maintenance", "off"), ("uploads", "enabled")]
 USERS = [
     ("1091", "https://accounts.google.com", "110248495921238986420", "Gwen Roberts", 30),
-    ("1092", "https://login.microsoftonline.com/9188040d-6c67-4c5b-b112-36a304b66dad/v2.0",
-     "AAAAAAAAAAAAAAAAAAAAAIkzqFVrSaSaFHy782bbtaQ", "Dafydd Evans", 12),
+    (
+        "1092",
+        "https://login.microsoftonline.com/9188040d-6c67-4c5b-b112-36a304b66dad/v2.0",
+        "AAAAAAAAAAAAAAAAAAAAAIkzqFVrSaSaFHy782bbtaQ",
+        "Dafydd Evans",
+        12,
+    ),
 ]
 
 
@@ -70,8 +103,9 @@ def load(archive: Archive) -> None:
         archive.add_place(name, region=region, id=id_)
     archive.save_place_settings(PlaceSettings(max_results=20, default_region="Wales"))
     for id_, collection, title, place, days_ago in POSTS:
-        archive.add_post(collection, title, place_id=place, id=id_,
-                         created_at=DEMO_CLOCK - timedelta(days=days_ago))
+        archive.add_post(
+            collection, title, place_id=place, id=id_, created_at=DEMO_CLOCK - timedelta(days=days_ago)
+        )
     for record in RECORDS:
         archive.add_record(record)
     for name, value in SETTINGS:

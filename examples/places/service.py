@@ -86,7 +86,11 @@ class Archive:
         return ordered(self.db.query(Category.by_name(name=name)), lambda c: (c.name, c.id))
 
     def add_collection(
-        self, name: str, category_ids: Iterable[str] = (), *, id: str | None = None,
+        self,
+        name: str,
+        category_ids: Iterable[str] = (),
+        *,
+        id: str | None = None,
         description: str | None = None,
     ) -> Collection:
         """The collection and its category links, all or nothing (one transaction)."""
@@ -192,12 +196,22 @@ class Archive:
     # -- posts, records, households ---------------------------------------------------------------------
 
     def add_post(
-        self, collection_id: str, title: str, *, place_id: str | None = None, id: str | None = None,
+        self,
+        collection_id: str,
+        title: str,
+        *,
+        place_id: str | None = None,
+        id: str | None = None,
         created_at: datetime | None = None,
     ) -> Post:
         """A new post; ``created_at`` defaults to the DB's clock (imports pass the original date)."""
-        post = Post(id=id or self.next_id(), collection_id=collection_id, title=title, place_id=place_id,
-                    created_at=created_at)
+        post = Post(
+            id=id or self.next_id(),
+            collection_id=collection_id,
+            title=title,
+            place_id=place_id,
+            created_at=created_at,
+        )
         return self.db.create(post)
 
     def post(self, post_id: str) -> Post | None:
@@ -246,7 +260,12 @@ class Archive:
         return list(self.db.query(Setting.by_name()))
 
     def add_user(
-        self, issuer: str, subject: str, *, name: str | None = None, id: str | None = None,
+        self,
+        issuer: str,
+        subject: str,
+        *,
+        name: str | None = None,
+        id: str | None = None,
         created_at: datetime | None = None,
     ) -> User:
         user = User(id=id or self.next_id(), issuer=issuer, subject=subject, name=name, created_at=created_at)

@@ -10,12 +10,39 @@ __version__ = "0.1.0"
 from singletable.client import client, resource, streams_client
 
 # The modeling layer needs pydantic (the ``model`` extra), so its names load on first use, not on import.
-_MODEL_NAMES = frozenset({
-    "connect", "Table", "GSI", "LSI", "env", "Entity", "Keys", "Key", "Pattern", "Collection", "Derived",
-})
+_MODEL_NAMES = frozenset(
+    {
+        "connect",
+        "Table",
+        "GSI",
+        "LSI",
+        "env",
+        "Entity",
+        "Keys",
+        "Key",
+        "Pattern",
+        "Collection",
+        "Derived",
+    }
+)
 
-__all__ = ["GSI", "LSI", "Collection", "Derived", "Entity", "Key", "Keys", "Pattern", "Table", "__version__",
-           "client", "connect", "env", "resource", "streams_client"]
+__all__ = [
+    "GSI",
+    "LSI",
+    "Collection",
+    "Derived",
+    "Entity",
+    "Key",
+    "Keys",
+    "Pattern",
+    "Table",
+    "__version__",
+    "client",
+    "connect",
+    "env",
+    "resource",
+    "streams_client",
+]
 
 
 def __getattr__(name: str) -> object:

@@ -15,7 +15,9 @@ def main() -> None:
 @click.argument("name", default="quickstart")
 @click.option("--db", "db", default=":memory:", show_default=True, help="SQLite file for the engine.")
 @click.option(
-    "--endpoint", default=None, metavar="URL",
+    "--endpoint",
+    default=None,
+    metavar="URL",
     help="Run against this DynamoDB endpoint (DynamoDB Local, singletable serve, AWS) instead of the engine; "
     "credentials and region come from the usual AWS environment.",
 )

@@ -54,15 +54,35 @@ TOO_PRECISE = "Attempting to store more than 38 significant digits in a Number"
 @pytest.mark.parametrize(
     ("text", "canonical"),
     [
-        ("0042.500", "42.5"), ("-0", "0"), ("1E+2", "100"), ("1.5e-3", "0.0015"), ("+1", "1"), (".5", "0.5"),
-        ("-.5", "-0.5"), ("5.", "5"), ("1.e5", "100000"), ("1E+00005", "100000"), ("1E-0", "1"), ("00", "0"),
-        ("-00.00", "0"), ("0e5", "0"), ("-0.0e-1000", "0"), ("0e2147483647", "0"), ("100e-2", "1"),
-        ("\u0661", "1"), ("\u0661.\u0665", "1.5"), ("\uff11\uff12", "12"), ("1e\u0661", "10"),
-        ("1E+100", "1" + "0" * 100), ("1.0E-120", "0." + "0" * 119 + "1"), ("1e-130", "0." + "0" * 129 + "1"),
+        ("0042.500", "42.5"),
+        ("-0", "0"),
+        ("1E+2", "100"),
+        ("1.5e-3", "0.0015"),
+        ("+1", "1"),
+        (".5", "0.5"),
+        ("-.5", "-0.5"),
+        ("5.", "5"),
+        ("1.e5", "100000"),
+        ("1E+00005", "100000"),
+        ("1E-0", "1"),
+        ("00", "0"),
+        ("-00.00", "0"),
+        ("0e5", "0"),
+        ("-0.0e-1000", "0"),
+        ("0e2147483647", "0"),
+        ("100e-2", "1"),
+        ("\u0661", "1"),
+        ("\u0661.\u0665", "1.5"),
+        ("\uff11\uff12", "12"),
+        ("1e\u0661", "10"),
+        ("1E+100", "1" + "0" * 100),
+        ("1.0E-120", "0." + "0" * 119 + "1"),
+        ("1e-130", "0." + "0" * 129 + "1"),
         ("9.9999999999999999999999999999999999999E+125", "9" * 38 + "0" * 88),
         ("-9.9999999999999999999999999999999999999E+125", "-" + "9" * 38 + "0" * 88),
         ("1234567890123456789012345678901234567800", "1234567890123456789012345678901234567800"),
-        ("1.0000000000000000000000000000000000000000", "1"), ("0.1e-129", "0." + "0" * 129 + "1"),
+        ("1.0000000000000000000000000000000000000000", "1"),
+        ("0.1e-129", "0." + "0" * 129 + "1"),
         ("12345678901234567890123456789012345678", "12345678901234567890123456789012345678"),
     ],
 )
@@ -74,15 +94,37 @@ def test_normalize_number(text: str, canonical: str) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("abc", NOT_A_NUMBER), ("", NOT_A_NUMBER), ("  1", NOT_A_NUMBER), ("1 ", NOT_A_NUMBER),
-        ("1e", NOT_A_NUMBER), ("0x10", NOT_A_NUMBER), ("NaN", NOT_A_NUMBER), ("Infinity", NOT_A_NUMBER),
-        ("1_000", NOT_A_NUMBER), ("-", NOT_A_NUMBER), (".", NOT_A_NUMBER), ("e5", NOT_A_NUMBER),
-        (".e5", NOT_A_NUMBER), ("1e+", NOT_A_NUMBER), ("1.2.3", NOT_A_NUMBER), ("--1", NOT_A_NUMBER),
-        ("+-1", NOT_A_NUMBER), ("1e5.5", NOT_A_NUMBER), ("1\u00a0", NOT_A_NUMBER),
-        ("1e2147483648", NOT_A_NUMBER), ("1e-2147483648", NOT_A_NUMBER), ("0e-2147483648", NOT_A_NUMBER),
-        ("0.1e-2147483647", NOT_A_NUMBER), ("0e999999999999", NOT_A_NUMBER),
-        ("1e126", OVERFLOW), ("10e125", OVERFLOW), ("1e2147483647", OVERFLOW),
-        ("1e-131", UNDERFLOW), ("-1e-131", UNDERFLOW), ("0.01e-129", UNDERFLOW), ("1e-2147483647", UNDERFLOW),
+        ("abc", NOT_A_NUMBER),
+        ("", NOT_A_NUMBER),
+        ("  1", NOT_A_NUMBER),
+        ("1 ", NOT_A_NUMBER),
+        ("1e", NOT_A_NUMBER),
+        ("0x10", NOT_A_NUMBER),
+        ("NaN", NOT_A_NUMBER),
+        ("Infinity", NOT_A_NUMBER),
+        ("1_000", NOT_A_NUMBER),
+        ("-", NOT_A_NUMBER),
+        (".", NOT_A_NUMBER),
+        ("e5", NOT_A_NUMBER),
+        (".e5", NOT_A_NUMBER),
+        ("1e+", NOT_A_NUMBER),
+        ("1.2.3", NOT_A_NUMBER),
+        ("--1", NOT_A_NUMBER),
+        ("+-1", NOT_A_NUMBER),
+        ("1e5.5", NOT_A_NUMBER),
+        ("1\u00a0", NOT_A_NUMBER),
+        ("1e2147483648", NOT_A_NUMBER),
+        ("1e-2147483648", NOT_A_NUMBER),
+        ("0e-2147483648", NOT_A_NUMBER),
+        ("0.1e-2147483647", NOT_A_NUMBER),
+        ("0e999999999999", NOT_A_NUMBER),
+        ("1e126", OVERFLOW),
+        ("10e125", OVERFLOW),
+        ("1e2147483647", OVERFLOW),
+        ("1e-131", UNDERFLOW),
+        ("-1e-131", UNDERFLOW),
+        ("0.01e-129", UNDERFLOW),
+        ("1e-2147483647", UNDERFLOW),
         ("123456789012345678901234567890123456789", TOO_PRECISE),
         ("1.00000000000000000000000000000000000001", TOO_PRECISE),
         ("123456789012345678901234567890123456789e200", TOO_PRECISE),  # precision is checked first
@@ -126,14 +168,48 @@ def test_normalize_number_is_idempotent_and_exact(text: str) -> None:
 @pytest.mark.parametrize(
     ("text", "size"),
     [
-        ("0", 1), ("1", 2), ("-1", 3), ("9", 2), ("10", 2), ("12", 2), ("99", 2), ("100", 2), ("123", 3),
-        ("1234", 3), ("12345", 4), ("-12", 3), ("-123", 4), ("0.1", 2), ("0.12", 2), ("0.123", 3),
+        ("0", 1),
+        ("1", 2),
+        ("-1", 3),
+        ("9", 2),
+        ("10", 2),
+        ("12", 2),
+        ("99", 2),
+        ("100", 2),
+        ("123", 3),
+        ("1234", 3),
+        ("12345", 4),
+        ("-12", 3),
+        ("-123", 4),
+        ("0.1", 2),
+        ("0.12", 2),
+        ("0.123", 3),
         ("-0.1", 3),
-        ("1.1", 3), ("12.34", 3), ("123.45", 4), ("0.01", 2), ("0.001", 2), ("1e10", 2), ("1e125", 2),
-        ("1e-130", 2), ("100.001", 5), ("10.01", 3), ("1000001", 5), ("1010", 3), ("101", 3), ("11e5", 3),
-        ("110", 3), ("1100", 2), ("11000", 3), ("0.011", 3), ("0.0011", 2), ("1.01", 3), ("-110", 4),
-        ("12345678901234567890123456789012345678", 20), ("-12345678901234567890123456789012345678", 21),
-        ("1.2345678901234567890123456789012345678", 21), ("0.12345678901234567890123456789012345678", 20),
+        ("1.1", 3),
+        ("12.34", 3),
+        ("123.45", 4),
+        ("0.01", 2),
+        ("0.001", 2),
+        ("1e10", 2),
+        ("1e125", 2),
+        ("1e-130", 2),
+        ("100.001", 5),
+        ("10.01", 3),
+        ("1000001", 5),
+        ("1010", 3),
+        ("101", 3),
+        ("11e5", 3),
+        ("110", 3),
+        ("1100", 2),
+        ("11000", 3),
+        ("0.011", 3),
+        ("0.0011", 2),
+        ("1.01", 3),
+        ("-110", 4),
+        ("12345678901234567890123456789012345678", 20),
+        ("-12345678901234567890123456789012345678", 21),
+        ("1.2345678901234567890123456789012345678", 21),
+        ("0.12345678901234567890123456789012345678", 20),
         ("9.9999999999999999999999999999999999999E+125", 20),
         ("-465614911634505224407069182509398.07651", 21),  # 20 base-100 digits: no terminator
         ("-123456789012345678901", 13),
@@ -192,7 +268,8 @@ INVALID_VALUES: list[tuple[Any, str]] = [
 def test_invalid_values_in_item_key_and_eav(av: Any, message: str) -> None:
     assert error_of(validate_item, {"v": av}) == ("ValidationException", message)
     assert error_of(validate_value, av, context=ValueContext.KEY, name="v") == (
-        "ValidationException", message
+        "ValidationException",
+        message,
     )
     expected = f"ExpressionAttributeValues contains invalid value: {message} for key :v"
     assert error_of(validate_value, av, name=":v") == ("ValidationException", expected)
@@ -200,7 +277,8 @@ def test_invalid_values_in_item_key_and_eav(av: Any, message: str) -> None:
 
 def test_null_attribute_values() -> None:
     assert error_of(validate_item, {"v": None}) == (
-        "ValidationException", "The supplied Item contains a null AttributeValue: v is null"
+        "ValidationException",
+        "The supplied Item contains a null AttributeValue: v is null",
     )
     assert error_of(validate_value, None, name=":v") == (
         "ValidationException",
@@ -226,7 +304,8 @@ def test_nesting_limits(kind: str) -> None:
     assert error_of(validate_item, {"v": nest(33, {}, kind)}) == ("ValidationException", TOO_DEEP)
     validate_value(nest(32, {"S": "x"}, kind), name=":v")  # an EAV may nest one level more
     assert error_of(validate_value, nest(33, {"S": "x"}, kind), name=":v") == (
-        "ValidationException", f"ExpressionAttributeValues contains invalid value: {TOO_DEEP} for key :v"
+        "ValidationException",
+        f"ExpressionAttributeValues contains invalid value: {TOO_DEEP} for key :v",
     )
 
 
@@ -240,8 +319,26 @@ def test_first_error_in_input_order() -> None:
 
 @pytest.mark.parametrize(
     "av",
-    [{"S": 1}, {"N": 1}, {"N": 1.5}, {"BOOL": "true"}, {"BOOL": 1}, {"NULL": "true"}, {"M": []}, {"L": {}},
-     {"SS": "a"}, {"SS": [1]}, {"NS": [1]}, {"BS": [1]}, {"B": 1}, "x", 5, [], {"S": ["a"]}, {"S": {}}],
+    [
+        {"S": 1},
+        {"N": 1},
+        {"N": 1.5},
+        {"BOOL": "true"},
+        {"BOOL": 1},
+        {"NULL": "true"},
+        {"M": []},
+        {"L": {}},
+        {"SS": "a"},
+        {"SS": [1]},
+        {"NS": [1]},
+        {"BS": [1]},
+        {"B": 1},
+        "x",
+        5,
+        [],
+        {"S": ["a"]},
+        {"S": {}},
+    ],
 )
 def test_wrong_python_types_are_serialization_errors(av: Any) -> None:
     assert error_of(validate_item, {"v": av})[0] == "SerializationException"
@@ -254,24 +351,45 @@ def test_serialization_error_wins_over_an_earlier_validation_error() -> None:
 
 def test_validate_item_normalizes() -> None:
     item = {
-        "n": {"N": "0042.500"}, "ns": {"NS": ["1E+2", "-0"]}, "s": {"S": "", "N": None}, "b": {"B": "ab"},
-        "m": {"M": {"x": {"N": "1.50"}}}, "l": {"L": [{"N": "-0.0"}, {"BS": [bytearray(b"x"), b""]}]},
-        "ss": {"SS": ["", "a"]}, "t": {"BOOL": False}, "z": {"NULL": True},
+        "n": {"N": "0042.500"},
+        "ns": {"NS": ["1E+2", "-0"]},
+        "s": {"S": "", "N": None},
+        "b": {"B": "ab"},
+        "m": {"M": {"x": {"N": "1.50"}}},
+        "l": {"L": [{"N": "-0.0"}, {"BS": [bytearray(b"x"), b""]}]},
+        "ss": {"SS": ["", "a"]},
+        "t": {"BOOL": False},
+        "z": {"NULL": True},
     }
     assert validate_item(item) == {
-        "n": {"N": "42.5"}, "ns": {"NS": ["100", "0"]}, "s": {"S": ""}, "b": {"B": b"ab"},
-        "m": {"M": {"x": {"N": "1.5"}}}, "l": {"L": [{"N": "0"}, {"BS": [b"x", b""]}]},
-        "ss": {"SS": ["", "a"]}, "t": {"BOOL": False}, "z": {"NULL": True},
+        "n": {"N": "42.5"},
+        "ns": {"NS": ["100", "0"]},
+        "s": {"S": ""},
+        "b": {"B": b"ab"},
+        "m": {"M": {"x": {"N": "1.5"}}},
+        "l": {"L": [{"N": "0"}, {"BS": [b"x", b""]}]},
+        "ss": {"SS": ["", "a"]},
+        "t": {"BOOL": False},
+        "z": {"NULL": True},
     }
 
 
 junk = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=3), st.binary(max_size=3),
-              st.sampled_from(["1", "1.0", "x", "1e200", "S", "N", "M", "L", "NULL"])),
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.text(max_size=3),
+        st.binary(max_size=3),
+        st.sampled_from(["1", "1.0", "x", "1e200", "S", "N", "M", "L", "NULL"]),
+    ),
     lambda children: st.one_of(
         st.lists(children, max_size=3),
-        st.dictionaries(st.sampled_from(["S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS", "", "a"]),
-                        children, max_size=3),
+        st.dictionaries(
+            st.sampled_from(["S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS", "", "a"]),
+            children,
+            max_size=3,
+        ),
     ),
     max_leaves=12,
 )
@@ -306,7 +424,8 @@ def test_item_size() -> None:
 def test_check_item_size() -> None:
     assert check_item_size({"pk": {"S": "x"}, "f": {"S": "s" * 409596}}) == MAX_ITEM_SIZE
     assert error_of(check_item_size, {"pk": {"S": "x"}, "f": {"S": "s" * 409597}}) == (
-        "ValidationException", "Item size has exceeded the maximum allowed size"
+        "ValidationException",
+        "Item size has exceeded the maximum allowed size",
     )
 
 
@@ -378,8 +497,9 @@ def test_key_empty_and_size() -> None:
         assert error_of(check_key_value, "sk", {"B": b""}, "B", is_hash=False, context=context)[1] == (
             base + "The AttributeValue for a key attribute cannot contain an empty binary value. Key: sk"
         )
-    assert error_of(check_key_value, "g", {"S": ""}, "S", is_hash=True, context=KeyContext.INDEX,
-                    index_name="gi1")[1] == (
+    assert error_of(
+        check_key_value, "g", {"S": ""}, "S", is_hash=True, context=KeyContext.INDEX, index_name="gi1"
+    )[1] == (
         base + "A value specified for a secondary index key is not supported. The AttributeValue for a key "
         "attribute cannot contain an empty string value. IndexName: gi1, IndexKey: g"
     )
@@ -394,8 +514,9 @@ def test_key_empty_and_size() -> None:
     assert error_of(check_key_value, "sk", long_range, "S", is_hash=False, context=KeyContext.ITEM)[1] == (
         PREFIX + "Aggregated size of all range keys has exceeded the size limit of 1024 bytes"
     )
-    assert error_of(check_key_value, "g", {"S": "a" * 1025}, "S", is_hash=False, context=KeyContext.INDEX,
-                    index_name="i")[1] == (
+    assert error_of(
+        check_key_value, "g", {"S": "a" * 1025}, "S", is_hash=False, context=KeyContext.INDEX, index_name="i"
+    )[1] == (
         PREFIX + "Size limit exceeded for Index Key g Actual Size: 1025 bytes Max Size: 1024 bytes "
         "IndexName: i"
     )
@@ -440,9 +561,15 @@ def test_dumps_loads_round_trip(item: dict[str, Any]) -> None:
 
 def test_serialization_speed() -> None:
     item = {
-        "pk": {"S": "USER#123"}, "sk": {"S": "PROFILE#2024-01-01"}, "name": {"S": "Ada Lovelace"},
-        "age": {"N": "36"}, "score": {"N": "12.5"}, "active": {"BOOL": True}, "tags": {"SS": ["a", "b"]},
-        "addr": {"M": {"city": {"S": "London"}, "zip": {"S": "N1"}}}, "hist": {"L": [{"N": "1"}, {"N": "2"}]},
+        "pk": {"S": "USER#123"},
+        "sk": {"S": "PROFILE#2024-01-01"},
+        "name": {"S": "Ada Lovelace"},
+        "age": {"N": "36"},
+        "score": {"N": "12.5"},
+        "active": {"BOOL": True},
+        "tags": {"SS": ["a", "b"]},
+        "addr": {"M": {"city": {"S": "London"}, "zip": {"S": "N1"}}},
+        "hist": {"L": [{"N": "1"}, {"N": "2"}]},
         "note": {"NULL": True},
     }
     data = dumps_item(item)

@@ -100,10 +100,13 @@ def _recreate(engine: Engine, *, hash_type: str, gsi: bool) -> None:
     }
     if gsi:
         spec["AttributeDefinitions"].append({"AttributeName": "G", "AttributeType": "S"})
-        spec["GlobalSecondaryIndexes"] = [{
-            "IndexName": "byG", "KeySchema": [{"AttributeName": "G", "KeyType": "HASH"}],
-            "Projection": {"ProjectionType": "ALL"},
-        }]
+        spec["GlobalSecondaryIndexes"] = [
+            {
+                "IndexName": "byG",
+                "KeySchema": [{"AttributeName": "G", "KeyType": "HASH"}],
+                "Projection": {"ProjectionType": "ALL"},
+            }
+        ]
     engine.create_table(**spec)
 
 
@@ -122,7 +125,9 @@ def test_item_writes_see_a_catalog_changed_by_another_connection(tmp_path: Path)
         # Valid only for the current definition: stored in the new table, with its GSI entry.
         writer.put_item(TableName="t_conc", Item={"PK": {"N": "7"}, "G": {"S": "g"}})
         found = other.query(
-            TableName="t_conc", IndexName="byG", KeyConditionExpression="G = :g",
+            TableName="t_conc",
+            IndexName="byG",
+            KeyConditionExpression="G = :g",
             ExpressionAttributeValues={":g": {"S": "g"}},
         )["Items"]
         assert found == [{"PK": {"N": "7"}, "G": {"S": "g"}}]

@@ -76,13 +76,13 @@ def test_demo_prints_every_access_pattern(tmp_path: Path) -> None:
         assert f"== {name}" in text
     assert text.count("== ") == len(list(steps(None)))  # type: ignore[arg-type]
     for expected in (
-        "request: Query  index=byEntity  key: entityType = \"SITE\" AND begins_with(entitySk, \"SITE#\")",
-        "request: Query  index=byTag  key: tag = \"javascript\"",
+        'request: Query  index=byEntity  key: entityType = "SITE" AND begins_with(entitySk, "SITE#")',
+        'request: Query  index=byTag  key: tag = "javascript"',
         "request: Query  index=byStars  key: starRating = 5",
-        "request: Query  index=bySite  key: siteId = \"SITE#mdn\"",
-        "request: Query  index=byGroup  key: groupName = \"editors\"",
-        "request: Query  key: PK = \"USER#dee\" AND begins_with(SK, \"MEMBERSHIP#\")",
-        "request:     Delete  key(PK=\"SITE#mdn\", SK=\"TAG#docs\")",
+        'request: Query  index=bySite  key: siteId = "SITE#mdn"',
+        'request: Query  index=byGroup  key: groupName = "editors"',
+        'request: Query  key: PK = "USER#dee" AND begins_with(SK, "MEMBERSHIP#")',
+        'request:     Delete  key(PK="SITE#mdn", SK="TAG#docs")',
         "error NotAuthorized: user cyd may not sites:update",
         "error NotSignedIn: sign in to sites:create",
         "error InvalidInput: stars must be a whole number from 1 to 5, not 6",

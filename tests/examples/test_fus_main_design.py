@@ -41,8 +41,16 @@ def test_table_declaration_matches_the_design(monkeypatch: pytest.MonkeyPatch) -
     ]
     types = {d["AttributeName"]: d["AttributeType"] for d in params["AttributeDefinitions"]}
     assert types == {
-        "PK": "S", "SK": "S", "entityType": "S", "entitySk": "S", "tag": "S", "siteId": "S",
-        "starRating": "N", "groupName": "S", "userId": "S", "commentSk": "S",
+        "PK": "S",
+        "SK": "S",
+        "entityType": "S",
+        "entitySk": "S",
+        "tag": "S",
+        "siteId": "S",
+        "starRating": "N",
+        "groupName": "S",
+        "userId": "S",
+        "commentSk": "S",
     }
     keys = {
         g["IndexName"]: [k["AttributeName"] for k in g["KeySchema"]] for g in params["GlobalSecondaryIndexes"]
@@ -125,7 +133,8 @@ def test_comments_under_the_user_and_on_the_by_site_index(open_db) -> None:
     assert [c.comment_id for c in db.query(Comment.by_user_on_site(user_id="u2", site_id="s1"))] == ["c1"]
     # bySite: comments of every user, none of the ratings that also carry siteId.
     assert [(c.user_id, c.body) for c in db.query(Comment.for_site(site_id="s1"))] == [
-        ("u2", "hi"), ("u1", "yo"),
+        ("u2", "hi"),
+        ("u1", "yo"),
     ]
 
 

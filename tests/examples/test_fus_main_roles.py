@@ -126,8 +126,13 @@ RULES: dict[str, tuple[Call, list[Actor], list[Actor | None]]] = {
     ),
 }
 CASES = [
-    pytest.param(rule, actor, allowed, id=f"{rule.split(':')[0]}-{actor.user_id if actor else 'anonymous'}-"
-                 f"{'allowed' if allowed else 'refused'}")
+    pytest.param(
+        rule,
+        actor,
+        allowed,
+        id=f"{rule.split(':')[0]}-{actor.user_id if actor else 'anonymous'}-"
+        f"{'allowed' if allowed else 'refused'}",
+    )
     for rule, (_, yes, no) in RULES.items()
     for actors, allowed in ((yes, True), (no, False))
     for actor in actors

@@ -50,7 +50,11 @@ def test_categories_and_collections(archive: Archive) -> None:
 
 def test_place_search_folds_and_orders_ties_by_id(archive: Archive) -> None:
     assert [p.full_name for p in archive.search_places("llan")] == [
-        "Llandudno", "Llanelli", "Llanfair Pwllgwyngyll", "Llangefni"]
+        "Llandudno",
+        "Llanelli",
+        "Llanfair Pwllgwyngyll",
+        "Llangefni",
+    ]
     assert [p.id for p in archive.search_places("YNYS MÔ")] == ["1024"]
     assert [p.id for p in archive.search_places("ABERDÂR")] == ["1029"]
     assert [p.id for p in archive.search_places("newport")] == ["1025", "1026"]
@@ -77,7 +81,11 @@ def test_place_words_and_settings(archive: Archive) -> None:
 
 def test_posts_records_and_households(archive: Archive) -> None:
     assert [(p.collection_id, p.id) for p in archive.all_posts()] == [
-        ("1011", "1051"), ("1011", "1052"), ("1012", "1053"), ("1013", "1054")]
+        ("1011", "1051"),
+        ("1011", "1052"),
+        ("1012", "1053"),
+        ("1013", "1054"),
+    ]
     assert [p.id for p in archive.posts_in("1011")] == ["1051", "1052"]
     assert archive.posts_in("1099") == []
     assert [r.id for r in archive.records_of("1051")] == ["1061", "1062", "1063", "1064"]
@@ -171,6 +179,7 @@ def test_sequence_is_safe_under_concurrent_writers(where: str, request, tmp_path
 
         def connect_one():
             return connect(places, server.client(), name=table_name)
+
     allocated: list[str] = []
     errors: list[BaseException] = []
     work = (connect_one, 12, allocated, errors)
@@ -190,7 +199,9 @@ def test_sequence_is_safe_under_concurrent_writers(where: str, request, tmp_path
 def test_model_level_keys(archive: Archive) -> None:
     meta = User.model_entity()
     assert meta.keys["GSISK"].parse("https%3A%2F%2Faccounts.google.com#1234%235") == {
-        "issuer": "https://accounts.google.com", "subject": "1234#5"}
+        "issuer": "https://accounts.google.com",
+        "subject": "1234#5",
+    }
     assert Place(id="1", full_name="Élan Valley").search_name == "elan valley"
     assert Category.model_entity().keys["GSISK"].template.text == "{name}"
     assert PlaceWord.model_entity().keys["PK"].template.text == "placeWord#{word}"

@@ -41,10 +41,19 @@ def test_demo_runs_every_access_pattern_on_the_engine() -> None:
     code, out = _run()
     assert code == 0, out
     for name in (
-        "categories by name", "collections by name", "categories of collection 1013",
-        "collections in category 1002", "search places 'llan'", "place word 'newport'", "all posts",
-        "posts in collection 1011", "records of post 1051", "households of post 1051",
-        "settings by name", "user by issuer and subject", "allocate three IDs",
+        "categories by name",
+        "collections by name",
+        "categories of collection 1013",
+        "collections in category 1002",
+        "search places 'llan'",
+        "place word 'newport'",
+        "all posts",
+        "posts in collection 1011",
+        "records of post 1051",
+        "households of post 1051",
+        "settings by name",
+        "user by issuer and subject",
+        "allocate three IDs",
     ):
         assert f"== {name}\n" in out
     assert 'request: Query  index=GSI  key: SK = "place#ll" AND begins_with(GSISK, "llan")' in out

@@ -22,8 +22,14 @@ class Interrupted(Exception):
 def _old_table(open_db):
     source = open_db(legacy)
     for start in range(0, len(items := legacy_items()), 25):
-        source.call("BatchWriteItem", {"RequestItems": {
-            source.table_name: [{"PutRequest": {"Item": item}} for item in items[start:start + 25]]}})
+        source.call(
+            "BatchWriteItem",
+            {
+                "RequestItems": {
+                    source.table_name: [{"PutRequest": {"Item": item}} for item in items[start : start + 25]]
+                }
+            },
+        )
     return source
 
 
@@ -38,7 +44,8 @@ def _contents(db) -> dict:
         for item in page["Items"]:
             if not item["PK"]["S"].startswith("migration#"):
                 out[(item["PK"]["S"], item["SK"]["S"])] = {
-                    k: sorted(v["SS"]) if "SS" in v else v for k, v in item.items()}
+                    k: sorted(v["SS"]) if "SS" in v else v for k, v in item.items()
+                }
         start = page.get("LastEvaluatedKey")
         if not start:
             return out
@@ -91,8 +98,15 @@ def test_unknown_old_items_stop_the_migration(open_db) -> None:
     with pytest.raises(MigrationError, match="no known entity"):
         convert({"PK": {"N": "5"}, "SK": {"S": "invoice"}})
     with pytest.raises(MigrationError, match="issuer and subject"):
-        convert({"PK": {"N": "5"}, "SK": {"S": "user"}, "GSISK": {"S": "x"}, "issuer": {"S": "a"},
-                 "subject": {"S": "b"}})
+        convert(
+            {
+                "PK": {"N": "5"},
+                "SK": {"S": "user"},
+                "GSISK": {"S": "x"},
+                "issuer": {"S": "a"},
+                "subject": {"S": "b"},
+            }
+        )
 
 
 def test_the_progress_bar_draws_only_when_asked(open_db, monkeypatch) -> None:

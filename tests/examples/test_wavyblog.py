@@ -112,14 +112,29 @@ def test_items_have_every_attribute_of_the_design(app: WavyBlog) -> None:
     app.register("john_doe", "John@Example.com", "correct-horse-battery", user_id="usr_123456")
     app.create_category("technology", "Technology", category_id="cat_345678")
     app.create_post(
-        "john_doe", "my-first-post", "My First Post", category="technology",
-        content="# Hello World\nThis is my first post...", thumbnail_url="https://example.com/thumb.jpg",
-        published=True, post_id="post_789012",
+        "john_doe",
+        "my-first-post",
+        "My First Post",
+        category="technology",
+        content="# Hello World\nThis is my first post...",
+        thumbnail_url="https://example.com/thumb.jpg",
+        published=True,
+        post_id="post_789012",
     )
     user = raw(app, "USER#john_doe", "METADATA#john_doe")
     assert user is not None
-    assert set(user) == {"PK", "SK", "EntityType", "UserID", "Username", "Email", "PasswordHash", "Role",
-                         "CreatedAt", "UpdatedAt"}
+    assert set(user) == {
+        "PK",
+        "SK",
+        "EntityType",
+        "UserID",
+        "Username",
+        "Email",
+        "PasswordHash",
+        "Role",
+        "CreatedAt",
+        "UpdatedAt",
+    }
     assert user["Email"] == {"S": "john@example.com"}  # emails are kept lower-case: one account per address
     assert user["PasswordHash"]["S"].startswith("$2b$04$")
     assert "correct-horse-battery" not in str(user)
@@ -129,9 +144,25 @@ def test_items_have_every_attribute_of_the_design(app: WavyBlog) -> None:
     assert set(guard) == {"PK", "SK", "Username", "owner"}  # no EntityType: guards stay out of GSI3
     post = raw(app, "POST#my-first-post", "METADATA#my-first-post")
     assert post is not None
-    assert set(post) == {"PK", "SK", "EntityType", "GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK", "PostID", "Slug",
-                         "Title", "Content", "AuthorID", "Category", "ThumbnailURL", "IsPublished",
-                         "CreatedAt", "UpdatedAt"}
+    assert set(post) == {
+        "PK",
+        "SK",
+        "EntityType",
+        "GSI1PK",
+        "GSI1SK",
+        "GSI2PK",
+        "GSI2SK",
+        "PostID",
+        "Slug",
+        "Title",
+        "Content",
+        "AuthorID",
+        "Category",
+        "ThumbnailURL",
+        "IsPublished",
+        "CreatedAt",
+        "UpdatedAt",
+    }
     assert post["GSI1PK"] == {"S": "POSTS_BY_USER#john_doe"}
     assert post["GSI2PK"] == {"S": "POSTS_BY_CAT#technology"}
     assert post["GSI1SK"] == post["GSI2SK"] == {"S": "POST#" + post["CreatedAt"]["S"]}
@@ -172,8 +203,14 @@ def test_post_by_slug_and_drafts(sample: WavyBlog) -> None:
 def test_all_posts_hide_drafts_from_the_public(sample: WavyBlog) -> None:
     john, ada = sample.user("john_doe"), sample.user("ada_admin")
     public = sample.posts(size=100)  # 5
-    assert slugs(public) == ["dynamodb-single-table", "kyoto-on-foot", "lisbon-in-three-days",
-                             "my-first-post", "rust-for-pythonistas", "sourdough-basics"]
+    assert slugs(public) == [
+        "dynamodb-single-table",
+        "kyoto-on-foot",
+        "lisbon-in-three-days",
+        "my-first-post",
+        "rust-for-pythonistas",
+        "sourdough-basics",
+    ]
     assert "ideas-for-next-month" in slugs(sample.posts(viewer=john, size=100))
     assert "tapas-guide" not in slugs(sample.posts(viewer=john, size=100))
     assert len(sample.posts(viewer=ada, size=100)) == 8
@@ -196,7 +233,9 @@ def test_posts_by_user_newest_first_with_cursors(sample: WavyBlog) -> None:
     own = sample.posts_by_user("john_doe", viewer=john, size=2)
     assert slugs(own) == ["ideas-for-next-month", "kyoto-on-foot"]
     assert slugs(sample.posts_by_user("john_doe", viewer=john, size=2, cursor=own.cursor)) == [
-        "rust-for-pythonistas", "my-first-post"]
+        "rust-for-pythonistas",
+        "my-first-post",
+    ]
     created = [p.created_at for p in sample.posts_by_user("jane_smith", viewer=sample.user("ada_admin"))]
     assert created == sorted(created, reverse=True) and len(created) == 4
     first = sample.posts_by_user("john_doe", size=1)
@@ -214,7 +253,11 @@ def test_posts_by_category_newest_first_with_cursors(sample: WavyBlog) -> None:
     second = sample.posts_by_category("technology", size=2, cursor=first.cursor)
     assert slugs(second) == ["my-first-post"] and second.cursor is None
     assert slugs(sample.posts_by_category("technology", viewer=john)) == [
-        "ideas-for-next-month", "dynamodb-single-table", "rust-for-pythonistas", "my-first-post"]
+        "ideas-for-next-month",
+        "dynamodb-single-table",
+        "rust-for-pythonistas",
+        "my-first-post",
+    ]
     assert slugs(sample.posts_by_category("travel")) == ["kyoto-on-foot", "lisbon-in-three-days"]
 
 
@@ -312,8 +355,9 @@ def test_renaming_refuses_a_post_edited_meanwhile(sample: WavyBlog, monkeypatch:
     stale = sample.post("kyoto-on-foot")
     sample.edit_post("kyoto-on-foot", title="Kyoto, Walking")  # a later UpdatedAt
     real_get = sample.db.get
-    monkeypatch.setattr(sample.db, "get", lambda *a, **k: stale if k.get("slug") == "kyoto-on-foot" else
-                        real_get(*a, **k))
+    monkeypatch.setattr(
+        sample.db, "get", lambda *a, **k: stale if k.get("slug") == "kyoto-on-foot" else real_get(*a, **k)
+    )
     with pytest.raises(EditConflict):
         sample.rename_post("kyoto-on-foot", "kyoto-walks")
     monkeypatch.undo()

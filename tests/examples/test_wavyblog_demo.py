@@ -49,8 +49,9 @@ def test_demo_output_is_identical_on_the_engine_and_dynamodb_local(
     try:
         on_reference = demo(reference_server.endpoint)
         assert without_transaction_capacity(on_reference) == without_transaction_capacity(on_engine)
-        with pytest.raises(DemoError, match=f"table {table} already exists at this endpoint; run again with "
-                                            "--reset"):
+        with pytest.raises(
+            DemoError, match=f"table {table} already exists at this endpoint; run again with --reset"
+        ):
             demo(reference_server.endpoint)
         assert demo(reference_server.endpoint, reset=True) == on_reference
     finally:
@@ -66,9 +67,9 @@ def test_demo_covers_every_access_pattern_and_never_prints_a_hash(table: str) ->
     assert "$2b$" not in output and "$2a$" not in output
     assert '"password_hash": "<bcrypt>"' in output
     assert "Scan" not in output
-    assert "request: Query  index=GSI1  key: GSI1PK = \"POSTS_BY_USER#john_doe\"" in output
-    assert "index=GSI2  key: GSI2PK = \"POSTS_BY_CAT#technology\"" in output
-    assert "index=GSI3  key: EntityType = \"CATEGORY\"" in output
+    assert 'request: Query  index=GSI1  key: GSI1PK = "POSTS_BY_USER#john_doe"' in output
+    assert 'index=GSI2  key: GSI2PK = "POSTS_BY_CAT#technology"' in output
+    assert 'index=GSI3  key: EntityType = "CATEGORY"' in output
     assert "error EmailTaken: email 'john@example.com' belongs to another account" in output
     assert "error SlugTaken: slug 'my-first-post' is taken" in output
     assert re.search(r"^   capacity: [\d.]+$", output, re.MULTILINE)

@@ -17,8 +17,17 @@ def test_plain_names_are_written_directly(name: str) -> None:
 @pytest.mark.parametrize(
     "name",
     [
-        "status", "Name", "size", "SIZE", "contains", "begins_with",
-        "_private", "9lives", "has-dash", "a.b", "é",
+        "status",
+        "Name",
+        "size",
+        "SIZE",
+        "contains",
+        "begins_with",
+        "_private",
+        "9lives",
+        "has-dash",
+        "a.b",
+        "é",
     ],
 )
 def test_reserved_function_and_odd_names_use_placeholders(name: str) -> None:

@@ -94,8 +94,9 @@ def test_the_fast_builder_gives_what_validation_gives() -> None:
 
 def test_defaults_are_fresh_and_odd_items_fall_back_to_validation() -> None:
     meta = Order.model_entity()
-    one, two = meta.from_item(meta.to_item({"order_id": "a", "total": 1.0})), meta.from_item(
-        meta.to_item({"order_id": "b", "total": 1.0})
+    one, two = (
+        meta.from_item(meta.to_item({"order_id": "a", "total": 1.0})),
+        meta.from_item(meta.to_item({"order_id": "b", "total": 1.0})),
     )
     assert one.lines == [] and one.lines is not two.lines
     item = meta.to_item({"order_id": "a", "total": 1.0})

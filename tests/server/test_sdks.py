@@ -88,8 +88,16 @@ def _install_js_sdk() -> None:
     if npm is None:
         pytest.skip("npm is not installed, so @aws-sdk/client-dynamodb cannot be fetched into .node/")
     fetched = subprocess.run(
-        [npm, "install", "--prefix", str(NODE_DIR), "--silent", "--no-audit", "--no-fund",
-         "@aws-sdk/client-dynamodb@3"],
+        [
+            npm,
+            "install",
+            "--prefix",
+            str(NODE_DIR),
+            "--silent",
+            "--no-audit",
+            "--no-fund",
+            "@aws-sdk/client-dynamodb@3",
+        ],
         capture_output=True,
         text=True,
         timeout=300,

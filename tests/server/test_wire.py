@@ -68,11 +68,13 @@ def test_put_item_blobs_decode_however_the_json_is_written(item: dict, write: An
 @given(items, writers)
 def test_query_values_and_start_key_decode(item: dict, write: Any):
     values = {f":{name}": pair for name, pair in item.items()}
-    body = write({
-        "TableName": "t",
-        "ExpressionAttributeValues": {k: v[0] for k, v in values.items()},
-        "ExclusiveStartKey": {k: v[0] for k, v in item.items()},
-    })
+    body = write(
+        {
+            "TableName": "t",
+            "ExpressionAttributeValues": {k: v[0] for k, v in values.items()},
+            "ExclusiveStartKey": {k: v[0] for k, v in item.items()},
+        }
+    )
     assert wire.decode_request("Query", body) == {
         "TableName": "t",
         "ExpressionAttributeValues": {k: v[1] for k, v in values.items()},

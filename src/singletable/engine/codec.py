@@ -385,8 +385,16 @@ def _check_bs(value: Any, level: int, limit: int) -> dict[str, Any]:
 
 
 _CHECKS = {
-    "S": _check_s, "N": _check_n, "B": _check_b, "BOOL": _check_bool, "NULL": _check_null,
-    "M": _check_m, "L": _check_l, "SS": _check_ss, "NS": _check_ns, "BS": _check_bs,
+    "S": _check_s,
+    "N": _check_n,
+    "B": _check_b,
+    "BOOL": _check_bool,
+    "NULL": _check_null,
+    "M": _check_m,
+    "L": _check_l,
+    "SS": _check_ss,
+    "NS": _check_ns,
+    "BS": _check_bs,
 }
 _ORDER = ("S", "SS", "N", "NS", "B", "BS", "M", "L", "NULL", "BOOL")
 
@@ -402,7 +410,11 @@ def _scan_types(item: Any) -> None:
 
 
 _SCALAR_TYPES: dict[str, tuple[type, ...]] = {
-    "S": (str,), "N": (str,), "BOOL": (bool,), "NULL": (bool,), "B": (bytes, bytearray, memoryview, str),
+    "S": (str,),
+    "N": (str,),
+    "BOOL": (bool,),
+    "NULL": (bool,),
+    "B": (bytes, bytearray, memoryview, str),
 }
 
 

@@ -60,18 +60,42 @@ STREAMS_OPERATIONS: dict[str, str] = {
 
 # AWS-only operations with no local meaning: they exist (as engine methods too) and always answer
 # UnknownOperationException naming the operation, so callers learn why rather than meeting AttributeError.
-UNSUPPORTED_OPERATIONS: frozenset[str] = frozenset((
-    "CreateBackup", "DescribeBackup", "ListBackups", "DeleteBackup", "RestoreTableFromBackup",
-    "RestoreTableToPointInTime", "UpdateContinuousBackups", "DescribeContinuousBackups",
-    "CreateGlobalTable", "UpdateGlobalTable", "DescribeGlobalTable", "ListGlobalTables",
-    "UpdateGlobalTableSettings", "DescribeGlobalTableSettings", "ExportTableToPointInTime",
-    "DescribeExport", "ListExports", "ImportTable", "DescribeImport", "ListImports",
-    "EnableKinesisStreamingDestination", "DisableKinesisStreamingDestination",
-    "DescribeKinesisStreamingDestination", "UpdateKinesisStreamingDestination",
-    "DescribeContributorInsights", "UpdateContributorInsights", "ListContributorInsights",
-    "GetResourcePolicy", "PutResourcePolicy", "DeleteResourcePolicy", "UpdateTableReplicaAutoScaling",
-    "DescribeTableReplicaAutoScaling",
-))
+UNSUPPORTED_OPERATIONS: frozenset[str] = frozenset(
+    (
+        "CreateBackup",
+        "DescribeBackup",
+        "ListBackups",
+        "DeleteBackup",
+        "RestoreTableFromBackup",
+        "RestoreTableToPointInTime",
+        "UpdateContinuousBackups",
+        "DescribeContinuousBackups",
+        "CreateGlobalTable",
+        "UpdateGlobalTable",
+        "DescribeGlobalTable",
+        "ListGlobalTables",
+        "UpdateGlobalTableSettings",
+        "DescribeGlobalTableSettings",
+        "ExportTableToPointInTime",
+        "DescribeExport",
+        "ListExports",
+        "ImportTable",
+        "DescribeImport",
+        "ListImports",
+        "EnableKinesisStreamingDestination",
+        "DisableKinesisStreamingDestination",
+        "DescribeKinesisStreamingDestination",
+        "UpdateKinesisStreamingDestination",
+        "DescribeContributorInsights",
+        "UpdateContributorInsights",
+        "ListContributorInsights",
+        "GetResourcePolicy",
+        "PutResourcePolicy",
+        "DeleteResourcePolicy",
+        "UpdateTableReplicaAutoScaling",
+        "DescribeTableReplicaAutoScaling",
+    )
+)
 
 Handler = Callable[["Engine", dict[str, Any]], dict[str, Any]]
 
@@ -85,7 +109,14 @@ CACHED_CATALOG_READS = frozenset(("GetItem", "Query", "Scan", "BatchGetItem", "T
 # Imported when an Engine is built rather than inside the first such call: their imports (the expression
 # compiler above all) took ~25 ms, which the first PutItem of a process used to pay.
 PRELOADED_OPERATIONS = (
-    "PutItem", "GetItem", "UpdateItem", "DeleteItem", "Query", "Scan", "BatchWriteItem", "BatchGetItem",
+    "PutItem",
+    "GetItem",
+    "UpdateItem",
+    "DeleteItem",
+    "Query",
+    "Scan",
+    "BatchWriteItem",
+    "BatchGetItem",
     "TransactWriteItems",
 )
 CATALOG_CHECKED_IN_WRITE = frozenset(
@@ -214,9 +245,7 @@ class Engine:
             self._refresh_catalog()
             schema = self._tables.get(name)
         if schema is None:
-            raise DynamoDBError(
-                "ResourceNotFoundException", "Requested resource not found"
-            )
+            raise DynamoDBError("ResourceNotFoundException", "Requested resource not found")
         return schema
 
     def table_names(self) -> list[str]:

@@ -60,10 +60,14 @@ class TableSchema:
         object.__setattr__(self, "key_names", key_names)
         object.__setattr__(self, "index_key_checks", checks)
         object.__setattr__(self, "has_lsi", any(not index.is_global for index in self.indexes.values()))
-        object.__setattr__(self, "index_keeps", {
-            name: None if index.projected is None else index.projected.union(self.index_key_names(index))
-            for name, index in self.indexes.items()
-        })
+        object.__setattr__(
+            self,
+            "index_keeps",
+            {
+                name: None if index.projected is None else index.projected.union(self.index_key_names(index))
+                for name, index in self.indexes.items()
+            },
+        )
 
     def key_of(self, item: dict[str, Any]) -> dict[str, Any]:
         """The table key attributes of ``item``."""

@@ -427,19 +427,26 @@ class Storage:
         if item_deletes:
             self._run(_DELETE_ITEM_SQL, [(table_id, crc32(pk), pk, sk) for table_id, pk, sk in item_deletes])
         if items:
-            self._run(_PUT_ITEM_SQL, [
-                (table_id, crc32(pk), pk, sk, size, data) for table_id, pk, sk, data, size in items
-            ])
+            self._run(
+                _PUT_ITEM_SQL,
+                [(table_id, crc32(pk), pk, sk, size, data) for table_id, pk, sk, data, size in items],
+            )
         if entry_deletes:
-            self._run(_DELETE_ENTRY_SQL, [
-                (table_id, index_id, crc32(ipk), ipk, isk, tpk, tsk)
-                for table_id, index_id, ipk, isk, tpk, tsk in entry_deletes
-            ])
+            self._run(
+                _DELETE_ENTRY_SQL,
+                [
+                    (table_id, index_id, crc32(ipk), ipk, isk, tpk, tsk)
+                    for table_id, index_id, ipk, isk, tpk, tsk in entry_deletes
+                ],
+            )
         if entries:
-            self._run(_PUT_ENTRY_SQL, [
-                (table_id, index_id, crc32(ipk), ipk, isk, tpk, tsk, crc32(tpk), size)
-                for table_id, index_id, ipk, isk, tpk, tsk, size in entries
-            ])
+            self._run(
+                _PUT_ENTRY_SQL,
+                [
+                    (table_id, index_id, crc32(ipk), ipk, isk, tpk, tsk, crc32(tpk), size)
+                    for table_id, index_id, ipk, isk, tpk, tsk, size in entries
+                ],
+            )
 
     def _run(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
         if len(rows) == 1:

@@ -19,8 +19,16 @@ from singletable.model.values import ANY, Codec, dump_value
 _PLAIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 # Words an expression could read as something other than an attribute name.
 _FUNCTION_NAMES = frozenset(
-    ("attribute_exists", "attribute_not_exists", "attribute_type", "begins_with", "contains", "size",
-     "if_not_exists", "list_append")
+    (
+        "attribute_exists",
+        "attribute_not_exists",
+        "attribute_type",
+        "begins_with",
+        "contains",
+        "size",
+        "if_not_exists",
+        "list_append",
+    )
 )
 
 

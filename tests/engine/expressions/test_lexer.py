@@ -25,8 +25,15 @@ def kinds_and_texts(text: str) -> list[tuple[str, str]]:
 
 def test_basic_tokens():
     assert kinds_and_texts("a.b[10] <= :v_1") == [
-        (NAME, "a"), (PUNCT, "."), (NAME, "b"), (PUNCT, "["), (NUMBER, "10"), (PUNCT, "]"),
-        (COMPARATOR, "<="), (VALUE_PLACEHOLDER, ":v_1"), (EOF, "<EOF>"),
+        (NAME, "a"),
+        (PUNCT, "."),
+        (NAME, "b"),
+        (PUNCT, "["),
+        (NUMBER, "10"),
+        (PUNCT, "]"),
+        (COMPARATOR, "<="),
+        (VALUE_PLACEHOLDER, ":v_1"),
+        (EOF, "<EOF>"),
     ]
 
 
@@ -50,8 +57,11 @@ def test_keywords_are_whole_words():
 
 
 def test_placeholders():
-    assert kinds_and_texts("#1 :_ #a_b")[:3] == [(NAME_PLACEHOLDER, "#1"), (VALUE_PLACEHOLDER, ":_"),
-                                                (NAME_PLACEHOLDER, "#a_b")]
+    assert kinds_and_texts("#1 :_ #a_b")[:3] == [
+        (NAME_PLACEHOLDER, "#1"),
+        (VALUE_PLACEHOLDER, ":_"),
+        (NAME_PLACEHOLDER, "#a_b"),
+    ]
     # A lone sigil is an unknown one-character token; "-" ends a placeholder.
     assert kinds_and_texts("# :")[:2] == [(UNKNOWN, "#"), (UNKNOWN, ":")]
     assert kinds_and_texts("#a-b")[:3] == [(NAME_PLACEHOLDER, "#a"), (PUNCT, "-"), (NAME, "b")]
@@ -77,13 +87,16 @@ def test_whitespace():
     assert [(t.text, t.start, t.end) for t in tokens] == [("a", 4, 5), ("<EOF>", 7, 7)]
 
 
-@pytest.mark.parametrize(("text", "index", "near"), [
-    ("a = :v :w", 3, ":v :w"),
-    ("a   =   :v   :w   ", 3, ":v   :w   "),
-    ("a = ", 2, "= "),
-    ("   ", 0, "   "),
-    ("= :v", 0, "= :v"),
-    ("a.#  = :v", 2, ".#  ="),
-])
+@pytest.mark.parametrize(
+    ("text", "index", "near"),
+    [
+        ("a = :v :w", 3, ":v :w"),
+        ("a   =   :v   :w   ", 3, ":v   :w   "),
+        ("a = ", 2, "= "),
+        ("   ", 0, "   "),
+        ("= :v", 0, "= :v"),
+        ("a.#  = :v", 2, ".#  ="),
+    ],
+)
 def test_near_text(text, index, near):
     assert near_text(text, tokenize(text), index) == near

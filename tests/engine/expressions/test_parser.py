@@ -198,8 +198,13 @@ def test_operator_limit():
 
 
 def test_deep_nesting_does_not_crash():
-    for text in ("(" * 4000, "(" * 2000 + "a" + ")" * 2000, "NOT " * 1000 + "a = :v", "size(" * 800,
-                 "(a = :v AND " * 300 + "b = :v" + ")" * 300):
+    for text in (
+        "(" * 4000,
+        "(" * 2000 + "a" + ")" * 2000,
+        "NOT " * 1000 + "a = :v",
+        "size(" * 800,
+        "(a = :v AND " * 300 + "b = :v" + ")" * 300,
+    ):
         with pytest.raises(DynamoDBError):
             parse_condition(text)
     nested = "a = :v"

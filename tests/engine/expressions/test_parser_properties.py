@@ -32,9 +32,48 @@ from singletable.engine.expressions.unparse import unparse
 
 # -- never anything but DynamoDBError ------------------------------------------------------------------
 
-FRAGMENTS = ["a", "b.c", "x[1]", "#n", ":v", "(", ")", "((", "))", "[", "]", ".", ",", "=", "<>", "<=", "+",
-             "-", "AND", "OR", "NOT", "BETWEEN", "IN", "SET", "REMOVE", "ADD", "DELETE", "size(", "foo(",
-             "attribute_exists(", "if_not_exists(", "name", "0", "01", "2147483648", "$", "#", ":", " ", "é"]
+FRAGMENTS = [
+    "a",
+    "b.c",
+    "x[1]",
+    "#n",
+    ":v",
+    "(",
+    ")",
+    "((",
+    "))",
+    "[",
+    "]",
+    ".",
+    ",",
+    "=",
+    "<>",
+    "<=",
+    "+",
+    "-",
+    "AND",
+    "OR",
+    "NOT",
+    "BETWEEN",
+    "IN",
+    "SET",
+    "REMOVE",
+    "ADD",
+    "DELETE",
+    "size(",
+    "foo(",
+    "attribute_exists(",
+    "if_not_exists(",
+    "name",
+    "0",
+    "01",
+    "2147483648",
+    "$",
+    "#",
+    ":",
+    " ",
+    "é",
+]
 soup = st.lists(st.sampled_from(FRAGMENTS), max_size=40).map(" ".join)
 texts = st.one_of(st.text(max_size=60), st.text(alphabet="ab#:()[].,=<>+- 01ANDORT", max_size=80), soup)
 
@@ -65,10 +104,10 @@ def test_deep_nesting_only_raises_dynamodb_errors(depth, unit):
 
 # -- round trip --------------------------------------------------------------------------------------
 
-identifiers = st.text("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", min_size=1, max_size=1).flatmap(
-    lambda head: st.text("abcXYZ019_", max_size=5).map(lambda tail: head + tail)
-).filter(
-    lambda name: name.upper() not in KEYWORDS and not is_reserved(name)
+identifiers = (
+    st.text("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", min_size=1, max_size=1)
+    .flatmap(lambda head: st.text("abcXYZ019_", max_size=5).map(lambda tail: head + tail))
+    .filter(lambda name: name.upper() not in KEYWORDS and not is_reserved(name))
 )
 suffixes = st.text("abcXYZ019_", min_size=1, max_size=5)
 name_placeholders = suffixes.map(lambda s: NamePlaceholder("#" + s))

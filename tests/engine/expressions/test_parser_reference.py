@@ -15,9 +15,15 @@ pytestmark = pytest.mark.reference
 
 # Messages about values, types and items come from later stages, not from parsing.
 _LATER_STAGES = (
-    "Incorrect number of operands", "Incorrect operand type", "Invalid attribute type name",
-    "Two document paths", "The document path provided", "refers to an attribute that does not exist",
-    "The conditional request failed", "The first operand must be distinct", "incorrect data type",
+    "Incorrect number of operands",
+    "Incorrect operand type",
+    "Invalid attribute type name",
+    "Two document paths",
+    "The document path provided",
+    "refers to an attribute that does not exist",
+    "The conditional request failed",
+    "The first operand must be distinct",
+    "incorrect data type",
 )
 _KEY = {"pk": {"S": "a"}, "sk": {"S": "b"}}
 
@@ -28,8 +34,10 @@ def table(reference_client):
     reference_client.create_table(
         TableName=name,
         KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
-                              {"AttributeName": "sk", "AttributeType": "S"}],
+        AttributeDefinitions=[
+            {"AttributeName": "pk", "AttributeType": "S"},
+            {"AttributeName": "sk", "AttributeType": "S"},
+        ],
         BillingMode="PAY_PER_REQUEST",
     )
     yield reference_client, name
@@ -81,11 +89,54 @@ def test_recorded_cases_still_match(table, kind, text, expected):
 
 
 FRAGMENTS = {
-    "ConditionExpression": ["a", "b.c", "x[1]", "#n", ":v", "(", ")", "((", "))", "=", "<", "AND", "OR",
-                            "NOT", "BETWEEN", "IN", ",", "size(", "attribute_exists(", "foo(", "name", "1",
-                            "$"],
-    "UpdateExpression": ["SET", "REMOVE", "ADD", "DELETE", "a", "b.c", "#n", ":v", "=", "+", "-", "(", ")",
-                         "((", "))", ",", "if_not_exists(", "list_append(", "size(", "name", "AND"],
+    "ConditionExpression": [
+        "a",
+        "b.c",
+        "x[1]",
+        "#n",
+        ":v",
+        "(",
+        ")",
+        "((",
+        "))",
+        "=",
+        "<",
+        "AND",
+        "OR",
+        "NOT",
+        "BETWEEN",
+        "IN",
+        ",",
+        "size(",
+        "attribute_exists(",
+        "foo(",
+        "name",
+        "1",
+        "$",
+    ],
+    "UpdateExpression": [
+        "SET",
+        "REMOVE",
+        "ADD",
+        "DELETE",
+        "a",
+        "b.c",
+        "#n",
+        ":v",
+        "=",
+        "+",
+        "-",
+        "(",
+        ")",
+        "((",
+        "))",
+        ",",
+        "if_not_exists(",
+        "list_append(",
+        "size(",
+        "name",
+        "AND",
+    ],
 }
 
 

@@ -1,4 +1,3 @@
-# ruff: noqa: E501  (tables of verbatim DynamoDB error texts)
 """Property tests: updates only ever fail with DynamoDBError, never mutate input; conditions agree with a
 plain reference for scalar comparisons."""
 
@@ -15,28 +14,45 @@ from singletable.engine.errors import DynamoDBError
 from singletable.engine.expressions import RequestExpressions
 
 names = st.sampled_from(["a", "b", "c"])
-numbers = st.decimals(min_value=-10**6, max_value=10**6, places=3, allow_nan=False).map(lambda d: N(str(d)))
-scalars = st.one_of(numbers, st.text(max_size=3).map(S), st.binary(max_size=3).map(lambda b: {"B": b}),
-                    st.booleans().map(lambda x: {"BOOL": x}))
+numbers = st.decimals(min_value=-(10**6), max_value=10**6, places=3, allow_nan=False).map(lambda d: N(str(d)))
+scalars = st.one_of(
+    numbers,
+    st.text(max_size=3).map(S),
+    st.binary(max_size=3).map(lambda b: {"B": b}),
+    st.booleans().map(lambda x: {"BOOL": x}),
+)
 values = st.recursive(
     st.one_of(scalars, st.just({"SS": ["x", "y"]}), st.just({"NS": ["1", "2"]})),
-    lambda inner: st.one_of(st.lists(inner, max_size=3).map(lambda xs: {"L": xs}),
-                            st.dictionaries(names, inner, max_size=3).map(lambda d: {"M": d})),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3).map(lambda xs: {"L": xs}),
+        st.dictionaries(names, inner, max_size=3).map(lambda d: {"M": d}),
+    ),
     max_leaves=6,
 )
 items = st.dictionaries(names, values, max_size=3)
 steps = st.lists(st.one_of(names, st.integers(0, 3)), max_size=2)
-paths = st.tuples(names, steps).map(lambda p: p[0] + "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in p[1]))
+paths = st.tuples(names, steps).map(
+    lambda p: p[0] + "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in p[1])
+)
 operands = st.one_of(paths, st.just(":v"), st.just(":w"))
-set_values = st.one_of(operands, st.builds(ARITH, operands, st.sampled_from("+-"), operands),
-                       st.builds(lambda p, o: F("if_not_exists", p, o), paths, operands),
-                       st.builds(lambda a, b: F("list_append", a, b), operands, operands))
+set_values = st.one_of(
+    operands,
+    st.builds(ARITH, operands, st.sampled_from("+-"), operands),
+    st.builds(lambda p, o: F("if_not_exists", p, o), paths, operands),
+    st.builds(lambda a, b: F("list_append", a, b), operands, operands),
+)
 
 
 @settings(max_examples=300, deadline=None)
-@given(items, st.lists(st.tuples(paths, set_values), max_size=2), st.lists(paths, max_size=2),
-       st.lists(st.tuples(paths, st.sampled_from([":v", ":w"])), max_size=1),
-       st.lists(st.tuples(paths, st.sampled_from([":v", ":w"])), max_size=1), values, values)
+@given(
+    items,
+    st.lists(st.tuples(paths, set_values), max_size=2),
+    st.lists(paths, max_size=2),
+    st.lists(st.tuples(paths, st.sampled_from([":v", ":w"])), max_size=1),
+    st.lists(st.tuples(paths, st.sampled_from([":v", ":w"])), max_size=1),
+    values,
+    values,
+)
 def test_update_only_raises_dynamodb_errors(item, sets, removes, adds, deletes, v, w):
     before = copy.deepcopy(item)
     try:
@@ -48,8 +64,8 @@ def test_update_only_raises_dynamodb_errors(item, sets, removes, adds, deletes, 
 
 
 def _reference(op: str, a: dict, b: dict) -> bool:
-    (ta, va), = a.items()
-    (tb, vb), = b.items()
+    ((ta, va),) = a.items()
+    ((tb, vb),) = b.items()
     if ta != tb:
         return op == "<>"
     if ta == "N":

@@ -36,17 +36,25 @@ def test_clause_order_decides_overlap_report():
 @pytest.mark.parametrize(("text", "values"), CASES)
 def test_matches_reference(reference_client, table_name, text, values):
     client = reference_client
-    client.create_table(TableName=table_name, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-                        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-                        BillingMode="PAY_PER_REQUEST")
+    client.create_table(
+        TableName=table_name,
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
     try:
         client.put_item(TableName=table_name, Item=ITEM)
         names = {"#n": "n"} if "#n" in text else None
         kwargs = {"ExpressionAttributeNames": names} if names else {}
         try:
-            theirs = client.update_item(TableName=table_name, Key={"pk": {"S": "x"}}, UpdateExpression=text,
-                                        ExpressionAttributeValues=values, ReturnValues="ALL_NEW",
-                                        **kwargs)["Attributes"]
+            theirs = client.update_item(
+                TableName=table_name,
+                Key={"pk": {"S": "x"}},
+                UpdateExpression=text,
+                ExpressionAttributeValues=values,
+                ReturnValues="ALL_NEW",
+                **kwargs,
+            )["Attributes"]
         except client.exceptions.ClientError as error:
             theirs = error.response["Error"]["Message"]
         assert ours(text, values, names) == theirs

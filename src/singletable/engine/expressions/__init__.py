@@ -50,8 +50,12 @@ class Condition:
 
     __slots__ = ("_predicate", "_values", "top_level_names")
 
-    def __init__(self, predicate: Callable[[Item, dict[str, AV]], bool], values: dict[str, AV],
-                 top_level_names: frozenset[str]) -> None:
+    def __init__(
+        self,
+        predicate: Callable[[Item, dict[str, AV]], bool],
+        values: dict[str, AV],
+        top_level_names: frozenset[str],
+    ) -> None:
         self._predicate = predicate
         self._values = values
         self.top_level_names = top_level_names
@@ -101,8 +105,14 @@ class RequestExpressions:
     names the request's missing expressions (e.g. ``"ConditionExpression is null"`` for PutItem).
     """
 
-    def __init__(self, names: dict[str, str] | None, values: dict[str, AV] | None, *,
-                 uses_expressions: bool, absent: str = "") -> None:
+    def __init__(
+        self,
+        names: dict[str, str] | None,
+        values: dict[str, AV] | None,
+        *,
+        uses_expressions: bool,
+        absent: str = "",
+    ) -> None:
         if not uses_expressions:
             if names is not None:
                 raise validation("ExpressionAttributeNames can only be specified when using expressions")
@@ -164,10 +174,13 @@ class RequestExpressions:
         )
         return Update(compiled, self.values)
 
-    def key_condition(self, text: Any, hash_key: tuple[str, str],
-                      range_key: tuple[str, str] | None) -> KeyCondition:
+    def key_condition(
+        self, text: Any, hash_key: tuple[str, str], range_key: tuple[str, str] | None
+    ) -> KeyCondition:
         compiled = self._compile(
-            "KeyConditionExpression", text, (hash_key, range_key),
+            "KeyConditionExpression",
+            text,
+            (hash_key, range_key),
             lambda binder, node: CompiledKeyCondition(node, binder, hash_key, range_key),
         )
         return compiled.bind(self.values)

@@ -22,7 +22,11 @@ Pred = Callable[[Item, Values], bool]
 Check = Callable[[Values], None]
 
 CONDITION_FUNCTIONS = {
-    "attribute_exists": 1, "attribute_not_exists": 1, "attribute_type": 2, "begins_with": 2, "contains": 2,
+    "attribute_exists": 1,
+    "attribute_not_exists": 1,
+    "attribute_type": 2,
+    "begins_with": 2,
+    "contains": 2,
 }
 OPERAND_FUNCTIONS = {"size": 1}
 UPDATE_FUNCTIONS = {"if_not_exists": 2, "list_append": 2}
@@ -138,7 +142,7 @@ class ConditionCompiler:
             return lambda item, values: values[name]
         if isinstance(node, FunctionCall):
             return self.operand_function(node)
-        raise self.binder.error("Syntax error; token: \"+\", near: \"+\"")
+        raise self.binder.error('Syntax error; token: "+", near: "+"')
 
     def operand_function(self, call: FunctionCall) -> Eval:
         b = self.binder
@@ -177,7 +181,7 @@ class ConditionCompiler:
             return self.in_(node)
         if isinstance(node, FunctionCall):
             return self.function(node)
-        raise self.binder.error("Syntax error; token: \"<EOF>\"")
+        raise self.binder.error('Syntax error; token: "<EOF>"')
 
     def comparison(self, node: Comparison) -> Pred:
         op = node.op
@@ -187,17 +191,25 @@ class ConditionCompiler:
             self._add(value_type_check(self.binder, node.right, op, ORDERED))
         left, right = self.operand(node.left), self.operand(node.right)
         if op == "=":
+
             def eq(item: Item, values: Values) -> bool:
                 a, b = left(item, values), right(item, values)
                 return a is not None and b is not None and equal(a, b)
+
             return eq
         if op == "<>":
+
             def ne(item: Item, values: Values) -> bool:
                 a, b = left(item, values), right(item, values)
                 return a is None or b is None or not equal(a, b)
+
             return ne
-        test = {"<": lambda x, y: x < y, "<=": lambda x, y: x <= y,
-                ">": lambda x, y: x > y, ">=": lambda x, y: x >= y}[op]
+        test = {
+            "<": lambda x, y: x < y,
+            "<=": lambda x, y: x <= y,
+            ">": lambda x, y: x > y,
+            ">=": lambda x, y: x >= y,
+        }[op]
 
         def ordered(item: Item, values: Values) -> bool:
             a, b = left(item, values), right(item, values)
@@ -205,6 +217,7 @@ class ConditionCompiler:
                 return False
             ka, kb = compare_key(a), compare_key(b)
             return ka is not None and kb is not None and ka[0] == kb[0] and test(ka[1], kb[1])
+
         return ordered
 
     def between(self, node: Between) -> Pred:
@@ -222,6 +235,7 @@ class ConditionCompiler:
             if ka is None or kb is None or kc is None or not ka[0] == kb[0] == kc[0]:
                 return False
             return kb[1] <= ka[1] <= kc[1]
+
         return between
 
     def in_(self, node: In) -> Pred:
@@ -238,6 +252,7 @@ class ConditionCompiler:
                 if b is not None and equal(a, b):
                     return True
             return False
+
         return in_
 
     def function(self, call: FunctionCall) -> Pred:
@@ -271,18 +286,21 @@ class ConditionCompiler:
             self._add(value_type_check(b, second, name, frozenset({"S", "B"})))
         left, right = self.operand(first), self.operand(second)
         if name == "begins_with":
+
             def begins_with(item: Item, values: Values) -> bool:
                 x, y = left(item, values), right(item, values)
                 if x is None or y is None:
                     return False
-                (tx, vx), = x.items()
-                (ty, vy), = y.items()
+                ((tx, vx),) = x.items()
+                ((ty, vy),) = y.items()
                 return tx == ty and tx in ("S", "B") and vx[: len(vy)] == vy
+
             return begins_with
 
         def contains_(item: Item, values: Values) -> bool:
             x, y = left(item, values), right(item, values)
             return x is not None and y is not None and contains(x, y)
+
         return contains_
 
     def attribute_type(self, call: FunctionCall) -> Pred:
@@ -312,6 +330,7 @@ class ConditionCompiler:
             if av is None or expected is None:
                 return False
             return type_of(av) == expected.get("S")
+
         return attribute_type
 
     def _path_arg(self, call: FunctionCall) -> Resolved:

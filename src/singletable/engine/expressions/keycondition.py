@@ -49,8 +49,9 @@ def _flatten(node: Any, out: list[Any]) -> list[Any]:
 
 
 class CompiledKeyCondition:
-    def __init__(self, node: Any, binder: Binder, hash_key: tuple[str, str],
-                 range_key: tuple[str, str] | None) -> None:
+    def __init__(
+        self, node: Any, binder: Binder, hash_key: tuple[str, str], range_key: tuple[str, str] | None
+    ) -> None:
         self.binder = binder
         by_key: dict[str, tuple[str, tuple[str, ...]]] = {}
         for part in _flatten(node, []):

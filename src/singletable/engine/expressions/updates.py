@@ -34,8 +34,16 @@ Check = Callable[[Values], None]
 
 _CLAUSE = re.compile(r"(?<![#:\w])(SET|REMOVE|ADD|DELETE)(?!\w)", re.IGNORECASE)
 _JAVA_TYPE = {
-    "S": "STRING", "N": "NUMBER", "B": "BINARY", "BOOL": "BOOLEAN", "NULL": "NULL", "L": "LIST", "M": "MAP",
-    "SS": "STRING_SET", "NS": "NUMBER_SET", "BS": "BINARY_SET",
+    "S": "STRING",
+    "N": "NUMBER",
+    "B": "BINARY",
+    "BOOL": "BOOLEAN",
+    "NULL": "NULL",
+    "L": "LIST",
+    "M": "MAP",
+    "SS": "STRING_SET",
+    "NS": "NUMBER_SET",
+    "BS": "BINARY_SET",
 }
 _ADDABLE = frozenset({"N", "SS", "NS", "BS"})
 _DELETABLE = frozenset({"SS", "NS", "BS"})
@@ -63,8 +71,9 @@ class UpdateCompiler:
         self.binder = binder
         self.checks: list[Check] = binder.checks
 
-    def _value_type(self, node: ValuePlaceholder, message: Callable[[str], Exception],
-                    allowed: frozenset[str]) -> None:
+    def _value_type(
+        self, node: ValuePlaceholder, message: Callable[[str], Exception], allowed: frozenset[str]
+    ) -> None:
         name = self.binder.value(node.name)
 
         def check(values: Values) -> None:
@@ -85,6 +94,7 @@ class UpdateCompiler:
                 if av is None:
                     raise missing_operand()
                 return av
+
             return read
         if isinstance(node, ValuePlaceholder):
             name = b.value(node.name)
@@ -93,13 +103,14 @@ class UpdateCompiler:
             return self.arithmetic(node)
         if isinstance(node, FunctionCall):
             return self.function(node, top)
-        raise b.error("Syntax error; token: \"<EOF>\"")
+        raise b.error('Syntax error; token: "<EOF>"')
 
     def arithmetic(self, node: Arithmetic) -> Eval:
         for side in (node.left, node.right):
             if isinstance(side, ValuePlaceholder):
-                self._value_type(side, lambda tag, op=node.op: operand_type_error(self.binder, op, tag),
-                                 frozenset({"N"}))
+                self._value_type(
+                    side, lambda tag, op=node.op: operand_type_error(self.binder, op, tag), frozenset({"N"})
+                )
         left, right = self.value(node.left, False), self.value(node.right, False)
         sign = 1 if node.op == "+" else -1
 
@@ -108,6 +119,7 @@ class UpdateCompiler:
             if "N" not in a or "N" not in b:
                 raise bad_type()
             return number_result(EXACT.add(Decimal(a["N"]), EXACT.multiply(sign, Decimal(b["N"]))))
+
         return arithmetic
 
     def function(self, call: FunctionCall, top: bool) -> Eval:
@@ -123,6 +135,7 @@ class UpdateCompiler:
             def if_not_exists(item: Item, values: Values) -> AV:
                 av = get(item)
                 return av if av is not None else fallback(item, values)
+
             return if_not_exists
         if name == "list_append":
             if not top:
@@ -130,8 +143,9 @@ class UpdateCompiler:
             arity(b, call, 2)
             for arg in call.args:
                 if isinstance(arg, ValuePlaceholder):
-                    self._value_type(arg, lambda tag: operand_type_error(self.binder, "list_append", tag),
-                                     frozenset({"L"}))
+                    self._value_type(
+                        arg, lambda tag: operand_type_error(self.binder, "list_append", tag), frozenset({"L"})
+                    )
             first, second = self.value(call.args[0], False), self.value(call.args[1], False)
 
             def list_append(item: Item, values: Values) -> AV:
@@ -139,13 +153,14 @@ class UpdateCompiler:
                 if "L" not in a or "L" not in c:
                     raise bad_type()
                 return {"L": a["L"] + c["L"]}
+
             return list_append
         raise b.error(f"Invalid function name; function: {name}")
 
     def set_operand(self, action: AddAction | DeleteAction, allowed: frozenset[str], operator: str) -> str:
         node = action.value
         if not isinstance(node, ValuePlaceholder):
-            raise self.binder.error("Syntax error; token: \"<EOF>\"")
+            raise self.binder.error('Syntax error; token: "<EOF>"')
 
         def message(tag: str) -> Exception:
             return self.binder.error(
@@ -164,13 +179,18 @@ class CompiledUpdate:
         compiler = UpdateCompiler(binder)
         self.sets = [(binder.path(a.path), compiler.value(a.value)) for a in expression.set_actions]
         self.removes = [binder.path(a.path) for a in expression.remove_actions]
-        self.adds = [(binder.path(a.path), compiler.set_operand(a, _ADDABLE, "ADD"))
-                     for a in expression.add_actions]
-        self.deletes = [(binder.path(a.path), compiler.set_operand(a, _DELETABLE, "DELETE"))
-                        for a in expression.delete_actions]
+        self.adds = [
+            (binder.path(a.path), compiler.set_operand(a, _ADDABLE, "ADD")) for a in expression.add_actions
+        ]
+        self.deletes = [
+            (binder.path(a.path), compiler.set_operand(a, _DELETABLE, "DELETE"))
+            for a in expression.delete_actions
+        ]
         by_clause: dict[str, list[Resolved]] = {
-            "SET": [p for p, _ in self.sets], "REMOVE": list(self.removes),
-            "ADD": [p for p, _ in self.adds], "DELETE": [p for p, _ in self.deletes],
+            "SET": [p for p, _ in self.sets],
+            "REMOVE": list(self.removes),
+            "ADD": [p for p, _ in self.adds],
+            "DELETE": [p for p, _ in self.deletes],
         }
         order = [c for c in dict.fromkeys(clause_order(text)) if by_clause[c]]
         order += [c for c in by_clause if c not in order]

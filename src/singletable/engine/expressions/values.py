@@ -47,8 +47,8 @@ def dec(text: str) -> Decimal:
 
 def equal(a: AV, b: AV) -> bool:
     """DynamoDB equality: same type and same value; numbers by magnitude, sets and maps unordered."""
-    (ta, va), = a.items()
-    (tb, vb), = b.items()
+    ((ta, va),) = a.items()
+    ((tb, vb),) = b.items()
     if ta != tb:
         return False
     if ta == "N":
@@ -68,7 +68,7 @@ def equal(a: AV, b: AV) -> bool:
 
 def compare_key(av: AV) -> tuple[str, Any] | None:
     """A sortable key for N/S/B values (None for types that have no order)."""
-    (tag, value), = av.items()
+    ((tag, value),) = av.items()
     if tag == "N":
         return tag, Decimal(value)
     if tag == "S":
@@ -79,8 +79,8 @@ def compare_key(av: AV) -> tuple[str, Any] | None:
 
 
 def contains(haystack: AV, needle: AV) -> bool:
-    (th, vh), = haystack.items()
-    (tn, vn), = needle.items()
+    ((th, vh),) = haystack.items()
+    ((tn, vn),) = needle.items()
     if th == "S":
         return tn == "S" and vn in vh
     if th == "B":
@@ -98,7 +98,7 @@ def contains(haystack: AV, needle: AV) -> bool:
 
 def size(av: AV) -> int | None:
     """size(): characters of S, bytes of B, elements of sets, lists and maps; None for other types."""
-    (tag, value), = av.items()
+    ((tag, value),) = av.items()
     if tag in ("S", "B", "SS", "NS", "BS", "L", "M"):
         return len(value)
     return None
@@ -106,7 +106,7 @@ def size(av: AV) -> int | None:
 
 def describe(av: AV) -> str:
     """DynamoDB's rendering of a value inside error texts (the Java SDK's toString: ``{N:9}``)."""
-    (tag, value), = av.items()
+    ((tag, value),) = av.items()
     if tag == "B":
         n = len(value)
         return f"{{B:java.nio.HeapByteBuffer[pos=0 lim={n} cap={n}]}}"

@@ -134,8 +134,12 @@ def write_item(
     table_id = schema.table_id
     if "_StreamId" in schema.description:
         stream_log.append(
-            storage, schema.description, schema.key_of(new if new is not None else old),
-            old, new, ttl_delete=ttl_delete,
+            storage,
+            schema.description,
+            schema.key_of(new if new is not None else old),
+            old,
+            new,
+            ttl_delete=ttl_delete,
         )
     out = WriteRows() if rows is None else rows
     if new is None:

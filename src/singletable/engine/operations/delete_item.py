@@ -32,7 +32,12 @@ def prepare(engine: Any, params: dict[str, Any]) -> PreparedWrite:
     condition = expressions.condition(text) if text is not None else legacy_condition
     expressions.finish()
     return PreparedWrite(
-        DELETE, schema, pk, sk, key, condition=condition,
+        DELETE,
+        schema,
+        pk,
+        sk,
+        key,
+        condition=condition,
         return_on_failure=params.get("ReturnValuesOnConditionCheckFailure"),
     )
 

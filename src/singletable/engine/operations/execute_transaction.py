@@ -44,8 +44,13 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
             gets = []
             for position, (statement, parameters, _) in enumerate(parsed):
                 assert isinstance(statement, ast.Select)
-                get = plan_get(engine, statement, parameters, missing=NOT_FOUND,
-                               not_single=SELECT_KEY.format(position=position))
+                get = plan_get(
+                    engine,
+                    statement,
+                    parameters,
+                    missing=NOT_FOUND,
+                    not_single=SELECT_KEY.format(position=position),
+                )
                 gets.append({"Get": get})
             return transact_get_items.run(engine, {"TransactItems": gets, "ReturnConsumedCapacity": mode})
         actions = []
@@ -59,8 +64,11 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
             if plan.is_insert:
                 inserts.append(position)
             actions.append({plan.kind: action})
-        write = {"TransactItems": actions, "ReturnConsumedCapacity": mode,
-                 "ClientRequestToken": params.get("ClientRequestToken")}
+        write = {
+            "TransactItems": actions,
+            "ReturnConsumedCapacity": mode,
+            "ClientRequestToken": params.get("ClientRequestToken"),
+        }
         try:
             transact_write_items.run(engine, write)
         except DynamoDBError as error:

@@ -55,9 +55,14 @@ _ORDERED = frozenset({"S", "N", "B"})
 _ANY = frozenset({"S", "N", "B", "BOOL", "NULL", "SS", "NS", "BS", "L", "M"})
 # operator -> (minimum, maximum) number of values (None = unbounded), allowed value types.
 _OPERATORS: dict[str, tuple[int, int | None, frozenset[str]]] = {
-    "EQ": (1, 1, _ANY), "NE": (1, 1, _ANY),
-    "LE": (1, 1, _ORDERED), "LT": (1, 1, _ORDERED), "GE": (1, 1, _ORDERED), "GT": (1, 1, _ORDERED),
-    "NULL": (0, 0, _ANY), "NOT_NULL": (0, 0, _ANY),
+    "EQ": (1, 1, _ANY),
+    "NE": (1, 1, _ANY),
+    "LE": (1, 1, _ORDERED),
+    "LT": (1, 1, _ORDERED),
+    "GE": (1, 1, _ORDERED),
+    "GT": (1, 1, _ORDERED),
+    "NULL": (0, 0, _ANY),
+    "NOT_NULL": (0, 0, _ANY),
     "CONTAINS": (1, 1, frozenset({"S", "N", "B", "BOOL", "NULL"})),
     "NOT_CONTAINS": (1, 1, frozenset({"S", "N", "B", "BOOL", "NULL"})),
     "BEGINS_WITH": (1, 1, frozenset({"S", "B"})),
@@ -66,8 +71,16 @@ _OPERATORS: dict[str, tuple[int, int | None, frozenset[str]]] = {
 }
 _COMPARISONS = {"EQ": "=", "NE": "<>", "LE": "<=", "LT": "<", "GE": ">=", "GT": ">"}
 _JAVA_TYPE = {
-    "S": "STRING", "N": "NUMBER", "B": "BINARY", "BOOL": "BOOLEAN", "NULL": "NULL", "L": "LIST", "M": "MAP",
-    "SS": "STRING_SET", "NS": "NUMBER_SET", "BS": "BINARY_SET",
+    "S": "STRING",
+    "N": "NUMBER",
+    "B": "BINARY",
+    "BOOL": "BOOLEAN",
+    "NULL": "NULL",
+    "L": "LIST",
+    "M": "MAP",
+    "SS": "STRING_SET",
+    "NS": "NUMBER_SET",
+    "BS": "BINARY_SET",
 }
 _SETS = frozenset({"SS", "NS", "BS"})
 
@@ -336,8 +349,9 @@ def attribute_updates(params: dict[str, Any], key_names: tuple[str, ...]) -> Leg
         path = Path((name,))
         if value is None:
             if action != "DELETE":
-                raise validation(INVALID + "Only DELETE action is allowed when no attribute value is "
-                                 "specified")
+                raise validation(
+                    INVALID + "Only DELETE action is allowed when no attribute value is specified"
+                )
             removes.append(RemoveAction(path))
             continue
         tag = type_of(value)

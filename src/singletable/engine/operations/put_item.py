@@ -21,8 +21,11 @@ def prepare(engine: Any, params: dict[str, Any]) -> PreparedWrite:
     # Without any condition parameter (every BatchWriteItem put, most PutItems) neither the mixing rule
     # nor the expression checks can fail, and there is nothing to compile.
     plain = (
-        get("ConditionExpression") is None and get("Expected") is None and get("ConditionalOperator") is None
-        and get("ExpressionAttributeNames") is None and get("ExpressionAttributeValues") is None
+        get("ConditionExpression") is None
+        and get("Expected") is None
+        and get("ConditionalOperator") is None
+        and get("ExpressionAttributeNames") is None
+        and get("ExpressionAttributeValues") is None
     )
     if not plain:
         common.reject_mixed(params, LEGACY, ("ConditionExpression",))
@@ -35,7 +38,14 @@ def prepare(engine: Any, params: dict[str, Any]) -> PreparedWrite:
         common.check_index_keys(schema, item)
     condition = None if plain else _condition(params)
     return PreparedWrite(
-        PUT, schema, pk, sk, item, item=item, size=size, condition=condition,
+        PUT,
+        schema,
+        pk,
+        sk,
+        item,
+        item=item,
+        size=size,
+        condition=condition,
         return_on_failure=get("ReturnValuesOnConditionCheckFailure"),
     )
 

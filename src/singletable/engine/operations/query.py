@@ -59,7 +59,8 @@ def run(engine: Any, params: dict[str, Any], *, key_filter: bool = False) -> dic
     legacy_keys = params.get("KeyConditions") if key_text is None else None
     no_values = "FilterExpression and KeyConditionExpression are null"
     expressions = RequestExpressions(
-        params.get("ExpressionAttributeNames"), params.get("ExpressionAttributeValues"),
+        params.get("ExpressionAttributeNames"),
+        params.get("ExpressionAttributeValues"),
         uses_expressions=key_text is not None or filter_text is not None or projection_text is not None,
         absent=no_values,
     )
@@ -69,8 +70,10 @@ def run(engine: Any, params: dict[str, Any], *, key_filter: bool = False) -> dic
                 f"ExpressionAttributeValues can only be specified when using expressions: {no_values}"
             )
         if legacy_keys is None:
-            raise validation("Either the KeyConditions or KeyConditionExpression parameter must be specified "
-                             "in the request.")
+            raise validation(
+                "Either the KeyConditions or KeyConditionExpression parameter must be specified "
+                "in the request."
+            )
     key_source = index if index is not None else schema
     hash_attr, range_attr = key_source.hash, key_source.range
     range_key = (range_attr.name, range_attr.type) if range_attr is not None else None
@@ -110,12 +113,7 @@ def run(engine: Any, params: dict[str, Any], *, key_filter: bool = False) -> dic
         start_sk = (
             codec.encode_key(start[range_attr.name], range_attr.type) if range_attr is not None else b""
         )
-        if (
-            start_sk < lo
-            or (lo_strict and start_sk == lo)
-            or start_sk > hi
-            or (hi_strict and start_sk == hi)
-        ):
+        if start_sk < lo or (lo_strict and start_sk == lo) or start_sk > hi or (hi_strict and start_sk == hi):
             raise validation("The provided starting key does not match the range key predicate")
         if index is None:
             after = (start_sk,)
@@ -129,7 +127,13 @@ def run(engine: Any, params: dict[str, Any], *, key_filter: bool = False) -> dic
         rows = engine.storage.query(
             schema.table_id,
             index.index_id if index is not None else None,
-            pk, lo, lo_strict, hi, hi_strict, forward, after,
+            pk,
+            lo,
+            lo_strict,
+            hi,
+            hi_strict,
+            forward,
+            after,
         )
         page.consume(rows)
     return page.response(params.get("ReturnConsumedCapacity"))

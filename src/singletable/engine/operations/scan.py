@@ -51,7 +51,8 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
             f"ExpressionAttributeValues can only be specified when using expressions: {NO_FILTER}"
         )
     filter_ = (
-        expressions.condition(filter_text, "FilterExpression") if filter_text is not None
+        expressions.condition(filter_text, "FilterExpression")
+        if filter_text is not None
         else legacy.filter_condition(params, "ScanFilter")
     )
     if projection_text is not None:

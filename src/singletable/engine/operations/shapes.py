@@ -135,8 +135,7 @@ class _Checker:
     def _map(self, shape: tuple, value: Any, path: str) -> None:
         if isinstance(value, list | tuple):
             raise _serialization(
-                "Unrecognized collection type java.util.Map<java.lang.String, "
-                f"{_java_type(shape[2])}>"
+                f"Unrecognized collection type java.util.Map<java.lang.String, {_java_type(shape[2])}>"
             )
         if not isinstance(value, dict):
             raise _serialization("Unexpected field type")

@@ -53,7 +53,12 @@ def prepare_check(engine: Any, params: dict[str, Any]) -> PreparedWrite:
     condition = expressions.condition(params["ConditionExpression"])
     expressions.finish()
     return PreparedWrite(
-        CHECK, schema, pk, sk, key, condition=condition,
+        CHECK,
+        schema,
+        pk,
+        sk,
+        key,
+        condition=condition,
         return_on_failure=params.get("ReturnValuesOnConditionCheckFailure"),
     )
 

@@ -37,7 +37,13 @@ def prepare(engine: Any, params: dict[str, Any]) -> PreparedWrite:
     if update is None:
         update = legacy.attribute_updates(params, schema.key_names)
     return PreparedWrite(
-        UPDATE, schema, pk, sk, key, update=update, condition=condition,
+        UPDATE,
+        schema,
+        pk,
+        sk,
+        key,
+        update=update,
+        condition=condition,
         return_on_failure=params.get("ReturnValuesOnConditionCheckFailure"),
     )
 

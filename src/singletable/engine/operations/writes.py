@@ -57,7 +57,16 @@ class PreparedWrite:
     """
 
     __slots__ = (
-        "action", "condition", "item", "key", "pk", "return_on_failure", "schema", "size", "sk", "update",
+        "action",
+        "condition",
+        "item",
+        "key",
+        "pk",
+        "return_on_failure",
+        "schema",
+        "size",
+        "sk",
+        "update",
     )
 
     def __init__(

@@ -127,8 +127,20 @@ class IsExpr:
 
 
 Expr = Union[  # noqa: UP007 -- a runtime alias used in isinstance-free annotations only
-    Lit, Missing, Param, Name, PathExpr, ListExpr, BagExpr, StructExpr, Call, Binary, Unary, BetweenExpr,
-    InExpr, IsExpr,
+    Lit,
+    Missing,
+    Param,
+    Name,
+    PathExpr,
+    ListExpr,
+    BagExpr,
+    StructExpr,
+    Call,
+    Binary,
+    Unary,
+    BetweenExpr,
+    InExpr,
+    IsExpr,
 ]
 
 

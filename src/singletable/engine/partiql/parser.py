@@ -13,18 +13,65 @@ from .errors import at, malformed
 from .lexer import Token, tokenize
 
 # Words that can never be a bare attribute name (quote them: "value").
-RESERVED = frozenset((
-    "SELECT", "FROM", "WHERE", "AND", "OR", "NOT", "IN", "IS", "BETWEEN", "LIKE", "ORDER", "BY", "INSERT",
-    "INTO", "VALUE", "VALUES", "UPDATE", "SET", "REMOVE", "DELETE", "RETURNING", "MISSING", "NULL", "TRUE",
-    "FALSE", "EXISTS", "LIMIT", "OFFSET", "GROUP", "HAVING", "AS", "AT", "DISTINCT", "ASC", "DESC", "ESCAPE",
-    "PIVOT", "UNION", "INTERSECT", "EXCEPT", "JOIN", "ON", "CASE", "WHEN", "THEN", "ELSE", "END",
-))
+RESERVED = frozenset(
+    (
+        "SELECT",
+        "FROM",
+        "WHERE",
+        "AND",
+        "OR",
+        "NOT",
+        "IN",
+        "IS",
+        "BETWEEN",
+        "LIKE",
+        "ORDER",
+        "BY",
+        "INSERT",
+        "INTO",
+        "VALUE",
+        "VALUES",
+        "UPDATE",
+        "SET",
+        "REMOVE",
+        "DELETE",
+        "RETURNING",
+        "MISSING",
+        "NULL",
+        "TRUE",
+        "FALSE",
+        "EXISTS",
+        "LIMIT",
+        "OFFSET",
+        "GROUP",
+        "HAVING",
+        "AS",
+        "AT",
+        "DISTINCT",
+        "ASC",
+        "DESC",
+        "ESCAPE",
+        "PIVOT",
+        "UNION",
+        "INTERSECT",
+        "EXCEPT",
+        "JOIN",
+        "ON",
+        "CASE",
+        "WHEN",
+        "THEN",
+        "ELSE",
+        "END",
+    )
+)
 NOT_A_STATEMENT = "Invalid operation. Only select, insert, update and delete operations are valid"
 TYPE_NAMES = frozenset(("MISSING", "NULL", "BOOLEAN", "BOOL", "STRING"))
 COMPARISONS = frozenset(("=", "<>", "!=", "<", "<=", ">", ">="))
 RETURNING = {
-    ("ALL", "OLD"): "ALL_OLD", ("ALL", "NEW"): "ALL_NEW",
-    ("MODIFIED", "OLD"): "UPDATED_OLD", ("MODIFIED", "NEW"): "UPDATED_NEW",
+    ("ALL", "OLD"): "ALL_OLD",
+    ("ALL", "NEW"): "ALL_NEW",
+    ("MODIFIED", "OLD"): "UPDATED_OLD",
+    ("MODIFIED", "NEW"): "UPDATED_NEW",
 }
 MAX_DEPTH = 200
 

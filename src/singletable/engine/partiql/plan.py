@@ -94,7 +94,7 @@ class ReadPlan:
                     break
             if value is not None:
                 last = max(i for i, element in enumerate(elements) if isinstance(element, str))
-                label = elements[last] + "".join(f"[{n}]" for n in elements[last + 1:])
+                label = elements[last] + "".join(f"[{n}]" for n in elements[last + 1 :])
                 out[label] = value
         return out
 
@@ -171,8 +171,9 @@ def plan_select(engine: Any, select: ast.Select, parameters: list[AV], consisten
     if select.index is not None:
         params["IndexName"] = select.index
     if hash_values is not None:
-        key_node: ex.Condition = ex.Comparison("=", ex.Path((translator.name(hash_attr.name),)),
-                                               ex.ValuePlaceholder(HASH_VALUE))
+        key_node: ex.Condition = ex.Comparison(
+            "=", ex.Path((translator.name(hash_attr.name),)), ex.ValuePlaceholder(HASH_VALUE)
+        )
         if range_node is not None:
             key_node = ex.And(key_node, range_node)
         params["KeyConditionExpression"] = unparse_condition(key_node)
@@ -338,8 +339,9 @@ def _finish(params: dict[str, Any], translator: Translator) -> dict[str, Any]:
     return params
 
 
-def plan_write(engine: Any, statement: ast.Statement, parameters: list[AV], *,
-               missing: str = NO_TABLE) -> WritePlan:
+def plan_write(
+    engine: Any, statement: ast.Statement, parameters: list[AV], *, missing: str = NO_TABLE
+) -> WritePlan:
     table = statement.select.table if isinstance(statement, ast.Exists) else statement.table  # type: ignore[union-attr]
     schema = find_table(engine, table, missing)
     translator = Translator(parameters)
@@ -358,15 +360,23 @@ def plan_write(engine: Any, statement: ast.Statement, parameters: list[AV], *,
                 raise validation(KEY_ABSENT + attr.name)
             _check_key_type(attr.name, attr.type, item[attr.name])
         names = {"#n0": schema.hash.name}
-        params = {"TableName": table, "Item": item, "ConditionExpression": "attribute_not_exists(#n0)",
-                  "ExpressionAttributeNames": names}
+        params = {
+            "TableName": table,
+            "Item": item,
+            "ConditionExpression": "attribute_not_exists(#n0)",
+            "ExpressionAttributeNames": names,
+        }
         return WritePlan("Put", params, is_insert=True)
     if isinstance(statement, ast.Update):
         key, rest = _write_key(schema, statement.where, translator)
         update = translator.update(statement.actions)
         condition = _and([exists()] + [translator.condition(part) for part in rest])
-        params = {"TableName": table, "Key": key, "UpdateExpression": unparse_update(update),
-                  "ConditionExpression": unparse_condition(condition)}  # type: ignore[arg-type]
+        params = {
+            "TableName": table,
+            "Key": key,
+            "UpdateExpression": unparse_update(update),
+            "ConditionExpression": unparse_condition(condition),
+        }  # type: ignore[arg-type]
         return WritePlan("Update", _finish(params, translator), statement.returning)
     if isinstance(statement, ast.Delete):
         key, rest = _write_key(schema, statement.where, translator)
@@ -386,8 +396,14 @@ def plan_write(engine: Any, statement: ast.Statement, parameters: list[AV], *,
 SINGLE_ITEM = "Only single item select is supported"
 
 
-def plan_get(engine: Any, select: ast.Select, parameters: list[AV], *, missing: str = NO_TABLE,
-             not_single: str = SINGLE_ITEM) -> dict[str, Any]:
+def plan_get(
+    engine: Any,
+    select: ast.Select,
+    parameters: list[AV],
+    *,
+    missing: str = NO_TABLE,
+    not_single: str = SINGLE_ITEM,
+) -> dict[str, Any]:
     """A SELECT that names exactly one item by its full key (batches, transactions) as GetItem params."""
     schema = find_table(engine, select.table, missing)
     translator = Translator(parameters)

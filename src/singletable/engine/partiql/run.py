@@ -34,15 +34,18 @@ def parse(text: Any, parameters: Any, batch: bool = False) -> tuple[ast.Statemen
 
 
 def _plain(av: AV) -> AV:
-    (kind, value), = av.items()
+    ((kind, value),) = av.items()
     if kind == "B":
         return {"B": base64.b64encode(bytes(value)).decode()}
     return {kind: value}
 
 
 def encode_token(partition: int, key: dict[str, AV] | None) -> str:
-    body = {"v": _TOKEN_VERSION, "p": partition,
-            "k": {name: _plain(av) for name, av in key.items()} if key else None}
+    body = {
+        "v": _TOKEN_VERSION,
+        "p": partition,
+        "k": {name: _plain(av) for name, av in key.items()} if key else None,
+    }
     return base64.b64encode(orjson.dumps(body)).decode()
 
 
@@ -70,8 +73,9 @@ def merge_capacity(total: dict[str, Any] | None, more: dict[str, Any] | None) ->
     out = dict(total)
     out["CapacityUnits"] = total["CapacityUnits"] + more["CapacityUnits"]
     if "Table" in more:
-        out["Table"] = {"CapacityUnits": total.get("Table", {}).get("CapacityUnits", 0.0)
-                        + more["Table"]["CapacityUnits"]}
+        out["Table"] = {
+            "CapacityUnits": total.get("Table", {}).get("CapacityUnits", 0.0) + more["Table"]["CapacityUnits"]
+        }
     for group in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
         if group in more:
             merged = {name: dict(units) for name, units in total.get(group, {}).items()}

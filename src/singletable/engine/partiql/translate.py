@@ -223,9 +223,14 @@ class Translator:
 def strip_kind(error: DynamoDBError) -> DynamoDBError:
     """PartiQL reports expression errors without the ``Invalid FilterExpression:`` prefix."""
     message = error.message
-    for kind in ("ProjectionExpression", "FilterExpression", "ConditionExpression", "UpdateExpression",
-                 "KeyConditionExpression"):
+    for kind in (
+        "ProjectionExpression",
+        "FilterExpression",
+        "ConditionExpression",
+        "UpdateExpression",
+        "KeyConditionExpression",
+    ):
         prefix = f"Invalid {kind}: "
         if message.startswith(prefix):
-            return DynamoDBError(error.code, message[len(prefix):], item=error.item, extra=error.extra)
+            return DynamoDBError(error.code, message[len(prefix) :], item=error.item, extra=error.extra)
     return error
