@@ -21,8 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-from singletable.model import GSI, Entity, Key, Keys, Path, Pattern, Table, env
-from singletable.model.values import build_codec
+from singletable.model import GSI, Entity, Key, Keys, Pattern, Table, env
 
 # The design's GSI2 projection, exactly as written (21 names: one over DynamoDB's per-index limit of 20).
 LISTING_INCLUDE_AS_DESIGNED = (
@@ -54,7 +53,7 @@ hub = Table(
 )
 
 # The type attribute is written by the model, not a field; GSI4's "entityType = :type" filter needs a path.
-ENTITY_TYPE = Path("item", "entity_type", ("entityType",), build_codec(str, "seconds"))
+ENTITY_TYPE = hub.attribute("entityType")
 
 
 class Nested(BaseModel):

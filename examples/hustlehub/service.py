@@ -23,10 +23,8 @@ from examples.hustlehub.design import (
     Listing,
     User,
 )
-from singletable.model import DB, InvalidCursor, Page, RequestError
+from singletable.model import DB, InvalidCursor, Page, RequestError, guard_key
 from singletable.model import cursor as cursors
-from singletable.model.batch import batch_get
-from singletable.model.writes import guard_key
 
 SLUG_TYPES = {"listing": Listing, "category": Category}
 
@@ -249,7 +247,7 @@ class HustleHub:
             if kind not in SLUG_TYPES:
                 raise ServiceError(f"unknown entity type {kind!r}; slugs belong to {', '.join(SLUG_TYPES)}")
             keys.append(guard_key(SLUG_TYPES[kind].model_entity(), "slug", slug))
-        found = {item["PK"]["S"]: item for item in batch_get(self.db, keys, consistent=True, raw=True)}
+        found = {item["PK"]["S"]: item for item in self.db.batch_get(keys, consistent=True, raw=True)}
         out = []
         for (kind, slug), key in zip(slugs, keys, strict=True):
             guard = found.get(key["PK"]["S"])

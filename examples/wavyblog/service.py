@@ -39,8 +39,8 @@ from singletable.model import (
     Page,
     UniqueViolation,
     connect,
+    guard_key,
 )
-from singletable.model.writes import guard_key
 
 USERNAME = re.compile(r"[a-z0-9_]{3,32}")
 SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")

@@ -24,8 +24,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from singletable.model.adapter import Adapter, adapt
-from singletable.model.errors import RequestError
+from singletable.model import Adapter, RequestError, adapt
 
 # Demo name -> module under examples/.
 DEMOS: dict[str, str] = {
@@ -217,7 +216,7 @@ def capacity(calls: list[Call]) -> float:
 
 def render_result(result: Any) -> list[str]:
     """Entities as ``TYPE {fields}`` lines; pages, lists and scalars as they come."""
-    from singletable.model.entity import Entity
+    from singletable.model import Entity
 
     if result is None:
         return ["(none)"]

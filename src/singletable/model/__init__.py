@@ -2,8 +2,14 @@
 
 Declare a :class:`Table`, entities (pydantic models with key templates), access patterns and collections;
 ``connect(table, target)`` runs them on the embedded engine or any boto3 DynamoDB client.
+
+Everything exported here is documented in docs/modeling.md (its "Public names" table lists each one); the
+modules with a leading underscore are the implementation and may change without notice. ``cursor`` is the
+one public submodule: signed pagination cursors for pages an application assembles itself.
 """
 
+from singletable.model import cursor
+from singletable.model.adapter import Adapter, adapt
 from singletable.model.db import DB, Page, connect
 from singletable.model.derived import Derived
 from singletable.model.entity import Entity, EntityMeta, KeyRef
@@ -25,12 +31,14 @@ from singletable.model.expr import Action, Cond, Path
 from singletable.model.patterns import Collection, Grouped, Pattern, Query
 from singletable.model.table import GSI, LSI, Index, Table, env
 from singletable.model.templates import Key, Keys
+from singletable.model.writes import guard_key
 
 __all__ = [
     "DB",
     "GSI",
     "LSI",
     "Action",
+    "Adapter",
     "AlreadyExists",
     "Collection",
     "Cond",
@@ -58,6 +66,9 @@ __all__ = [
     "TransactionFailed",
     "UniqueViolation",
     "VersionConflict",
+    "adapt",
     "connect",
+    "cursor",
     "env",
+    "guard_key",
 ]

@@ -4,6 +4,10 @@ A cursor is the key of the last entity handed to the caller, so "limit" can mean
 than items read. It is signed with HMAC-SHA256 and bound to the query it came from: a client that edits it
 (to read another partition) or replays it on another query gets :class:`InvalidCursor`, not someone
 else's data. URL-safe base64, no padding, so it can sit in a query string.
+
+``db.page()`` uses it for every pattern. It is public (``from singletable.model import cursor``) for pages an
+application assembles itself -- hustlehub's newest listings merged from several shards: ``encode`` a key
+under a scope naming the query, ``decode`` it back, with the same secret.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ import secrets
 from typing import Any
 
 from singletable.model.errors import InvalidCursor
+
+__all__ = ["decode", "default_secret", "encode"]
 
 _TAG = 16
 
@@ -44,12 +50,14 @@ def _typed(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def encode(secret: bytes, scope: str, key: dict[str, Any]) -> str:
+    """A signed cursor for ``key`` (AttributeValues, usually a LastEvaluatedKey) bound to ``scope``."""
     body = json.dumps(_plain(key), separators=(",", ":"), sort_keys=True).encode()
     tag = hmac.new(secret, scope.encode() + b"\0" + body, hashlib.sha256).digest()[:_TAG]
     return base64.urlsafe_b64encode(tag + body).rstrip(b"=").decode()
 
 
 def decode(secret: bytes, scope: str, cursor: str) -> dict[str, Any]:
+    """The key ``encode`` signed; :class:`InvalidCursor` if the cursor was altered or has another scope."""
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
     except (ValueError, TypeError) as error:

@@ -246,9 +246,13 @@ class DB:
         """``with db.transaction() as tx: tx.create(...); tx.check(...)`` -- all or nothing."""
         return Transaction(self)
 
-    def batch_get(self, targets: list[Any], *, consistent: bool = False) -> list[Any]:
-        """Entities for many keys (100 per request, unprocessed keys retried), in the order asked."""
-        return batch_get(self, targets, consistent=consistent)
+    def batch_get(self, targets: list[Any], *, consistent: bool = False, raw: bool = False) -> list[Any]:
+        """Entities for many keys (100 per request, unprocessed keys retried), in the order asked.
+
+        ``raw=True`` takes plain primary keys (``{"PK": {"S": ...}, ...}``, such as :func:`guard_key` gives)
+        and returns the stored items as AttributeValue dicts, for items that are not entities.
+        """
+        return batch_get(self, targets, consistent=consistent, raw=raw)
 
     def batch_write(self, put: list[Entity] = (), delete: list[Any] = ()) -> None:  # type: ignore[assignment]
         """Bulk put/delete (25 per request, unprocessed items retried with backoff); not atomic."""

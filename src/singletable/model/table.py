@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from singletable.model.errors import DeclarationError
+from singletable.model.expr import Path
+from singletable.model.values import build_codec
 
 if TYPE_CHECKING:
     from singletable.model.entity import EntityMeta
@@ -240,6 +242,13 @@ class Table:
 
     def attribute_name(self, field_name: str) -> str:
         return NAMING[self.naming](field_name)
+
+    def attribute(self, name: str, annotation: Any = str) -> Path:
+        """A typed reference to an attribute no entity field holds -- the type attribute, one another
+        program writes -- for conditions and filters: ``hub.attribute("entityType") == "listing"``.
+        ``annotation`` (a Python type, ``str`` by default) decides how values compared with it are stored.
+        """
+        return Path("item", name, (name,), build_codec(annotation, self.datetime_precision))
 
     # -- control plane ----------------------------------------------------------------------------------
 

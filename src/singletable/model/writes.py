@@ -26,7 +26,10 @@ if TYPE_CHECKING:
 # -- uniqueness guards and derived items -----------------------------------------------------------------
 
 
-def guard_key(meta: EntityMeta, name: str, value: Any) -> dict[str, AV]:
+def guard_key(entity: type[Entity] | EntityMeta, name: str, value: Any) -> dict[str, AV]:
+    """The primary key of the guard item that holds ``value`` of the unique field ``name``:
+    ``guard_key(User, "email", "a@x.com")`` (an entity class or its :class:`EntityMeta`)."""
+    meta = entity if isinstance(entity, EntityMeta) else entity.model_entity()
     text = meta.unique[name].render({name: value})
     key = {meta.table.pk_name: {"S": text}}
     if meta.table.sk_name:
