@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from singletable.model.expr import Compiler
+from singletable.model._expr import Compiler
 
 
 @pytest.mark.parametrize("name", ["title", "GSI1PK", "createdAt", "a_b9"])

@@ -16,6 +16,7 @@ from singletable.model import (
     ConditionFailed,
     DeclarationError,
     Entity,
+    Key,
     Keys,
     MissingKeyFields,
     NotFound,
@@ -24,7 +25,6 @@ from singletable.model import (
     VersionConflict,
     connect,
 )
-from singletable.model.templates import Key
 
 app = Table(
     name="features", indexes=[GSI("GSI1", pk="GSI1PK", sk="GSI1SK"), GSI("byScore", pk=("score", "N"))]

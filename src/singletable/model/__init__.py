@@ -9,11 +9,11 @@ one public submodule: signed pagination cursors for pages an application assembl
 """
 
 from singletable.model import cursor
-from singletable.model.adapter import Adapter, adapt
-from singletable.model.db import DB, Page, connect
-from singletable.model.derived import Derived
-from singletable.model.entity import Entity, EntityMeta, KeyRef
-from singletable.model.errors import (
+from singletable.model._adapter import Adapter, adapt
+from singletable.model._db import DB, Page, connect
+from singletable.model._derived import Derived
+from singletable.model._entity import Entity, EntityMeta, KeyRef
+from singletable.model._errors import (
     AlreadyExists,
     ConditionFailed,
     DeclarationError,
@@ -27,11 +27,11 @@ from singletable.model.errors import (
     UniqueViolation,
     VersionConflict,
 )
-from singletable.model.expr import Action, Cond, Path
-from singletable.model.patterns import Collection, Grouped, Pattern, Query
-from singletable.model.table import GSI, LSI, Index, Table, env
-from singletable.model.templates import Key, Keys
-from singletable.model.writes import guard_key
+from singletable.model._expr import Action, Cond, Path
+from singletable.model._patterns import Collection, Grouped, Pattern, Query
+from singletable.model._table import GSI, LSI, Index, Table, env
+from singletable.model._templates import Key, Keys
+from singletable.model._writes import guard_key
 
 __all__ = [
     "DB",

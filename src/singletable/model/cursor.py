@@ -20,7 +20,7 @@ import os
 import secrets
 from typing import Any
 
-from singletable.model.errors import InvalidCursor
+from singletable.model._errors import InvalidCursor
 
 __all__ = ["decode", "default_secret", "encode"]
 

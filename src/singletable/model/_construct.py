@@ -27,10 +27,10 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from singletable.model.values import AV, Codec
+from singletable.model._values import AV, Codec
 
 if TYPE_CHECKING:
-    from singletable.model.entity import EntityMeta
+    from singletable.model._entity import EntityMeta
 
 _SCALARS = (str, int, float, bool, Decimal, dt.datetime, dt.date, bytes, uuid.UUID)
 _IMMUTABLE = (type(None), str, int, float, bool, bytes, Decimal, dt.datetime, dt.date, uuid.UUID, enum.Enum)

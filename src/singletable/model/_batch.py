@@ -12,8 +12,8 @@ import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from singletable.model.entity import Entity, KeyRef
-from singletable.model.errors import (
+from singletable.model._entity import Entity, KeyRef
+from singletable.model._errors import (
     AlreadyExists,
     ConditionFailed,
     ModelError,
@@ -23,12 +23,12 @@ from singletable.model.errors import (
     UniqueViolation,
     VersionConflict,
 )
-from singletable.model.expr import Action, Cond
-from singletable.model.ops import Op, _stamp
-from singletable.model.writes import plan_check, plan_create, plan_delete, plan_put, plan_update
+from singletable.model._expr import Action, Cond
+from singletable.model._ops import Op, _stamp
+from singletable.model._writes import plan_check, plan_create, plan_delete, plan_put, plan_update
 
 if TYPE_CHECKING:
-    from singletable.model.db import DB
+    from singletable.model._db import DB
 
 SINGLE = {"Put": "PutItem", "Update": "UpdateItem", "Delete": "DeleteItem"}
 MAX_ATTEMPTS = 8

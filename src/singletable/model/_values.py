@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from singletable.model.errors import DeclarationError, KeyTemplateError
+from singletable.model._errors import DeclarationError, KeyTemplateError
 
 AV = dict[str, Any]
 PRECISIONS = {"seconds": "seconds", "milliseconds": "milliseconds", "microseconds": "microseconds"}

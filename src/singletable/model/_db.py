@@ -1,8 +1,8 @@
 """``connect(table, target)``: the application's handle on one table, on any DynamoDB.
 
 The same code runs on the embedded engine (called natively, no botocore) and on any endpoint through boto3;
-only the :mod:`adapter <singletable.model.adapter>` differs. Reads return typed entities; writes are planned
-by :mod:`writes <singletable.model.writes>` and sent as one request or one transaction.
+only the :mod:`adapter <singletable.model._adapter>` differs. Reads return typed entities; writes are planned
+by :mod:`writes <singletable.model._writes>` and sent as one request or one transaction.
 """
 
 from __future__ import annotations
@@ -14,17 +14,17 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar, overload
 
 from singletable.model import cursor as cursors
-from singletable.model.adapter import Adapter, adapt
-from singletable.model.batch import Transaction, batch_get, batch_write, run_ops
-from singletable.model.construct import Fallback
-from singletable.model.entity import Entity, EntityMeta, KeyRef
-from singletable.model.errors import ConditionFailed, NotFound, RequestError
-from singletable.model.expr import Action, Cond
-from singletable.model.ops import stored_after_failure
-from singletable.model.patterns import Grouped, Query
-from singletable.model.table import Table
-from singletable.model.values import AV
-from singletable.model.writes import (
+from singletable.model._adapter import Adapter, adapt
+from singletable.model._batch import Transaction, batch_get, batch_write, run_ops
+from singletable.model._construct import Fallback
+from singletable.model._entity import Entity, EntityMeta, KeyRef
+from singletable.model._errors import ConditionFailed, NotFound, RequestError
+from singletable.model._expr import Action, Cond
+from singletable.model._ops import stored_after_failure
+from singletable.model._patterns import Grouped, Query
+from singletable.model._table import Table
+from singletable.model._values import AV
+from singletable.model._writes import (
     guard_key,
     plan_create,
     plan_delete,
@@ -331,7 +331,7 @@ class DB:
                 raws = [r for r in items if (t := r.get(type_attr)) == type_av or (t is None and matches(r))]
                 try:
                     entities = [build(r) for r in raws] if build is not None else [from_item(r) for r in raws]
-                except Fallback:  # an item the fast builder leaves to validation (model/construct.py)
+                except Fallback:  # an item the fast builder leaves to validation (model/_construct.py)
                     entities = [from_item(r) for r in raws]
             else:
                 entities, raws = self._decode(items, metas, partial, limit)

@@ -13,14 +13,14 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from singletable.model.errors import DeclarationError, KeyTemplateError, MissingKeyFields
-from singletable.model.expr import Compiler, Cond, Path
-from singletable.model.table import Index, Table
-from singletable.model.templates import TOP, BoundKey, KeyTemplate, Slot
-from singletable.model.values import AV
+from singletable.model._errors import DeclarationError, KeyTemplateError, MissingKeyFields
+from singletable.model._expr import Compiler, Cond, Path
+from singletable.model._table import Index, Table
+from singletable.model._templates import TOP, BoundKey, KeyTemplate, Slot
+from singletable.model._values import AV
 
 if TYPE_CHECKING:
-    from singletable.model.entity import Entity, EntityMeta
+    from singletable.model._entity import Entity, EntityMeta
 
 
 def key_for(meta: EntityMeta, attribute: str) -> BoundKey | None:

@@ -14,16 +14,16 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
-from singletable.model.construct import Fallback, entity_builder
-from singletable.model.errors import DeclarationError, MissingKeyFields
-from singletable.model.expr import Path
-from singletable.model.table import Table
-from singletable.model.templates import BoundKey, Key, Keys, KeyTemplate
-from singletable.model.values import AV, Codec, build_codec, ttl_codec
+from singletable.model._construct import Fallback, entity_builder
+from singletable.model._errors import DeclarationError, MissingKeyFields
+from singletable.model._expr import Path
+from singletable.model._table import Table
+from singletable.model._templates import BoundKey, Key, Keys, KeyTemplate
+from singletable.model._values import AV, Codec, build_codec, ttl_codec
 
 if TYPE_CHECKING:
-    from singletable.model.derived import Derived
-    from singletable.model.patterns import Pattern
+    from singletable.model._derived import Derived
+    from singletable.model._patterns import Pattern
 
 
 @dataclass(eq=False)
@@ -139,7 +139,7 @@ class EntityMeta:
     def from_item(self, item: Mapping[str, AV], *, partial: bool = False) -> Entity:
         if not partial and self._build is not None:
             try:
-                return self._build(item)  # the codecs already gave the declared types (model/construct.py)
+                return self._build(item)  # the codecs already gave the declared types (model/_construct.py)
             except Fallback:
                 pass
         data = self.decode(item)
@@ -288,8 +288,8 @@ class _HybridKey:
 
 
 def _ignored() -> tuple[type, ...]:
-    from singletable.model.derived import Derived
-    from singletable.model.patterns import Pattern
+    from singletable.model._derived import Derived
+    from singletable.model._patterns import Pattern
 
     return (Keys, Key, Pattern, Derived)
 
@@ -451,8 +451,8 @@ def _compile(
         updated if updated in fields else None,
     )
     meta.guard_carry = carry
-    from singletable.model.derived import Derived
-    from singletable.model.patterns import Pattern
+    from singletable.model._derived import Derived
+    from singletable.model._patterns import Pattern
 
     for name, value in cls.__dict__.items():
         if isinstance(value, Pattern):

@@ -13,14 +13,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from singletable.model.entity import Entity, EntityMeta, KeyRef
-from singletable.model.errors import KeyTemplateError, MissingKeyFields
-from singletable.model.expr import Action, Compiler, Cond, compile_update
-from singletable.model.ops import Op, Stored, _condition, _exists, _finish, _not_exists, _stamp
-from singletable.model.values import AV
+from singletable.model._entity import Entity, EntityMeta, KeyRef
+from singletable.model._errors import KeyTemplateError, MissingKeyFields
+from singletable.model._expr import Action, Compiler, Cond, compile_update
+from singletable.model._ops import Op, Stored, _condition, _exists, _finish, _not_exists, _stamp
+from singletable.model._values import AV
 
 if TYPE_CHECKING:
-    from singletable.model.db import DB
+    from singletable.model._db import DB
 
 
 # -- uniqueness guards and derived items -----------------------------------------------------------------
@@ -336,7 +336,7 @@ def plan_update(
             )
         old = db._read_values(meta, key)
         if old is None:
-            from singletable.model.errors import NotFound
+            from singletable.model._errors import NotFound
 
             raise NotFound(f"{meta.type} {key} does not exist")
         new = {**old, **{n: known[n] for n in touched if n in known}}

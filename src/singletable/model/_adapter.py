@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from singletable.engine.errors import DynamoDBError
-from singletable.model.errors import ConditionFailed, RequestError
+from singletable.model._errors import ConditionFailed, RequestError
 
 
 def _snake(name: str) -> str:

@@ -1,8 +1,8 @@
 """The parts a planned write is made of, and the conditions they share.
 
 An :class:`Op` is one request part; a :class:`Stored` is what an upsert assumes about the stored item's
-createdAt (see :func:`singletable.model.writes.plan_put`). Kept apart from the planners so that running writes
-(:mod:`batch <singletable.model.batch>`) and planning them depend on one small vocabulary.
+createdAt (see :func:`singletable.model._writes.plan_put`). Kept apart from the planners so that running
+writes (:mod:`batch <singletable.model._batch>`) and planning them depend on one small vocabulary.
 """
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from singletable.model.entity import EntityMeta
-from singletable.model.expr import Compiler, Cond
-from singletable.model.values import AV
+from singletable.model._entity import EntityMeta
+from singletable.model._expr import Compiler, Cond
+from singletable.model._values import AV
 
 if TYPE_CHECKING:
-    from singletable.model.db import DB
+    from singletable.model._db import DB
 
 
 @dataclass

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from singletable.model.errors import DeclarationError
+from singletable.model._errors import DeclarationError
 
 if TYPE_CHECKING:
-    from singletable.model.entity import Entity, EntityMeta
+    from singletable.model._entity import Entity, EntityMeta
 
 
 @dataclass(eq=False)
