@@ -72,7 +72,7 @@ class EntityMeta:
         ]
         self._unstored = [f.name for f in self.fields.values() if not f.stored]
         # Index keys built from createdAt. An upsert keeps the *stored* createdAt, so these keys must be built
-        # from the stored value too (see writes.plan_put). A primary key naming it makes it part of the item's
+        # from the stored value too (see plan_put). A primary key naming it makes it part of the item's
         # identity: the stored value is then the one in hand, and nothing extra is needed.
         self._created_keys = (
             [k for k in self._secondary if self.created in k.needs]
@@ -355,7 +355,23 @@ def _compile(
     ttl: str | None,
     timestamps: bool,
 ) -> EntityMeta:
-    precision = table.datetime_precision
+    """The class's declaration checked and compiled, in order: keys named, fields typed, key templates bound,
+    uniqueness guards, then the patterns and derived items declared in the body."""
+    declared = _declared_keys(cls, table)
+    fields = _field_specs(cls, table, version, ttl)
+    codecs = {n: f.codec for n, f in fields.items()}
+    keys = _bound_keys(cls, table, type_name, declared, fields, codecs)
+    guards, carry = _guards(cls, table, type_name, unique, fields, keys, codecs)
+    stamps = table.timestamps if timestamps else (None, None)
+    created, updated = (name if name in fields else None for name in stamps)
+    meta = EntityMeta(cls, type_name, table, fields, keys, guards, version, ttl, created, updated)
+    meta.guard_carry = carry
+    _bind_members(cls, meta)
+    return meta
+
+
+def _declared_keys(cls: type[Entity], table: Table) -> Keys:
+    """``keys = Keys(...)`` over the class and its bases; every attribute must be a key of the table."""
     declared: Keys = Keys()
     for base in reversed(cls.__mro__):
         if isinstance(base.__dict__.get("keys"), Keys):
@@ -370,18 +386,34 @@ def _compile(
     for required in filter(None, (table.pk_name, table.sk_name)):
         if required not in declared:
             raise DeclarationError(f"{cls.__name__}: keys must give the table's {required}")
+    return declared
 
+
+def _field_specs(
+    cls: type[Entity], table: Table, version: str | None, ttl: str | None
+) -> dict[str, FieldSpec]:
+    """Each pydantic field's attribute name and codec; the version and TTL fields must fit their job."""
     fields: dict[str, FieldSpec] = {}
     for name, info in cls.model_fields.items():
         attribute = info.alias or table.attribute_name(name)
-        codec = ttl_codec() if name == ttl else build_codec(info.annotation, precision)
+        codec = ttl_codec() if name == ttl else build_codec(info.annotation, table.datetime_precision)
         fields[name] = FieldSpec(name, attribute, codec, info.is_required())
     if version and (version not in fields or fields[version].codec.python is not int):
         raise DeclarationError(f"{cls.__name__}: version={version!r} must name an int field")
     if ttl and ttl not in fields:
         raise DeclarationError(f"{cls.__name__}: ttl={ttl!r} must name a datetime field")
+    return fields
 
-    codecs = {n: f.codec for n, f in fields.items()}
+
+def _bound_keys(
+    cls: type[Entity],
+    table: Table,
+    type_name: str,
+    declared: Keys,
+    fields: dict[str, FieldSpec],
+    codecs: dict[str, Codec],
+) -> dict[str, BoundKey]:
+    """Every declared key template bound to the fields' codecs (a key that *is* a field is not a template)."""
     keys: dict[str, BoundKey] = {}
     for attr, key in declared.items():
         template = KeyTemplate.parse(key.template)
@@ -391,23 +423,14 @@ def _compile(
                     f"{cls.__name__}: {attr} = {key.template!r} uses {name!r}, which is "
                     f"not a field; fields are {sorted(fields)}"
                 )
-        kind = key_types[attr]
+        kind = table.key_types[attr]
         if kind == "N" and (len(template.parts) != 1 or fields[template.fields[0]].codec.kind != "N"):
             raise DeclarationError(
                 f"{cls.__name__}: {attr} is a Number key, so its template must be a single "
                 "numeric field like '{stars}'"
             )
-        owner = next((f for f in fields.values() if f.attribute == attr), None)
-        if owner is not None:
-            if template.text == "{" + owner.name + "}" and key.when is None:
-                continue  # the key *is* the field, stored as itself
-            recoverable = any(s.field == owner.name and s.reversible for s in template.slots)
-            if not recoverable:
-                raise DeclarationError(
-                    f"{cls.__name__}: field {owner.name} is stored as {attr}, which is also a key built from "
-                    f"{key.template!r}; give the field another name with Field(alias=...)"
-                )
-            owner.stored = False
+        if _key_is_its_field(cls, attr, key, template, fields):
+            continue
         otherwise = None
         if key.otherwise is not None:
             alt = KeyTemplate.parse(key.otherwise)
@@ -415,7 +438,39 @@ def _compile(
         keys[attr] = BoundKey(
             attr, template, kind, codecs, table.delimiter, type_name, key.when, key.when_fields, otherwise
         )
+    return keys
 
+
+def _key_is_its_field(
+    cls: type[Entity], attr: str, key: Key, template: KeyTemplate, fields: dict[str, FieldSpec]
+) -> bool:
+    """Whether key ``attr`` is simply the field stored under that name. A key built from the field that
+    shares its attribute must give the field back when parsed, and then the field is not stored itself."""
+    owner = next((f for f in fields.values() if f.attribute == attr), None)
+    if owner is None:
+        return False
+    if template.text == "{" + owner.name + "}" and key.when is None:
+        return True  # the key *is* the field, stored as itself
+    recoverable = any(s.field == owner.name and s.reversible for s in template.slots)
+    if not recoverable:
+        raise DeclarationError(
+            f"{cls.__name__}: field {owner.name} is stored as {attr}, which is also a key built from "
+            f"{key.template!r}; give the field another name with Field(alias=...)"
+        )
+    owner.stored = False
+    return False
+
+
+def _guards(
+    cls: type[Entity],
+    table: Table,
+    type_name: str,
+    unique: Iterable[str] | Mapping[str, str | tuple[str, ...]],
+    fields: dict[str, FieldSpec],
+    keys: dict[str, BoundKey],
+    codecs: dict[str, Codec],
+) -> tuple[dict[str, BoundKey], dict[str, tuple[str, ...]]]:
+    """The guard key of each unique field, and the primary-key fields each guard item also carries."""
     guards: dict[str, BoundKey] = {}
     carry: dict[str, tuple[str, ...]] = {}
     primary = keys[table.pk_name].needs + (keys[table.sk_name].needs if table.sk_name in keys else ())
@@ -436,21 +491,11 @@ def _compile(
         guards[name] = BoundKey(
             table.pk_name, KeyTemplate.parse(text), "S", codecs, table.delimiter, type_name
         )
+    return guards, carry
 
-    created, updated = table.timestamps if timestamps else (None, None)
-    meta = EntityMeta(
-        cls,
-        type_name,
-        table,
-        fields,
-        keys,
-        guards,
-        version,
-        ttl,
-        created if created in fields else None,
-        updated if updated in fields else None,
-    )
-    meta.guard_carry = carry
+
+def _bind_members(cls: type[Entity], meta: EntityMeta) -> None:
+    """The access patterns and derived items declared in the class body, bound to the compiled entity."""
     from singletable.model._derived import Derived
     from singletable.model._patterns import Pattern
 
@@ -459,4 +504,3 @@ def _compile(
             meta.patterns[name] = value.bind(meta, name)
         elif isinstance(value, Derived):
             meta.derived.append(value.bind(meta, name))
-    return meta

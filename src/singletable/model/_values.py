@@ -197,17 +197,16 @@ def ttl_codec() -> Codec:
 
 
 def _scalar(python: Any, precision: str) -> Codec | None:
-    if python is str:
-        return Codec("S", lambda v: {"S": v}, lambda av: av["S"], _key_str, str, python=str)
-    if python is bool:
-        return Codec(
-            "BOOL",
-            lambda v: {"BOOL": v},
-            lambda av: av["BOOL"],
-            lambda v, s: "true" if v else "false",
-            lambda t: t == "true",
-            python=bool,
-        )
+    """The codec of a single-valued type (text, number, bool, time, bytes, UUID, enum); None otherwise."""
+    if python is datetime:
+        return _make_datetime(precision)
+    if isinstance(python, type) and issubclass(python, enum.Enum):
+        return _enum_codec(python, precision)
+    return _number_codec(python) or _plain_codec(python)
+
+
+def _number_codec(python: Any) -> Codec | None:
+    """``int``, ``float`` and ``Decimal``: stored as N, read back as the declared type."""
     if python is int:
         return Codec("N", lambda v: {"N": str(int(v))}, _load_int, _key_number, int, python=int)
     if python is float:
@@ -223,8 +222,22 @@ def _scalar(python: Any, precision: str) -> Codec | None:
         return Codec(
             "N", lambda v: {"N": str(v)}, lambda av: Decimal(av["N"]), _key_number, Decimal, python=Decimal
         )
-    if python is datetime:
-        return _make_datetime(precision)
+    return None
+
+
+def _plain_codec(python: Any) -> Codec | None:
+    """``str``, ``bool``, ``date``, ``bytes`` and ``UUID``: each as its natural DynamoDB type."""
+    if python is str:
+        return Codec("S", lambda v: {"S": v}, lambda av: av["S"], _key_str, str, python=str)
+    if python is bool:
+        return Codec(
+            "BOOL",
+            lambda v: {"BOOL": v},
+            lambda av: av["BOOL"],
+            lambda v, s: "true" if v else "false",
+            lambda t: t == "true",
+            python=bool,
+        )
     if python is date:
         return Codec(
             "S",
@@ -247,17 +260,20 @@ def _scalar(python: Any, precision: str) -> Codec | None:
         return Codec(
             "S", lambda v: {"S": str(v)}, lambda av: uuid.UUID(av["S"]), _key_str, uuid.UUID, python=uuid.UUID
         )
-    if isinstance(python, type) and issubclass(python, enum.Enum):
-        inner = _scalar(type(next(iter(python)).value), precision) or ANY
-        return Codec(
-            inner.kind,
-            lambda v: inner.dump(python(v).value),
-            lambda av: python(inner.load(av)),
-            lambda v, s: inner.key(python(v).value, s),
-            lambda t: python(inner.parse(t)),
-            python=python,
-        )
     return None
+
+
+def _enum_codec(python: type[enum.Enum], precision: str) -> Codec:
+    """An enum travels as its members' value type; Python sees the member."""
+    inner = _scalar(type(next(iter(python)).value), precision) or ANY
+    return Codec(
+        inner.kind,
+        lambda v: inner.dump(python(v).value),
+        lambda av: python(inner.load(av)),
+        lambda v, s: inner.key(python(v).value, s),
+        lambda t: python(inner.parse(t)),
+        python=python,
+    )
 
 
 def build_codec(annotation: Any, precision: str = "milliseconds") -> Codec:
@@ -277,54 +293,69 @@ def build_codec(annotation: Any, precision: str = "milliseconds") -> Codec:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return _model_codec(annotation, precision)
     if origin in (list, tuple, typing.Sequence) or annotation in (list, tuple):
-        args = [a for a in typing.get_args(annotation) if a is not Ellipsis]
-        item = build_codec(args[0], precision) if args else ANY
-        return Codec(
-            "L",
-            lambda v: {"L": [_dump_nested(item, x) for x in v]},
-            lambda av: [_load_nested(item, x) for x in av["L"]],
-            _key_str,
-            str,
-            python=list,
-            item=item,
-        )
+        return _list_codec(annotation, precision)
     if origin in (set, frozenset) or annotation in (set, frozenset):
-        args = typing.get_args(annotation)
-        item = build_codec(args[0], precision) if args else ANY
-        kind = {"S": "SS", "N": "NS", "B": "BS"}.get(item.kind, "SS")
-        if kind == "NS":
-
-            def dump(v: Any) -> AV | None:
-                return {"NS": [_number_text(x) for x in v]} if v else None
-        else:
-
-            def dump(v: Any) -> AV | None:
-                return {kind: sorted(v)} if v else None
-
-        return Codec(
-            kind,
-            dump,
-            lambda av: {item.load({item.kind if kind == "NS" else kind[0]: x}) for x in av[kind]},
-            _key_str,
-            str,
-            python=set,
-            item=item,
-        )
+        return _set_codec(annotation, precision)
     if origin in (dict, typing.Mapping) or annotation is dict:
-        args = typing.get_args(annotation)
-        item = build_codec(args[1], precision) if len(args) == 2 else ANY
-        return Codec(
-            "M",
-            lambda v: {"M": {str(k): _dump_nested(item, x) for k, x in v.items()}},
-            lambda av: {k: _load_nested(item, x) for k, x in av["M"].items()},
-            _key_str,
-            str,
-            python=dict,
-            item=item,
-        )
+        return _dict_codec(annotation, precision)
     if annotation is Any or annotation is object:
         return ANY
     raise DeclarationError(f"singletable cannot store fields of type {annotation!r}")
+
+
+def _list_codec(annotation: Any, precision: str) -> Codec:
+    """Lists and tuples: an L of the element type (None elements as NULL)."""
+    args = [a for a in typing.get_args(annotation) if a is not Ellipsis]
+    item = build_codec(args[0], precision) if args else ANY
+    return Codec(
+        "L",
+        lambda v: {"L": [_dump_nested(item, x) for x in v]},
+        lambda av: [_load_nested(item, x) for x in av["L"]],
+        _key_str,
+        str,
+        python=list,
+        item=item,
+    )
+
+
+def _set_codec(annotation: Any, precision: str) -> Codec:
+    """Sets: SS, NS or BS by the element type; an empty set is not stored (DynamoDB has no empty sets)."""
+    args = typing.get_args(annotation)
+    item = build_codec(args[0], precision) if args else ANY
+    kind = {"S": "SS", "N": "NS", "B": "BS"}.get(item.kind, "SS")
+    if kind == "NS":
+
+        def dump(v: Any) -> AV | None:
+            return {"NS": [_number_text(x) for x in v]} if v else None
+    else:
+
+        def dump(v: Any) -> AV | None:
+            return {kind: sorted(v)} if v else None
+
+    return Codec(
+        kind,
+        dump,
+        lambda av: {item.load({item.kind if kind == "NS" else kind[0]: x}) for x in av[kind]},
+        _key_str,
+        str,
+        python=set,
+        item=item,
+    )
+
+
+def _dict_codec(annotation: Any, precision: str) -> Codec:
+    """Dicts: an M whose member values have the declared value type."""
+    args = typing.get_args(annotation)
+    item = build_codec(args[1], precision) if len(args) == 2 else ANY
+    return Codec(
+        "M",
+        lambda v: {"M": {str(k): _dump_nested(item, x) for k, x in v.items()}},
+        lambda av: {k: _load_nested(item, x) for k, x in av["M"].items()},
+        _key_str,
+        str,
+        python=dict,
+        item=item,
+    )
 
 
 def _dump_nested(codec: Codec, value: Any) -> AV:
