@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from singletable.model._entity import Entity, EntityMeta, KeyRef
-from singletable.model._errors import KeyTemplateError, MissingKeyFields
+from singletable.model._errors import KeyTemplateError, MissingKeyFields, NotFound
 from singletable.model._expr import Action, Compiler, Cond, compile_update
 from singletable.model._ops import Op, Stored, _condition, _exists, _finish, _not_exists, _stamp
 from singletable.model._values import AV
@@ -198,39 +198,15 @@ def plan_put(
     conds: list[str | Cond | None] = [condition]
     label: tuple[Any, ...] = ("condition", meta.type)
     if meta.version:
-        expected = values.get(meta.version)
-        if expected is None:
-            conds.append(_not_exists(meta, c))
-            values[meta.version] = 1
-        else:
-            conds.append(f"{c.name(meta.attribute_of[meta.version])} = {c.value({'N': str(expected)})}")
-            values[meta.version] = expected + 1
+        conds.append(_next_version(meta, meta.version, values, c))
         label = ("version", meta.type)
     extra: list[Op] = []
     assumed: Stored | None = None
     if meta.unique or meta.derived:
-        key = meta.primary_key(values)
-        raw = db._read_item(key)
-        old = None if raw is None else meta.decode(raw)
-        if old is None:
-            conds.append(_not_exists(meta, c))
-        else:
-            conds += [_unchanged(c, meta, name, old) for name in meta.unique]
-            if meta.created and old.get(meta.created) is not None:
-                values[meta.created] = old[meta.created]
-            if meta._created_keys:  # the keys below are built from the createdAt just read: keep it so
-                conds.append(Stored.of(meta, raw).condition(meta, c))
-        if old is not None:
-            conds += _sources_unchanged(c, meta, old)
-        extra = _guard_ops(db, meta, old, values, key) + _derived_ops(db, meta, old, values)
+        swap_conds, extra = _put_over_stored(db, meta, values, c)
+        conds += swap_conds
     elif meta._created_keys:
-        created = meta.fields[meta.created].codec  # type: ignore[index]
-        if stored is None and read:
-            key = meta.primary_key(values)
-            stored = Stored.of(meta, db._read_item(key, [*key, meta.attribute_of[meta.created]]))  # type: ignore[index]
-        assumed = stored or Stored(None, created.dump(values[meta.created]))
-        if assumed.exists and assumed.created is not None:
-            values[meta.created] = created.load(assumed.created)
+        assumed = _assume_created(db, meta, values, stored, read)
         conds.append(assumed.condition(meta, c))
     item = meta.to_item(values)
     if meta.created is None or meta.unique or meta.derived or meta._created_keys:
@@ -239,10 +215,65 @@ def plan_put(
             params["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
         params = _finish(params, c, _condition(c, conds))
         return [Op("Put", params, label, meta, assumed), *extra], _result(entity, meta, values)
-    # createdAt must survive an upsert, which PutItem cannot do: write every attribute with UpdateItem,
-    # and remove the declared attributes (sparse keys included) that this version of the entity lacks.
+    params = _finish(_update_keeping_created(db, meta, meta.created, item, c), c, _condition(c, conds))
+    return [Op("Update", params, label, meta)], _result(entity, meta, values)
+
+
+def _next_version(meta: EntityMeta, version: str, values: dict[str, Any], c: Compiler) -> str:
+    """The condition that the stored ``version`` field is the entity's (or that there is no item), with the
+    version bumped in ``values``."""
+    expected = values.get(version)
+    if expected is None:
+        values[version] = 1
+        return _not_exists(meta, c)
+    values[version] = expected + 1
+    return f"{c.name(meta.attribute_of[version])} = {c.value({'N': str(expected)})}"
+
+
+def _put_over_stored(
+    db: DB, meta: EntityMeta, values: dict[str, Any], c: Compiler
+) -> tuple[list[str | Cond | None], list[Op]]:
+    """A put of an entity with guards or derived items: read the stored item, keep its createdAt, and
+    swap the guards and derived items it had for the new ones -- conditioned on the item as read."""
+    conds: list[str | Cond | None] = []
+    key = meta.primary_key(values)
+    raw = db._read_item(key)
+    old = None if raw is None else meta.decode(raw)
+    if old is None:
+        conds.append(_not_exists(meta, c))
+    else:
+        conds += [_unchanged(c, meta, name, old) for name in meta.unique]
+        if meta.created and old.get(meta.created) is not None:
+            values[meta.created] = old[meta.created]
+        if meta._created_keys:  # the keys below are built from the createdAt just read: keep it so
+            conds.append(Stored.of(meta, raw).condition(meta, c))
+        conds += _sources_unchanged(c, meta, old)
+    return conds, _guard_ops(db, meta, old, values, key) + _derived_ops(db, meta, old, values)
+
+
+def _assume_created(
+    db: DB, meta: EntityMeta, values: dict[str, Any], stored: Stored | None, read: bool
+) -> Stored:
+    """What the put assumes is stored (read first when ``read``, else ``stored`` or the entity's own
+    createdAt); its createdAt goes into ``values`` so the keys built from it agree with the item."""
+    created = meta.fields[meta.created].codec  # type: ignore[index]
+    if stored is None and read:
+        key = meta.primary_key(values)
+        stored = Stored.of(meta, db._read_item(key, [*key, meta.attribute_of[meta.created]]))  # type: ignore[index]
+    assumed = stored or Stored(None, created.dump(values[meta.created]))
+    if assumed.exists and assumed.created is not None:
+        values[meta.created] = created.load(assumed.created)
+    return assumed
+
+
+def _update_keeping_created(
+    db: DB, meta: EntityMeta, created: str, item: dict[str, AV], c: Compiler
+) -> dict[str, Any]:
+    """The put as an UpdateItem: the ``created`` field must survive an upsert, which PutItem cannot do.
+    Every attribute is written (createdAt only if absent), and the declared attributes (sparse keys
+    included) that this version of the entity lacks are removed."""
     keys = {meta.table.pk_name, meta.table.sk_name}
-    created_attr = meta.attribute_of[meta.created]
+    created_attr = meta.attribute_of[created]
     sets, removes = [], []
     for attr, av in item.items():
         if attr in keys:
@@ -255,12 +286,8 @@ def plan_put(
         if attr not in item and attr not in keys:
             removes.append(c.name(attr))
     expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
-    params = _finish(
-        {"TableName": db.table_name, "Key": {k: item[k] for k in keys if k}, "UpdateExpression": expression},
-        c,
-        _condition(c, conds),
-    )
-    return [Op("Update", params, label, meta)], _result(entity, meta, values)
+    key = {k: item[k] for k in keys if k}
+    return {"TableName": db.table_name, "Key": key, "UpdateExpression": expression}
 
 
 def _declared_attributes(meta: EntityMeta) -> list[str]:
@@ -290,9 +317,45 @@ def plan_update(
     sets: Mapping[str, Any],
     upsert: bool = False,
 ) -> tuple[list[Op], EntityMeta, dict[str, AV]]:
+    """A partial update: the actions (and ``field=value`` sets), updatedAt, every key that reads a changed
+    field rebuilt in the same request, guards and derived items swapped, the version checked and bumped."""
     meta, given, expected_version = _target(target)
     key = meta.primary_key(given)
     actions = list(actions) + [getattr(meta.cls.f, name).set(value) for name, value in sets.items()]
+    _check_actions(meta, actions)
+    known, touched, unknown = _what_changes(meta, given, actions)
+    c = Compiler()
+    now = db.clock()
+    if meta.updated and meta.updated not in touched:
+        known[meta.updated] = now
+        touched.add(meta.updated)
+        actions.append(getattr(meta.cls.f, meta.updated).set(now))
+    ops_extra: list[Op] = []
+    conds: list[str | Cond | None] = [None if upsert else _exists(meta, c), condition]
+    extra_set = _upsert_sets(meta, c, touched, now) if upsert else []
+    label: tuple[Any, ...] = ("update", meta.type)
+    watched = _watch(meta) & touched
+    if watched:
+        swap_conds, ops_extra = _update_over_stored(db, meta, key, c, known, touched, unknown, watched)
+        conds += swap_conds
+    key_sets, removes = _rebuilt_keys(meta, c, known, touched, unknown)
+    extra_set += key_sets
+    actions = [a for a in actions if meta.fields[a.path.field].stored]
+    if meta.version:
+        version = getattr(meta.cls.f, meta.version)
+        if expected_version is not None:
+            conds.append(version == expected_version)
+            label = ("version", meta.type)
+        actions.append(version.add(1))
+    expression = compile_update(actions, c, extra_set, removes)
+    params = _finish(
+        {"TableName": db.table_name, "Key": key, "UpdateExpression": expression}, c, _condition(c, conds)
+    )
+    return [Op("Update", params, label, meta), *ops_extra], meta, key
+
+
+def _check_actions(meta: EntityMeta, actions: list[Action]) -> None:
+    """Every action is on a field of this entity, and none changes the primary key (a new item)."""
     for action in actions:
         if action.path.entity != meta.type:
             raise KeyTemplateError(f"{action!r} is a field of {action.path.entity}, not {meta.type}")
@@ -301,6 +364,13 @@ def plan_update(
                 f"{meta.type}.{action.path.field} is part of the primary key; a changed key is a new item: "
                 "create the new entity and delete the old one (in one transaction)"
             )
+
+
+def _what_changes(
+    meta: EntityMeta, given: Mapping[str, Any], actions: list[Action]
+) -> tuple[dict[str, Any], set[str], set[str]]:
+    """The field values known after the update (the key's, and those set or removed), the fields it
+    touches, and those whose new value depends on the stored one (``add``, ``append``, nested changes)."""
     known: dict[str, Any] = {n: given[n] for n in meta.primary_fields}
     touched: set[str] = set()
     unknown: set[str] = set()
@@ -310,43 +380,56 @@ def plan_update(
             known[action.path.field] = None if action.kind == "remove" else action.value
         else:
             unknown.add(action.path.field)
-    c = Compiler()
-    extra_set: list[str] = []
-    now = db.clock()
-    if meta.updated and meta.updated not in touched:
-        known[meta.updated] = now
-        touched.add(meta.updated)
-        actions.append(getattr(meta.cls.f, meta.updated).set(now))
-    ops_extra: list[Op] = []
-    conds: list[str | Cond | None] = [None if upsert else _exists(meta, c), condition]
-    if upsert:  # counters and the like: the item may not exist yet, so give it its type (and createdAt)
-        extra_set.append(f"{c.name(meta.table.type_attribute)} = {c.value(meta._type_av)}")
-        if meta.created and meta.created not in touched:
-            created = c.name(meta.attribute_of[meta.created])
-            extra_set.append(
-                f"{created} = if_not_exists({created}, {c.value(meta.fields[meta.created].codec.dump(now))})"
-            )
-    label: tuple[Any, ...] = ("update", meta.type)
-    watched = _watch(meta) & touched
-    if watched:
-        if watched & unknown:
-            raise KeyTemplateError(
-                f"{meta.type}: {sorted(watched & unknown)} feed uniqueness guards or derived "
-                "items, so they can only be set or removed, not changed arithmetically"
-            )
-        old = db._read_values(meta, key)
-        if old is None:
-            from singletable.model._errors import NotFound
+    return known, touched, unknown
 
-            raise NotFound(f"{meta.type} {key} does not exist")
-        new = {**old, **{n: known[n] for n in touched if n in known}}
-        conds += [_unchanged(c, meta, name, old) for name in meta.unique if name in watched]
-        conds += _sources_unchanged(c, meta, old, touched)
-        ops_extra = _guard_ops(db, meta, old, new, key) + _derived_ops(db, meta, old, new)
-        for name, value in new.items():
-            known.setdefault(name, value)
-    # Derived keys: every key that reads a touched field is rebuilt in this same request, or removed when
-    # it no longer applies; if its other fields are unknown we refuse rather than leave an index stale.
+
+def _upsert_sets(meta: EntityMeta, c: Compiler, touched: set[str], now: Any) -> list[str]:
+    """Counters and the like: the item may not exist yet, so give it its type (and createdAt)."""
+    out = [f"{c.name(meta.table.type_attribute)} = {c.value(meta._type_av)}"]
+    if meta.created and meta.created not in touched:
+        created = c.name(meta.attribute_of[meta.created])
+        out.append(
+            f"{created} = if_not_exists({created}, {c.value(meta.fields[meta.created].codec.dump(now))})"
+        )
+    return out
+
+
+def _update_over_stored(
+    db: DB,
+    meta: EntityMeta,
+    key: dict[str, AV],
+    c: Compiler,
+    known: dict[str, Any],
+    touched: set[str],
+    unknown: set[str],
+    watched: set[str],
+) -> tuple[list[str | Cond | None], list[Op]]:
+    """An update of fields that feed guards or derived items: read the stored item, swap those for the new
+    values -- conditioned on the item as read -- and fill ``known`` with the stored values."""
+    if watched & unknown:
+        raise KeyTemplateError(
+            f"{meta.type}: {sorted(watched & unknown)} feed uniqueness guards or derived "
+            "items, so they can only be set or removed, not changed arithmetically"
+        )
+    old = db._read_values(meta, key)
+    if old is None:
+        raise NotFound(f"{meta.type} {key} does not exist")
+    new = {**old, **{n: known[n] for n in touched if n in known}}
+    conds: list[str | Cond | None] = [_unchanged(c, meta, n, old) for n in meta.unique if n in watched]
+    conds += _sources_unchanged(c, meta, old, touched)
+    ops = _guard_ops(db, meta, old, new, key) + _derived_ops(db, meta, old, new)
+    for name, value in new.items():
+        known.setdefault(name, value)
+    return conds, ops
+
+
+def _rebuilt_keys(
+    meta: EntityMeta, c: Compiler, known: dict[str, Any], touched: set[str], unknown: set[str]
+) -> tuple[list[str], list[str]]:
+    """Derived keys: every key that reads a touched field is rebuilt in this same request (SET), or removed
+    when it no longer applies (REMOVE); if its other fields are unknown we refuse rather than leave an index
+    stale."""
+    sets: list[str] = []
     removes: list[str] = []
     for bound in meta._secondary:
         needs = bound.needs
@@ -367,21 +450,10 @@ def plan_update(
                 f"{', '.join(missing)} in the same update so the key can be rebuilt",
             )
         if bound.applies(known):
-            extra_set.append(f"{c.name(bound.attribute)} = {c.value(bound.value(known))}")
+            sets.append(f"{c.name(bound.attribute)} = {c.value(bound.value(known))}")
         else:
             removes.append(c.name(bound.attribute))
-    actions = [a for a in actions if meta.fields[a.path.field].stored]
-    if meta.version:
-        version = getattr(meta.cls.f, meta.version)
-        if expected_version is not None:
-            conds.append(version == expected_version)
-            label = ("version", meta.type)
-        actions.append(version.add(1))
-    expression = compile_update(actions, c, extra_set, removes)
-    params = _finish(
-        {"TableName": db.table_name, "Key": key, "UpdateExpression": expression}, c, _condition(c, conds)
-    )
-    return [Op("Update", params, label, meta), *ops_extra], meta, key
+    return sets, removes
 
 
 # -- delete and checks ----------------------------------------------------------------------------------
