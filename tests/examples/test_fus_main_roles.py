@@ -11,7 +11,10 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from examples.fus_main import (
+
+from model_targets import ALL_TARGETS, make_target
+from singletable.examples import DEMO_CLOCK
+from singletable.examples.fus_main import (
     Actor,
     NotAuthorized,
     NotSignedIn,
@@ -19,10 +22,7 @@ from examples.fus_main import (
     fus,
     open_catalog,
 )
-from examples.fus_main.sample import ADA, BOB, CYD, DEE, load
-
-from model_targets import ALL_TARGETS, make_target
-from singletable.demo import DEMO_CLOCK
+from singletable.examples.fus_main.sample import ADA, BOB, CYD, DEE, load
 from singletable.model import connect
 
 GM = Actor("gm")

@@ -7,10 +7,10 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from examples.fus_main import Actor, InvalidInput, Rating, Site, SiteCatalog, fus, open_catalog
-from examples.fus_main.sample import ADA, BOB, CYD, DEE, load
 
-from singletable.demo import DEMO_CLOCK
+from singletable.examples import DEMO_CLOCK
+from singletable.examples.fus_main import Actor, InvalidInput, Rating, Site, SiteCatalog, fus, open_catalog
+from singletable.examples.fus_main.sample import ADA, BOB, CYD, DEE, load
 from singletable.model import AlreadyExists, InvalidCursor, NotFound
 
 
