@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from singletable.examples.hustlehub import HustleHub, ServiceError, hub
 from singletable.examples.hustlehub.design import (
     LISTING_INCLUDE,
     LISTING_INCLUDE_AS_DESIGNED,
@@ -22,8 +21,10 @@ from singletable.examples.hustlehub.design import (
     Category,
     Listing,
     User,
+    hub,
 )
 from singletable.examples.hustlehub.sample import LISTING_ROWS, NOW, listing, load
+from singletable.examples.hustlehub.service import HustleHub, ServiceError
 from singletable.examples.hustlehub.walkthrough import ADA, ADMIN, EDITOR, JANE, JOHN
 from singletable.model import (
     GSI,

@@ -10,7 +10,8 @@ from datetime import datetime, timedelta
 
 from singletable.examples import DEMO_CLOCK
 from singletable.examples.blog_api.design import Role
-from singletable.examples.blog_api.service import BlogService
+from singletable.examples.blog_api.service import BlogService, sequential_ids
+from singletable.model import DB
 
 
 def ago(days: float = 0, hours: float = 0, minutes: float = 0) -> datetime:
@@ -40,6 +41,11 @@ POSTS = [  # id, author, subcategory, title, days ago (None: a draft)
     ("p-rust-draft", "bia", "rust", "Ownership for Pythonistas", None),
 ]
 HOT_POST = "p-py-packaging"  # bia's post that gets the discussion
+
+
+def open_service(db: DB) -> BlogService:
+    """The demo's service: sequential ids, so every run prints the same ids."""
+    return BlogService(db, ids=sequential_ids())
 
 
 def load(service: BlogService) -> None:

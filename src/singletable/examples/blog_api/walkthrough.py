@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from singletable.examples import Step
-from singletable.examples.blog_api.design import Role
-from singletable.examples.blog_api.sample import HOT_POST
+from singletable.examples import Example, Step
+from singletable.examples.blog_api.design import Role, blog
+from singletable.examples.blog_api.sample import HOT_POST, load, open_service
 from singletable.examples.blog_api.service import BlogService
 
 
@@ -131,3 +131,13 @@ def steps(blog: BlogService) -> Iterator[Step]:
     yield Step("bia's notifications, newest first (GSI1 NOTIFICATION#bia)", lambda: blog.notifications("bia"))
     yield Step("bia marks n0002 read", lambda: blog.mark_read("bia", "n0002"))
     yield Step("Marking a missing notification read fails", lambda: blog.mark_read("bia", "n9999"))
+
+
+EXAMPLE = Example(
+    name="blog-api",
+    title="Blog API (seed 004): ${StackName}-${Environment}-blog, PAY_PER_REQUEST, GSI1 + GSI2",
+    table=blog,
+    open=open_service,
+    load=load,
+    steps=steps,
+)

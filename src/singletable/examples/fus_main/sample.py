@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 
 from singletable.examples import DEMO_CLOCK
 from singletable.examples.fus_main.service import Actor, Permission, SiteCatalog
+from singletable.model import DB
 
 ADA = Actor("ada", frozenset({"admin"}))  # Cognito group "admin"
 BOB = Actor("bob")  # in custom group "editors" (sites:update)
@@ -97,6 +98,11 @@ def _at(catalog: SiteCatalog, when: datetime) -> Iterator[None]:
         yield
     finally:
         catalog.db.clock = clock
+
+
+def open_service(db: DB) -> SiteCatalog:
+    """The demo's catalog: fixed ids so every run writes the same items."""
+    return SiteCatalog(db, new_id=sequential_ids())
 
 
 def load(catalog: SiteCatalog) -> None:

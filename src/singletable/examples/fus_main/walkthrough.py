@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from singletable.examples import Step
-from singletable.examples.fus_main.sample import ADA, BOB, CYD, DEE
+from singletable.examples import Example, Step
+from singletable.examples.fus_main.design import fus
+from singletable.examples.fus_main.sample import ADA, BOB, CYD, DEE, load, open_service
 from singletable.examples.fus_main.service import Actor, SiteCatalog
 
 
@@ -156,3 +157,13 @@ def steps(catalog: SiteCatalog) -> Iterator[Step]:
         "bob updates a site again (refused: no longer an editor)",
         lambda: catalog.update_site(BOB, "rustbook", title="The Rust Book"),
     )
+
+
+EXAMPLE = Example(
+    name="fus-main",
+    title="fus-main: sites, tags, star ratings, comments and custom RBAC groups in one table",
+    table=fus,
+    open=open_service,
+    load=load,
+    steps=steps,
+)

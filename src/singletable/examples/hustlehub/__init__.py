@@ -1,30 +1,11 @@
-"""Seed 001, HustleHubDirectory: a side-hustle directory on one table with four GSIs.
+"""Seed 001, HustleHubDirectory (``singletable demo hustlehub``): a side-hustle directory on one table with
+four GSIs.
 
-``from singletable.examples.hustlehub import HustleHub, hub`` for the service and the table; ``EXAMPLE`` is
-what ``singletable demo hustlehub`` runs.
+``design`` declares the table and entities; ``service`` is the app's API (``HustleHub``); ``sample`` holds
+deterministic sample data; ``walkthrough`` the demo's steps. README.md records the choices the design left
+open.
 """
 
-from __future__ import annotations
+from singletable.examples.hustlehub.walkthrough import EXAMPLE
 
-from singletable.examples import DEMO_CURSOR_SECRET, Example
-from singletable.examples.hustlehub.design import Category, Listing, User, hub
-from singletable.examples.hustlehub.sample import load
-from singletable.examples.hustlehub.service import HustleHub, ServiceError, SlugStatus
-from singletable.examples.hustlehub.walkthrough import steps
-from singletable.model import DB
-
-
-def open_service(db: DB) -> HustleHub:
-    return HustleHub(db, cursor_secret=DEMO_CURSOR_SECRET)
-
-
-EXAMPLE = Example(
-    name="hustlehub",
-    title="HustleHubDirectory (seed 001): users by email, listings newest first, admins by role, slugs",
-    table=hub,
-    open=open_service,
-    load=load,
-    steps=steps,
-)
-
-__all__ = ["EXAMPLE", "Category", "HustleHub", "Listing", "ServiceError", "SlugStatus", "User", "hub"]
+__all__ = ["EXAMPLE"]

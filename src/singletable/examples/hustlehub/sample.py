@@ -9,9 +9,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from singletable.examples import DEMO_CLOCK
+from singletable.examples import DEMO_CLOCK, DEMO_CURSOR_SECRET
 from singletable.examples.hustlehub.design import Category, Listing, User
 from singletable.examples.hustlehub.service import HustleHub
+from singletable.model import DB
 
 NOW = DEMO_CLOCK
 
@@ -174,6 +175,11 @@ def categories() -> list[Category]:
 
 def listings() -> list[Listing]:
     return [listing(n) for n in range(len(LISTING_ROWS))]
+
+
+def open_service(db: DB) -> HustleHub:
+    """The demo's service: cursors signed with the demo's fixed secret, so every run prints the same."""
+    return HustleHub(db, cursor_secret=DEMO_CURSOR_SECRET)
 
 
 def load(hub: HustleHub) -> None:

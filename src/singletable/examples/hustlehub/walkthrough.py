@@ -10,8 +10,10 @@ from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
-from singletable.examples import DEMO_CLOCK, Step
+from singletable.examples import DEMO_CLOCK, Example, Step
+from singletable.examples.hustlehub import design
 from singletable.examples.hustlehub.design import LISTING_INCLUDE_AS_DESIGNED, LISTINGS_INDEX, Listing, User
+from singletable.examples.hustlehub.sample import load, open_service
 from singletable.examples.hustlehub.service import HustleHub
 from singletable.model import GSI
 
@@ -166,3 +168,13 @@ def steps(hub: HustleHub) -> Iterator[Step]:
         "L2 sharded next page from the signed cursor",
         lambda: page_lines(hub.newest_listings(20, cursor=sharded["page"].cursor)),
     )
+
+
+EXAMPLE = Example(
+    name="hustlehub",
+    title="HustleHubDirectory (seed 001): users by email, listings newest first, admins by role, slugs",
+    table=design.hub,
+    open=open_service,
+    load=load,
+    steps=steps,
+)

@@ -12,6 +12,7 @@ from datetime import timedelta
 from singletable.examples import DEMO_CLOCK
 from singletable.examples.places.design import PlaceSettings, Record, Sequence
 from singletable.examples.places.service import Archive
+from singletable.model import DB
 
 SEQUENCE_START = 1100
 
@@ -91,6 +92,11 @@ USERS = [
         12,
     ),
 ]
+
+
+def open_service(db: DB) -> Archive:
+    """The demo's service: the archive as the app opens it (the sample's IDs are fixed, not generated)."""
+    return Archive(db)
 
 
 def load(archive: Archive) -> None:

@@ -1,30 +1,10 @@
-"""Seed 003, WavyBlog: a blog's users, posts and categories in one DynamoDB table (``singletable demo
-wavyblog``). See README.md in this directory for the choices the design left open."""
+"""Seed 003, WavyBlog (``singletable demo wavyblog``): a blog's users, posts and categories on one table.
 
-from singletable.examples import Example
-from singletable.examples.wavyblog.design import Category, Post, User, blog
-from singletable.examples.wavyblog.errors import BlogError
-from singletable.examples.wavyblog.passwords import PasswordHasher
-from singletable.examples.wavyblog.sample import load, open_service, steps
-from singletable.examples.wavyblog.service import WavyBlog, open_blog
+``design`` declares the table and entities; ``service`` is the app's API (``WavyBlog``, ``open_blog``);
+``sample`` holds deterministic sample data; ``walkthrough`` the demo's steps; ``errors`` the service's
+errors and ``passwords`` its bcrypt hashing. README.md records the choices the design left open.
+"""
 
-EXAMPLE = Example(
-    name="wavyblog",
-    title="WavyBlog (seed 003): users, posts and categories; unique emails and slugs by guard items",
-    table=blog,
-    open=open_service,
-    load=load,
-    steps=steps,
-)
+from singletable.examples.wavyblog.walkthrough import EXAMPLE
 
-__all__ = [
-    "EXAMPLE",
-    "BlogError",
-    "Category",
-    "PasswordHasher",
-    "Post",
-    "User",
-    "WavyBlog",
-    "blog",
-    "open_blog",
-]
+__all__ = ["EXAMPLE"]
