@@ -16,9 +16,18 @@ from singletable.examples.blog_api.service import BlogService
 
 
 def steps(blog: BlogService) -> Iterator[Step]:
-    state: dict[str, Any] = {}
+    """The whole walk-through, in the design's sections: users, categories, posts, comments, likes,
+    bookmarks, notifications."""
+    yield from _user_steps(blog)
+    yield from _category_steps(blog)
+    yield from _post_steps(blog)
+    yield from _comment_steps(blog)
+    yield from _like_and_bookmark_steps(blog)
+    yield from _notification_steps(blog)
 
-    # 1. Usuários
+
+def _user_steps(blog: BlogService) -> Iterator[Step]:
+    """1. Usuários: a profile, users by role, and a promotion that moves the user in GSI2."""
     yield Step("Padrão 1: user profile (ana)", lambda: blog.profile("ana"))
     yield Step("Users with role author (GSI2 ROLE#author)", lambda: blog.users_with_role(Role.AUTHOR))
     yield Step(
@@ -27,7 +36,9 @@ def steps(blog: BlogService) -> Iterator[Step]:
     )
     yield Step("Users with role author, again", lambda: blog.users_with_role(Role.AUTHOR))
 
-    # 3. Categorias
+
+def _category_steps(blog: BlogService) -> Iterator[Step]:
+    """3. Categorias: the tree in order, reordering and moving subcategories in one transaction."""
     yield Step("Root categories in order (GSI1 CATEGORY_ROOT)", blog.root_categories)
     yield Step("Subcategories of tech in order (GSI1 CATEGORY#tech)", lambda: blog.subcategories("tech"))
     yield Step("Parent-child items of tech (table, CHILD#...)", lambda: blog.child_links("tech"))
@@ -45,7 +56,11 @@ def steps(blog: BlogService) -> Iterator[Step]:
     )
     yield Step("The whole category tree (one query per root)", blog.category_tree)
 
-    # 2. Posts
+
+def _post_steps(blog: BlogService) -> Iterator[Step]:
+    """2. Posts: by category with cursor paging, by author, publishing a draft, and refused writes."""
+    state: dict[str, Any] = {}
+
     def first_page() -> Any:
         page = blog.posts_in_category("python", size=3)
         state["cursor"] = page.cursor
@@ -76,7 +91,10 @@ def steps(blog: BlogService) -> Iterator[Step]:
         lambda: blog.write_post("davi", "Hello", "...", "python", post_id="p-davi"),
     )
 
-    # 4. Comentários
+
+def _comment_steps(blog: BlogService) -> Iterator[Step]:
+    """4. Comentários: root comments and replies, one level deep, with counts and notifications."""
+    state: dict[str, Any] = {}
     yield Step(
         "Padrão 4, first query: root comments of the packaging post",
         lambda: blog.root_comments(HOT_POST),
@@ -108,7 +126,9 @@ def steps(blog: BlogService) -> Iterator[Step]:
     yield Step("Delete davi's comment with its reply", lambda: blog.delete_comment(state["comment"]))
     yield Step("The post's commentCount", lambda: blog.post(HOT_POST).comment_count)  # type: ignore[union-attr]
 
-    # 5. Curtidas
+
+def _like_and_bookmark_steps(blog: BlogService) -> Iterator[Step]:
+    """5. Curtidas and 6. Favoritos: idempotent likes and bookmarks, and who liked or bookmarked what."""
     yield Step("caio likes the pytest post", lambda: blog.like("p-py-pytest", "caio"))
     yield Step("caio likes it again: nothing changes", lambda: blog.like("p-py-pytest", "caio"))
     yield Step("Did caio like the pytest post?", lambda: blog.has_liked("p-py-pytest", "caio"))
@@ -120,14 +140,15 @@ def steps(blog: BlogService) -> Iterator[Step]:
         "Likes bia received, newest first (GSI2 AUTHOR#bia, LIKE#)", lambda: blog.likes_received("bia")
     )
 
-    # 6. Favoritos
     yield Step("davi bookmarks the porto post", lambda: blog.bookmark("davi", "p-travel-porto"))
     yield Step("davi bookmarks it again: nothing changes", lambda: blog.bookmark("davi", "p-travel-porto"))
     yield Step("davi's bookmarks, newest first (GSI1 BOOKMARK#davi)", lambda: blog.my_bookmarks("davi"))
     yield Step("Who bookmarked the packaging post (GSI2 POST#...)", lambda: blog.bookmarked_by(HOT_POST))
     yield Step("caio removes a bookmark", lambda: blog.remove_bookmark("caio", "p-py-pytest"))
 
-    # 7. Notificações
+
+def _notification_steps(blog: BlogService) -> Iterator[Step]:
+    """7. Notificações: a user's notifications newest first, and marking one read."""
     yield Step("bia's notifications, newest first (GSI1 NOTIFICATION#bia)", lambda: blog.notifications("bia"))
     yield Step("bia marks n0002 read", lambda: blog.mark_read("bia", "n0002"))
     yield Step("Marking a missing notification read fails", lambda: blog.mark_read("bia", "n9999"))

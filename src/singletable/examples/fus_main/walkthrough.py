@@ -16,6 +16,16 @@ from singletable.examples.fus_main.service import Actor, SiteCatalog
 
 
 def steps(catalog: SiteCatalog) -> Iterator[Step]:
+    """The whole walk-through, section by section: sites, ratings, comments, custom groups."""
+    yield from _site_steps(catalog)
+    yield from _site_role_steps(catalog)
+    yield from _rating_steps(catalog)
+    yield from _comment_steps(catalog)
+    yield from _group_steps(catalog)
+
+
+def _site_steps(catalog: SiteCatalog) -> Iterator[Step]:
+    """Reading, listing and re-tagging sites."""
     state: dict[str, Any] = {}
 
     def first_page() -> Any:
@@ -23,10 +33,6 @@ def steps(catalog: SiteCatalog) -> Iterator[Step]:
         state["cursor"] = page.cursor
         return page
 
-    def permissions(actor: Actor) -> list[str]:
-        return sorted(catalog.permissions(actor)) or ["(no permissions)"]
-
-    # Sites
     yield Step("get a site", lambda: catalog.get_site("mdn"), "GetItem PK=SITE#<id>, SK=METADATA")
     yield Step("get a site that does not exist", lambda: catalog.get_site("nope"))
     yield Step(
@@ -51,6 +57,14 @@ def steps(catalog: SiteCatalog) -> Iterator[Step]:
     )
     yield Step("sites by tag: docs (MDN is gone)", lambda: catalog.sites_by_tag("docs"))
     yield Step("sites by tag: reference", lambda: catalog.sites_by_tag("reference"))
+
+
+def _site_role_steps(catalog: SiteCatalog) -> Iterator[Step]:
+    """Who may create and update sites: custom groups' permissions, allowed and refused."""
+
+    def permissions(actor: Actor) -> list[str]:
+        return sorted(catalog.permissions(actor)) or ["(no permissions)"]
+
     yield Step(
         "bob's permissions (custom group editors)",
         lambda: permissions(BOB),
@@ -79,7 +93,9 @@ def steps(catalog: SiteCatalog) -> Iterator[Step]:
         ),
     )
 
-    # Ratings
+
+def _rating_steps(catalog: SiteCatalog) -> Iterator[Step]:
+    """Star ratings: one per user and site, the byStars index, and who may rate for whom."""
     yield Step("my rating for a site (bob, mdn)", lambda: catalog.my_rating(BOB, "mdn"))
     yield Step(
         "my ratings (bob)",
@@ -108,7 +124,9 @@ def steps(catalog: SiteCatalog) -> Iterator[Step]:
     yield Step("anonymous rates a site (refused: not signed in)", lambda: catalog.rate_site(None, "mdn", 5))
     yield Step("rate a site that does not exist", lambda: catalog.rate_site(BOB, "nope", 3))
 
-    # Comments
+
+def _comment_steps(catalog: SiteCatalog) -> Iterator[Step]:
+    """Comments: a user's on a site, a site's through bySite, and editing only one's own."""
     yield Step(
         "bob's comments on MDN",
         lambda: catalog.user_comments("bob", "mdn"),
@@ -131,7 +149,9 @@ def steps(catalog: SiteCatalog) -> Iterator[Step]:
         lambda: catalog.edit_comment(CYD, "mdn", "c004", "spam", user_id="bob"),
     )
 
-    # Custom groups
+
+def _group_steps(catalog: SiteCatalog) -> Iterator[Step]:
+    """Custom RBAC groups: managing groups and members, and a permission lost with a membership."""
     yield Step("list all groups (admin)", lambda: catalog.list_groups(ADA))
     yield Step("get a group (admin)", lambda: catalog.get_group(ADA, "curators"))
     yield Step("list all groups as cyd (refused: needs groups:manage)", lambda: catalog.list_groups(CYD))

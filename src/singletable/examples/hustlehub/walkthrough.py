@@ -55,6 +55,17 @@ def design_gsi2_as_written() -> str:
 
 
 def steps(hub: HustleHub) -> Iterator[Step]:
+    """The whole walk-through: lookups, listing pages and counters, admins, the design's two refused
+    declarations, then write sharding."""
+    yield from _lookup_steps(hub)
+    yield from _listing_steps(hub)
+    yield from _admin_steps(hub)
+    yield from _as_designed_steps(hub)
+    yield from _sharding_steps(hub)
+
+
+def _lookup_steps(hub: HustleHub) -> Iterator[Step]:
+    """Users by email (and the email guard), a category and listings by slug."""
     yield Step(
         "U3 find a user by email (login): GSI1 KEYS_ONLY, then the profile",
         lambda: hub.user_by_email("john.doe@example.com"),
@@ -79,6 +90,10 @@ def steps(hub: HustleHub) -> Iterator[Step]:
         lambda: hub.listing_by_slug("vinted-reselling-uk"),
         "the filter drops it: no second read",
     )
+
+
+def _listing_steps(hub: HustleHub) -> Iterator[Step]:
+    """The newest listings a page at a time, filtered listings, and the atomic counters."""
     first: dict[str, Any] = {}
 
     def newest_first_page() -> list[str]:
@@ -111,6 +126,10 @@ def steps(hub: HustleHub) -> Iterator[Step]:
     yield Step(
         "count a click on a listing that does not exist", lambda: hub.record("no-such-listing", "clicks")
     )
+
+
+def _admin_steps(hub: HustleHub) -> Iterator[Step]:
+    """Admins through the sparse GSI3: all, by role, recently active, and the writes that move them."""
     yield Step("A2 all admins (GSI3, INCLUDE: no second read)", lambda: [admin_line(u) for u in hub.admins()])
     yield Step("admins with role super_admin: begins_with(GSI3SK)",
                lambda: [admin_line(u) for u in hub.admins_with_role("super_admin")])  # fmt: skip
@@ -129,6 +148,10 @@ def steps(hub: HustleHub) -> Iterator[Step]:
                lambda: admin_line(hub.change_admin_role(ADMIN, "editor")))  # fmt: skip
     yield Step("remove an admin: GSI3 keys removed", lambda: admin_line(hub.remove_admin(EDITOR)))
     yield Step("A2 all admins after the changes", lambda: [admin_line(u) for u in hub.admins()])
+
+
+def _as_designed_steps(hub: HustleHub) -> Iterator[Step]:
+    """What the design wrote that DynamoDB refuses, beside what the example does instead."""
     slugs = [
         ("listing", "etsy-handmade-crafts-uk"),
         ("listing", "brand-new-hustle"),
@@ -148,6 +171,10 @@ def steps(hub: HustleHub) -> Iterator[Step]:
         design_gsi2_as_written,
         "DynamoDB allows 20 NonKeyAttributes per index; listingId is left out (PK carries it)",
     )
+
+
+def _sharding_steps(hub: HustleHub) -> Iterator[Step]:
+    """Every listing moved to one of SHARDS partitions, and the newest listings merged across them."""
     yield Step(
         f"write sharding: move every listing to LISTINGS#0..{SHARDS - 1}",
         lambda: f"{hub.reshard(SHARDS)} listings moved",

@@ -49,8 +49,26 @@ def _n(value: int | str) -> dict[str, str]:
     return {"N": str(int(value))}
 
 
+def _timestamp(days_ago: int) -> str:
+    return (DEMO_CLOCK - timedelta(days=days_ago)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+
 def legacy_items() -> list[dict[str, Any]]:
     """The sample archive as items of the older layout, in a fixed order."""
+    return [
+        *_category_and_collection_items(),
+        *_place_and_word_items(),
+        _singleton("placeSettings", maxResults=_n(20), defaultRegion=_s("Wales")),
+        *_post_items(),
+        *_record_and_household_items(),
+        *_setting_items(),
+        _singleton("sequence", value=_n(sample.SEQUENCE_START)),
+        *_user_items(),
+    ]
+
+
+def _category_and_collection_items() -> list[dict[str, Any]]:
+    """Categories, then each collection followed by its links to categories (which had no GSISK)."""
     items: list[dict[str, Any]] = []
     for id_, name in sample.CATEGORIES:
         items.append({"PK": _n(id_), "SK": _s("category"), "GSISK": _s(name), "name": _s(name)})
@@ -58,6 +76,12 @@ def legacy_items() -> list[dict[str, Any]]:
         items.append({"PK": _n(id_), "SK": _s("collection"), "GSISK": _s(name), "name": _s(name)})
         for category in categories:
             items.append({"PK": _n(id_), "SK": _s(f"collection_category#{category}")})
+    return items
+
+
+def _place_and_word_items() -> list[dict[str, Any]]:
+    """Places keyed by their raw name, then one item per word with numeric IDs from WORD_IDS_START."""
+    items: list[dict[str, Any]] = []
     place_words: dict[str, list[str]] = {}
     for id_, name, region in sample.PLACES:
         items.append(
@@ -80,28 +104,32 @@ def legacy_items() -> list[dict[str, Any]]:
                 "placeIds": {"NS": sorted(ids)},
             }
         )
-    items.append(
+    return items
+
+
+def _singleton(kind: str, **attributes: dict[str, Any]) -> dict[str, Any]:
+    """An item without an ID of its own (place settings, the sequence): ``PK = 0``, SK and GSISK its kind."""
+    return {"PK": _n(SINGLETON_PK), "SK": _s(kind), "GSISK": _s(kind), **attributes}
+
+
+def _post_items() -> list[dict[str, Any]]:
+    return [
         {
-            "PK": _n(SINGLETON_PK),
-            "SK": _s("placeSettings"),
-            "GSISK": _s("placeSettings"),
-            "maxResults": _n(20),
-            "defaultRegion": _s("Wales"),
+            "PK": _n(id_),
+            "SK": _s("post"),
+            "GSISK": _s(collection),
+            "collectionId": _n(collection),
+            "title": _s(title),
+            "placeId": _n(place),
+            "createdAt": _s(_timestamp(days_ago)),
         }
-    )
-    for id_, collection, title, place, days_ago in sample.POSTS:
-        created = (DEMO_CLOCK - timedelta(days=days_ago)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
-        items.append(
-            {
-                "PK": _n(id_),
-                "SK": _s("post"),
-                "GSISK": _s(collection),
-                "collectionId": _n(collection),
-                "title": _s(title),
-                "placeId": _n(place),
-                "createdAt": _s(created),
-            }
-        )
+        for id_, collection, title, place, days_ago in sample.POSTS
+    ]
+
+
+def _record_and_household_items() -> list[dict[str, Any]]:
+    """Records (all in one GSI partition ``record``), then one item per household of a post."""
+    items: list[dict[str, Any]] = []
     households: set[tuple[str, str]] = set()
     for record in sample.RECORDS:
         item: dict[str, Any] = {
@@ -123,35 +151,33 @@ def legacy_items() -> list[dict[str, Any]]:
             households.add((record.post_id, record.household))
     for post_id, household in sorted(households):
         items.append({"PK": _n(post_id), "SK": _s(f"record_household#{household}"), "GSISK": _s(post_id)})
-    for offset, (name, value) in enumerate(sample.SETTINGS):
-        items.append(
-            {
-                "PK": _n(1081 + offset),
-                "SK": _s("settings"),
-                "GSISK": _s(name),
-                "name": _s(name),
-                "value": _s(value),
-            }
-        )
-    items.append(
-        {
-            "PK": _n(SINGLETON_PK),
-            "SK": _s("sequence"),
-            "GSISK": _s("sequence"),
-            "value": _n(sample.SEQUENCE_START),
-        }
-    )
-    for id_, issuer, subject, name, days_ago in sample.USERS:
-        created = (DEMO_CLOCK - timedelta(days=days_ago)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
-        items.append(
-            {
-                "PK": _n(id_),
-                "SK": _s("user"),
-                "GSISK": _s(quote(issuer + subject, safe="")),
-                "issuer": _s(issuer),
-                "subject": _s(subject),
-                "name": _s(name),
-                "createdAt": _s(created),
-            }
-        )
     return items
+
+
+def _setting_items() -> list[dict[str, Any]]:
+    return [
+        {
+            "PK": _n(1081 + offset),
+            "SK": _s("settings"),
+            "GSISK": _s(name),
+            "name": _s(name),
+            "value": _s(value),
+        }
+        for offset, (name, value) in enumerate(sample.SETTINGS)
+    ]
+
+
+def _user_items() -> list[dict[str, Any]]:
+    """Users, found through the GSI by ``urlencode(issuer + subject)`` with no separator."""
+    return [
+        {
+            "PK": _n(id_),
+            "SK": _s("user"),
+            "GSISK": _s(quote(issuer + subject, safe="")),
+            "issuer": _s(issuer),
+            "subject": _s(subject),
+            "name": _s(name),
+            "createdAt": _s(_timestamp(days_ago)),
+        }
+        for id_, issuer, subject, name, days_ago in sample.USERS
+    ]

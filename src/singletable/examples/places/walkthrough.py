@@ -14,7 +14,17 @@ from singletable.examples.places.service import Archive
 
 def steps(archive: Archive) -> Iterable[Step]:
     """Every access pattern the table implies, then the writes that keep its indexes right."""
-    a = archive
+    return [
+        *_catalog_steps(archive),
+        *_place_steps(archive),
+        *_post_and_record_steps(archive),
+        *_setting_and_user_steps(archive),
+        *_write_steps(archive),
+    ]
+
+
+def _catalog_steps(a: Archive) -> list[Step]:
+    """Categories and collections by name, and the links between them both ways."""
     return [
         Step("categories by name", a.categories, "GSI partition 'category', sorted by name"),
         Step("categories named 'Census'", lambda: a.categories_named("Census")),
@@ -30,6 +40,12 @@ def steps(archive: Archive) -> Iterable[Step]:
             lambda: a.collections_in("1002"),
             "GSI partition 'collection_category#1002', sorted by collection ID",
         ),
+    ]
+
+
+def _place_steps(a: Archive) -> list[Step]:
+    """Places by folded name prefix, by ID, by word and by several words, and their settings."""
+    return [
         Step(
             "search places 'llan'",
             lambda: a.search_places("llan"),
@@ -51,6 +67,12 @@ def steps(archive: Archive) -> Iterable[Step]:
             "word items in one BatchGetItem, IDs intersected, one Query per place",
         ),
         Step("place settings", a.place_settings),
+    ]
+
+
+def _post_and_record_steps(a: Archive) -> list[Step]:
+    """Posts, their records and households, each through its own GSI partition."""
+    return [
         Step("all posts", a.all_posts, "the single GSI partition 'post', sorted by collection ID"),
         Step("posts in collection 1011", lambda: a.posts_in("1011")),
         Step(
@@ -61,6 +83,12 @@ def steps(archive: Archive) -> Iterable[Step]:
         Step("record 1066 by ID", lambda: a.record("1066")),
         Step("households of post 1051", lambda: a.households_of("1051")),
         Step("posts with household hh-101", lambda: a.posts_with_household("hh-101")),
+    ]
+
+
+def _setting_and_user_steps(a: Archive) -> list[Step]:
+    """Site settings by name, and users by their identity provider's issuer and subject."""
+    return [
         Step("settings by name", a.settings),
         Step("setting 'maintenance'", lambda: a.setting("maintenance")),
         Step(
@@ -68,6 +96,12 @@ def steps(archive: Archive) -> Iterable[Step]:
             lambda: a.user_by_identity("https://accounts.google.com", "110248495921238986420"),
         ),
         Step("user by unknown identity", lambda: a.user_by_identity("https://accounts.google.com", "0")),
+    ]
+
+
+def _write_steps(a: Archive) -> list[Step]:
+    """The writes: IDs from the sequence, a new record, a rename that moves the place's key, a duplicate."""
+    return [
         Step("allocate three IDs", lambda: a.next_ids(3), "one atomic ADD on the sequence item"),
         Step(
             "add a record to post 1052",

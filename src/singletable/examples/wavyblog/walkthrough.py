@@ -27,19 +27,26 @@ def shown(result: Any) -> Any:
     return result
 
 
+def step(name: str, run: Any, note: str = "") -> Step:
+    """A :class:`Step` whose result passes through :func:`shown`."""
+    return Step(name, lambda: shown(run()), note)
+
+
 def steps(blog: WavyBlog) -> Iterable[Step]:
-    state: dict[str, Any] = {}
+    """The whole walk-through: lookups and signing in, posts as each viewer sees them, guarded writes.
+
+    ``signed_in`` keeps the users the sign-in steps returned, by login, for the steps that view as them.
+    """
+    signed_in: dict[str, User | None] = {}
+    return [*_lookup_steps(blog, signed_in), *_post_steps(blog, signed_in), *_guarded_write_steps(blog)]
+
+
+def _lookup_steps(blog: WavyBlog, signed_in: dict[str, User | None]) -> list[Step]:
+    """Users by username, by email and all; a post by slug; signing in (bcrypt verifies the password)."""
 
     def sign_in(login: str, password: str) -> User | None:
-        state[login] = blog.authenticate(login, password)
-        return state[login]
-
-    def first_page() -> Page:
-        state["page"] = blog.posts_by_user("john_doe", size=2)
-        return state["page"]
-
-    def step(name: str, run: Any, note: str = "") -> Step:
-        return Step(name, lambda: shown(run()), note)
+        signed_in[login] = blog.authenticate(login, password)
+        return signed_in[login]
 
     return [
         step("1. Get user by username", lambda: blog.user("john_doe")),
@@ -56,28 +63,42 @@ def steps(blog: WavyBlog) -> Iterable[Step]:
             "1. Get user by username, then bcrypt verifies the password",
         ),
         step("Sign in as ada_admin", lambda: sign_in("ada_admin", "analytical-engine")),
+    ]
+
+
+def _post_steps(blog: WavyBlog, signed_in: dict[str, User | None]) -> list[Step]:
+    """Drafts as a visitor, their author and an admin see them; paging; categories; slug checks."""
+    page: dict[str, Page] = {}
+
+    def first_page() -> Page:
+        page["first"] = blog.posts_by_user("john_doe", size=2)
+        return page["first"]
+
+    return [
         step("4. Get post by slug: a draft, as a visitor", lambda: blog.post("ideas-for-next-month")),
         step(
             "4. Get post by slug: a draft, as its author",
-            lambda: blog.post("ideas-for-next-month", viewer=state["john_doe"]),
+            lambda: blog.post("ideas-for-next-month", viewer=signed_in["john_doe"]),
         ),
         step("5. Get all posts, as a visitor", lambda: blog.posts(), "published only, in slug order"),
-        step("5. Get all posts, as an admin", lambda: blog.posts(viewer=state["ada_admin"]), "drafts too"),
+        step(
+            "5. Get all posts, as an admin", lambda: blog.posts(viewer=signed_in["ada_admin"]), "drafts too"
+        ),
         step("6. Get posts by user john_doe, page 1", first_page, "newest first, 2 per page"),
         step(
             "6. Get posts by user john_doe, page 2",
-            lambda: blog.posts_by_user("john_doe", size=2, cursor=state["page"].cursor),
+            lambda: blog.posts_by_user("john_doe", size=2, cursor=page["first"].cursor),
             "resumes from page 1's cursor",
         ),
         step(
             "6. Get posts by user john_doe, as john_doe",
-            lambda: blog.posts_by_user("john_doe", viewer=state["john_doe"]),
+            lambda: blog.posts_by_user("john_doe", viewer=signed_in["john_doe"]),
             "the author sees his draft",
         ),
         step("7. Get posts by category technology", lambda: blog.posts_by_category("technology")),
         step(
             "7. Get posts by category technology, as john_doe",
-            lambda: blog.posts_by_category("technology", viewer=state["john_doe"]),
+            lambda: blog.posts_by_category("technology", viewer=signed_in["john_doe"]),
             "published, or his own drafts",
         ),
         step("8. Get all categories", lambda: blog.categories()),
@@ -87,6 +108,12 @@ def steps(blog: WavyBlog) -> Iterable[Step]:
             "False: taken",
         ),
         step("9. Check slug uniqueness: a-new-post", lambda: blog.slug_available("a-new-post"), "True: free"),
+    ]
+
+
+def _guarded_write_steps(blog: WavyBlog) -> list[Step]:
+    """Writes the guard items keep unique: taken emails and slugs refused, changes that swap the guards."""
+    return [
         step(
             "Register with a taken email",
             lambda: blog.register("johnny", "john@example.com", "another-password"),
