@@ -25,15 +25,10 @@ def main() -> None:
 def demo(name: str, db: str, endpoint: str | None, reset: bool) -> None:
     """Run a design end to end: NAME is quickstart (default), fus-main, hustlehub, places, wavyblog or
     blog-api. Each access pattern prints its DynamoDB request, results and consumed capacity."""
-    if name == "quickstart":
-        from singletable.examples_quickstart import run_quickstart
+    from singletable.examples import DemoError, run_demo
 
-        run_quickstart(db, echo=click.echo)
-        return
-    from singletable.demo import DemoError, run_demo
-
-    try:
-        run_demo(name, target=endpoint or db, reset=reset, echo=click.echo)
+    try:  # the quickstart drives the embedded engine itself: it runs on --db, whatever --endpoint says
+        run_demo(name, target=db if name == "quickstart" else endpoint or db, reset=reset, echo=click.echo)
     except DemoError as error:
         raise click.ClickException(str(error)) from None
 

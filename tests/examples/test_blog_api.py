@@ -1,6 +1,7 @@
 """Every access pattern of seed 004 (Blog API), on the embedded engine and on DynamoDB Local.
 
-Each test starts from the deterministic sample data (examples/blog_api/sample.py) loaded through the service.
+Each test starts from the deterministic sample data (``singletable.examples.blog_api.sample``) loaded
+through the service.
 """
 
 from __future__ import annotations
@@ -8,7 +9,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from examples.blog_api.design import (
+
+from singletable.examples import DEMO_CLOCK
+from singletable.examples.blog_api.design import (
     Category,
     CategoryChild,
     Comment,
@@ -19,8 +22,8 @@ from examples.blog_api.design import (
     Role,
     blog,
 )
-from examples.blog_api.sample import HOT_POST, load
-from examples.blog_api.service import (
+from singletable.examples.blog_api.sample import HOT_POST, load
+from singletable.examples.blog_api.service import (
     BlogError,
     BlogService,
     InvalidCategory,
@@ -28,8 +31,6 @@ from examples.blog_api.service import (
     sequential_ids,
     time_ordered_ids,
 )
-
-from singletable.demo import DEMO_CLOCK
 from singletable.model import AlreadyExists, InvalidCursor, NotFound, VersionConflict
 
 

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from singletable.cli import main
-from singletable.demo import DemoError, run_demo
+from singletable.examples import DemoError, run_demo
 
 
 @pytest.fixture

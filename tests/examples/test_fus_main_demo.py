@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from examples.fus_main.walkthrough import steps
 
 from singletable.cli import main
-from singletable.demo import DemoError, run_demo
+from singletable.examples import DemoError, run_demo
+from singletable.examples.fus_main.walkthrough import steps
 
 ACCESS_PATTERNS = [
     "get a site",
@@ -114,8 +114,7 @@ def test_demo_on_dynamodb_local_prints_exactly_the_same(
             run(reference_server.endpoint)
         assert run(reference_server.endpoint, reset=True) == remote
     finally:
-        from examples.fus_main.design import fus
-
+        from singletable.examples.fus_main.design import fus
         from singletable.model import connect
 
         connect(fus, reference_server.endpoint).delete_table()

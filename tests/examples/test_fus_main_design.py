@@ -1,7 +1,7 @@
 """Seed 000 (fus-main) at the item level: what each entity writes and how each index sees it.
 
-Was ``tests/model/test_seed_000_fus.py``; the design now lives in ``examples/fus_main/design.py`` and these
-tests check the items it writes against the design document on every target.
+Was ``tests/model/test_seed_000_fus.py``; the design now lives in ``singletable.examples.fus_main.design``
+and these tests check the items it writes against the design document on every target.
 """
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from examples.fus_main.design import (
+
+from singletable.examples.fus_main.design import (
     TABLE_NAME_VARIABLE,
     Comment,
     Group,
@@ -20,7 +21,6 @@ from examples.fus_main.design import (
     SiteTag,
     fus,
 )
-
 from singletable.model import MissingKeyFields
 
 T0 = datetime(2024, 5, 1, tzinfo=UTC)

@@ -11,18 +11,12 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from examples.fus_main import (
-    Actor,
-    NotAuthorized,
-    NotSignedIn,
-    SiteCatalog,
-    fus,
-    open_catalog,
-)
-from examples.fus_main.sample import ADA, BOB, CYD, DEE, load
 
 from model_targets import ALL_TARGETS, make_target
-from singletable.demo import DEMO_CLOCK
+from singletable.examples import DEMO_CLOCK
+from singletable.examples.fus_main.design import fus
+from singletable.examples.fus_main.sample import ADA, BOB, CYD, DEE, load, open_service
+from singletable.examples.fus_main.service import Actor, NotAuthorized, NotSignedIn, SiteCatalog
 from singletable.model import connect
 
 GM = Actor("gm")
@@ -35,7 +29,7 @@ def shared(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     target = make_target(request.param, request, tmp_path_factory.mktemp("roles") / "roles.sqlite3")
     db = connect(fus, target, name=f"fus_roles_{request.param}", clock=lambda: DEMO_CLOCK)
     db.create_table()
-    catalog = open_catalog(db)
+    catalog = open_service(db)
     load(catalog)
     catalog.create_group(ADA, "group-admins", permissions=["groups:manage"])
     catalog.add_member(ADA, "group-admins", "gm")
@@ -176,7 +170,7 @@ def test_permissions_come_from_the_role_and_custom_groups(shared: SiteCatalog) -
 
 
 def test_leaving_a_group_revokes_its_permissions(open_db: Callable[..., Any]) -> None:
-    catalog = open_catalog(open_db(fus, clock=lambda: DEMO_CLOCK))
+    catalog = open_service(open_db(fus, clock=lambda: DEMO_CLOCK))
     load(catalog)
     catalog.update_site(BOB, "rustbook", title="The Rust Book")
     catalog.remove_member(ADA, "editors", "bob")

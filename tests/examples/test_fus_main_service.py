@@ -7,16 +7,17 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from examples.fus_main import Actor, InvalidInput, Rating, Site, SiteCatalog, fus, open_catalog
-from examples.fus_main.sample import ADA, BOB, CYD, DEE, load
 
-from singletable.demo import DEMO_CLOCK
+from singletable.examples import DEMO_CLOCK
+from singletable.examples.fus_main.design import Rating, Site, fus
+from singletable.examples.fus_main.sample import ADA, BOB, CYD, DEE, load, open_service
+from singletable.examples.fus_main.service import Actor, InvalidInput, SiteCatalog
 from singletable.model import AlreadyExists, InvalidCursor, NotFound
 
 
 @pytest.fixture
 def catalog(open_db: Callable[..., Any]) -> SiteCatalog:
-    catalog = open_catalog(open_db(fus, clock=lambda: DEMO_CLOCK))
+    catalog = open_service(open_db(fus, clock=lambda: DEMO_CLOCK))
     load(catalog)
     return catalog
 

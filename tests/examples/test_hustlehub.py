@@ -1,8 +1,8 @@
 """Seed 001 (HustleHubDirectory): every access pattern, on the embedded engine and on DynamoDB Local.
 
-The design lives in ``examples/hustlehub``; these tests load its sample data through the service and check
-each pattern's results, the index upkeep of admin changes, and the error paths (typed model errors and
-DynamoDB's own codes).
+The design lives in ``singletable.examples.hustlehub``; these tests load its sample data through the service
+and check each pattern's results, the index upkeep of admin changes, and the error paths (typed model errors
+and DynamoDB's own codes).
 """
 
 from __future__ import annotations
@@ -12,19 +12,20 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from examples.hustlehub import HustleHub, ServiceError, hub
-from examples.hustlehub.design import (
+from pydantic import ValidationError
+
+from singletable.examples.hustlehub.design import (
     LISTING_INCLUDE,
     LISTING_INCLUDE_AS_DESIGNED,
     LISTINGS_INDEX,
     Category,
     Listing,
     User,
+    hub,
 )
-from examples.hustlehub.sample import LISTING_ROWS, NOW, listing, load
-from examples.hustlehub.steps import ADA, ADMIN, EDITOR, JANE, JOHN
-from pydantic import ValidationError
-
+from singletable.examples.hustlehub.sample import LISTING_ROWS, NOW, listing, load
+from singletable.examples.hustlehub.service import HustleHub, ServiceError
+from singletable.examples.hustlehub.walkthrough import ADA, ADMIN, EDITOR, JANE, JOHN
 from singletable.model import (
     GSI,
     ConditionFailed,

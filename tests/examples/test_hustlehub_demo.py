@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from singletable.cli import main
-from singletable.demo import DemoError, run_demo
+from singletable.examples import DemoError, run_demo
 
 LOAD_LINE = re.compile(r"^(table \S+: \d+ requests loaded the sample data) \([\d.]+ capacity units\)$")
 

@@ -7,11 +7,11 @@ import threading
 from pathlib import Path
 
 import pytest
-from examples.places.design import Category, Place, PlaceWord, Sequence, User, fold, places, words
-from examples.places.sample import SEQUENCE_START, load
-from examples.places.service import Archive, SearchTooShort
 
-from singletable.demo import DEMO_CLOCK
+from singletable.examples import DEMO_CLOCK
+from singletable.examples.places.design import Category, Place, PlaceWord, Sequence, User, fold, places, words
+from singletable.examples.places.sample import SEQUENCE_START, load
+from singletable.examples.places.service import Archive, SearchTooShort
 from singletable.model import AlreadyExists, KeyTemplateError, NotFound, connect
 
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 import io
 
 import pytest
-from examples.places.design import places
-from examples.places.legacy import legacy, legacy_items
-from examples.places.migrate import MigrationError, convert, migrate, read_checkpoint
-from examples.places.sample import load
-from examples.places.service import Archive
 
-from singletable.demo import DEMO_CLOCK
+from singletable.examples import DEMO_CLOCK
+from singletable.examples.places.design import places
+from singletable.examples.places.legacy import legacy, legacy_items
+from singletable.examples.places.migrate import MigrationError, convert, migrate, read_checkpoint
+from singletable.examples.places.sample import load
+from singletable.examples.places.service import Archive
 
 
 class Interrupted(Exception):

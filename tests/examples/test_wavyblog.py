@@ -7,8 +7,9 @@ from typing import Any
 
 import bcrypt
 import pytest
-from examples.wavyblog import Category, Post, User, WavyBlog, blog
-from examples.wavyblog.errors import (
+
+from singletable.examples.wavyblog.design import Category, Post, User, blog
+from singletable.examples.wavyblog.errors import (
     CategoryExists,
     EditConflict,
     EmailTaken,
@@ -21,9 +22,9 @@ from examples.wavyblog.errors import (
     UsernameTaken,
     WrongPassword,
 )
-from examples.wavyblog.passwords import PasswordHasher, WeakPassword
-from examples.wavyblog.sample import load, open_service
-
+from singletable.examples.wavyblog.passwords import PasswordHasher, WeakPassword
+from singletable.examples.wavyblog.sample import load, open_service
+from singletable.examples.wavyblog.service import WavyBlog
 from singletable.model import AlreadyExists, InvalidCursor, NotFound, UniqueViolation
 
 START = datetime(2024, 1, 15, 10, 30, tzinfo=UTC)
@@ -94,7 +95,7 @@ def test_declaration_matches_the_design(monkeypatch: pytest.MonkeyPatch) -> None
 def test_open_blog_takes_the_endpoint_from_the_environment(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Any
 ) -> None:
-    from examples.wavyblog import open_blog
+    from singletable.examples.wavyblog.service import open_blog
 
     monkeypatch.setenv("DYNAMODB_ENDPOINT", str(tmp_path / "local.sqlite3"))  # any target connect() takes
     monkeypatch.setenv("DYNAMODB_TABLE", "WavyBlogLocal")

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from singletable.cli import main
-from singletable.demo import DemoError, run_demo
+from singletable.examples import DemoError, run_demo
 
 
 def demo(target: str, *, reset: bool = False) -> str:

@@ -6,7 +6,7 @@ straight back as ExclusiveStartKey, so the printed request must not depend on th
 
 from __future__ import annotations
 
-from singletable.demo import describe
+from singletable.examples._render import describe
 
 
 def test_exclusive_start_key_is_printed_sorted() -> None:
