@@ -93,13 +93,16 @@ def run(
                 return
             with storage.write():
                 rows = storage.scan(schema.table_id, None, after, HASH_SPACE).fetchmany(CHUNK)
+                entries = []
                 for data, _size, _hash, pk, sk in rows:
                     item = codec.loads_item(data)
                     entry = index_entry(schema, index, item)
                     if entry is None or _violates(index, item):
                         continue
                     size = codec.item_size(schema.project_for_index(index, item))
-                    storage.put_index_entry(schema.table_id, index_id, entry[0], entry[1], pk, sk, size)
+                    entries.append((schema.table_id, index_id, entry[0], entry[1], pk, sk, size))
+                if entries:
+                    storage.write_rows([], [], entries, [])
                 if len(rows) < CHUNK:
                     _activate(engine, schema, index_name)
                     return

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from singletable.engine import backfill, stream_log, ttl
+from singletable.engine import backfill, stream_records, ttl
 from singletable.engine.errors import DynamoDBError, validation
 
 log = logging.getLogger("singletable.engine")
@@ -48,18 +48,18 @@ class Subscription:
 
     def _batch(self) -> list[dict[str, Any]]:
         engine = self.engine
-        with engine.storage.lock:
-            conn = engine.storage.conn
-            found = stream_log.streams(conn, self.table_name)
+        storage = engine.storage
+        with storage.lock:
+            found = storage.streams(self.table_name)
             if not found:
                 return []
             arns = {stream_id: stream["StreamArn"] for stream_id, stream in found}
-            rows = stream_log.read(
-                conn, tuple(arns), self.position, self.batch_size, time.time() - stream_log.RETENTION_SECONDS
+            rows = storage.stream_records(
+                tuple(arns), self.position, self.batch_size, time.time() - stream_records.RETENTION_SECONDS
             )
         records = []
         for seq, stream_id, created, stored in rows:
-            record = stream_log.render(seq, created, stored, engine.region)
+            record = stream_records.render(seq, created, stored, engine.region)
             record["eventSourceARN"] = arns[stream_id]
             records.append(record)
         return records
@@ -173,7 +173,7 @@ class Workers:
                     f"Table {table_name} has no stream enabled; enable StreamSpecification first"
                 )
             if starting_position == "LATEST":
-                position = stream_log.last_seq(engine.storage.conn) + 1
+                position = engine.storage.last_stream_seq() + 1
             elif starting_position == "TRIM_HORIZON":
                 position = 0
             else:
