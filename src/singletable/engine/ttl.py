@@ -12,12 +12,15 @@ than now -- and no more than five years in the past (older values are ignored, n
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from singletable.engine import codec
 from singletable.engine.capacity import Capacity
 from singletable.engine.operations.common import write_item
 from singletable.engine.storage import HASH_SPACE
+
+if TYPE_CHECKING:
+    from singletable.engine.background import BackgroundEngine
 
 CHUNK = 500
 FIVE_YEARS = Decimal(5 * 365 * 86400 + 86400)  # five years, including one leap day
@@ -41,14 +44,14 @@ def is_expired(item: dict[str, Any], attribute: str, now: Decimal) -> bool:
     return now - FIVE_YEARS <= when < now
 
 
-def sweep(engine: Any) -> int:
+def sweep(engine: BackgroundEngine) -> int:
     """Delete every expired item of every TTL-enabled table; returns how many were deleted."""
     now = Decimal(repr(float(engine.clock())))
     storage = engine.storage
     deleted = 0
     with storage.lock:
         engine._refresh_catalog()
-        names = [name for name in engine.table_names() if ttl_attribute(engine.find_table(name).description)]
+        names = [name for name in engine.table_names() if ttl_attribute(engine.table(name).description)]
     for name in names:
         after: tuple[Any, ...] = (-1, b"", b"")
         while True:
