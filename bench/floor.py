@@ -29,9 +29,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from singletable.engine import codec
-from singletable.engine.storage import _PUT_ENTRY_SQL, _PUT_ITEM_SQL, SCHEMA
+from singletable.engine.storage.catalog import SCHEMA
+from singletable.engine.storage.items import GET_ITEM_SQL, PUT_ENTRY_SQL, PUT_ITEM_SQL
 
-_GET_SQL = "SELECT item, size FROM st_items WHERE table_id = ? AND hash = ? AND pk = ? AND sk = ?"
 _CHECKPOINT_EVERY_FRAMES = 1000
 
 
@@ -78,9 +78,9 @@ def put_floor(puts: int) -> float:
             began = time.perf_counter()
             for row, entry in rows[start : start + _CHECKPOINT_EVERY_FRAMES // 2]:
                 cursor.execute("BEGIN IMMEDIATE")
-                cursor.execute(_GET_SQL, row[:4]).fetchone()
-                cursor.execute(_PUT_ITEM_SQL, row)
-                cursor.execute(_PUT_ENTRY_SQL, entry)
+                cursor.execute(GET_ITEM_SQL, row[:4]).fetchone()
+                cursor.execute(PUT_ITEM_SQL, row)
+                cursor.execute(PUT_ENTRY_SQL, entry)
                 cursor.execute("COMMIT")
             spent += time.perf_counter() - began
             cursor.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
@@ -117,9 +117,9 @@ def bulk_floor(items: int) -> float:
             for batch in batches[start : start + per_round]:
                 cursor.execute("BEGIN IMMEDIATE")
                 for row, _, _ in batch:
-                    cursor.execute(_GET_SQL, row[:4]).fetchone()
-                cursor.executemany(_PUT_ITEM_SQL, [row for row, _, _ in batch])
-                cursor.executemany(_PUT_ENTRY_SQL, [e for _, e, _ in batch] + [e for _, _, e in batch])
+                    cursor.execute(GET_ITEM_SQL, row[:4]).fetchone()
+                cursor.executemany(PUT_ITEM_SQL, [row for row, _, _ in batch])
+                cursor.executemany(PUT_ENTRY_SQL, [e for _, e, _ in batch] + [e for _, _, e in batch])
                 cursor.execute("COMMIT")
             spent += time.perf_counter() - began
             cursor.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()

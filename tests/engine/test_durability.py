@@ -127,7 +127,7 @@ def test_a_write_asked_to_restart_the_wal_does(tmp_path: Path):
 
     def put(i: int) -> None:
         with storage.write():
-            storage.put_item(1, f"k{i}".encode(), b"x", b"{}", 2)
+            storage.write_rows([(1, f"k{i}".encode(), b"x", b"{}", 2)], [], [], [])
 
     for i in range(50):
         put(i)

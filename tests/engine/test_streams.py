@@ -224,15 +224,15 @@ def test_subscription_retries_failed_batches(tmp_path: Path) -> None:
             seen.extend(r["dynamodb"]["Keys"]["pk"]["S"] for r in event["Records"])
             done.set()
 
-        import singletable.engine.workers as workers
+        import singletable.engine.background as background
 
-        original = workers.RETRY_DELAY
-        workers.RETRY_DELAY = 0.01
+        original = background.RETRY_DELAY
+        background.RETRY_DELAY = 0.01
         try:
             subscription = engine.subscribe("subs", handler, starting_position="TRIM_HORIZON")
             assert done.wait(10)
         finally:
-            workers.RETRY_DELAY = original
+            background.RETRY_DELAY = original
         subscription.unsubscribe()
         assert seen == ["a"]
 

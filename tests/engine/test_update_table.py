@@ -298,7 +298,7 @@ def test_backfill_in_progress_engine(tmp_path: Any, monkeypatch: pytest.MonkeyPa
             ddb.update_table(TableName="tbl", GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": "GSI"}}])
         ddb.put_item(TableName="tbl", Item={"pk": {"S": "d"}, "g": {"S": "x"}})
         ddb.delete_item(TableName="tbl", Key={"pk": {"S": "a"}})
-        engine.workers.run_backfills()
+        engine.background.run_backfills()
         index = ddb.describe_table(TableName="tbl")["Table"]["GlobalSecondaryIndexes"][0]
         assert index["IndexStatus"] == "ACTIVE" and index["ItemCount"] == 3
         assert query_g(ddb, "tbl", "x") == ["b", "c", "d"]

@@ -15,13 +15,17 @@ from __future__ import annotations
 
 import copy
 import threading
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from singletable.engine import codec
 from singletable.engine.errors import DynamoDBError
 from singletable.engine.operations.common import index_entry
 from singletable.engine.schema import IndexSchema, TableSchema
 from singletable.engine.storage import HASH_SPACE
+
+if TYPE_CHECKING:
+    from singletable.engine.background import BackgroundEngine
 
 CHUNK = 256
 # Tests set this to False to observe an index while it is CREATING, then call run() themselves.
@@ -35,11 +39,11 @@ def backfilling(schema: TableSchema, index_name: str) -> bool:
     return False
 
 
-def pending(tables: dict[str, TableSchema]) -> list[tuple[str, str, int]]:
+def pending(tables: Iterable[TableSchema]) -> list[tuple[str, str, int]]:
     """(table, index, index id) of every index still being created."""
     return [
         (schema.name, index["IndexName"], index["_IndexId"])
-        for schema in tables.values()
+        for schema in tables
         for index in schema.description.get("GlobalSecondaryIndexes", ())
         if index.get("IndexStatus") == "CREATING"
     ]
@@ -63,7 +67,7 @@ def _violates(index: IndexSchema, item: dict[str, Any]) -> bool:
     return False
 
 
-def _activate(engine: Any, schema: TableSchema, index_name: str) -> None:
+def _activate(engine: BackgroundEngine, schema: TableSchema, index_name: str) -> None:
     description = copy.deepcopy(schema.description)
     for index in description["GlobalSecondaryIndexes"]:
         if index["IndexName"] == index_name:
@@ -74,7 +78,11 @@ def _activate(engine: Any, schema: TableSchema, index_name: str) -> None:
 
 
 def run(
-    engine: Any, table_name: str, index_name: str, index_id: int, stop: threading.Event | None = None
+    engine: BackgroundEngine,
+    table_name: str,
+    index_name: str,
+    index_id: int,
+    stop: threading.Event | None = None,
 ) -> None:
     """Backfill one index to the end (unless ``stop`` is set or the index disappears), then activate it."""
     storage = engine.storage
@@ -93,13 +101,16 @@ def run(
                 return
             with storage.write():
                 rows = storage.scan(schema.table_id, None, after, HASH_SPACE).fetchmany(CHUNK)
+                entries = []
                 for data, _size, _hash, pk, sk in rows:
                     item = codec.loads_item(data)
                     entry = index_entry(schema, index, item)
                     if entry is None or _violates(index, item):
                         continue
                     size = codec.item_size(schema.project_for_index(index, item))
-                    storage.put_index_entry(schema.table_id, index_id, entry[0], entry[1], pk, sk, size)
+                    entries.append((schema.table_id, index_id, entry[0], entry[1], pk, sk, size))
+                if entries:
+                    storage.write_rows([], [], entries, [])
                 if len(rows) < CHUNK:
                     _activate(engine, schema, index_name)
                     return

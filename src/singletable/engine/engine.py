@@ -15,10 +15,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from singletable.engine.background import BackgroundThreads, Subscription
 from singletable.engine.errors import DynamoDBError
 from singletable.engine.schema import TableSchema
 from singletable.engine.storage import BusyTimeout, Storage, is_busy, retry_while_busy
-from singletable.engine.workers import Subscription, Workers
 
 # Wire operation name -> module under singletable.engine.operations.
 OPERATIONS: dict[str, str] = {
@@ -149,7 +149,7 @@ class Engine:
         self.path = path
         # Epoch seconds as TTL sees them: inject a clock to fast-forward expiry in tests.
         self.clock: Callable[[], float] = clock or time.time
-        self.workers = Workers(self, ttl_sweep_interval)
+        self.background = BackgroundThreads(self, ttl_sweep_interval)
         self.storage = Storage(path, durable=durable)
         self._tables: dict[str, TableSchema] = {}
         self._catalog_version = -1
@@ -165,14 +165,14 @@ class Engine:
     # -- lifecycle ----------------------------------------------------------------------------------------
 
     def close(self) -> None:
-        self.workers.stop()
+        self.background.stop()
         self.storage.close()
 
     # -- background work: TTL, index backfill, stream subscriptions ---------------------------------------
 
     def expire_items(self) -> int:
         """Run one TTL sweep now (as the background sweeper does); returns how many items it deleted."""
-        return self.workers.expire_items()
+        return self.background.expire_items()
 
     def subscribe(
         self,
@@ -186,7 +186,7 @@ class Engine:
         """Call ``handler({"Records": [...]})`` from a background thread for the table's stream records,
         like a Lambda trigger: in order, at least once (a batch whose handler raises is retried).
         ``starting_position`` is ``"LATEST"`` or ``"TRIM_HORIZON"``. Returns a handle with ``close()``."""
-        return self.workers.subscribe(table_name, handler, batch_size, starting_position, poll_interval)
+        return self.background.subscribe(table_name, handler, batch_size, starting_position, poll_interval)
 
     def __enter__(self) -> Engine:
         return self
@@ -213,7 +213,7 @@ class Engine:
             name: TableSchema.from_description(table_id, description)
             for name, (table_id, description) in self.storage.load_tables().items()
         }
-        self.workers.catalog_loaded(self._tables)
+        self.background.catalog_loaded(self._tables)
 
     def _check_catalog_in_write(self) -> None:
         """``Storage.on_begin`` during an item write: right after BEGIN IMMEDIATE, is our catalog current?

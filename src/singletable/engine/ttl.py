@@ -12,12 +12,15 @@ than now -- and no more than five years in the past (older values are ignored, n
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from singletable.engine import codec
 from singletable.engine.capacity import Capacity
 from singletable.engine.operations.common import write_item
 from singletable.engine.storage import HASH_SPACE
+
+if TYPE_CHECKING:
+    from singletable.engine.background import BackgroundEngine
 
 CHUNK = 500
 FIVE_YEARS = Decimal(5 * 365 * 86400 + 86400)  # five years, including one leap day
@@ -41,34 +44,35 @@ def is_expired(item: dict[str, Any], attribute: str, now: Decimal) -> bool:
     return now - FIVE_YEARS <= when < now
 
 
-def sweep(engine: Any) -> int:
+def sweep(engine: BackgroundEngine) -> int:
     """Delete every expired item of every TTL-enabled table; returns how many were deleted."""
     now = Decimal(repr(float(engine.clock())))
+    with engine.storage.lock:
+        engine._refresh_catalog()
+        names = [name for name in engine.table_names() if ttl_attribute(engine.table(name).description)]
+    return sum(_sweep_table(engine, name, now) for name in names)
+
+
+def _sweep_table(engine: BackgroundEngine, name: str, now: Decimal) -> int:
+    """Delete one table's expired items, a chunk of the table per transaction, while TTL stays enabled."""
     storage = engine.storage
     deleted = 0
-    with storage.lock:
-        engine._refresh_catalog()
-        names = [name for name in engine.table_names() if ttl_attribute(engine.find_table(name).description)]
-    for name in names:
-        after: tuple[Any, ...] = (-1, b"", b"")
-        while True:
-            with storage.lock:
-                engine._refresh_catalog()
-                schema = engine.find_table(name)
-                attribute = ttl_attribute(schema.description) if schema is not None else None
-                if attribute is None:
-                    break
-                with storage.write():
-                    rows = storage.scan(schema.table_id, None, after, HASH_SPACE).fetchmany(CHUNK)
-                    capacity = Capacity(name)
-                    for data, size, _hash, pk, sk in rows:
-                        item = codec.loads_item(data)
-                        if is_expired(item, attribute, now):
-                            write_item(
-                                storage, schema, pk, sk, item, size, None, 0, capacity, ttl_delete=True
-                            )
-                            deleted += 1
-            if len(rows) < CHUNK:
-                break
-            after = tuple(rows[-1][2:5])
-    return deleted
+    after: tuple[Any, ...] = (-1, b"", b"")
+    while True:
+        with storage.lock:
+            engine._refresh_catalog()
+            schema = engine.find_table(name)
+            attribute = ttl_attribute(schema.description) if schema is not None else None
+            if schema is None or attribute is None:
+                return deleted
+            with storage.write():
+                rows = storage.scan(schema.table_id, None, after, HASH_SPACE).fetchmany(CHUNK)
+                capacity = Capacity(name)
+                for data, size, _hash, pk, sk in rows:
+                    item = codec.loads_item(data)
+                    if is_expired(item, attribute, now):
+                        write_item(storage, schema, pk, sk, item, size, None, 0, capacity, ttl_delete=True)
+                        deleted += 1
+        if len(rows) < CHUNK:
+            return deleted
+        after = tuple(rows[-1][2:5])

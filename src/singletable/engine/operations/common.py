@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from singletable.engine import codec, stream_log
+from singletable.engine import codec, stream_records
 from singletable.engine.capacity import Capacity, write_units
 from singletable.engine.errors import DynamoDBError, validation
 from singletable.engine.keys import checked_key_bytes
@@ -133,7 +133,7 @@ def write_item(
     """
     table_id = schema.table_id
     if "_StreamId" in schema.description:
-        stream_log.append(
+        stream_records.append(
             storage,
             schema.description,
             schema.key_of(new if new is not None else old),

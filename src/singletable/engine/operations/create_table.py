@@ -18,7 +18,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from singletable.engine import stream_log
+from singletable.engine import stream_records
 from singletable.engine.errors import DynamoDBError, in_use, validation
 from singletable.engine.operations.describe_table import render
 from singletable.engine.operations.shapes import check_shape
@@ -301,8 +301,8 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
         if engine.find_table(name) is not None:
             raise in_use(f"Table already exists: {name}")
         if "StreamSpecification" in description:
-            description["_StreamId"] = stream_log.create_stream(
-                engine.storage.conn, engine.arn(name), description, description["LatestStreamLabel"], now
+            description["_StreamId"] = stream_records.create_stream(
+                engine.storage, engine.arn(name), description, description["LatestStreamLabel"], now
             )
         table_id = engine.storage.insert_table(name, description)
         engine.catalog_changed()

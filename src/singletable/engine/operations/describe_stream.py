@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from singletable.engine.operations.shapes import check_shape
-from singletable.engine.operations.stream_common import describe, find_stream
+from singletable.engine.streams import describe, find_stream
 
 
 def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from singletable.engine import stream_log
+from singletable.engine import stream_records
 from singletable.engine.errors import validation
 from singletable.engine.operations.shapes import check_shape
-from singletable.engine.operations.stream_common import (
+from singletable.engine.streams import (
     ITERATOR_LIFETIME,
     decode_iterator,
     encode_iterator,
@@ -38,14 +38,14 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
     found_id, stream = find_stream(engine, arn)
     if found_id != stream_id:
         raise validation("Invalid ShardIterator")
-    conn = engine.storage.conn
-    rows = stream_log.read(conn, (stream_id,), position, limit, not_before())
-    records = [stream_log.render(seq, created, stored, engine.region) for seq, _, created, stored in rows]
+    storage = engine.storage
+    rows = storage.stream_records((stream_id,), position, limit, not_before())
+    records = [stream_records.render(seq, created, stored, engine.region) for seq, _, created, stored in rows]
     if rows:
         position = rows[-1][0] + 1
     response: dict[str, Any] = {"Records": records}
     if not is_enabled(engine, stream_id, stream):
-        _, last = stream_log.bounds(conn, stream_id, not_before())
+        _, last = storage.stream_bounds(stream_id, not_before())
         if last is None or position > last:
             return response
     response["NextShardIterator"] = encode_iterator(stream_id, arn, position)

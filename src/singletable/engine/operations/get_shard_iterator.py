@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from singletable.engine import stream_log
 from singletable.engine.errors import not_found, validation
 from singletable.engine.operations.shapes import check_shape
-from singletable.engine.operations.stream_common import encode_iterator, find_stream, not_before
+from singletable.engine.streams import encode_iterator, find_stream, not_before
 
 _INVALID = "One or more parameter values were invalid: "
 
@@ -19,12 +18,13 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
     stream_id, stream = find_stream(engine, params["StreamArn"])
     if params["ShardId"] != stream["ShardId"]:
         raise not_found("Shard does not exist")
-    with engine.storage.write() as conn:
-        stream_log.trim(conn, not_before())
+    storage = engine.storage
+    with storage.write():
+        storage.trim_stream_records(not_before())
         if kind in ("TRIM_HORIZON", "LATEST"):
             if sequence is not None:
                 raise validation(_INVALID + "SequenceNumber should not be passed for this iterator type")
-            position = 0 if kind == "TRIM_HORIZON" else stream_log.last_seq(conn) + 1
+            position = 0 if kind == "TRIM_HORIZON" else storage.last_stream_seq() + 1
         else:
             if sequence is None or not sequence.isdigit():
                 raise validation(_INVALID + "Invalid SequenceNumber")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from singletable.engine import stream_log
 from singletable.engine.operations.shapes import check_shape
 
 DEFAULT_LIMIT = 100
@@ -12,7 +11,7 @@ DEFAULT_LIMIT = 100
 
 def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
     check_shape("ListStreams", params)
-    found = stream_log.streams(engine.storage.conn, params.get("TableName"))
+    found = engine.storage.streams(params.get("TableName"))
     start = params.get("ExclusiveStartStreamArn")
     if start is not None:
         arns = [stream["StreamArn"] for _, stream in found]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from singletable.engine import stream_log
+from singletable.engine import stream_records
 from singletable.engine.errors import DynamoDBError, in_use, not_found, validation
 from singletable.engine.operations.create_table import (
     _ZERO_THROUGHPUT,
@@ -271,7 +271,7 @@ def _stream(params: dict[str, Any], description: dict[str, Any], engine: Any, no
         if "_StreamId" in description:
             raise validation("Table already has an enabled stream")
         description["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": view}
-        description["LatestStreamLabel"] = stream_log.stream_label(now)
+        description["LatestStreamLabel"] = stream_records.stream_label(now)
         return True
     if view is not None:
         raise validation(
@@ -322,8 +322,8 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
         _settings(params, description, engine)
         description["AttributeDefinitions"] = _used_definitions(description, types)
         if new_stream:
-            description["_StreamId"] = stream_log.create_stream(
-                engine.storage.conn, engine.arn(name), description, description["LatestStreamLabel"], now
+            description["_StreamId"] = stream_records.create_stream(
+                engine.storage, engine.arn(name), description, description["LatestStreamLabel"], now
             )
         deleted_entry = next(
             (i for i in schema.description.get("GlobalSecondaryIndexes", ()) if i["IndexName"] == deleted),

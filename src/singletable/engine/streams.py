@@ -11,44 +11,63 @@ import base64
 import binascii
 import time
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
-from singletable.engine import stream_log
+from singletable.engine import stream_records
 from singletable.engine.errors import DynamoDBError, not_found, validation
 from singletable.engine.operations import extra_shapes  # noqa: F401 -- registers the Streams shapes
+from singletable.engine.schema import TableSchema
+from singletable.engine.storage import Storage
 
 ITERATOR_LIFETIME = 15 * 60
 
 
-def find_stream(engine: Any, arn: str) -> tuple[int, dict[str, Any]]:
-    found = stream_log.stream_by_arn(engine.storage.conn, arn)
-    if found is None:
-        raise not_found(f"Requested resource not found: Stream: {arn} not found")
-    return found
+class StreamsEngine(Protocol):
+    """What the stream operations and these helpers use of the engine."""
+
+    @property
+    def storage(self) -> Storage: ...
+
+    @property
+    def region(self) -> str: ...
+
+    def find_table(self, name: str) -> TableSchema | None: ...
 
 
-def is_enabled(engine: Any, stream_id: int, stream: dict[str, Any]) -> bool:
+def find_stream(engine: StreamsEngine, arn: str) -> tuple[int, dict[str, Any]]:
+    """(stream id, stream description) of the stream with this ARN, or AWS's not-found error."""
+    if "/stream/" in arn and ":table/" in arn:
+        table_name = arn.split(":table/", 1)[1].split("/", 1)[0]
+        for stream_id, stream in engine.storage.streams(table_name):
+            if stream["StreamArn"] == arn:
+                return stream_id, stream
+    raise not_found(f"Requested resource not found: Stream: {arn} not found")
+
+
+def is_enabled(engine: StreamsEngine, stream_id: int, stream: dict[str, Any]) -> bool:
     schema = engine.find_table(stream["TableName"])
     return schema is not None and schema.description.get("_StreamId") == stream_id
 
 
 def not_before() -> float:
-    return time.time() - stream_log.RETENTION_SECONDS
+    """The creation time of the oldest record still within retention."""
+    return time.time() - stream_records.RETENTION_SECONDS
 
 
-def shard(engine: Any, stream_id: int, stream: dict[str, Any]) -> dict[str, Any]:
-    first, last = stream_log.bounds(engine.storage.conn, stream_id, not_before())
+def shard(engine: StreamsEngine, stream_id: int, stream: dict[str, Any]) -> dict[str, Any]:
+    storage = engine.storage
+    first, last = storage.stream_bounds(stream_id, not_before())
     if first is None:
-        first = stream_log.last_seq(engine.storage.conn) + 1
-    numbers = {"StartingSequenceNumber": stream_log.sequence_number(first)}
+        first = storage.last_stream_seq() + 1
+    numbers = {"StartingSequenceNumber": stream_records.sequence_number(first)}
     if not is_enabled(engine, stream_id, stream) and last is not None:
-        numbers["EndingSequenceNumber"] = stream_log.sequence_number(last)
+        numbers["EndingSequenceNumber"] = stream_records.sequence_number(last)
     return {"ShardId": stream["ShardId"], "SequenceNumberRange": numbers}
 
 
-def describe(engine: Any, stream_id: int, stream: dict[str, Any]) -> dict[str, Any]:
+def describe(engine: StreamsEngine, stream_id: int, stream: dict[str, Any]) -> dict[str, Any]:
     return {
         "StreamArn": stream["StreamArn"],
         "StreamLabel": stream["StreamLabel"],

@@ -1,9 +1,10 @@
 """The engine's background threads: the TTL sweeper, index backfills and stream subscriptions.
 
-Everything here is a daemon thread owned by one Engine and stopped by ``Engine.close()``. Threads are
-started lazily, when the catalog first shows a reason for them (a table with TTL enabled, an index in
-``CREATING``) or when the user subscribes, so an engine that uses none of these features runs no thread.
-Every thread does its work in short transactions under the storage lock, like any other caller.
+Everything here is a daemon thread owned by one Engine (``Engine.background``) and stopped by
+``Engine.close()``. Threads are started lazily, when the catalog first shows a reason for them (a table with
+TTL enabled, an index in ``CREATING``) or when the user subscribes, so an engine that uses none of these
+features runs no thread. Every thread does its work in short transactions under the storage lock, like any
+other caller. (These are threads inside one process; ``singletable serve --workers`` means processes.)
 """
 
 from __future__ import annotations
@@ -12,15 +13,40 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
-from singletable.engine import backfill, stream_log, ttl
+from singletable.engine import backfill, stream_records, ttl
 from singletable.engine.errors import DynamoDBError, validation
+from singletable.engine.schema import TableSchema
+from singletable.engine.storage import Storage
 
 log = logging.getLogger("singletable.engine")
 
 Handler = Callable[[dict[str, Any]], Any]
 RETRY_DELAY = 0.5
+
+
+class BackgroundEngine(Protocol):
+    """What the background threads (and the TTL sweep and index backfill they run) use of the engine."""
+
+    @property
+    def storage(self) -> Storage: ...
+
+    @property
+    def region(self) -> str: ...
+
+    @property
+    def clock(self) -> Callable[[], float]: ...
+
+    def _refresh_catalog(self) -> None: ...
+
+    def find_table(self, name: str) -> TableSchema | None: ...
+
+    def table(self, name: str) -> TableSchema: ...
+
+    def table_names(self) -> list[str]: ...
+
+    def catalog_changed(self) -> None: ...
 
 
 class Subscription:
@@ -31,7 +57,13 @@ class Subscription:
     """
 
     def __init__(
-        self, engine: Any, table_name: str, handler: Handler, batch_size: int, position: int, poll: float
+        self,
+        engine: BackgroundEngine,
+        table_name: str,
+        handler: Handler,
+        batch_size: int,
+        position: int,
+        poll: float,
     ) -> None:
         self.engine = engine
         self.table_name = table_name
@@ -48,18 +80,18 @@ class Subscription:
 
     def _batch(self) -> list[dict[str, Any]]:
         engine = self.engine
-        with engine.storage.lock:
-            conn = engine.storage.conn
-            found = stream_log.streams(conn, self.table_name)
+        storage = engine.storage
+        with storage.lock:
+            found = storage.streams(self.table_name)
             if not found:
                 return []
             arns = {stream_id: stream["StreamArn"] for stream_id, stream in found}
-            rows = stream_log.read(
-                conn, tuple(arns), self.position, self.batch_size, time.time() - stream_log.RETENTION_SECONDS
+            rows = storage.stream_records(
+                tuple(arns), self.position, self.batch_size, time.time() - stream_records.RETENTION_SECONDS
             )
         records = []
         for seq, stream_id, created, stored in rows:
-            record = stream_log.render(seq, created, stored, engine.region)
+            record = stream_records.render(seq, created, stored, engine.region)
             record["eventSourceARN"] = arns[stream_id]
             records.append(record)
         return records
@@ -98,8 +130,10 @@ class Subscription:
         return self._thread.is_alive()
 
 
-class Workers:
-    def __init__(self, engine: Any, ttl_interval: float) -> None:
+class BackgroundThreads:
+    """The background threads of one engine: started as the catalog calls for them, stopped together."""
+
+    def __init__(self, engine: BackgroundEngine, ttl_interval: float) -> None:
         self.engine = engine
         self.ttl_interval = ttl_interval
         self._stop = threading.Event()
@@ -108,7 +142,7 @@ class Workers:
         self._subscriptions: list[Subscription] = []
         self._lock = threading.Lock()
 
-    def catalog_loaded(self, tables: dict[str, Any]) -> None:
+    def catalog_loaded(self, tables: dict[str, TableSchema]) -> None:
         """Start whatever background work the catalog now calls for."""
         if self._stop.is_set():
             return
@@ -118,7 +152,7 @@ class Workers:
                 self._sweeper.start()
             if not backfill.AUTO_START:
                 return
-            for key in backfill.pending(tables):
+            for key in backfill.pending(tables.values()):
                 running = self._backfills.get(key)
                 if running is None or not running.is_alive():
                     thread = threading.Thread(
@@ -145,9 +179,10 @@ class Workers:
 
     def run_backfills(self) -> None:
         """Finish every pending backfill in the calling thread (for tests and tools)."""
-        with self.engine.storage.lock:
-            self.engine._refresh_catalog()
-            keys = backfill.pending(self.engine._tables)
+        engine = self.engine
+        with engine.storage.lock:
+            engine._refresh_catalog()
+            keys = backfill.pending([engine.table(name) for name in engine.table_names()])
         for key in keys:
             backfill.run(self.engine, *key)
 
@@ -173,7 +208,7 @@ class Workers:
                     f"Table {table_name} has no stream enabled; enable StreamSpecification first"
                 )
             if starting_position == "LATEST":
-                position = stream_log.last_seq(engine.storage.conn) + 1
+                position = engine.storage.last_stream_seq() + 1
             elif starting_position == "TRIM_HORIZON":
                 position = 0
             else:
