@@ -91,8 +91,8 @@ def serve(
             "--workers > 1 needs --db FILE: worker processes cannot share a memory database"
         )
     try:
-        from singletable.server.run import ServeOptions
-        from singletable.server.run import serve as run_server
+        from singletable._server.run import ServeOptions
+        from singletable._server.run import serve as run_server
     except ImportError as missing:  # pragma: no cover - depends on the installed extras
         hint = "install the server extra: pip install 'singletable[server]'"
         raise click.ClickException(f"{missing}; {hint}") from None

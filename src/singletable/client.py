@@ -141,7 +141,7 @@ class _InProcessTransport:
     """A ``before-send`` handler: prepared HTTP request in, DynamoDB's HTTP response out."""
 
     def __init__(self, engine: Engine) -> None:
-        from singletable.server.protocol import Dispatcher
+        from singletable._protocol import Dispatcher
 
         self.dispatcher = Dispatcher(engine)
 
