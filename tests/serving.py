@@ -20,7 +20,7 @@ def free_port() -> int:
 
 
 class ServerProcess:
-    """``python -m singletable.cli serve`` on 127.0.0.1, started and ready (GET / answers) on return."""
+    """``python -m singletable serve`` on 127.0.0.1, started and ready (GET / answers) on return."""
 
     def __init__(
         self,
@@ -36,7 +36,7 @@ class ServerProcess:
         command = [
             sys.executable,
             "-m",
-            "singletable.cli",
+            "singletable",
             "serve",
             *storage,
             "--port",

@@ -11,7 +11,7 @@ from botocore.config import Config
 from botocore.exceptions import ClientError, ParamValidationError
 
 import singletable
-from singletable.client import close_engine
+from singletable._client import close_engine
 
 KEYS = dict(
     KeySchema=[{"AttributeName": "PK", "KeyType": "HASH"}, {"AttributeName": "SK", "KeyType": "RANGE"}],
@@ -146,8 +146,8 @@ def test_url_target_is_a_plain_endpoint_client():
     assert client.meta.region_name == "us-east-1"
 
 
-def test_name_stays_callable_after_importing_the_submodule():
-    import singletable.client as module  # noqa: F401
+def test_name_stays_callable_after_importing_the_private_module():
+    import singletable._client as module  # noqa: F401
 
     assert callable(singletable.client)
     assert singletable.client(":memory:").list_tables()["TableNames"] == []

@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 from examples.fus_main.walkthrough import steps
 
-from singletable.cli import main
+from singletable._cli import main
 from singletable.demo import DemoError, run_demo
 
 ACCESS_PATTERNS = [
