@@ -13,6 +13,19 @@ from pathlib import Path
 from typing import Any
 
 
+def run_cli(*args: str, without: tuple[str, ...] = (), timeout: float = 60.0) -> subprocess.CompletedProcess:
+    """``python -m singletable ARGS`` as a user runs it, to its end. Each third-party module named in
+    ``without`` cannot be imported in that process (``sys.modules[name] = None``, as if not installed)."""
+    prologue = f"import runpy, sys; sys.modules.update(dict.fromkeys({list(without)!r}))"
+    command = [
+        sys.executable,
+        "-c",
+        f"{prologue}; runpy.run_module('singletable', run_name='__main__', alter_sys=True)",
+        *args,
+    ]
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -4,8 +4,24 @@ from __future__ import annotations
 
 import click
 
+from singletable._extras import MissingExtra, require
 
-@click.group()
+# What each seed design imports beyond the engine, all installed by the ``examples`` extra.
+DEMO_NEEDS = {"quickstart": (), "wavyblog": ("pydantic", "bcrypt")}
+DEMO_NEEDS_DEFAULT = ("pydantic",)
+
+
+class _Commands(click.Group):
+    """The command group; a missing optional dependency ends a command with its one-line message."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except MissingExtra as missing:
+            raise click.ClickException(str(missing)) from None
+
+
+@click.group(cls=_Commands)
 @click.version_option(package_name="singletable")
 def main() -> None:
     """singletable: DynamoDB single-table design on an embedded, DynamoDB-compatible engine."""
@@ -25,11 +41,14 @@ def main() -> None:
 def demo(name: str, db: str, endpoint: str | None, reset: bool) -> None:
     """Run a design end to end: NAME is quickstart (default), fus-main, hustlehub, places, wavyblog or
     blog-api. Each access pattern prints its DynamoDB request, results and consumed capacity."""
+    require("examples", DEMO_NEEDS.get(name, DEMO_NEEDS_DEFAULT), f"singletable demo {name}")
     if name == "quickstart":
         from singletable.examples_quickstart import run_quickstart
 
         run_quickstart(db, echo=click.echo)
         return
+    if endpoint:
+        require("client", ("boto3",), "singletable demo --endpoint")
     from singletable.demo import DemoError, run_demo
 
     try:
@@ -90,12 +109,13 @@ def serve(
         raise click.UsageError(
             "--workers > 1 needs --db FILE: worker processes cannot share a memory database"
         )
-    try:
-        from singletable._server.run import ServeOptions
-        from singletable._server.run import serve as run_server
-    except ImportError as missing:  # pragma: no cover - depends on the installed extras
-        hint = "install the server extra: pip install 'singletable[server]'"
-        raise click.ClickException(f"{missing}; {hint}") from None
+    if server == "granian":
+        require("granian", ("granian", "botocore"), "singletable serve --server granian")
+    else:
+        require("server", ("uvicorn", "botocore"), "singletable serve")
+    from singletable._server.run import ServeOptions
+    from singletable._server.run import serve as run_server
+
     click.echo(
         f"singletable serving {db or ':memory:'} on http://{host}:{port} ({server}, {workers} worker(s))",
         err=True,

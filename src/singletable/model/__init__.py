@@ -4,6 +4,11 @@ Declare a :class:`Table`, entities (pydantic models with key templates), access 
 ``connect(table, target)`` runs them on the embedded engine or any boto3 DynamoDB client.
 """
 
+from singletable._extras import MissingExtra, missing
+
+if missing(("pydantic",)):
+    raise MissingExtra("model", "singletable.model")
+
 from singletable.model.db import DB, Page, connect
 from singletable.model.derived import Derived
 from singletable.model.entity import Entity, EntityMeta, KeyRef
