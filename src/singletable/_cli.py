@@ -113,24 +113,28 @@ def serve(
         require("granian", ("granian", "botocore"), "singletable serve --server granian")
     else:
         require("server", ("uvicorn", "botocore"), "singletable serve")
+    from singletable._server.checks import CannotServe, check_can_serve
     from singletable._server.run import ServeOptions
     from singletable._server.run import serve as run_server
 
+    options = ServeOptions(
+        db=db or ":memory:",
+        host=host,
+        port=port,
+        workers=workers,
+        credentials=credentials,
+        server=server,
+        log_level=log_level,
+    )
+    try:
+        check_can_serve(options.db, host, port, credentials)
+    except CannotServe as problem:
+        raise click.ClickException(str(problem)) from None
     click.echo(
-        f"singletable serving {db or ':memory:'} on http://{host}:{port} ({server}, {workers} worker(s))",
+        f"singletable serving {options.db} on http://{host}:{port} ({server}, {workers} worker(s))",
         err=True,
     )
-    run_server(
-        ServeOptions(
-            db=db or ":memory:",
-            host=host,
-            port=port,
-            workers=workers,
-            credentials=credentials,
-            server=server,
-            log_level=log_level,
-        )
-    )
+    run_server(options)
 
 
 if __name__ == "__main__":  # pragma: no cover
