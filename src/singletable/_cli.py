@@ -1,4 +1,9 @@
-"""The ``singletable`` command line."""
+"""The ``singletable`` command line (the ``singletable`` script and ``python -m singletable``).
+
+Thin click commands over documented calls: ``demo`` runs a seed design, ``serve`` the HTTP server. Expected
+failures -- a missing extra, a database or port that ``serve`` cannot use, an unknown demo -- end with one
+line on stderr and exit code 1, never a traceback.
+"""
 
 from __future__ import annotations
 
