@@ -123,7 +123,7 @@ def main() -> None:
         engine.close()
 
         import singletable
-        from singletable.client import close_engine
+        from singletable._client import close_engine
 
         path = os.path.join(tmp, "client.sqlite3")
         runs["singletable.client (boto3, file)"] = workload(singletable.client(path), args.n)

@@ -69,7 +69,7 @@ def _make_backend(name: str, request: pytest.FixtureRequest, tmp_path: Path) -> 
         from botocore.config import Config
 
         import singletable
-        from singletable.client import close_engine
+        from singletable._client import close_engine
 
         path = str(tmp_path / "client.sqlite3")
         # No client-side validation, as for the reference: tests send invalid requests on purpose.

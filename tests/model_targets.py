@@ -33,7 +33,7 @@ def make_target(name: str, request: pytest.FixtureRequest, path: Path) -> Any:
         return engine
     if name == "client":
         import singletable
-        from singletable.client import close_engine
+        from singletable._client import close_engine
 
         client = singletable.client(str(path))
         request.addfinalizer(lambda: close_engine(str(path)))

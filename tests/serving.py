@@ -13,6 +13,19 @@ from pathlib import Path
 from typing import Any
 
 
+def run_cli(*args: str, without: tuple[str, ...] = (), timeout: float = 60.0) -> subprocess.CompletedProcess:
+    """``python -m singletable ARGS`` as a user runs it, to its end. Each third-party module named in
+    ``without`` cannot be imported in that process (``sys.modules[name] = None``, as if not installed)."""
+    prologue = f"import runpy, sys; sys.modules.update(dict.fromkeys({list(without)!r}))"
+    command = [
+        sys.executable,
+        "-c",
+        f"{prologue}; runpy.run_module('singletable', run_name='__main__', alter_sys=True)",
+        *args,
+    ]
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -20,7 +33,7 @@ def free_port() -> int:
 
 
 class ServerProcess:
-    """``python -m singletable.cli serve`` on 127.0.0.1, started and ready (GET / answers) on return."""
+    """``python -m singletable serve`` on 127.0.0.1, started and ready (GET / answers) on return."""
 
     def __init__(
         self,
@@ -36,7 +49,7 @@ class ServerProcess:
         command = [
             sys.executable,
             "-m",
-            "singletable.cli",
+            "singletable",
             "serve",
             *storage,
             "--port",

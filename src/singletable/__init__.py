@@ -1,13 +1,15 @@
-"""singletable: DynamoDB single-table design with an embedded, DynamoDB-compatible engine."""
+"""singletable: DynamoDB single-table design with an embedded, DynamoDB-compatible engine.
+
+The public face, and all of it: what the README documents. The work lives in the packages and in private
+modules (``_client``, ``_cli``, ``_protocol``, ``_server``), which may change without notice.
+"""
 
 from __future__ import annotations
 
 __version__ = "0.1.0"
 
-# Imported eagerly on purpose: the module ``singletable.client`` and the function ``singletable.client``
-# share a name, and binding the function after the submodule loads keeps ``singletable.client(...)``
-# callable however the submodule is imported later. boto3 itself still loads lazily, on first use.
-from singletable.client import client, resource, streams_client
+from singletable._client import client, resource, streams_client
+from singletable.engine import DynamoDBError, Engine
 
 # The modeling layer needs pydantic (the ``model`` extra), so its names load on first use, not on import.
 _MODEL_NAMES = frozenset(
@@ -31,6 +33,8 @@ __all__ = [
     "LSI",
     "Collection",
     "Derived",
+    "DynamoDBError",
+    "Engine",
     "Entity",
     "Key",
     "Keys",

@@ -11,7 +11,7 @@ from botocore.config import Config
 from botocore.exceptions import ClientError, ParamValidationError
 
 import singletable
-from singletable.client import close_engine
+from singletable._client import close_engine
 
 KEYS = dict(
     KeySchema=[{"AttributeName": "PK", "KeyType": "HASH"}, {"AttributeName": "SK", "KeyType": "RANGE"}],
@@ -146,8 +146,8 @@ def test_url_target_is_a_plain_endpoint_client():
     assert client.meta.region_name == "us-east-1"
 
 
-def test_name_stays_callable_after_importing_the_submodule():
-    import singletable.client as module  # noqa: F401
+def test_name_stays_callable_after_importing_the_private_module():
+    import singletable._client as module  # noqa: F401
 
     assert callable(singletable.client)
     assert singletable.client(":memory:").list_tables()["TableNames"] == []
@@ -178,3 +178,20 @@ def test_resource_batch_writer(db):
             pytest.xfail("engine has no BatchWriteItem yet (issue: operations)")
         raise
     assert table.query(KeyConditionExpression=Key("PK").eq("b"), Select="COUNT")["Count"] == 30
+
+
+def test_in_process_client_loads_the_protocol_but_no_http_server():
+    import subprocess
+    import sys
+
+    program = (
+        "import sys, singletable\n"
+        "singletable.client(':memory:').list_tables()\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('singletable._', 'uvicorn', 'granian'))))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == (
+        "['singletable._client', 'singletable._extras', 'singletable._protocol', "
+        "'singletable._protocol.dispatcher', 'singletable._protocol.wire']"
+    )

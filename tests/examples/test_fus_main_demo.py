@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from singletable.cli import main
+from singletable._cli import main
 from singletable.examples import DemoError, run_demo
 from singletable.examples.fus_main.walkthrough import steps
 

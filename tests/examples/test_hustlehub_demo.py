@@ -16,7 +16,7 @@ import boto3
 import pytest
 from click.testing import CliRunner
 
-from singletable.cli import main
+from singletable._cli import main
 from singletable.examples import DemoError, run_demo
 
 LOAD_LINE = re.compile(r"^(table \S+: \d+ requests loaded the sample data) \([\d.]+ capacity units\)$")

@@ -7,7 +7,7 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from singletable.cli import main
+from singletable._cli import main
 
 
 def _run(*args: str) -> tuple[int, str]:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from singletable.cli import main
+from singletable._cli import main
 from singletable.examples import DemoError, run_demo
 
 

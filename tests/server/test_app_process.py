@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 
-from singletable.server.app import DynamoDBApp
+from singletable._server.app import DynamoDBApp
 
 
 def _start_and_stop(app: DynamoDBApp) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import socket
 
-from singletable.server.coalesce import CoalescedWrites
+from singletable._server.coalesce import CoalescedWrites
 
 
 async def _pair() -> tuple[asyncio.Transport, socket.socket, list[bytes]]:

@@ -70,7 +70,7 @@ def test_in_memory_refuses_several_workers():
     import sys
 
     result = subprocess.run(
-        [sys.executable, "-m", "singletable.cli", "serve", "--workers", "2"],
+        [sys.executable, "-m", "singletable", "serve", "--workers", "2"],
         capture_output=True,
         text=True,
         timeout=30,

@@ -8,6 +8,11 @@ modules with a leading underscore are the implementation and may change without 
 one public submodule: signed pagination cursors for pages an application assembles itself.
 """
 
+from singletable._extras import MissingExtra, missing
+
+if missing(("pydantic",)):
+    raise MissingExtra("model", "singletable.model")
+
 from singletable.model import cursor
 from singletable.model._adapter import Adapter, adapt
 from singletable.model._db import DB, Page, connect

@@ -15,10 +15,10 @@ import signal
 from dataclasses import dataclass
 from typing import Any
 
-from singletable.server.app import ENV_CREDENTIALS, ENV_DB, DynamoDBApp
+from singletable._server.app import ENV_CREDENTIALS, ENV_DB, DynamoDBApp
 
 SERVERS = ("uvicorn", "granian")
-APP_FACTORY = "singletable.server.app:create_app"
+APP_FACTORY = "singletable._server.app:create_app"
 
 
 @dataclass
@@ -60,7 +60,7 @@ def _http_protocol() -> Any:
     """httptools (with one send per response, see ``coalesce``) when installed, else h11."""
     if _fast_http() == "h11":
         return "h11"
-    from singletable.server.coalesce import CoalescingHttpToolsProtocol
+    from singletable._server.coalesce import CoalescingHttpToolsProtocol
 
     return CoalescingHttpToolsProtocol
 
@@ -81,7 +81,7 @@ def serve_uvicorn(options: ServeOptions) -> None:
         timeout_graceful_shutdown=30,
     )
     if options.workers == 1:
-        from singletable.server.sigv4 import load_verifier
+        from singletable._server.sigv4 import load_verifier
 
         app = DynamoDBApp(options.db, verifier=load_verifier(options.credentials), own_process=True)
         # uvicorn re-raises the stop signal after its graceful shutdown; with these no-op handlers in place

@@ -1,4 +1,4 @@
-"""The ASGI application: DynamoDB's HTTP front end around :class:`~singletable.server.protocol.Dispatcher`.
+"""The ASGI application: DynamoDB's HTTP front end around :class:`~singletable._protocol.Dispatcher`.
 
 Transport rules live here -- health checks on ``GET /``, CORS for browser tools, the 16 MB body limit,
 gzip request bodies, SigV4 authentication -- so that the protocol layer stays identical for the in-process
@@ -14,8 +14,8 @@ import zlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from singletable._protocol import Dispatcher, coral_error, error_reply, request_id
 from singletable.engine import DynamoDBError, Engine
-from singletable.server.protocol import Dispatcher, coral_error, error_reply, request_id
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -192,7 +192,7 @@ async def _respond(send: Send, status: int, headers: list[tuple[bytes, bytes]], 
 
 def create_app() -> DynamoDBApp:
     """Factory for ASGI servers' worker processes: configuration comes from the environment."""
-    from singletable.server.sigv4 import load_verifier
+    from singletable._server.sigv4 import load_verifier
 
     return DynamoDBApp(
         os.environ.get(ENV_DB, ":memory:"),

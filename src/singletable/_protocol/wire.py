@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 
-from singletable.engine.errors import DynamoDBError
+from singletable.engine import DynamoDBError
 
 DYNAMODB_PREFIX = "com.amazonaws.dynamodb.v20120810#"
 CORAL_PREFIX = "com.amazon.coral.service#"

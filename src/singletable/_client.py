@@ -20,6 +20,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from singletable._extras import require
 from singletable.engine import Engine
 
 if TYPE_CHECKING:
@@ -141,7 +142,7 @@ class _InProcessTransport:
     """A ``before-send`` handler: prepared HTTP request in, DynamoDB's HTTP response out."""
 
     def __init__(self, engine: Engine) -> None:
-        from singletable.server.protocol import Dispatcher
+        from singletable._protocol import Dispatcher
 
         self.dispatcher = Dispatcher(engine)
 
@@ -195,17 +196,28 @@ def client(target: Any = None, **boto3_kwargs: Any) -> Any:
     else ``":memory:"``. Keyword arguments go to ``boto3.client`` (``config``, ``region_name``,
     credentials, ``session``).
     """
-    return _wired(target, boto3_kwargs, lambda session, kwargs: session.client("dynamodb", **kwargs))
+    return _wired(
+        "singletable.client()",
+        target,
+        boto3_kwargs,
+        lambda session, kwargs: session.client("dynamodb", **kwargs),
+    )
 
 
 def streams_client(target: Any = None, **boto3_kwargs: Any) -> Any:
     """A boto3 DynamoDB Streams client (``dynamodbstreams``) on ``target``, wired like :func:`client`."""
-    return _wired(target, boto3_kwargs, lambda session, kwargs: session.client("dynamodbstreams", **kwargs))
+    return _wired(
+        "singletable.streams_client()",
+        target,
+        boto3_kwargs,
+        lambda session, kwargs: session.client("dynamodbstreams", **kwargs),
+    )
 
 
 def resource(target: Any = None, **boto3_kwargs: Any) -> Any:
     """The boto3 DynamoDB service resource on ``target`` (same targets and arguments as :func:`client`)."""
     return _wired(
+        "singletable.resource()",
         target,
         boto3_kwargs,
         lambda session, kwargs: session.resource("dynamodb", **kwargs),
@@ -214,13 +226,15 @@ def resource(target: Any = None, **boto3_kwargs: Any) -> Any:
 
 
 def _wired(
+    feature: str,
     target: Any,
     boto3_kwargs: dict[str, Any],
     make: Callable[[Any, dict[str, Any]], Any],
     client_of: Callable[[Any], Any] = lambda boto_client: boto_client,
 ) -> Any:
     """``make(session, kwargs)`` a boto3 client or resource for ``target``; wire its client to the engine
-    unless ``target`` is a URL."""
+    unless ``target`` is a URL. Without boto3, ``feature`` fails with the one line naming the extra."""
+    require("client", ("boto3",), feature)
     in_process = not _is_url(target)
     session, kwargs = _boto_kwargs(target, boto3_kwargs, in_process)
     made = make(session, kwargs)

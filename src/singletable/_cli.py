@@ -1,11 +1,32 @@
-"""The ``singletable`` command line."""
+"""The ``singletable`` command line (the ``singletable`` script and ``python -m singletable``).
+
+Thin click commands over documented calls: ``demo`` runs a seed design, ``serve`` the HTTP server. Expected
+failures -- a missing extra, a database or port that ``serve`` cannot use, an unknown demo -- end with one
+line on stderr and exit code 1, never a traceback.
+"""
 
 from __future__ import annotations
 
 import click
 
+from singletable._extras import MissingExtra, require
 
-@click.group()
+# What each seed design imports beyond the engine, all installed by the ``examples`` extra.
+DEMO_NEEDS = {"quickstart": (), "wavyblog": ("pydantic", "bcrypt")}
+DEMO_NEEDS_DEFAULT = ("pydantic",)
+
+
+class _Commands(click.Group):
+    """The command group; a missing optional dependency ends a command with its one-line message."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except MissingExtra as missing:
+            raise click.ClickException(str(missing)) from None
+
+
+@click.group(cls=_Commands)
 @click.version_option(package_name="singletable")
 def main() -> None:
     """singletable: DynamoDB single-table design on an embedded, DynamoDB-compatible engine."""
@@ -25,6 +46,9 @@ def main() -> None:
 def demo(name: str, db: str, endpoint: str | None, reset: bool) -> None:
     """Run a design end to end: NAME is quickstart (default), fus-main, hustlehub, places, wavyblog or
     blog-api. Each access pattern prints its DynamoDB request, results and consumed capacity."""
+    require("examples", DEMO_NEEDS.get(name, DEMO_NEEDS_DEFAULT), f"singletable demo {name}")
+    if endpoint and name != "quickstart":
+        require("client", ("boto3",), "singletable demo --endpoint")
     from singletable.examples import DemoError, run_demo
 
     try:  # the quickstart drives the embedded engine itself: it runs on --db, whatever --endpoint says
@@ -85,27 +109,32 @@ def serve(
         raise click.UsageError(
             "--workers > 1 needs --db FILE: worker processes cannot share a memory database"
         )
+    if server == "granian":
+        require("granian", ("granian", "botocore"), "singletable serve --server granian")
+    else:
+        require("server", ("uvicorn", "botocore"), "singletable serve")
+    from singletable._server.checks import CannotServe, check_can_serve
+    from singletable._server.run import ServeOptions
+    from singletable._server.run import serve as run_server
+
+    options = ServeOptions(
+        db=db or ":memory:",
+        host=host,
+        port=port,
+        workers=workers,
+        credentials=credentials,
+        server=server,
+        log_level=log_level,
+    )
     try:
-        from singletable.server.run import ServeOptions
-        from singletable.server.run import serve as run_server
-    except ImportError as missing:  # pragma: no cover - depends on the installed extras
-        hint = "install the server extra: pip install 'singletable[server]'"
-        raise click.ClickException(f"{missing}; {hint}") from None
+        check_can_serve(options.db, host, port, credentials)
+    except CannotServe as problem:
+        raise click.ClickException(str(problem)) from None
     click.echo(
-        f"singletable serving {db or ':memory:'} on http://{host}:{port} ({server}, {workers} worker(s))",
+        f"singletable serving {options.db} on http://{host}:{port} ({server}, {workers} worker(s))",
         err=True,
     )
-    run_server(
-        ServeOptions(
-            db=db or ":memory:",
-            host=host,
-            port=port,
-            workers=workers,
-            credentials=credentials,
-            server=server,
-            log_level=log_level,
-        )
-    )
+    run_server(options)
 
 
 if __name__ == "__main__":  # pragma: no cover

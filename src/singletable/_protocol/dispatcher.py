@@ -13,9 +13,9 @@ import zlib
 from random import getrandbits
 from typing import Any
 
+from singletable._protocol import wire
 from singletable.engine import DynamoDBError, Engine
 from singletable.engine.engine import STREAMS_OPERATIONS
-from singletable.server import wire
 
 log = logging.getLogger("singletable.server")
 

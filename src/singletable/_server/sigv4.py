@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, quote
 
+from singletable._protocol import coral_error
 from singletable.engine import DynamoDBError
-from singletable.server.protocol import coral_error
 
 ALGORITHM = "AWS4-HMAC-SHA256"
 MAX_SKEW_SECONDS = 15 * 60

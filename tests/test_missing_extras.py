@@ -1,0 +1,107 @@
+"""A missing optional dependency fails with one line naming the extra to install, never a traceback.
+
+Each test runs a real process in which the third-party modules of one extra cannot be imported, exactly as
+when they are not installed: the command line prints one line and exits 1; the library raises an
+``ImportError`` with the same kind of one-line message and no chained cause.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from serving import run_cli
+
+
+def assert_one_line_failure(result: subprocess.CompletedProcess, message: str) -> None:
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stderr == f"Error: {message}\n"
+    assert result.stdout == ""
+
+
+def test_serve_without_the_server_extra():
+    result = run_cli("serve", "--port", "1", without=("uvicorn",))
+    assert_one_line_failure(
+        result, "singletable serve needs the 'server' extra: pip install 'singletable[server]'"
+    )
+
+
+def test_serve_without_botocore_which_the_wire_codec_reads():
+    result = run_cli("serve", "--port", "1", without=("botocore",))
+    assert_one_line_failure(
+        result, "singletable serve needs the 'server' extra: pip install 'singletable[server]'"
+    )
+
+
+def test_serve_granian_without_granian():
+    result = run_cli("serve", "--server", "granian", "--port", "1", without=("granian",))
+    assert_one_line_failure(
+        result,
+        "singletable serve --server granian needs the 'granian' extra: pip install 'singletable[granian]'",
+    )
+
+
+@pytest.mark.parametrize("name", ["fus-main", "hustlehub", "places", "wavyblog", "blog-api"])
+def test_demo_without_pydantic(name):
+    result = run_cli("demo", name, without=("pydantic",))
+    assert_one_line_failure(
+        result, f"singletable demo {name} needs the 'examples' extra: pip install 'singletable[examples]'"
+    )
+
+
+def test_wavyblog_demo_without_bcrypt():
+    result = run_cli("demo", "wavyblog", without=("bcrypt",))
+    assert_one_line_failure(
+        result, "singletable demo wavyblog needs the 'examples' extra: pip install 'singletable[examples]'"
+    )
+
+
+def test_demo_on_an_endpoint_without_boto3():
+    result = run_cli("demo", "places", "--endpoint", "http://127.0.0.1:1", without=("boto3",))
+    assert_one_line_failure(
+        result, "singletable demo --endpoint needs the 'client' extra: pip install 'singletable[client]'"
+    )
+
+
+def test_quickstart_needs_only_the_engine():
+    result = run_cli("demo", without=("pydantic", "bcrypt", "boto3", "botocore", "uvicorn"))
+    assert result.returncode == 0, result.stderr
+    assert "ConsumedCapacity" in result.stdout
+
+
+def library_failure(code: str, without: tuple[str, ...]) -> str:
+    """Run ``code`` where ``without`` cannot be imported; what it raised, as 'Type: message | cause'."""
+    program = (
+        f"import sys; sys.modules.update(dict.fromkeys({list(without)!r}))\n"
+        "try:\n"
+        f"    {code}\n"
+        "except ImportError as error:\n"
+        "    print(f'{type(error).__name__}: {error} | {error.__cause__!r}')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+@pytest.mark.parametrize("function", ["client", "resource", "streams_client"])
+def test_client_functions_without_boto3(function):
+    raised = library_failure(f"import singletable; singletable.{function}(':memory:')", ("boto3",))
+    assert raised == (
+        f"MissingExtra: singletable.{function}() needs the 'client' extra: "
+        "pip install 'singletable[client]' | None"
+    )
+
+
+def test_importing_singletable_needs_no_extra():
+    extras = ("boto3", "botocore", "pydantic", "uvicorn", "bcrypt")
+    assert library_failure("import singletable; print(singletable.Engine.__name__)", extras) == "Engine"
+
+
+@pytest.mark.parametrize("code", ["import singletable.model", "import singletable; singletable.connect"])
+def test_model_without_pydantic(code):
+    assert library_failure(code, ("pydantic",)) == (
+        "MissingExtra: singletable.model needs the 'model' extra: pip install 'singletable[model]' | None"
+    )
