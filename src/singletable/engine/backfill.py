@@ -19,9 +19,9 @@ from typing import Any
 
 from singletable.engine import codec
 from singletable.engine.errors import DynamoDBError
-from singletable.engine.operations.common import index_entry
 from singletable.engine.schema import IndexSchema, TableSchema
 from singletable.engine.storage import HASH_SPACE
+from singletable.engine.write_path import index_entry
 
 CHUNK = 256
 # Tests set this to False to observe an index while it is CREATING, then call run() themselves.

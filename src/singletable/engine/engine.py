@@ -1,9 +1,10 @@
 """The Engine: DynamoDB's API over one SQLite database.
 
-Each API operation lives in its own module under ``operations/`` as ``run(engine, params) -> response``;
-this class only opens storage, keeps the table catalog warm and routes calls. Methods are named like the
-boto3 client's (``put_item``, ``query``...) and take the same keyword arguments, so code written against a
-boto3 client runs on an Engine unchanged; :meth:`execute` takes the wire name (``"PutItem"``) for transports.
+Each API operation lives in its own module under ``operations/`` as ``run(engine, params) -> response``,
+listed in :mod:`registry`; this class only opens storage, keeps the table catalog warm and routes calls.
+Methods are named like the boto3 client's (``put_item``, ``query``...) and take the same keyword arguments, so
+code written against a boto3 client runs on an Engine unchanged; :meth:`execute` takes the wire name
+(``"PutItem"``) for transports.
 """
 
 from __future__ import annotations
@@ -16,112 +17,29 @@ from collections.abc import Callable
 from typing import Any
 
 from singletable.engine.errors import DynamoDBError
+from singletable.engine.registry import (
+    BY_NAME,
+    CACHED_CATALOG_READS,
+    CATALOG_CHECKED_IN_WRITE,
+    REGISTRY,
+    STREAMS_OPERATIONS,
+    UNSUPPORTED_OPERATIONS,
+    module_path,
+)
 from singletable.engine.schema import TableSchema
 from singletable.engine.storage import BusyTimeout, Storage, is_busy, retry_while_busy
 from singletable.engine.workers import Subscription, Workers
-
-# Wire operation name -> module under singletable.engine.operations.
-OPERATIONS: dict[str, str] = {
-    "CreateTable": "create_table",
-    "DescribeTable": "describe_table",
-    "ListTables": "list_tables",
-    "DeleteTable": "delete_table",
-    "PutItem": "put_item",
-    "GetItem": "get_item",
-    "UpdateItem": "update_item",
-    "DeleteItem": "delete_item",
-    "Query": "query",
-    "Scan": "scan",
-    "BatchGetItem": "batch_get_item",
-    "BatchWriteItem": "batch_write_item",
-    "TransactWriteItems": "transact_write_items",
-    "TransactGetItems": "transact_get_items",
-    "ExecuteStatement": "execute_statement",
-    "BatchExecuteStatement": "batch_execute_statement",
-    "ExecuteTransaction": "execute_transaction",
-    "UpdateTable": "update_table",
-    "UpdateTimeToLive": "update_time_to_live",
-    "DescribeTimeToLive": "describe_time_to_live",
-    "TagResource": "tag_resource",
-    "UntagResource": "untag_resource",
-    "ListTagsOfResource": "list_tags_of_resource",
-    "DescribeLimits": "describe_limits",
-    "DescribeEndpoints": "describe_endpoints",
-}
-
-# The DynamoDB Streams API (X-Amz-Target ``DynamoDBStreams_20120810.*``): wire name -> module, run by
-# :meth:`Engine.execute_streams`. Its boto3-style methods exist on the Engine too (``engine.get_records``).
-STREAMS_OPERATIONS: dict[str, str] = {
-    "ListStreams": "list_streams",
-    "DescribeStream": "describe_stream",
-    "GetShardIterator": "get_shard_iterator",
-    "GetRecords": "get_records",
-}
-
-# AWS-only operations with no local meaning: they exist (as engine methods too) and always answer
-# UnknownOperationException naming the operation, so callers learn why rather than meeting AttributeError.
-UNSUPPORTED_OPERATIONS: frozenset[str] = frozenset(
-    (
-        "CreateBackup",
-        "DescribeBackup",
-        "ListBackups",
-        "DeleteBackup",
-        "RestoreTableFromBackup",
-        "RestoreTableToPointInTime",
-        "UpdateContinuousBackups",
-        "DescribeContinuousBackups",
-        "CreateGlobalTable",
-        "UpdateGlobalTable",
-        "DescribeGlobalTable",
-        "ListGlobalTables",
-        "UpdateGlobalTableSettings",
-        "DescribeGlobalTableSettings",
-        "ExportTableToPointInTime",
-        "DescribeExport",
-        "ListExports",
-        "ImportTable",
-        "DescribeImport",
-        "ListImports",
-        "EnableKinesisStreamingDestination",
-        "DisableKinesisStreamingDestination",
-        "DescribeKinesisStreamingDestination",
-        "UpdateKinesisStreamingDestination",
-        "DescribeContributorInsights",
-        "UpdateContributorInsights",
-        "ListContributorInsights",
-        "GetResourcePolicy",
-        "PutResourcePolicy",
-        "DeleteResourcePolicy",
-        "UpdateTableReplicaAutoScaling",
-        "DescribeTableReplicaAutoScaling",
-    )
-)
 
 Handler = Callable[["Engine", dict[str, Any]], dict[str, Any]]
 
 # Reads trust the cached catalog for this long before asking SQLite whether another process changed it;
 # every other operation asks first (its write transaction dwarfs the check), and so does any lookup of a
-# table the cache does not know.
+# table the cache does not know. Which operations are which is the registry's data (``cached_catalog``,
+# ``writes``).
 READ_CATALOG_TTL = 0.05
-CACHED_CATALOG_READS = frozenset(("GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems"))
-# Item writes check the catalog inside their own write transaction instead (see Engine._execute_write):
-# there the check needs no locking of its own, and it cannot race with the write.
-# Imported when an Engine is built rather than inside the first such call: their imports (the expression
-# compiler above all) took ~25 ms, which the first PutItem of a process used to pay.
-PRELOADED_OPERATIONS = (
-    "PutItem",
-    "GetItem",
-    "UpdateItem",
-    "DeleteItem",
-    "Query",
-    "Scan",
-    "BatchWriteItem",
-    "BatchGetItem",
-    "TransactWriteItems",
-)
-CATALOG_CHECKED_IN_WRITE = frozenset(
-    ("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems")
-)
+# The item operations are imported when an Engine is built rather than inside the first such call: their
+# imports (the expression compiler above all) took ~25 ms, which the first PutItem of a process used to pay.
+PRELOADED_OPERATIONS = tuple(op.name for op in REGISTRY if op.writes or op.cached_catalog)
 
 
 class _CatalogChanged(Exception):
@@ -260,17 +178,17 @@ class Engine:
     def _handler(self, operation: str) -> Handler:
         handler = self._handlers.get(operation)
         if handler is None:
-            module_name = OPERATIONS.get(operation) or STREAMS_OPERATIONS.get(operation)
+            entry = BY_NAME.get(operation)
             if operation in UNSUPPORTED_OPERATIONS:
                 raise DynamoDBError(
                     "UnknownOperationException",
                     f"{operation} is an AWS-only operation that singletable does not support locally",
                 )
-            if module_name is None:
+            if entry is None:
                 raise DynamoDBError(
                     "UnknownOperationException", f"The operation {operation} is not supported by singletable"
                 )
-            module = importlib.import_module(f"singletable.engine.operations.{module_name}")
+            module = importlib.import_module(module_path(entry))
             handler = module.run
             self._handlers[operation] = handler
         return handler
@@ -351,5 +269,5 @@ def _method(operation: str) -> Callable[..., dict[str, Any]]:
     return call
 
 
-for _operation in (*OPERATIONS, *STREAMS_OPERATIONS, *sorted(UNSUPPORTED_OPERATIONS)):
+for _operation in (*(op.name for op in REGISTRY), *sorted(UNSUPPORTED_OPERATIONS)):
     setattr(Engine, _snake(_operation), _method(_operation))

@@ -16,8 +16,8 @@ from typing import Any
 
 from singletable.engine import codec
 from singletable.engine.capacity import Capacity
-from singletable.engine.operations.common import write_item
 from singletable.engine.storage import HASH_SPACE
+from singletable.engine.write_path import write_item
 
 CHUNK = 500
 FIVE_YEARS = Decimal(5 * 365 * 86400 + 86400)  # five years, including one leap day

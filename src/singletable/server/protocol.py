@@ -14,7 +14,7 @@ from random import getrandbits
 from typing import Any
 
 from singletable.engine import DynamoDBError, Engine
-from singletable.engine.engine import STREAMS_OPERATIONS
+from singletable.engine.registry import STREAMS_OPERATIONS
 from singletable.server import wire
 
 log = logging.getLogger("singletable.server")

@@ -12,11 +12,11 @@ import orjson
 
 from singletable.engine.errors import DynamoDBError, validation
 from singletable.engine.operations import get_item
-from singletable.engine.operations.shapes import check_shape
 from singletable.engine.partiql import ast
 from singletable.engine.partiql import run as partiql
 from singletable.engine.partiql.plan import WritePlan, plan_get, plan_write
 from singletable.engine.partiql.translate import strip_kind
+from singletable.engine.validation import check_shape
 
 # BatchStatementError codes are the exception names without their "Exception" suffix.
 ERROR_CODES = {

@@ -1,7 +1,7 @@
 """CreateTable: validate the definition as DynamoDB does, then persist its static TableDescription.
 
-Stored description (the catalog's one truth about a table; :mod:`schema` and :mod:`describe_table` read it):
-the TableDescription members that do not change by themselves (AttributeDefinitions, KeySchema, indexes,
+Stored description (the catalog's one truth about a table; :mod:`schema` and :mod:`table_descriptions` read
+it): the TableDescription members that do not change by themselves (AttributeDefinitions, KeySchema, indexes,
 ProvisionedThroughput, BillingModeSummary, stream/SSE/table-class summaries, DeletionProtectionEnabled,
 TableId), timestamps as epoch seconds, and private keys DynamoDB never shows: ``_IndexId`` on each index
 (unique within the table, never reused, so index entries survive catalog rewrites), ``_NextIndexId``,
@@ -19,77 +19,22 @@ from datetime import UTC, datetime
 from typing import Any
 
 from singletable.engine import stream_log
-from singletable.engine.errors import DynamoDBError, in_use, validation
-from singletable.engine.operations.describe_table import render
-from singletable.engine.operations.shapes import check_shape
-from singletable.engine.operations.tag_resource import MAX_TAGS, check_tag_keys
-
-MAX_GSI = 20
-MAX_LSI = 5
-MAX_PROJECTED = 100
-_INVALID = "One or more parameter values were invalid: "
-
-
-def invalid(message: str) -> DynamoDBError:
-    """Most semantic checks share DynamoDB's ``One or more parameter values were invalid:`` prefix."""
-    return validation(_INVALID + message)
-
-
-def _names(items: list[dict[str, Any]]) -> str:
-    return ", ".join(item["AttributeName"] for item in items)
-
-
-def _check_key_schema(key_schema: list[dict[str, str]]) -> None:
-    """Positional rules: first element HASH, optional second RANGE, names distinct."""
-    if key_schema[0]["KeyType"] != "HASH":
-        raise validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
-    if len(key_schema) == 2:
-        if key_schema[0]["AttributeName"] == key_schema[1]["AttributeName"]:
-            raise validation(
-                "Both the Hash Key and the Range Key element in the KeySchema have the same name"
-            )
-        if key_schema[1]["KeyType"] != "RANGE":
-            raise validation("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type")
-
-
-def _check_defined(key_schema: list[dict[str, str]], definitions: list[dict[str, str]]) -> None:
-    defined = {d["AttributeName"] for d in definitions}
-    if any(k["AttributeName"] not in defined for k in key_schema):
-        raise invalid(
-            "Some index key attributes are not defined in AttributeDefinitions. "
-            f"Keys: [{_names(key_schema)}], AttributeDefinitions: [{_names(definitions)}]"
-        )
-
-
-def _check_projection(projection: dict[str, Any]) -> int:
-    """Validate one index's projection; returns how many attributes it projects (for the table limit)."""
-    ptype = projection.get("ProjectionType")
-    attributes = projection.get("NonKeyAttributes")
-    if ptype is None:
-        raise invalid("Unknown ProjectionType: null")
-    if ptype == "INCLUDE":
-        if not attributes:
-            raise invalid("ProjectionType is INCLUDE, but NonKeyAttributes is not specified")
-        seen: set[str] = set()
-        for attribute in attributes:
-            if attribute in seen:
-                raise invalid(f"Duplicate element in NonKeyAttributes: {attribute}")
-            seen.add(attribute)
-        return len(attributes)
-    if attributes is not None:
-        raise invalid(f"ProjectionType is {ptype}, but NonKeyAttributes is specified")
-    return 0
-
-
-def _throughput(spec: dict[str, int]) -> dict[str, int]:
-    return {
-        "NumberOfDecreasesToday": 0,
-        "ReadCapacityUnits": spec["ReadCapacityUnits"],
-        "WriteCapacityUnits": spec["WriteCapacityUnits"],
-    }
-
-
-_ZERO_THROUGHPUT = {"NumberOfDecreasesToday": 0, "ReadCapacityUnits": 0, "WriteCapacityUnits": 0}
+from singletable.engine.errors import in_use, validation
+from singletable.engine.table_definitions import (
+    MAX_GSI,
+    MAX_LSI,
+    MAX_PROJECTED,
+    ZERO_THROUGHPUT,
+    attribute_names,
+    check_defined,
+    check_key_schema,
+    check_projection,
+    invalid,
+    throughput_description,
+)
+from singletable.engine.table_descriptions import render
+from singletable.engine.tags import MAX_TAGS, check_tag_keys
+from singletable.engine.validation import check_shape
 
 
 def _indexes(params: dict[str, Any], pay_per_request: bool) -> tuple[list[dict], list[dict]]:
@@ -111,9 +56,9 @@ def _indexes(params: dict[str, Any], pay_per_request: bool) -> tuple[list[dict],
         if name in seen:
             raise invalid(f"Duplicate index name: {name}")
         seen.add(name)
-        _check_key_schema(index["KeySchema"])
-        _check_defined(index["KeySchema"], definitions)
-        projected += _check_projection(index["Projection"])
+        check_key_schema(index["KeySchema"])
+        check_defined(index["KeySchema"], definitions)
+        projected += check_projection(index["Projection"])
         stored = {
             "IndexName": name,
             "KeySchema": [dict(k) for k in index["KeySchema"]],
@@ -158,11 +103,11 @@ def _indexes(params: dict[str, Any], pay_per_request: bool) -> tuple[list[dict],
                         f"ProvisionedThroughput should not be specified for index: {index['IndexName']} "
                         "when BillingMode is PAY_PER_REQUEST"
                     )
-                stored["ProvisionedThroughput"] = dict(_ZERO_THROUGHPUT)
+                stored["ProvisionedThroughput"] = dict(ZERO_THROUGHPUT)
             else:
                 if throughput is None:
                     raise invalid(f"ProvisionedThroughput is not specified for index: {index['IndexName']}")
-                stored["ProvisionedThroughput"] = _throughput(throughput)
+                stored["ProvisionedThroughput"] = throughput_description(throughput)
             stored_gsis.append(stored)
     if projected > MAX_PROJECTED:
         raise invalid(
@@ -189,7 +134,7 @@ def _check_definitions(params: dict[str, Any], lsis: list[dict], gsis: list[dict
             "AttributeDefinitions"
         )
     raise invalid(
-        f"Some AttributeDefinitions are not used. AttributeDefinitions: [{_names(definitions)}], "
+        f"Some AttributeDefinitions are not used. AttributeDefinitions: [{attribute_names(definitions)}], "
         f"keys used: [{', '.join(used)}]"
     )
 
@@ -267,8 +212,8 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
         if definition["AttributeName"] in seen:
             raise validation(f"Attribute Name is duplicated: {definition['AttributeName']}")
         seen.add(definition["AttributeName"])
-    _check_key_schema(key_schema)
-    _check_defined(key_schema, definitions)
+    check_key_schema(key_schema)
+    check_defined(key_schema, definitions)
     pay_per_request = _billing(params)
     lsis, gsis = _indexes(params, pay_per_request)
     _check_definitions(params, lsis, gsis)
@@ -280,7 +225,9 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
         "KeySchema": [dict(k) for k in key_schema],
         "CreationDateTime": now,
         "ProvisionedThroughput": (
-            dict(_ZERO_THROUGHPUT) if pay_per_request else _throughput(params["ProvisionedThroughput"])
+            dict(ZERO_THROUGHPUT)
+            if pay_per_request
+            else throughput_description(params["ProvisionedThroughput"])
         ),
         "TableId": str(uuid.uuid4()),
         "_BillingMode": "PAY_PER_REQUEST" if pay_per_request else "PROVISIONED",

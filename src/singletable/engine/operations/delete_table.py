@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from singletable.engine.errors import validation
-from singletable.engine.operations.describe_table import missing_table, render, table_name_of
-from singletable.engine.operations.shapes import check_shape
+from singletable.engine.table_descriptions import missing_table, render, table_name_of
+from singletable.engine.validation import check_shape
 
 # The members of the description AWS's DeleteTable response carries (in its order).
 _RESPONSE_KEYS = (

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from singletable.engine.operations import extra_shapes  # noqa: F401 -- registers the shape
-from singletable.engine.operations.shapes import check_shape
+from singletable.engine.validation import check_shape
 
 
 def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:

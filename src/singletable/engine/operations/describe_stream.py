@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from singletable.engine.operations.shapes import check_shape
 from singletable.engine.operations.stream_common import describe, find_stream
+from singletable.engine.validation import check_shape
 
 
 def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:

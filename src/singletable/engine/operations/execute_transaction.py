@@ -12,13 +12,13 @@ from typing import Any
 
 from singletable.engine.errors import DynamoDBError, validation
 from singletable.engine.operations import transact_get_items, transact_write_items
-from singletable.engine.operations.shapes import check_shape
-from singletable.engine.operations.transactions import cancelled
 from singletable.engine.partiql import ast
 from singletable.engine.partiql import run as partiql
 from singletable.engine.partiql.errors import DUPLICATE_ITEM
 from singletable.engine.partiql.plan import plan_get, plan_write
 from singletable.engine.partiql.translate import strip_kind
+from singletable.engine.transactions import cancelled
+from singletable.engine.validation import check_shape
 
 MIXED = "ExecuteTransaction API does not support both read and write operations in the same request."
 NOT_FOUND = "Requested resource not found"

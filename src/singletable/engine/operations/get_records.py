@@ -11,7 +11,6 @@ from typing import Any
 
 from singletable.engine import stream_log
 from singletable.engine.errors import validation
-from singletable.engine.operations.shapes import check_shape
 from singletable.engine.operations.stream_common import (
     ITERATOR_LIFETIME,
     decode_iterator,
@@ -21,6 +20,7 @@ from singletable.engine.operations.stream_common import (
     is_enabled,
     not_before,
 )
+from singletable.engine.validation import check_shape
 
 MAX_LIMIT = 1000
 

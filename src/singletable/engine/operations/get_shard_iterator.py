@@ -6,8 +6,8 @@ from typing import Any
 
 from singletable.engine import stream_log
 from singletable.engine.errors import not_found, validation
-from singletable.engine.operations.shapes import check_shape
 from singletable.engine.operations.stream_common import encode_iterator, find_stream, not_before
+from singletable.engine.validation import check_shape
 
 _INVALID = "One or more parameter values were invalid: "
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from singletable.engine import stream_log
-from singletable.engine.operations.shapes import check_shape
+from singletable.engine.validation import check_shape
 
 DEFAULT_LIMIT = 100
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from singletable.engine.operations.shapes import check_shape
-from singletable.engine.operations.tag_resource import tagged_table
+from singletable.engine.tags import tagged_table
+from singletable.engine.validation import check_shape
 
 
 def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:

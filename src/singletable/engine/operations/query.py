@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from singletable.engine import codec
+from singletable.engine import codec, legacy
 from singletable.engine.errors import validation
 from singletable.engine.expressions import RequestExpressions
-from singletable.engine.operations import common, legacy
-from singletable.engine.operations.reads import Page, check_index_projection, check_start_key, resolve_index
-from singletable.engine.operations.shapes import check_shape
+from singletable.engine.paging import Page, check_index_projection, check_start_key, resolve_index
 from singletable.engine.storage import KEY_MAX
+from singletable.engine.validation import check_shape
 
 # In the order DynamoDB lists them when refusing a mix. KeyConditions only clashes with
 # KeyConditionExpression: it may be combined with FilterExpression and ProjectionExpression.
@@ -50,7 +49,7 @@ def run(engine: Any, params: dict[str, Any], *, key_filter: bool = False) -> dic
     """``key_filter``: PartiQL's WHERE may test key attributes beyond the key condition; the API may not."""
     check_shape("Query", params)
     legacy_names = LEGACY if params.get("KeyConditionExpression") is not None else LEGACY[:-1]
-    common.reject_mixed(params, legacy_names, MODERN)
+    legacy.reject_mixed(params, legacy_names, MODERN)
     schema = engine.table(params["TableName"])
     index = resolve_index(schema, params, "querying")
     key_text = params.get("KeyConditionExpression")

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from singletable.engine import codec
+from singletable.engine import codec, legacy
 from singletable.engine.errors import validation
 from singletable.engine.expressions import RequestExpressions
-from singletable.engine.operations import common, legacy
-from singletable.engine.operations.reads import Page, check_index_projection, check_start_key, resolve_index
-from singletable.engine.operations.shapes import check_shape
+from singletable.engine.paging import Page, check_index_projection, check_start_key, resolve_index
 from singletable.engine.storage import HASH_SPACE, partition_hash
+from singletable.engine.validation import check_shape
 
 # In the order DynamoDB lists them when refusing a mix.
 LEGACY = ("AttributesToGet", "ScanFilter", "ConditionalOperator")
@@ -29,7 +28,7 @@ def segment_range(segment: int, total: int) -> tuple[int, int]:
 
 def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
     check_shape("Scan", params)
-    common.reject_mixed(params, LEGACY, MODERN)
+    legacy.reject_mixed(params, LEGACY, MODERN)
     schema = engine.table(params["TableName"])
     index = resolve_index(schema, params, "scanning")
     segment, total = params.get("Segment"), params.get("TotalSegments")

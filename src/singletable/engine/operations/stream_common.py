@@ -17,7 +17,6 @@ import orjson
 
 from singletable.engine import stream_log
 from singletable.engine.errors import DynamoDBError, not_found, validation
-from singletable.engine.operations import extra_shapes  # noqa: F401 -- registers the Streams shapes
 
 ITERATOR_LIFETIME = 15 * 60
 

@@ -1,6 +1,6 @@
 """TransactWriteItems: up to 100 Put/Update/Delete/ConditionCheck actions, all applied or none.
 
-Each action is prepared by the same code as its single-item operation (``put_item.prepare``...), so it is
+Each action is prepared by the same code as its single-item operation (:mod:`item_writes`), so it is
 rejected with the same ValidationException before anything is read. Then, inside ONE SQLite write
 transaction: every item is read, every condition evaluated (any failure cancels the transaction with a
 ``ConditionalCheckFailed`` reason for each failing action and ``None`` for the others), every new item
@@ -21,10 +21,8 @@ import orjson
 
 from singletable.engine import codec
 from singletable.engine.errors import DynamoDBError
-from singletable.engine.expressions import RequestExpressions
-from singletable.engine.operations import common, delete_item, put_item, update_item
-from singletable.engine.operations.shapes import check_shape
-from singletable.engine.operations.transactions import (
+from singletable.engine.item_writes import prepare_check, prepare_delete, prepare_put, prepare_update
+from singletable.engine.transactions import (
     NO_REASON,
     cancelled,
     check_distinct,
@@ -32,7 +30,17 @@ from singletable.engine.operations.transactions import (
     render_usages,
     usage_for,
 )
-from singletable.engine.operations.writes import CHECK, DELETE, PUT, UPDATE, PreparedWrite, locked_write
+from singletable.engine.validation import check_shape
+from singletable.engine.write_path import (
+    CHECK,
+    DELETE,
+    PUT,
+    UPDATE,
+    PreparedWrite,
+    WriteRows,
+    item_collection_metrics,
+    locked_write,
+)
 
 NO_ACTION = "Invalid Request: TransactWriteRequest should contain Delete or Put or Update request"
 TWO_ACTIONS = "TransactItems can only contain one of Check, Put, Update or Delete"
@@ -42,32 +50,11 @@ TOKEN_SECONDS = 600.0
 RETURN_ON_FAILURE = ("NONE", "ALL_OLD")
 
 
-def prepare_check(engine: Any, params: dict[str, Any]) -> PreparedWrite:
-    """A ConditionCheck: DeleteItem's key and condition rules, and no write."""
-    schema = engine.table(params["TableName"])
-    key = params["Key"]
-    pk, sk = common.key_from_request(schema, key)
-    expressions = RequestExpressions(
-        params.get("ExpressionAttributeNames"), params.get("ExpressionAttributeValues"), uses_expressions=True
-    )
-    condition = expressions.condition(params["ConditionExpression"])
-    expressions.finish()
-    return PreparedWrite(
-        CHECK,
-        schema,
-        pk,
-        sk,
-        key,
-        condition=condition,
-        return_on_failure=params.get("ReturnValuesOnConditionCheckFailure"),
-    )
-
-
 _PREPARE = {
     CHECK: prepare_check,
-    PUT: put_item.prepare,
-    DELETE: delete_item.prepare,
-    UPDATE: update_item.prepare,
+    PUT: prepare_put,
+    DELETE: prepare_delete,
+    UPDATE: prepare_update,
 }
 
 
@@ -111,7 +98,7 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
         if params.get("ReturnItemCollectionMetrics") == "SIZE":
             for write in writes:
                 if write.action != CHECK:
-                    found = common.item_collection_metrics(storage, write.schema, write.pk, write.key, "SIZE")
+                    found = item_collection_metrics(storage, write.schema, write.pk, write.key, "SIZE")
                     if found is not None:
                         metrics.setdefault(write.schema.name, []).append(found)
         if token is not None:
@@ -153,7 +140,7 @@ def _execute(storage: Any, writes: list[PreparedWrite], usages: dict[str, Any]) 
     if failed:
         raise cancelled(reasons)
     # The actions are of distinct items (check_distinct), so their rows can be stored together.
-    rows = common.WriteRows()
+    rows = WriteRows()
     for write, (old, old_size), (new, new_size) in zip(writes, loaded, evaluated, strict=True):
         usage = usage_for(usages, write.schema.name)
         if write.action == CHECK:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from singletable.engine.errors import validation
-from singletable.engine.operations.shapes import check_shape
-from singletable.engine.operations.tag_resource import save_tags, tagged_table
+from singletable.engine.tags import save_tags, tagged_table
+from singletable.engine.validation import check_shape
 
 
 def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:

@@ -17,16 +17,16 @@ from typing import Any
 
 from singletable.engine import stream_log
 from singletable.engine.errors import DynamoDBError, in_use, not_found, validation
-from singletable.engine.operations.create_table import (
-    _ZERO_THROUGHPUT,
+from singletable.engine.table_definitions import (
     MAX_GSI,
-    _check_key_schema,
-    _check_projection,
-    _throughput,
+    ZERO_THROUGHPUT,
+    check_key_schema,
+    check_projection,
     invalid,
+    throughput_description,
 )
-from singletable.engine.operations.describe_table import missing_table, render, table_name_of
-from singletable.engine.operations.shapes import check_shape
+from singletable.engine.table_descriptions import missing_table, render, table_name_of
+from singletable.engine.validation import check_shape
 
 NOTHING_TO_UPDATE = (
     "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates "
@@ -87,13 +87,13 @@ def _billing(params: dict[str, Any], description: dict[str, Any], now: float) ->
             )
         if current_mode != mode:
             description["_BillingMode"] = mode
-            description["ProvisionedThroughput"] = dict(_ZERO_THROUGHPUT)
+            description["ProvisionedThroughput"] = dict(ZERO_THROUGHPUT)
             description["BillingModeSummary"] = {
                 "BillingMode": mode,
                 "LastUpdateToPayPerRequestDateTime": now,
             }
             for index in description.get("GlobalSecondaryIndexes", ()):
-                index["ProvisionedThroughput"] = dict(_ZERO_THROUGHPUT)
+                index["ProvisionedThroughput"] = dict(ZERO_THROUGHPUT)
         return
     if current_mode != mode:
         if throughput is None:
@@ -102,13 +102,13 @@ def _billing(params: dict[str, Any], description: dict[str, Any], now: float) ->
                 "PROVISIONED"
             )
         description["_BillingMode"] = mode
-        description["ProvisionedThroughput"] = _throughput(throughput)
+        description["ProvisionedThroughput"] = throughput_description(throughput)
         summary = description.get("BillingModeSummary")
         if summary is not None:
             summary["BillingMode"] = mode
         # Indexes follow the table's new capacity unless an Update action in this call sets their own.
         for index in description.get("GlobalSecondaryIndexes", ()):
-            index["ProvisionedThroughput"] = _throughput(throughput)
+            index["ProvisionedThroughput"] = throughput_description(throughput)
         return
     if throughput is not None:
         current = description["ProvisionedThroughput"]
@@ -200,7 +200,7 @@ def _index_updates(
                         f"ProvisionedThroughput should not be specified for index: {name} "
                         "when BillingMode is PAY_PER_REQUEST"
                     )
-                index["ProvisionedThroughput"] = _throughput(throughput)
+                index["ProvisionedThroughput"] = throughput_description(throughput)
             continue
         if creating:
             if kind == "Delete" and name == creating[0]["IndexName"]:
@@ -218,7 +218,7 @@ def _index_updates(
             raise validation("Attempting to create an index which already exists")
         if len(gsis) >= MAX_GSI:
             raise invalid(f"GlobalSecondaryIndex count exceeds the per-table limit of {MAX_GSI}")
-        _check_key_schema(action["KeySchema"])
+        check_key_schema(action["KeySchema"])
         missing = [k["AttributeName"] for k in action["KeySchema"] if k["AttributeName"] not in types]
         if missing:
             keys = ", ".join(k["AttributeName"] for k in action["KeySchema"])
@@ -227,7 +227,7 @@ def _index_updates(
                 "Some index key attributes are not defined in AttributeDefinitions. "
                 f"Keys: [{keys}], AttributeDefinitions: [{defined}]"
             )
-        _check_projection(action["Projection"])
+        check_projection(action["Projection"])
         throughput = action.get("ProvisionedThroughput")
         if pay_per_request and throughput is not None:
             raise invalid(
@@ -243,9 +243,9 @@ def _index_updates(
                 "IndexName": name,
                 "KeySchema": [dict(k) for k in action["KeySchema"]],
                 "Projection": dict(action["Projection"]),
-                "ProvisionedThroughput": dict(_ZERO_THROUGHPUT)
+                "ProvisionedThroughput": dict(ZERO_THROUGHPUT)
                 if pay_per_request
-                else _throughput(throughput),
+                else throughput_description(throughput),
                 "_IndexId": index_id,
                 "IndexStatus": "CREATING",
                 "Backfilling": True,

@@ -10,8 +10,8 @@ import copy
 from typing import Any
 
 from singletable.engine.errors import validation
-from singletable.engine.operations.describe_table import missing_table, table_name_of
-from singletable.engine.operations.shapes import check_shape
+from singletable.engine.table_descriptions import missing_table, table_name_of
+from singletable.engine.validation import check_shape
 
 
 def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
