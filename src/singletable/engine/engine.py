@@ -28,9 +28,11 @@ from singletable.engine.registry import (
 )
 from singletable.engine.schema import TableSchema
 from singletable.engine.storage import BusyTimeout, Storage, is_busy, retry_while_busy
+from singletable.engine.validation import SHAPES, check_input
 from singletable.engine.workers import Subscription, Workers
 
-Handler = Callable[["Engine", dict[str, Any]], dict[str, Any]]
+# An operation module's ``run(engine, params, **options) -> response``.
+Handler = Callable[..., dict[str, Any]]
 
 # Reads trust the cached catalog for this long before asking SQLite whether another process changed it;
 # every other operation asks first (its write transaction dwarfs the check), and so does any lookup of a
@@ -72,13 +74,13 @@ class Engine:
         self._tables: dict[str, TableSchema] = {}
         self._catalog_version = -1
         self._data_version = -1
-        self._handlers: dict[str, Handler] = {}
+        self._routes: dict[str, tuple[Handler, str]] = {}
         self._catalog_checked = 0.0
         self._write_verified = False
         with self.storage.lock:
             self._refresh_catalog()
         for operation in PRELOADED_OPERATIONS:
-            self._handler(operation)
+            self._route(operation)
 
     # -- lifecycle ----------------------------------------------------------------------------------------
 
@@ -175,9 +177,10 @@ class Engine:
 
     # -- dispatch -----------------------------------------------------------------------------------------
 
-    def _handler(self, operation: str) -> Handler:
-        handler = self._handlers.get(operation)
-        if handler is None:
+    def _route(self, operation: str) -> tuple[Handler, str]:
+        """The operation's registered handler and input shape (its module is imported on first use)."""
+        route = self._routes.get(operation)
+        if route is None:
             entry = BY_NAME.get(operation)
             if operation in UNSUPPORTED_OPERATIONS:
                 raise DynamoDBError(
@@ -189,13 +192,17 @@ class Engine:
                     "UnknownOperationException", f"The operation {operation} is not supported by singletable"
                 )
             module = importlib.import_module(module_path(entry))
-            handler = module.run
-            self._handlers[operation] = handler
-        return handler
+            route = self._routes[operation] = (module.run, entry.shape)
+        return route
 
     def execute(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:
-        """Run one API call by its wire name (``"PutItem"``) with the request's parameters."""
-        handler = self._handlers.get(operation) or self._handler(operation)
+        """Run one API call by its wire name (``"PutItem"``) with the request's parameters.
+
+        The request's shape is checked here, once, before the operation runs: DynamoDB rejects a malformed
+        request before it looks at any table, so these errors win over every other.
+        """
+        handler, shape = self._routes.get(operation) or self._route(operation)
+        check_input(SHAPES, shape, params)
         commits = self.storage.commits
         try:
             return self._execute(operation, handler, params)
@@ -207,6 +214,14 @@ class Engine:
                 lambda again: self._may_retry(again, commits),
                 self.storage.busy_timeout,
             )
+
+    def invoke(self, operation: str, params: dict[str, Any], **options: Any) -> dict[str, Any]:
+        """Run one operation from inside another (PartiQL runs its statements through the item operations):
+        the shape check and the registered handler, without :meth:`execute`'s lock and catalog handling,
+        which the outer call already holds. ``options`` go to the handler (Query's ``key_filter``)."""
+        handler, shape = self._routes.get(operation) or self._route(operation)
+        check_input(SHAPES, shape, params)
+        return handler(self, params, **options)
 
     def _may_retry(self, error: sqlite3.OperationalError, commits: int) -> bool:
         """SQLite found the database busy outside a write's BEGIN (another process was recovering the WAL

@@ -11,12 +11,10 @@ from typing import Any
 import orjson
 
 from singletable.engine.errors import DynamoDBError, validation
-from singletable.engine.operations import get_item
 from singletable.engine.partiql import ast
 from singletable.engine.partiql import run as partiql
 from singletable.engine.partiql.plan import WritePlan, plan_get, plan_write
 from singletable.engine.partiql.translate import strip_kind
-from singletable.engine.validation import check_shape
 
 # BatchStatementError codes are the exception names without their "Exception" suffix.
 ERROR_CODES = {
@@ -42,7 +40,6 @@ def _error(error: DynamoDBError, table: str | None = None) -> dict[str, Any]:
 
 
 def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("BatchExecuteStatement", params)
     requests = params["Statements"]
     responses: list[dict[str, Any] | None] = [None] * len(requests)
     parsed: list[tuple[int, ast.Statement, list[Any]]] = []
@@ -103,7 +100,7 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
             consistent = request.get("ConsistentRead")
             read_params = dict(plan, ReturnConsumedCapacity=mode, ConsistentRead=consistent)
             try:
-                result = get_item.run(engine, read_params)
+                result = engine.invoke("GetItem", read_params)
             except DynamoDBError as error:
                 responses[position] = _error(error)
                 continue

@@ -13,7 +13,6 @@ from typing import Any
 from singletable.engine.capacity import Capacity, read_units
 from singletable.engine.errors import validation
 from singletable.engine.item_reads import prepare_get
-from singletable.engine.validation import check_shape
 
 MAX_KEYS = 100
 RESPONSE_LIMIT = 16 * 1024 * 1024
@@ -23,7 +22,6 @@ _PER_TABLE = ("ProjectionExpression", "ExpressionAttributeNames", "AttributesToG
 
 
 def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("BatchGetItem", params)
     request = params["RequestItems"]
     if sum(len(spec["Keys"]) for spec in request.values()) > MAX_KEYS:
         raise validation(TOO_MANY)

@@ -15,7 +15,6 @@ from singletable.engine import codec
 from singletable.engine.capacity import Capacity
 from singletable.engine.errors import DynamoDBError, validation
 from singletable.engine.item_writes import prepare_delete, prepare_put
-from singletable.engine.validation import check_shape
 from singletable.engine.write_path import PreparedWrite, WriteRows, item_collection_metrics, locked_write
 
 MAX_REQUESTS = 25
@@ -53,7 +52,6 @@ def prepare(engine: Any, request_items: dict[str, Any]) -> list[tuple[Capacity, 
 
 
 def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("BatchWriteItem", params)
     request_items = params["RequestItems"]
     writes = prepare(engine, request_items)
     storage = engine.storage

@@ -34,7 +34,6 @@ from singletable.engine.table_definitions import (
 )
 from singletable.engine.table_descriptions import render
 from singletable.engine.tags import MAX_TAGS, check_tag_keys
-from singletable.engine.validation import check_shape
 
 
 def _indexes(params: dict[str, Any], pay_per_request: bool) -> tuple[list[dict], list[dict]]:
@@ -203,7 +202,6 @@ def _extras(engine: Any, params: dict[str, Any], now: float, description: dict[s
 
 
 def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("CreateTable", params)
     name = params["TableName"]
     definitions = params["AttributeDefinitions"]
     key_schema = params["KeySchema"]

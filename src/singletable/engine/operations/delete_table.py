@@ -12,7 +12,6 @@ from typing import Any
 
 from singletable.engine.errors import validation
 from singletable.engine.table_descriptions import missing_table, render, table_name_of
-from singletable.engine.validation import check_shape
 
 # The members of the description AWS's DeleteTable response carries (in its order).
 _RESPONSE_KEYS = (
@@ -31,7 +30,6 @@ _RESPONSE_KEYS = (
 
 
 def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("DeleteTable", params)
     name = table_name_of(params["TableName"])
     with engine.storage.write():
         schema = engine.find_table(name)

@@ -7,11 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from singletable.engine.validation import check_shape
-
 
 def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("DescribeEndpoints", params)
     return {
         "Endpoints": [{"Address": f"dynamodb.{engine.region}.amazonaws.com", "CachePeriodInMinutes": 1440}]
     }

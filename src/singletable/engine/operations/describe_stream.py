@@ -5,11 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from singletable.engine.operations.stream_common import describe, find_stream
-from singletable.engine.validation import check_shape
 
 
 def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("DescribeStream", params)
     stream_id, stream = find_stream(engine, params["StreamArn"])
     description = describe(engine, stream_id, stream)
     start = params.get("ExclusiveStartShardId")

@@ -5,11 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from singletable.engine.table_descriptions import missing_table, render, table_name_of
-from singletable.engine.validation import check_shape
 
 
 def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("DescribeTable", params)
     name = table_name_of(params["TableName"])
     schema = engine.find_table(name)
     if schema is None:

@@ -5,10 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from singletable.engine.partiql import run as partiql
-from singletable.engine.validation import check_shape
 
 
 def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("ExecuteStatement", params)
     statement, parameters = partiql.parse(params.get("Statement"), params.get("Parameters"))
     return partiql.execute(engine, statement, parameters, params)

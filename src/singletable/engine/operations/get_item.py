@@ -6,11 +6,9 @@ from typing import Any
 
 from singletable.engine.capacity import Capacity, read_units
 from singletable.engine.item_reads import prepare_get
-from singletable.engine.validation import check_shape
 
 
 def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("GetItem", params)
     get = prepare_get(engine, params)
     item, size = get.read(engine.storage)
     response: dict[str, Any] = {}

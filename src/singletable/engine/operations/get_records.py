@@ -20,13 +20,11 @@ from singletable.engine.operations.stream_common import (
     is_enabled,
     not_before,
 )
-from singletable.engine.validation import check_shape
 
 MAX_LIMIT = 1000
 
 
 def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("GetRecords", params)
     limit = params.get("Limit") or MAX_LIMIT
     if limit > MAX_LIMIT:
         raise validation(

@@ -5,13 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from singletable.engine import stream_log
-from singletable.engine.validation import check_shape
 
 DEFAULT_LIMIT = 100
 
 
 def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("ListStreams", params)
     found = stream_log.streams(engine.storage.conn, params.get("TableName"))
     start = params.get("ExclusiveStartStreamArn")
     if start is not None:

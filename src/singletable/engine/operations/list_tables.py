@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from singletable.engine.validation import check_shape
-
 DEFAULT_LIMIT = 100
 
 
 def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("ListTables", params)
     limit = params.get("Limit") or DEFAULT_LIMIT
     start = params.get("ExclusiveStartTableName")
     # Names compare by code point, as DynamoDB orders them (Python str ordering is exactly that).

@@ -5,10 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from singletable.engine.tags import tagged_table
-from singletable.engine.validation import check_shape
 
 
 def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("ListTagsOfResource", params)
     schema = tagged_table(engine, params["ResourceArn"])
     return {"Tags": [dict(tag) for tag in schema.description.get("_Tags", ())]}

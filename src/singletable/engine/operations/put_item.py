@@ -5,10 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from singletable.engine.item_writes import prepare_put
-from singletable.engine.validation import check_shape
 from singletable.engine.write_path import old_if_all_old, run_single
 
 
 def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("PutItem", params)
     return run_single(engine, prepare_put(engine, params), params, old_if_all_old(params))

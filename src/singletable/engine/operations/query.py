@@ -9,7 +9,6 @@ from singletable.engine.errors import validation
 from singletable.engine.expressions import RequestExpressions
 from singletable.engine.paging import Page, check_index_projection, check_start_key, resolve_index
 from singletable.engine.storage import KEY_MAX
-from singletable.engine.validation import check_shape
 
 # In the order DynamoDB lists them when refusing a mix. KeyConditions only clashes with
 # KeyConditionExpression: it may be combined with FilterExpression and ProjectionExpression.
@@ -47,7 +46,6 @@ def _bounds(range_op: str | None, values: tuple[dict[str, Any], ...], key_type: 
 
 def run(engine: Any, params: dict[str, Any], *, key_filter: bool = False) -> dict[str, Any]:
     """``key_filter``: PartiQL's WHERE may test key attributes beyond the key condition; the API may not."""
-    check_shape("Query", params)
     legacy_names = LEGACY if params.get("KeyConditionExpression") is not None else LEGACY[:-1]
     legacy.reject_mixed(params, legacy_names, MODERN)
     schema = engine.table(params["TableName"])

@@ -9,7 +9,6 @@ from singletable.engine.errors import validation
 from singletable.engine.expressions import RequestExpressions
 from singletable.engine.paging import Page, check_index_projection, check_start_key, resolve_index
 from singletable.engine.storage import HASH_SPACE, partition_hash
-from singletable.engine.validation import check_shape
 
 # In the order DynamoDB lists them when refusing a mix.
 LEGACY = ("AttributesToGet", "ScanFilter", "ConditionalOperator")
@@ -27,7 +26,6 @@ def segment_range(segment: int, total: int) -> tuple[int, int]:
 
 
 def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("Scan", params)
     legacy.reject_mixed(params, LEGACY, MODERN)
     schema = engine.table(params["TableName"])
     index = resolve_index(schema, params, "scanning")

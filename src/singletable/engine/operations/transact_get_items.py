@@ -11,11 +11,9 @@ from typing import Any
 
 from singletable.engine.item_reads import prepare_get
 from singletable.engine.transactions import check_distinct, render_usages, usage_for
-from singletable.engine.validation import check_shape
 
 
 def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("TransactGetItems", params)
     gets = [prepare_get(engine, action["Get"]) for action in params["TransactItems"]]
     check_distinct([(get.schema.table_id, get.pk, get.sk) for get in gets])
     usages: dict[str, Any] = {}

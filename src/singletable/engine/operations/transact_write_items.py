@@ -30,7 +30,6 @@ from singletable.engine.transactions import (
     render_usages,
     usage_for,
 )
-from singletable.engine.validation import check_shape
 from singletable.engine.write_path import (
     CHECK,
     DELETE,
@@ -77,7 +76,6 @@ def prepare_all(engine: Any, actions: list[dict[str, Any]]) -> list[PreparedWrit
 
 
 def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("TransactWriteItems", params)
     actions = params["TransactItems"]
     writes = prepare_all(engine, actions)
     token = params.get("ClientRequestToken")

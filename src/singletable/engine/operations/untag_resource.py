@@ -6,11 +6,9 @@ from typing import Any
 
 from singletable.engine.errors import validation
 from singletable.engine.tags import save_tags, tagged_table
-from singletable.engine.validation import check_shape
 
 
 def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("UntagResource", params)
     keys = set(params["TagKeys"])
     with engine.storage.write():
         schema = tagged_table(engine, params["ResourceArn"])

@@ -26,7 +26,6 @@ from singletable.engine.table_definitions import (
     throughput_description,
 )
 from singletable.engine.table_descriptions import missing_table, render, table_name_of
-from singletable.engine.validation import check_shape
 
 NOTHING_TO_UPDATE = (
     "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates "
@@ -300,7 +299,6 @@ def _settings(params: dict[str, Any], description: dict[str, Any], engine: Any) 
 
 
 def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("UpdateTable", params)
     name = table_name_of(params["TableName"])
     if params.get("ReplicaUpdates"):
         raise DynamoDBError(

@@ -11,11 +11,9 @@ from typing import Any
 
 from singletable.engine.errors import validation
 from singletable.engine.table_descriptions import missing_table, table_name_of
-from singletable.engine.validation import check_shape
 
 
 def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("UpdateTimeToLive", params)
     name = table_name_of(params["TableName"])
     spec = params["TimeToLiveSpecification"]
     enable = bool(spec["Enabled"])

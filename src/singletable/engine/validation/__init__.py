@@ -1,8 +1,9 @@
 """Request validation: a request's shape is checked against AWS's service model before any operation runs.
 
-The Engine calls :func:`check_shape` once per request, at dispatch, with the operation's input shape from
-the registry; DynamoDB rejects a malformed request before it looks at any table, so these errors win over
-ResourceNotFoundException and every semantic check.
+The Engine checks every request once, at dispatch, against the operation's input shape from the registry
+(``check_input(SHAPES, shape, params)``; :func:`check_shape` does the same by operation name); DynamoDB
+rejects a malformed request before it looks at any table, so these errors win over ResourceNotFoundException
+and every semantic check.
 
 * :mod:`walker` walks a request against a shape and words the errors as DynamoDB does;
 * :mod:`generated` holds the shapes generated from AWS's DynamoDB service model by tools/gen_shape_data.py;
@@ -26,7 +27,7 @@ if _overlap:
 
 SHAPES: Shapes = {**generated.SHAPES, **additions.SHAPES}
 
-__all__ = ["SHAPES", "check_shape"]
+__all__ = ["SHAPES", "check_input", "check_shape"]
 
 
 def check_shape(operation: str, params: dict[str, Any]) -> None:
