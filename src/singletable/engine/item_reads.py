@@ -11,7 +11,9 @@ from typing import Any
 
 from singletable.engine import codec, legacy
 from singletable.engine.expressions import RequestExpressions
+from singletable.engine.interfaces import TableCatalog
 from singletable.engine.schema import TableSchema
+from singletable.engine.storage import Storage
 from singletable.engine.write_path import key_from_request
 
 LEGACY = ("AttributesToGet",)
@@ -28,7 +30,7 @@ class PreparedGet:
         self.sk = sk
         self.projection = projection
 
-    def read(self, storage: Any) -> tuple[dict[str, Any] | None, int]:
+    def read(self, storage: Storage) -> tuple[dict[str, Any] | None, int]:
         """(the projected item or None, the stored item's size for capacity)."""
         row = storage.get_item(self.schema.table_id, self.pk, self.sk)
         if row is None:
@@ -37,7 +39,7 @@ class PreparedGet:
         return (self.projection.apply(item) if self.projection is not None else item), row[1]
 
 
-def prepare_get(engine: Any, params: dict[str, Any]) -> PreparedGet:
+def prepare_get(engine: TableCatalog, params: dict[str, Any]) -> PreparedGet:
     """GetItem's checks, shared with BatchGetItem and TransactGetItems so all answer alike."""
     legacy.reject_mixed(params, LEGACY, ("ProjectionExpression",))
     schema = engine.table(params["TableName"])

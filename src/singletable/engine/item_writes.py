@@ -14,6 +14,7 @@ from typing import Any
 
 from singletable.engine import codec, legacy
 from singletable.engine.expressions import RequestExpressions
+from singletable.engine.interfaces import TableCatalog
 from singletable.engine.write_path import (
     CHECK,
     DELETE,
@@ -36,7 +37,7 @@ UPDATE_LEGACY = ("AttributeUpdates", "Expected", "ConditionalOperator")
 UPDATE_MODERN = ("UpdateExpression", "ConditionExpression")
 
 
-def prepare_put(engine: Any, params: dict[str, Any]) -> PreparedWrite:
+def prepare_put(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
     """Every check PutItem makes before reading the item; also BatchWriteItem's PutRequest and
     TransactWriteItems' Put, so all three answer with the same errors."""
     get = params.get
@@ -86,7 +87,7 @@ def _put_condition(params: dict[str, Any]) -> Any:
     return condition
 
 
-def prepare_delete(engine: Any, params: dict[str, Any]) -> PreparedWrite:
+def prepare_delete(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
     """Every check DeleteItem makes before reading the item; also BatchWriteItem's DeleteRequest and
     TransactWriteItems' Delete."""
     legacy.reject_mixed(params, DELETE_LEGACY, ("ConditionExpression",))
@@ -115,7 +116,7 @@ def prepare_delete(engine: Any, params: dict[str, Any]) -> PreparedWrite:
     )
 
 
-def prepare_update(engine: Any, params: dict[str, Any]) -> PreparedWrite:
+def prepare_update(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
     """Every check UpdateItem makes before reading the item; also TransactWriteItems' Update. Checks that
     need the item (key attributes, the new item's size) run in ``PreparedWrite.evaluate``."""
     legacy.reject_mixed(params, UPDATE_LEGACY, UPDATE_MODERN)
@@ -149,7 +150,7 @@ def prepare_update(engine: Any, params: dict[str, Any]) -> PreparedWrite:
     )
 
 
-def prepare_check(engine: Any, params: dict[str, Any]) -> PreparedWrite:
+def prepare_check(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
     """A TransactWriteItems ConditionCheck: DeleteItem's key and condition rules, and no write."""
     schema = engine.table(params["TableName"])
     key = params["Key"]

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from singletable.engine.errors import not_found
+from singletable.engine.interfaces import OperationEngine
 
 _ARN_PREFIX = "arn:"
 
@@ -47,7 +48,7 @@ def _public(value: Any) -> Any:
     return value
 
 
-def render(engine: Any, table_id: int, stored: dict[str, Any], status: str) -> dict[str, Any]:
+def render(engine: OperationEngine, table_id: int, stored: dict[str, Any], status: str) -> dict[str, Any]:
     """The TableDescription DynamoDB would return now, with ``status`` as TableStatus and IndexStatus.
 
     Key order follows DynamoDB's JSON so that responses compare (and print) alike.

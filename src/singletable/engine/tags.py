@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import copy
 import re
-from typing import Any
 
 from singletable.engine.errors import not_found, validation
+from singletable.engine.interfaces import OperationEngine, TableCatalog
+from singletable.engine.schema import TableSchema
 
 MAX_TAGS = 50
 _TABLE_ARN = re.compile(r"arn:[^:]+:dynamodb:[^:]*:[^:]*:table/([a-zA-Z0-9_.-]{3,255})")
@@ -28,7 +29,7 @@ def check_tag_keys(tags: list[dict[str, str]]) -> None:
         keys.add(tag["Key"])
 
 
-def tagged_table(engine: Any, arn: str) -> Any:
+def tagged_table(engine: TableCatalog, arn: str) -> TableSchema:
     """The table a ResourceArn names, or AWS's error for a malformed or unknown ARN."""
     match = _TABLE_ARN.fullmatch(arn)
     if match is None:
@@ -39,7 +40,7 @@ def tagged_table(engine: Any, arn: str) -> Any:
     return schema
 
 
-def save_tags(engine: Any, schema: Any, tags: list[dict[str, str]]) -> None:
+def save_tags(engine: OperationEngine, schema: TableSchema, tags: list[dict[str, str]]) -> None:
     description = copy.deepcopy(schema.description)
     description["_Tags"] = tags
     engine.storage.update_table(schema.table_id, description)

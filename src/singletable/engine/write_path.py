@@ -35,9 +35,10 @@ from typing import Any
 from singletable.engine import codec, stream_log
 from singletable.engine.capacity import Capacity, write_units
 from singletable.engine.errors import DynamoDBError, validation
+from singletable.engine.interfaces import OperationEngine
 from singletable.engine.keys import checked_key_bytes
 from singletable.engine.schema import IndexSchema, TableSchema
-from singletable.engine.storage import is_busy
+from singletable.engine.storage import Storage, is_busy
 
 PUT = "Put"
 UPDATE = "Update"
@@ -118,7 +119,9 @@ def index_entry(schema: TableSchema, index: IndexSchema, item: dict[str, Any]) -
     return ipk, codec.encode_key(range_av, index.range.type)
 
 
-def load_item(storage: Any, schema: TableSchema, pk: bytes, sk: bytes) -> tuple[dict[str, Any], int] | None:
+def load_item(
+    storage: Storage, schema: TableSchema, pk: bytes, sk: bytes
+) -> tuple[dict[str, Any], int] | None:
     row = storage.get_item(schema.table_id, pk, sk)
     if row is None:
         return None
@@ -141,13 +144,13 @@ class WriteRows:
         self.entries: list[tuple[int, int, bytes, bytes, bytes, bytes, int]] = []
         self.entry_deletes: list[tuple[int, int, bytes, bytes, bytes, bytes]] = []
 
-    def flush(self, storage: Any) -> None:
+    def flush(self, storage: Storage) -> None:
         storage.write_rows(self.items, self.item_deletes, self.entries, self.entry_deletes)
         self.items, self.item_deletes, self.entries, self.entry_deletes = [], [], [], []
 
 
 def write_item(
-    storage: Any,
+    storage: Storage,
     schema: TableSchema,
     pk: bytes,
     sk: bytes,
@@ -234,7 +237,7 @@ def check_item_size(size: int) -> None:
 
 
 def item_collection_metrics(
-    storage: Any, schema: TableSchema, pk: bytes, key_item: dict[str, Any], mode: str | None
+    storage: Storage, schema: TableSchema, pk: bytes, key_item: dict[str, Any], mode: str | None
 ) -> dict[str, Any] | None:
     """ItemCollectionMetrics: only for tables with local secondary indexes, when asked for SIZE."""
     if mode != "SIZE" or not schema.has_lsi:
@@ -300,7 +303,7 @@ class PreparedWrite:
         """Which stored item this write touches (two writes with one identity are the same item)."""
         return self.schema.table_id, self.pk, self.sk
 
-    def load(self, storage: Any) -> tuple[Item | None, int]:
+    def load(self, storage: Storage) -> tuple[Item | None, int]:
         found = load_item(storage, self.schema, self.pk, self.sk)
         return found if found is not None else (None, 0)
 
@@ -334,7 +337,7 @@ class PreparedWrite:
 
     def store(
         self,
-        storage: Any,
+        storage: Storage,
         old: Item | None,
         old_size: int,
         new: Item | None,
@@ -354,7 +357,7 @@ class PreparedWrite:
         write_item(storage, self.schema, self.pk, self.sk, old, old_size, new, new_size, capacity, rows=rows)
 
     def apply(
-        self, storage: Any, capacity: Capacity, rows: WriteRows | None = None
+        self, storage: Storage, capacity: Capacity, rows: WriteRows | None = None
     ) -> tuple[Item | None, Item | None]:
         """The whole single-item write (inside ``storage.write()``): returns (old item, new item)."""
         old, old_size = self.load(storage)
@@ -390,7 +393,7 @@ class _LockedWrite:
         self.transaction.__exit__(exc_type, exc, traceback)
 
 
-def locked_write(storage: Any, busy: Callable[[], DynamoDBError] = conflict_error) -> _LockedWrite:
+def locked_write(storage: Storage, busy: Callable[[], DynamoDBError] = conflict_error) -> _LockedWrite:
     """``storage.write()``, except that failing to get the write lock raises ``busy()``.
 
     Another connection (another process) holding the write lock past the busy timeout is the one way two
@@ -401,7 +404,7 @@ def locked_write(storage: Any, busy: Callable[[], DynamoDBError] = conflict_erro
 
 
 def run_single(
-    engine: Any,
+    engine: OperationEngine,
     write: PreparedWrite,
     params: dict[str, Any],
     returned: Callable[[Item | None, Item | None], Item | None],

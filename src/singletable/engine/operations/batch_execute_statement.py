@@ -11,6 +11,7 @@ from typing import Any
 import orjson
 
 from singletable.engine.errors import DynamoDBError, validation
+from singletable.engine.interfaces import OperationEngine
 from singletable.engine.partiql import ast
 from singletable.engine.partiql import run as partiql
 from singletable.engine.partiql.plan import WritePlan, plan_get, plan_write
@@ -39,7 +40,7 @@ def _error(error: DynamoDBError, table: str | None = None) -> dict[str, Any]:
     return out
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     requests = params["Statements"]
     responses: list[dict[str, Any] | None] = [None] * len(requests)
     parsed: list[tuple[int, ast.Statement, list[Any]]] = []
@@ -117,6 +118,6 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _item_key(engine: Any, table: str, item: dict[str, Any]) -> dict[str, Any]:
+def _item_key(engine: OperationEngine, table: str, item: dict[str, Any]) -> dict[str, Any]:
     schema = engine.table(table)
     return {name: item[name] for name in schema.key_names}

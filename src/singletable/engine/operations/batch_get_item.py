@@ -12,6 +12,7 @@ from typing import Any
 
 from singletable.engine.capacity import Capacity, read_units
 from singletable.engine.errors import validation
+from singletable.engine.interfaces import OperationEngine
 from singletable.engine.item_reads import prepare_get
 
 MAX_KEYS = 100
@@ -21,7 +22,7 @@ DUPLICATES = "Provided list of item keys contains duplicates"
 _PER_TABLE = ("ProjectionExpression", "ExpressionAttributeNames", "AttributesToGet")
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     request = params["RequestItems"]
     if sum(len(spec["Keys"]) for spec in request.values()) > MAX_KEYS:
         raise validation(TOO_MANY)

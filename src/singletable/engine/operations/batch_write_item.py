@@ -14,6 +14,7 @@ from typing import Any
 from singletable.engine import codec
 from singletable.engine.capacity import Capacity
 from singletable.engine.errors import DynamoDBError, validation
+from singletable.engine.interfaces import OperationEngine
 from singletable.engine.item_writes import prepare_delete, prepare_put
 from singletable.engine.write_path import PreparedWrite, WriteRows, item_collection_metrics, locked_write
 
@@ -28,7 +29,7 @@ class _Busy(Exception):
     pass
 
 
-def prepare(engine: Any, request_items: dict[str, Any]) -> list[tuple[Capacity, PreparedWrite]]:
+def prepare(engine: OperationEngine, request_items: dict[str, Any]) -> list[tuple[Capacity, PreparedWrite]]:
     if sum(len(requests) for requests in request_items.values()) > MAX_REQUESTS:
         raise validation(TOO_MANY)
     writes: list[tuple[Capacity, PreparedWrite]] = []
@@ -51,7 +52,7 @@ def prepare(engine: Any, request_items: dict[str, Any]) -> list[tuple[Capacity, 
     return writes
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     request_items = params["RequestItems"]
     writes = prepare(engine, request_items)
     storage = engine.storage

@@ -20,6 +20,7 @@ from typing import Any
 
 from singletable.engine import stream_log
 from singletable.engine.errors import in_use, validation
+from singletable.engine.interfaces import OperationEngine
 from singletable.engine.table_definitions import (
     MAX_GSI,
     MAX_LSI,
@@ -154,7 +155,7 @@ def _billing(params: dict[str, Any]) -> bool:
     return pay_per_request
 
 
-def _extras(engine: Any, params: dict[str, Any], now: float, description: dict[str, Any]) -> None:
+def _extras(engine: OperationEngine, params: dict[str, Any], now: float, description: dict[str, Any]) -> None:
     """Streams, encryption, table class, tags, deletion protection: recorded, then shown by Describe."""
     stream = params.get("StreamSpecification")
     if stream is not None:
@@ -201,7 +202,7 @@ def _extras(engine: Any, params: dict[str, Any], now: float, description: dict[s
     description["DeletionProtectionEnabled"] = bool(params.get("DeletionProtectionEnabled", False))
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     name = params["TableName"]
     definitions = params["AttributeDefinitions"]
     key_schema = params["KeySchema"]

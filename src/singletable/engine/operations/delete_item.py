@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from singletable.engine.interfaces import OperationEngine
 from singletable.engine.item_writes import prepare_delete
 from singletable.engine.write_path import old_if_all_old, run_single
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     return run_single(engine, prepare_delete(engine, params), params, old_if_all_old(params))

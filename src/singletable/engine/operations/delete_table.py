@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from singletable.engine.errors import validation
+from singletable.engine.interfaces import OperationEngine
 from singletable.engine.table_descriptions import missing_table, render, table_name_of
 
 # The members of the description AWS's DeleteTable response carries (in its order).
@@ -29,7 +30,7 @@ _RESPONSE_KEYS = (
 )
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     name = table_name_of(params["TableName"])
     with engine.storage.write():
         schema = engine.find_table(name)

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from singletable.engine.interfaces import OperationEngine
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     return {
         "Endpoints": [{"Address": f"dynamodb.{engine.region}.amazonaws.com", "CachePeriodInMinutes": 1440}]
     }

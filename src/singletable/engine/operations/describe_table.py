@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from singletable.engine.interfaces import OperationEngine
 from singletable.engine.table_descriptions import missing_table, render, table_name_of
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     name = table_name_of(params["TableName"])
     schema = engine.find_table(name)
     if schema is None:

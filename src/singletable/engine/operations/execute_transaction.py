@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from singletable.engine.errors import DynamoDBError, validation
+from singletable.engine.interfaces import OperationEngine
 from singletable.engine.partiql import ast
 from singletable.engine.partiql import run as partiql
 from singletable.engine.partiql.errors import DUPLICATE_ITEM
@@ -26,7 +27,7 @@ SELECT_KEY = (
 )
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     requests = params["TransactStatements"]
     parsed = []
     for request in requests:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from singletable.engine.capacity import Capacity, read_units
+from singletable.engine.interfaces import OperationEngine
 from singletable.engine.item_reads import prepare_get
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     get = prepare_get(engine, params)
     item, size = get.read(engine.storage)
     response: dict[str, Any] = {}

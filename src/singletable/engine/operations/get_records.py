@@ -11,6 +11,7 @@ from typing import Any
 
 from singletable.engine import stream_log
 from singletable.engine.errors import validation
+from singletable.engine.interfaces import OperationEngine
 from singletable.engine.operations.stream_common import (
     ITERATOR_LIFETIME,
     decode_iterator,
@@ -24,7 +25,7 @@ from singletable.engine.operations.stream_common import (
 MAX_LIMIT = 1000
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     limit = params.get("Limit") or MAX_LIMIT
     if limit > MAX_LIMIT:
         raise validation(

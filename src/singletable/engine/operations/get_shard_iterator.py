@@ -6,12 +6,13 @@ from typing import Any
 
 from singletable.engine import stream_log
 from singletable.engine.errors import not_found, validation
+from singletable.engine.interfaces import OperationEngine
 from singletable.engine.operations.stream_common import encode_iterator, find_stream, not_before
 
 _INVALID = "One or more parameter values were invalid: "
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     kind = params["ShardIteratorType"]
     sequence = params.get("SequenceNumber")
     stream_id, stream = find_stream(engine, params["StreamArn"])

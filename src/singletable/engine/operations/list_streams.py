@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from singletable.engine import stream_log
+from singletable.engine.interfaces import OperationEngine
 
 DEFAULT_LIMIT = 100
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     found = stream_log.streams(engine.storage.conn, params.get("TableName"))
     start = params.get("ExclusiveStartStreamArn")
     if start is not None:

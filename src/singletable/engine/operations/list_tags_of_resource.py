@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from singletable.engine.interfaces import OperationEngine
 from singletable.engine.tags import tagged_table
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     schema = tagged_table(engine, params["ResourceArn"])
     return {"Tags": [dict(tag) for tag in schema.description.get("_Tags", ())]}

@@ -7,6 +7,7 @@ from typing import Any
 from singletable.engine import codec, legacy
 from singletable.engine.errors import validation
 from singletable.engine.expressions import RequestExpressions
+from singletable.engine.interfaces import OperationEngine
 from singletable.engine.paging import Page, check_index_projection, check_start_key, resolve_index
 from singletable.engine.storage import KEY_MAX
 
@@ -44,7 +45,7 @@ def _bounds(range_op: str | None, values: tuple[dict[str, Any], ...], key_type: 
     return encoded[0], False, end, strict
 
 
-def run(engine: Any, params: dict[str, Any], *, key_filter: bool = False) -> dict[str, Any]:
+def run(engine: OperationEngine, params: dict[str, Any], *, key_filter: bool = False) -> dict[str, Any]:
     """``key_filter``: PartiQL's WHERE may test key attributes beyond the key condition; the API may not."""
     legacy_names = LEGACY if params.get("KeyConditionExpression") is not None else LEGACY[:-1]
     legacy.reject_mixed(params, legacy_names, MODERN)

@@ -7,6 +7,7 @@ from typing import Any
 from singletable.engine import codec, legacy
 from singletable.engine.errors import validation
 from singletable.engine.expressions import RequestExpressions
+from singletable.engine.interfaces import OperationEngine
 from singletable.engine.paging import Page, check_index_projection, check_start_key, resolve_index
 from singletable.engine.storage import HASH_SPACE, partition_hash
 
@@ -25,7 +26,7 @@ def segment_range(segment: int, total: int) -> tuple[int, int]:
     return -(-segment * HASH_SPACE // total), -(-(segment + 1) * HASH_SPACE // total)
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     legacy.reject_mixed(params, LEGACY, MODERN)
     schema = engine.table(params["TableName"])
     index = resolve_index(schema, params, "scanning")

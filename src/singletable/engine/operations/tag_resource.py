@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from singletable.engine.errors import validation
+from singletable.engine.interfaces import OperationEngine
 from singletable.engine.tags import MAX_TAGS, check_tag_keys, save_tags, tagged_table
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     tags = params["Tags"]
     with engine.storage.write():
         schema = tagged_table(engine, params["ResourceArn"])

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from singletable.engine.interfaces import OperationEngine
 from singletable.engine.item_reads import prepare_get
 from singletable.engine.transactions import check_distinct, render_usages, usage_for
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     gets = [prepare_get(engine, action["Get"]) for action in params["TransactItems"]]
     check_distinct([(get.schema.table_id, get.pk, get.sk) for get in gets])
     usages: dict[str, Any] = {}

@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import time
 from typing import Any
 
 import orjson
 
 from singletable.engine import codec
 from singletable.engine.errors import DynamoDBError
+from singletable.engine.interfaces import OperationEngine
 from singletable.engine.item_writes import prepare_check, prepare_delete, prepare_put, prepare_update
+from singletable.engine.storage import Storage
 from singletable.engine.transactions import (
     NO_REASON,
     cancelled,
@@ -57,7 +58,7 @@ _PREPARE = {
 }
 
 
-def prepare_all(engine: Any, actions: list[dict[str, Any]]) -> list[PreparedWrite]:
+def prepare_all(engine: OperationEngine, actions: list[dict[str, Any]]) -> list[PreparedWrite]:
     writes: list[PreparedWrite] = []
     payload = 0
     for action in actions:
@@ -75,7 +76,7 @@ def prepare_all(engine: Any, actions: list[dict[str, Any]]) -> list[PreparedWrit
     return writes
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     actions = params["TransactItems"]
     writes = prepare_all(engine, actions)
     token = params.get("ClientRequestToken")
@@ -85,7 +86,7 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
     usages: dict[str, Any] = {}
     metrics: dict[str, list[dict[str, Any]]] = {}
     with locked_write(storage, lambda: conflicted(len(writes))):
-        now = getattr(engine, "clock", time.time)()
+        now = engine.clock()
         if token is not None:
             seen = storage.client_token(token, now - TOKEN_SECONDS)
             if seen is not None:
@@ -110,7 +111,7 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
     return response
 
 
-def _execute(storage: Any, writes: list[PreparedWrite], usages: dict[str, Any]) -> None:
+def _execute(storage: Storage, writes: list[PreparedWrite], usages: dict[str, Any]) -> None:
     """Read, check and evaluate every action, then write: nothing is written unless every action can be.
 
     Each action gets its own reason -- its condition's failure, else an error computing its new item --
@@ -158,7 +159,7 @@ def _condition_reason(write: PreparedWrite, old: Any) -> dict[str, Any]:
     return reason
 
 
-def _replay(storage: Any, writes: list[PreparedWrite], mode: str | None) -> dict[str, Any]:
+def _replay(storage: Storage, writes: list[PreparedWrite], mode: str | None) -> dict[str, Any]:
     """A repeated token: nothing runs again; capacity is what reading the items costs (AWS's rule)."""
     usages: dict[str, Any] = {}
     for write in writes:

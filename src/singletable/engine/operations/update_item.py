@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from singletable.engine.interfaces import OperationEngine
 from singletable.engine.item_writes import prepare_update
 from singletable.engine.write_path import run_single
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     write = prepare_update(engine, params)
     mode = params.get("ReturnValues") or "NONE"
     return run_single(engine, write, params, lambda old, new: _returned(mode, old, new, write.update))

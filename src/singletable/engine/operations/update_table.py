@@ -17,6 +17,7 @@ from typing import Any
 
 from singletable.engine import stream_log
 from singletable.engine.errors import DynamoDBError, in_use, not_found, validation
+from singletable.engine.interfaces import OperationEngine
 from singletable.engine.table_definitions import (
     MAX_GSI,
     ZERO_THROUGHPUT,
@@ -154,7 +155,11 @@ def _used_definitions(description: dict[str, Any], types: dict[str, str]) -> lis
 
 
 def _index_updates(
-    params: dict[str, Any], description: dict[str, Any], types: dict[str, str], table_id: int, engine: Any
+    params: dict[str, Any],
+    description: dict[str, Any],
+    types: dict[str, str],
+    table_id: int,
+    engine: OperationEngine,
 ) -> tuple[str | None, str | None]:
     """Apply GlobalSecondaryIndexUpdates to ``description``; returns (created, deleted) index names."""
     updates = params.get("GlobalSecondaryIndexUpdates")
@@ -256,7 +261,7 @@ def _index_updates(
     return created, deleted
 
 
-def _stream(params: dict[str, Any], description: dict[str, Any], engine: Any, now: float) -> bool:
+def _stream(params: dict[str, Any], description: dict[str, Any], engine: OperationEngine, now: float) -> bool:
     """Apply StreamSpecification; True when a new stream must be created."""
     spec = params.get("StreamSpecification")
     if spec is None:
@@ -283,7 +288,7 @@ def _stream(params: dict[str, Any], description: dict[str, Any], engine: Any, no
     return False
 
 
-def _settings(params: dict[str, Any], description: dict[str, Any], engine: Any) -> None:
+def _settings(params: dict[str, Any], description: dict[str, Any], engine: OperationEngine) -> None:
     sse = params.get("SSESpecification")
     if sse is not None:
         if sse.get("Enabled", True):
@@ -298,7 +303,7 @@ def _settings(params: dict[str, Any], description: dict[str, Any], engine: Any) 
         description["DeletionProtectionEnabled"] = bool(params["DeletionProtectionEnabled"])
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     name = table_name_of(params["TableName"])
     if params.get("ReplicaUpdates"):
         raise DynamoDBError(

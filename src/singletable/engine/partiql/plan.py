@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from singletable.engine.interfaces import TableCatalog
+
 from ..errors import DynamoDBError, validation
 from ..expressions import ast as ex
 from ..expressions.unparse import unparse_condition, unparse_projection, unparse_update
@@ -31,7 +33,7 @@ HASH_VALUE = ":hashkey"
 _FLIP = {"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
 
-def find_table(engine: Any, name: str, missing: str = NO_TABLE) -> TableSchema:
+def find_table(engine: TableCatalog, name: str, missing: str = NO_TABLE) -> TableSchema:
     try:
         return engine.table(name)
     except DynamoDBError as error:
@@ -107,7 +109,9 @@ class ReadPlan:
         return params
 
 
-def plan_select(engine: Any, select: ast.Select, parameters: list[AV], consistent: bool = False) -> ReadPlan:
+def plan_select(
+    engine: TableCatalog, select: ast.Select, parameters: list[AV], consistent: bool = False
+) -> ReadPlan:
     schema = find_table(engine, select.table)
     index: IndexSchema | None = None
     if select.index is not None:
@@ -340,7 +344,7 @@ def _finish(params: dict[str, Any], translator: Translator) -> dict[str, Any]:
 
 
 def plan_write(
-    engine: Any, statement: ast.Statement, parameters: list[AV], *, missing: str = NO_TABLE
+    engine: TableCatalog, statement: ast.Statement, parameters: list[AV], *, missing: str = NO_TABLE
 ) -> WritePlan:
     table = statement.select.table if isinstance(statement, ast.Exists) else statement.table  # type: ignore[union-attr]
     schema = find_table(engine, table, missing)
@@ -397,7 +401,7 @@ SINGLE_ITEM = "Only single item select is supported"
 
 
 def plan_get(
-    engine: Any,
+    engine: TableCatalog,
     select: ast.Select,
     parameters: list[AV],
     *,

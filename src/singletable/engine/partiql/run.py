@@ -13,6 +13,8 @@ from typing import Any
 
 import orjson
 
+from singletable.engine.interfaces import OperationEngine
+
 from .. import codec
 from ..errors import DynamoDBError, validation
 from . import ast
@@ -90,7 +92,7 @@ def merge_capacity(total: dict[str, Any] | None, more: dict[str, Any] | None) ->
     return out
 
 
-def read(engine: Any, plan: ReadPlan, request: dict[str, Any]) -> dict[str, Any]:
+def read(engine: OperationEngine, plan: ReadPlan, request: dict[str, Any]) -> dict[str, Any]:
     """Run a SELECT's plan for one page: Limit counts items read across all pinned partitions."""
     partitions = len(plan.hash_values) if plan.hash_values is not None else 1
     partition, start = 0, None
@@ -144,7 +146,7 @@ def read(engine: Any, plan: ReadPlan, request: dict[str, Any]) -> dict[str, Any]
 _OPERATIONS = {"Put": "PutItem", "Update": "UpdateItem", "Delete": "DeleteItem"}
 
 
-def write(engine: Any, plan: WritePlan, request: dict[str, Any]) -> dict[str, Any]:
+def write(engine: OperationEngine, plan: WritePlan, request: dict[str, Any]) -> dict[str, Any]:
     params = dict(plan.params)
     if plan.returning is not None:
         params["ReturnValues"] = plan.returning
@@ -166,7 +168,7 @@ def write(engine: Any, plan: WritePlan, request: dict[str, Any]) -> dict[str, An
 
 
 def execute(
-    engine: Any, statement: ast.Statement, parameters: list[AV], request: dict[str, Any]
+    engine: OperationEngine, statement: ast.Statement, parameters: list[AV], request: dict[str, Any]
 ) -> dict[str, Any]:
     if isinstance(statement, ast.Select):
         consistent = bool(request.get("ConsistentRead"))
