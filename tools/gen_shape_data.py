@@ -75,31 +75,34 @@ def main(out: Path) -> None:
         "SHAPES: dict[str, tuple] = {",
     ]
     for name in sorted(seen):
-        s = dict(shapes[name], **OVERRIDES.get(name, {}))
-        kind = s["type"]
-        if kind == "string":
-            enum = tuple(s["enum"]) if "enum" in s else None
-            entry = ("s", s.get("min"), s.get("max"), s.get("pattern"), enum)
-        elif kind in ("integer", "long"):
-            entry = ("i", s.get("min"), s.get("max"), "Integer" if kind == "integer" else "Long")
-        elif kind == "boolean":
-            entry = ("b",)
-        elif kind == "blob":
-            entry = ("B",)
-        elif kind == "list":
-            entry = ("l", s["member"]["shape"], s.get("min"), s.get("max"))
-        elif kind == "map":
-            entry = ("m", s["key"]["shape"], s["value"]["shape"], s.get("min"), s.get("max"))
-        elif kind == "structure":
-            members = {m: MEMBER_OVERRIDES.get((name, m), spec["shape"]) for m, spec in s["members"].items()}
-            required = tuple(REQUIRED_OVERRIDES.get(name, s.get("required", ())))
-            entry = ("S", members, required)
-        else:
-            raise SystemExit(f"unhandled shape type {kind} for {name}")
+        entry = _entry(name, dict(shapes[name], **OVERRIDES.get(name, {})))
         lines.append(f"    {name!r}: {entry!r},")
     lines.append("}")
     lines.append("")
     out.write_text(_formatted("\n".join(lines), out))
+
+
+def _entry(name: str, s: dict) -> tuple:
+    """One shape in generated.py's encoding (see the comment at the top of that file)."""
+    kind = s["type"]
+    if kind == "string":
+        enum = tuple(s["enum"]) if "enum" in s else None
+        return ("s", s.get("min"), s.get("max"), s.get("pattern"), enum)
+    if kind in ("integer", "long"):
+        return ("i", s.get("min"), s.get("max"), "Integer" if kind == "integer" else "Long")
+    if kind == "boolean":
+        return ("b",)
+    if kind == "blob":
+        return ("B",)
+    if kind == "list":
+        return ("l", s["member"]["shape"], s.get("min"), s.get("max"))
+    if kind == "map":
+        return ("m", s["key"]["shape"], s["value"]["shape"], s.get("min"), s.get("max"))
+    if kind == "structure":
+        members = {m: MEMBER_OVERRIDES.get((name, m), spec["shape"]) for m, spec in s["members"].items()}
+        required = tuple(REQUIRED_OVERRIDES.get(name, s.get("required", ())))
+        return ("S", members, required)
+    raise SystemExit(f"unhandled shape type {kind} for {name}")
 
 
 def _formatted(source: str, out: Path) -> str:

@@ -186,33 +186,50 @@ def write_item(
         out.items.append((table_id, pk, sk, codec.dumps_item(new), new_size))
     capacity.table += write_units(old_size if old_size > new_size else new_size)
     for index in schema.indexes.values():
-        old_entry = index_entry(schema, index, old) if old is not None else None
-        new_entry = index_entry(schema, index, new) if new is not None else None
-        if old_entry is None and new_entry is None:
-            continue
-        units = 0.0
-        # An ALL-projection index stores the whole item: its size is already known, and a projection is
-        # only computed where a size or a comparison needs it.
-        whole = index.projected is None
-        if old_entry is not None and old_entry != new_entry:
-            out.entry_deletes.append((table_id, index.index_id, old_entry[0], old_entry[1], pk, sk))
-            units += write_units(old_size if whole else codec.item_size(schema.project_for_index(index, old)))
-        if new_entry is not None:
-            if old_entry != new_entry:
-                size = new_size if whole else codec.item_size(schema.project_for_index(index, new))
-                out.entries.append((table_id, index.index_id, new_entry[0], new_entry[1], pk, sk, size))
-                units += write_units(size)
-            else:
-                old_projected = schema.project_for_index(index, old)  # type: ignore[arg-type]
-                new_projected = schema.project_for_index(index, new)
-                if old_projected != new_projected:
-                    size = new_size if whole else codec.item_size(new_projected)
-                    out.entries.append((table_id, index.index_id, new_entry[0], new_entry[1], pk, sk, size))
-                    units += write_units(max(size, old_size if whole else codec.item_size(old_projected)))
+        units = _index_rows(out, schema, index, pk, sk, old, old_size, new, new_size)
         if units:
             capacity.add_index(index.name, index.is_global, units)
     if rows is None:
         out.flush(storage)
+
+
+def _index_rows(
+    out: WriteRows,
+    schema: TableSchema,
+    index: IndexSchema,
+    pk: bytes,
+    sk: bytes,
+    old: dict[str, Any] | None,
+    old_size: int,
+    new: dict[str, Any] | None,
+    new_size: int,
+) -> float:
+    """Collect one index's entry rows for an item write; returns the write units the index consumed."""
+    old_entry = index_entry(schema, index, old) if old is not None else None
+    new_entry = index_entry(schema, index, new) if new is not None else None
+    if old_entry is None and new_entry is None:
+        return 0.0
+    table_id = schema.table_id
+    units = 0.0
+    # An ALL-projection index stores the whole item: its size is already known, and a projection is only
+    # computed where a size or a comparison needs it.
+    whole = index.projected is None
+    if old_entry is not None and old_entry != new_entry:
+        out.entry_deletes.append((table_id, index.index_id, old_entry[0], old_entry[1], pk, sk))
+        units += write_units(old_size if whole else codec.item_size(schema.project_for_index(index, old)))
+    if new_entry is None:
+        return units
+    if old_entry != new_entry:
+        size = new_size if whole else codec.item_size(schema.project_for_index(index, new))
+        out.entries.append((table_id, index.index_id, new_entry[0], new_entry[1], pk, sk, size))
+        return units + write_units(size)
+    old_projected = schema.project_for_index(index, old)  # type: ignore[arg-type]
+    new_projected = schema.project_for_index(index, new)
+    if old_projected != new_projected:
+        size = new_size if whole else codec.item_size(new_projected)
+        out.entries.append((table_id, index.index_id, new_entry[0], new_entry[1], pk, sk, size))
+        units += write_units(max(size, old_size if whole else codec.item_size(old_projected)))
+    return units
 
 
 def check_return_values(value: Any, allowed: tuple[str, ...]) -> str:

@@ -37,84 +37,102 @@ from singletable.engine.table_descriptions import render
 from singletable.engine.tags import MAX_TAGS, check_tag_keys
 
 
-def _indexes(params: dict[str, Any], pay_per_request: bool) -> tuple[list[dict], list[dict]]:
-    """Validate both index lists; return their stored forms (``_IndexId`` assigned in request order)."""
-    key_schema = params["KeySchema"]
-    definitions = params["AttributeDefinitions"]
-    table_hash = key_schema[0]["AttributeName"]
-    lsis = params.get("LocalSecondaryIndexes")
-    gsis = params.get("GlobalSecondaryIndexes")
-    projected = 0
-    stored_lsis: list[dict[str, Any]] = []
-    stored_gsis: list[dict[str, Any]] = []
-    seen: set[str] = set()
-    next_id = 1
+class _IndexNames:
+    """What the checks of both index lists share: distinct names, ``_IndexId`` in request order, and the
+    count of projected attributes across all indexes."""
 
-    def common(index: dict[str, Any]) -> dict[str, Any]:
-        nonlocal projected, next_id
+    def __init__(self, definitions: list[dict[str, str]]) -> None:
+        self.definitions = definitions
+        self.seen: set[str] = set()
+        self.next_id = 1
+        self.projected = 0
+
+    def stored(self, index: dict[str, Any]) -> dict[str, Any]:
+        """Check one index's name, key schema and projection; return its stored form."""
         name = index["IndexName"]
-        if name in seen:
+        if name in self.seen:
             raise invalid(f"Duplicate index name: {name}")
-        seen.add(name)
+        self.seen.add(name)
         check_key_schema(index["KeySchema"])
-        check_defined(index["KeySchema"], definitions)
-        projected += check_projection(index["Projection"])
+        check_defined(index["KeySchema"], self.definitions)
+        self.projected += check_projection(index["Projection"])
         stored = {
             "IndexName": name,
             "KeySchema": [dict(k) for k in index["KeySchema"]],
             "Projection": dict(index["Projection"]),
-            "_IndexId": next_id,
+            "_IndexId": self.next_id,
         }
-        next_id += 1
+        self.next_id += 1
         return stored
 
-    if lsis is not None:
-        if not lsis:
-            raise invalid("List of LocalSecondaryIndexes is empty")
-        if len(key_schema) < 2:
-            raise invalid(
-                "Table KeySchema does not have a range key, which is required when specifying a "
-                "LocalSecondaryIndex"
-            )
-        if len(lsis) > MAX_LSI:
-            raise invalid(f"Number of LocalSecondaryIndexes exceeds per-table limit of {MAX_LSI}")
-        for index in lsis:
-            stored = common(index)
-            index_hash = index["KeySchema"][0]["AttributeName"]
-            if index_hash != table_hash:
-                raise invalid(
-                    "Index KeySchema does not have the same leading hash key as table KeySchema for index: "
-                    f"{index['IndexName']}. index hash key: {index_hash}, table hash key: {table_hash}"
-                )
-            if len(index["KeySchema"]) < 2:
-                raise invalid(f"Index KeySchema does not have a range key for index: {index['IndexName']}")
-            stored_lsis.append(stored)
-    if gsis is not None:
-        if not gsis:
-            raise invalid("List of GlobalSecondaryIndexes is empty")
-        if len(gsis) > MAX_GSI:
-            raise invalid(f"GlobalSecondaryIndex count exceeds the per-table limit of {MAX_GSI}")
-        for index in gsis:
-            stored = common(index)
-            throughput = index.get("ProvisionedThroughput")
-            if pay_per_request:
-                if throughput is not None:
-                    raise invalid(
-                        f"ProvisionedThroughput should not be specified for index: {index['IndexName']} "
-                        "when BillingMode is PAY_PER_REQUEST"
-                    )
-                stored["ProvisionedThroughput"] = dict(ZERO_THROUGHPUT)
-            else:
-                if throughput is None:
-                    raise invalid(f"ProvisionedThroughput is not specified for index: {index['IndexName']}")
-                stored["ProvisionedThroughput"] = throughput_description(throughput)
-            stored_gsis.append(stored)
-    if projected > MAX_PROJECTED:
+
+def _indexes(params: dict[str, Any], pay_per_request: bool) -> tuple[list[dict], list[dict]]:
+    """Validate both index lists; return their stored forms (``_IndexId`` assigned in request order)."""
+    names = _IndexNames(params["AttributeDefinitions"])
+    lsis = params.get("LocalSecondaryIndexes")
+    gsis = params.get("GlobalSecondaryIndexes")
+    stored_lsis = _local_indexes(params["KeySchema"], lsis, names) if lsis is not None else []
+    stored_gsis = _global_indexes(gsis, pay_per_request, names) if gsis is not None else []
+    if names.projected > MAX_PROJECTED:
         raise invalid(
             f"Number of projected attributes in all indexes exceeds limit of {MAX_PROJECTED}, "
-            f"number of projected attributes: {projected}"
+            f"number of projected attributes: {names.projected}"
         )
     return stored_lsis, stored_gsis
+
+
+def _local_indexes(
+    key_schema: list[dict[str, str]], lsis: list[dict[str, Any]], names: _IndexNames
+) -> list[dict[str, Any]]:
+    if not lsis:
+        raise invalid("List of LocalSecondaryIndexes is empty")
+    if len(key_schema) < 2:
+        raise invalid(
+            "Table KeySchema does not have a range key, which is required when specifying a "
+            "LocalSecondaryIndex"
+        )
+    if len(lsis) > MAX_LSI:
+        raise invalid(f"Number of LocalSecondaryIndexes exceeds per-table limit of {MAX_LSI}")
+    table_hash = key_schema[0]["AttributeName"]
+    stored_lsis: list[dict[str, Any]] = []
+    for index in lsis:
+        stored = names.stored(index)
+        index_hash = index["KeySchema"][0]["AttributeName"]
+        if index_hash != table_hash:
+            raise invalid(
+                "Index KeySchema does not have the same leading hash key as table KeySchema for index: "
+                f"{index['IndexName']}. index hash key: {index_hash}, table hash key: {table_hash}"
+            )
+        if len(index["KeySchema"]) < 2:
+            raise invalid(f"Index KeySchema does not have a range key for index: {index['IndexName']}")
+        stored_lsis.append(stored)
+    return stored_lsis
+
+
+def _global_indexes(
+    gsis: list[dict[str, Any]], pay_per_request: bool, names: _IndexNames
+) -> list[dict[str, Any]]:
+    if not gsis:
+        raise invalid("List of GlobalSecondaryIndexes is empty")
+    if len(gsis) > MAX_GSI:
+        raise invalid(f"GlobalSecondaryIndex count exceeds the per-table limit of {MAX_GSI}")
+    stored_gsis: list[dict[str, Any]] = []
+    for index in gsis:
+        stored = names.stored(index)
+        throughput = index.get("ProvisionedThroughput")
+        if pay_per_request:
+            if throughput is not None:
+                raise invalid(
+                    f"ProvisionedThroughput should not be specified for index: {index['IndexName']} "
+                    "when BillingMode is PAY_PER_REQUEST"
+                )
+            stored["ProvisionedThroughput"] = dict(ZERO_THROUGHPUT)
+        else:
+            if throughput is None:
+                raise invalid(f"ProvisionedThroughput is not specified for index: {index['IndexName']}")
+            stored["ProvisionedThroughput"] = throughput_description(throughput)
+        stored_gsis.append(stored)
+    return stored_gsis
 
 
 def _check_definitions(params: dict[str, Any], lsis: list[dict], gsis: list[dict]) -> None:

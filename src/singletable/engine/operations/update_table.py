@@ -168,24 +168,8 @@ def _index_updates(
     gsis: list[dict[str, Any]] = description.setdefault("GlobalSecondaryIndexes", [])
     by_name = {index["IndexName"]: index for index in gsis}
     lsi_names = {index["IndexName"] for index in description.get("LocalSecondaryIndexes", ())}
-    actions = [
-        (kind, update[kind])
-        for update in updates
-        for kind in ("Create", "Delete", "Update")
-        if update.get(kind)
-    ]
-    structural = [action for action in actions if action[0] != "Update"]
+    actions = _index_actions(updates)
     creating = [index for index in gsis if index.get("IndexStatus") == "CREATING"]
-    if len(structural) > 1:
-        raise DynamoDBError("LimitExceededException", ONE_INDEX)
-    seen: set[str] = set()
-    for _, action in actions:
-        if action["IndexName"] in seen:
-            raise invalid(
-                "Only one global secondary index update per index is allowed simultaneously. "
-                f"Index: {action['IndexName']}"
-            )
-        seen.add(action["IndexName"])
     pay_per_request = description.get("_BillingMode") == "PAY_PER_REQUEST"
     created = deleted = None
     for kind, action in actions:
@@ -194,17 +178,7 @@ def _index_updates(
             verb = "delete" if kind == "Delete" else "update"
             raise validation(f"Cannot {verb} an index that is not a GlobalSecondaryIndex: {name}")
         if kind == "Update":
-            index = by_name.get(name)
-            if index is None:
-                raise not_found(f"Requested resource not found: Index: {name} not found")
-            throughput = action.get("ProvisionedThroughput")
-            if throughput is not None:
-                if pay_per_request:
-                    raise invalid(
-                        f"ProvisionedThroughput should not be specified for index: {name} "
-                        "when BillingMode is PAY_PER_REQUEST"
-                    )
-                index["ProvisionedThroughput"] = throughput_description(throughput)
+            _update_index(by_name.get(name), action, pay_per_request)
             continue
         if creating:
             if kind == "Delete" and name == creating[0]["IndexName"]:
@@ -222,43 +196,87 @@ def _index_updates(
             raise validation("Attempting to create an index which already exists")
         if len(gsis) >= MAX_GSI:
             raise invalid(f"GlobalSecondaryIndex count exceeds the per-table limit of {MAX_GSI}")
-        check_key_schema(action["KeySchema"])
-        missing = [k["AttributeName"] for k in action["KeySchema"] if k["AttributeName"] not in types]
-        if missing:
-            keys = ", ".join(k["AttributeName"] for k in action["KeySchema"])
-            defined = ", ".join(types)
-            raise invalid(
-                "Some index key attributes are not defined in AttributeDefinitions. "
-                f"Keys: [{keys}], AttributeDefinitions: [{defined}]"
-            )
-        check_projection(action["Projection"])
-        throughput = action.get("ProvisionedThroughput")
-        if pay_per_request and throughput is not None:
-            raise invalid(
-                f"ProvisionedThroughput should not be specified for index: {name} when BillingMode is "
-                "PAY_PER_REQUEST"
-            )
-        if not pay_per_request and throughput is None:
-            raise invalid(f"ProvisionedThroughput is not specified for index: {name}")
-        index_id = description.get("_NextIndexId", 1)
-        description["_NextIndexId"] = index_id + 1
-        gsis.append(
-            {
-                "IndexName": name,
-                "KeySchema": [dict(k) for k in action["KeySchema"]],
-                "Projection": dict(action["Projection"]),
-                "ProvisionedThroughput": dict(ZERO_THROUGHPUT)
-                if pay_per_request
-                else throughput_description(throughput),
-                "_IndexId": index_id,
-                "IndexStatus": "CREATING",
-                "Backfilling": True,
-            }
-        )
+        gsis.append(_new_index(action, description, types, pay_per_request))
         created = name
     if not gsis:
         del description["GlobalSecondaryIndexes"]
     return created, deleted
+
+
+def _index_actions(updates: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """The (kind, action) pairs of GlobalSecondaryIndexUpdates: at most one Create or Delete, one action
+    per index."""
+    actions = [
+        (kind, update[kind])
+        for update in updates
+        for kind in ("Create", "Delete", "Update")
+        if update.get(kind)
+    ]
+    structural = [action for action in actions if action[0] != "Update"]
+    if len(structural) > 1:
+        raise DynamoDBError("LimitExceededException", ONE_INDEX)
+    seen: set[str] = set()
+    for _, action in actions:
+        if action["IndexName"] in seen:
+            raise invalid(
+                "Only one global secondary index update per index is allowed simultaneously. "
+                f"Index: {action['IndexName']}"
+            )
+        seen.add(action["IndexName"])
+    return actions
+
+
+def _update_index(index: dict[str, Any] | None, action: dict[str, Any], pay_per_request: bool) -> None:
+    """An Update action: the index's own provisioned throughput."""
+    name = action["IndexName"]
+    if index is None:
+        raise not_found(f"Requested resource not found: Index: {name} not found")
+    throughput = action.get("ProvisionedThroughput")
+    if throughput is not None:
+        if pay_per_request:
+            raise invalid(
+                f"ProvisionedThroughput should not be specified for index: {name} "
+                "when BillingMode is PAY_PER_REQUEST"
+            )
+        index["ProvisionedThroughput"] = throughput_description(throughput)
+
+
+def _new_index(
+    action: dict[str, Any], description: dict[str, Any], types: dict[str, str], pay_per_request: bool
+) -> dict[str, Any]:
+    """A Create action, checked: the new index's stored form, CREATING until the backfill finishes."""
+    name = action["IndexName"]
+    check_key_schema(action["KeySchema"])
+    missing = [k["AttributeName"] for k in action["KeySchema"] if k["AttributeName"] not in types]
+    if missing:
+        keys = ", ".join(k["AttributeName"] for k in action["KeySchema"])
+        defined = ", ".join(types)
+        raise invalid(
+            "Some index key attributes are not defined in AttributeDefinitions. "
+            f"Keys: [{keys}], AttributeDefinitions: [{defined}]"
+        )
+    check_projection(action["Projection"])
+    throughput = action.get("ProvisionedThroughput")
+    if pay_per_request and throughput is not None:
+        raise invalid(
+            f"ProvisionedThroughput should not be specified for index: {name} when BillingMode is "
+            "PAY_PER_REQUEST"
+        )
+    if not pay_per_request and throughput is None:
+        raise invalid(f"ProvisionedThroughput is not specified for index: {name}")
+    index_id = description.get("_NextIndexId", 1)
+    description["_NextIndexId"] = index_id + 1
+    return {
+        "IndexName": name,
+        "KeySchema": [dict(k) for k in action["KeySchema"]],
+        "Projection": dict(action["Projection"]),
+        "ProvisionedThroughput": dict(ZERO_THROUGHPUT)
+        if pay_per_request
+        else throughput_description(throughput),
+        "_IndexId": index_id,
+        "IndexStatus": "CREATING",
+        "Backfilling": True,
+    }
 
 
 def _stream(params: dict[str, Any], description: dict[str, Any], engine: OperationEngine, now: float) -> bool:
