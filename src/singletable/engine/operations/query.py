@@ -63,6 +63,7 @@ def run(engine: OperationEngine, params: dict[str, Any], *, key_filter: bool = F
     bounds = _bounds(
         key_condition.range_op, key_condition.range_values, range_attr.type if range_attr else None
     )
+    lo, lo_strict, hi, hi_strict = bounds
     start = params.get("ExclusiveStartKey")
     after = _resume_after(schema, index, start, pk, bounds) if start is not None else None
     page = Page(schema, index, params, filter_, projection)
@@ -71,7 +72,10 @@ def run(engine: OperationEngine, params: dict[str, Any], *, key_filter: bool = F
             schema.table_id,
             index.index_id if index is not None else None,
             pk,
-            *bounds,
+            lo,
+            lo_strict,
+            hi,
+            hi_strict,
             params.get("ScanIndexForward", True) is not False,
             after,
         )

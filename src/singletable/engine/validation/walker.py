@@ -76,6 +76,8 @@ def _quoted(value: Any) -> str:
 class _Checker:
     """One walk over a request: raises on a type error, collects constraint violations."""
 
+    __slots__ = ("errors", "shapes")
+
     def __init__(self, shapes: Shapes) -> None:
         self.shapes = shapes
         self.errors: list[str] = []
