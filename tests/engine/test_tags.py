@@ -12,7 +12,8 @@ import pytest
 
 from backends import Backend, expect_error
 from singletable.engine import Engine
-from singletable.engine.engine import UNSUPPORTED_OPERATIONS, _snake
+from singletable.engine.engine import _snake
+from singletable.engine.registry import UNSUPPORTED_OPERATIONS
 
 PK = {"AttributeName": "pk", "AttributeType": "S"}
 H = {"AttributeName": "pk", "KeyType": "HASH"}

@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 from singletable.engine import codec
 from singletable.engine.errors import DynamoDBError
-from singletable.engine.operations.common import index_entry
 from singletable.engine.schema import IndexSchema, TableSchema
 from singletable.engine.storage import HASH_SPACE
+from singletable.engine.write_path import index_entry
 
 if TYPE_CHECKING:
     from singletable.engine.background import BackgroundEngine

@@ -1,9 +1,10 @@
 """The Engine: DynamoDB's API over one SQLite database.
 
-Each API operation lives in its own module under ``operations/`` as ``run(engine, params) -> response``;
-this class only opens storage, keeps the table catalog warm and routes calls. Methods are named like the
-boto3 client's (``put_item``, ``query``...) and take the same keyword arguments, so code written against a
-boto3 client runs on an Engine unchanged; :meth:`execute` takes the wire name (``"PutItem"``) for transports.
+Each API operation lives in its own module under ``operations/`` as ``run(engine, params) -> response``,
+listed in :mod:`registry`; this class only opens storage, keeps the table catalog warm and routes calls.
+Methods are named like the boto3 client's (``put_item``, ``query``...) and take the same keyword arguments, so
+code written against a boto3 client runs on an Engine unchanged; :meth:`execute` takes the wire name
+(``"PutItem"``) for transports.
 """
 
 from __future__ import annotations
@@ -17,111 +18,30 @@ from typing import Any
 
 from singletable.engine.background import BackgroundThreads, Subscription
 from singletable.engine.errors import DynamoDBError
+from singletable.engine.registry import (
+    BY_NAME,
+    CACHED_CATALOG_READS,
+    CATALOG_CHECKED_IN_WRITE,
+    REGISTRY,
+    STREAMS_OPERATIONS,
+    UNSUPPORTED_OPERATIONS,
+    module_path,
+)
 from singletable.engine.schema import TableSchema
 from singletable.engine.storage import BusyTimeout, Storage, is_busy, retry_while_busy
+from singletable.engine.validation import SHAPES, check_input
 
-# Wire operation name -> module under singletable.engine.operations.
-OPERATIONS: dict[str, str] = {
-    "CreateTable": "create_table",
-    "DescribeTable": "describe_table",
-    "ListTables": "list_tables",
-    "DeleteTable": "delete_table",
-    "PutItem": "put_item",
-    "GetItem": "get_item",
-    "UpdateItem": "update_item",
-    "DeleteItem": "delete_item",
-    "Query": "query",
-    "Scan": "scan",
-    "BatchGetItem": "batch_get_item",
-    "BatchWriteItem": "batch_write_item",
-    "TransactWriteItems": "transact_write_items",
-    "TransactGetItems": "transact_get_items",
-    "ExecuteStatement": "execute_statement",
-    "BatchExecuteStatement": "batch_execute_statement",
-    "ExecuteTransaction": "execute_transaction",
-    "UpdateTable": "update_table",
-    "UpdateTimeToLive": "update_time_to_live",
-    "DescribeTimeToLive": "describe_time_to_live",
-    "TagResource": "tag_resource",
-    "UntagResource": "untag_resource",
-    "ListTagsOfResource": "list_tags_of_resource",
-    "DescribeLimits": "describe_limits",
-    "DescribeEndpoints": "describe_endpoints",
-}
-
-# The DynamoDB Streams API (X-Amz-Target ``DynamoDBStreams_20120810.*``): wire name -> module, run by
-# :meth:`Engine.execute_streams`. Its boto3-style methods exist on the Engine too (``engine.get_records``).
-STREAMS_OPERATIONS: dict[str, str] = {
-    "ListStreams": "list_streams",
-    "DescribeStream": "describe_stream",
-    "GetShardIterator": "get_shard_iterator",
-    "GetRecords": "get_records",
-}
-
-# AWS-only operations with no local meaning: they exist (as engine methods too) and always answer
-# UnknownOperationException naming the operation, so callers learn why rather than meeting AttributeError.
-UNSUPPORTED_OPERATIONS: frozenset[str] = frozenset(
-    (
-        "CreateBackup",
-        "DescribeBackup",
-        "ListBackups",
-        "DeleteBackup",
-        "RestoreTableFromBackup",
-        "RestoreTableToPointInTime",
-        "UpdateContinuousBackups",
-        "DescribeContinuousBackups",
-        "CreateGlobalTable",
-        "UpdateGlobalTable",
-        "DescribeGlobalTable",
-        "ListGlobalTables",
-        "UpdateGlobalTableSettings",
-        "DescribeGlobalTableSettings",
-        "ExportTableToPointInTime",
-        "DescribeExport",
-        "ListExports",
-        "ImportTable",
-        "DescribeImport",
-        "ListImports",
-        "EnableKinesisStreamingDestination",
-        "DisableKinesisStreamingDestination",
-        "DescribeKinesisStreamingDestination",
-        "UpdateKinesisStreamingDestination",
-        "DescribeContributorInsights",
-        "UpdateContributorInsights",
-        "ListContributorInsights",
-        "GetResourcePolicy",
-        "PutResourcePolicy",
-        "DeleteResourcePolicy",
-        "UpdateTableReplicaAutoScaling",
-        "DescribeTableReplicaAutoScaling",
-    )
-)
-
-Handler = Callable[["Engine", dict[str, Any]], dict[str, Any]]
+# An operation module's ``run(engine, params, **options) -> response``.
+Handler = Callable[..., dict[str, Any]]
 
 # Reads trust the cached catalog for this long before asking SQLite whether another process changed it;
 # every other operation asks first (its write transaction dwarfs the check), and so does any lookup of a
-# table the cache does not know.
+# table the cache does not know. Which operations are which is the registry's data (``cached_catalog``,
+# ``writes``).
 READ_CATALOG_TTL = 0.05
-CACHED_CATALOG_READS = frozenset(("GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems"))
-# Item writes check the catalog inside their own write transaction instead (see Engine._execute_write):
-# there the check needs no locking of its own, and it cannot race with the write.
-# Imported when an Engine is built rather than inside the first such call: their imports (the expression
-# compiler above all) took ~25 ms, which the first PutItem of a process used to pay.
-PRELOADED_OPERATIONS = (
-    "PutItem",
-    "GetItem",
-    "UpdateItem",
-    "DeleteItem",
-    "Query",
-    "Scan",
-    "BatchWriteItem",
-    "BatchGetItem",
-    "TransactWriteItems",
-)
-CATALOG_CHECKED_IN_WRITE = frozenset(
-    ("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems")
-)
+# The item operations are imported when an Engine is built rather than inside the first such call: their
+# imports (the expression compiler above all) took ~25 ms, which the first PutItem of a process used to pay.
+PRELOADED_OPERATIONS = tuple(op.name for op in REGISTRY if op.writes or op.cached_catalog)
 
 
 class _CatalogChanged(Exception):
@@ -154,13 +74,13 @@ class Engine:
         self._tables: dict[str, TableSchema] = {}
         self._catalog_version = -1
         self._data_version = -1
-        self._handlers: dict[str, Handler] = {}
+        self._routes: dict[str, tuple[Handler, str]] = {}
         self._catalog_checked = 0.0
         self._write_verified = False
         with self.storage.lock:
             self._refresh_catalog()
         for operation in PRELOADED_OPERATIONS:
-            self._handler(operation)
+            self._route(operation)
 
     # -- lifecycle ----------------------------------------------------------------------------------------
 
@@ -257,27 +177,32 @@ class Engine:
 
     # -- dispatch -----------------------------------------------------------------------------------------
 
-    def _handler(self, operation: str) -> Handler:
-        handler = self._handlers.get(operation)
-        if handler is None:
-            module_name = OPERATIONS.get(operation) or STREAMS_OPERATIONS.get(operation)
+    def _route(self, operation: str) -> tuple[Handler, str]:
+        """The operation's registered handler and input shape (its module is imported on first use)."""
+        route = self._routes.get(operation)
+        if route is None:
+            entry = BY_NAME.get(operation)
             if operation in UNSUPPORTED_OPERATIONS:
                 raise DynamoDBError(
                     "UnknownOperationException",
                     f"{operation} is an AWS-only operation that singletable does not support locally",
                 )
-            if module_name is None:
+            if entry is None:
                 raise DynamoDBError(
                     "UnknownOperationException", f"The operation {operation} is not supported by singletable"
                 )
-            module = importlib.import_module(f"singletable.engine.operations.{module_name}")
-            handler = module.run
-            self._handlers[operation] = handler
-        return handler
+            module = importlib.import_module(module_path(entry))
+            route = self._routes[operation] = (module.run, entry.shape)
+        return route
 
     def execute(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:
-        """Run one API call by its wire name (``"PutItem"``) with the request's parameters."""
-        handler = self._handlers.get(operation) or self._handler(operation)
+        """Run one API call by its wire name (``"PutItem"``) with the request's parameters.
+
+        The request's shape is checked here, once, before the operation runs: DynamoDB rejects a malformed
+        request before it looks at any table, so these errors win over every other.
+        """
+        handler, shape = self._routes.get(operation) or self._route(operation)
+        check_input(SHAPES, shape, params)
         commits = self.storage.commits
         try:
             return self._execute(operation, handler, params)
@@ -289,6 +214,14 @@ class Engine:
                 lambda again: self._may_retry(again, commits),
                 self.storage.busy_timeout,
             )
+
+    def invoke(self, operation: str, params: dict[str, Any], **options: Any) -> dict[str, Any]:
+        """Run one operation from inside another (PartiQL runs its statements through the item operations):
+        the shape check and the registered handler, without :meth:`execute`'s lock and catalog handling,
+        which the outer call already holds. ``options`` go to the handler (Query's ``key_filter``)."""
+        handler, shape = self._routes.get(operation) or self._route(operation)
+        check_input(SHAPES, shape, params)
+        return handler(self, params, **options)
 
     def _may_retry(self, error: sqlite3.OperationalError, commits: int) -> bool:
         """SQLite found the database busy outside a write's BEGIN (another process was recovering the WAL
@@ -351,5 +284,5 @@ def _method(operation: str) -> Callable[..., dict[str, Any]]:
     return call
 
 
-for _operation in (*OPERATIONS, *STREAMS_OPERATIONS, *sorted(UNSUPPORTED_OPERATIONS)):
+for _operation in (*(op.name for op in REGISTRY), *sorted(UNSUPPORTED_OPERATIONS)):
     setattr(Engine, _snake(_operation), _method(_operation))

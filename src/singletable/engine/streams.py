@@ -17,7 +17,6 @@ import orjson
 
 from singletable.engine import stream_records
 from singletable.engine.errors import DynamoDBError, not_found, validation
-from singletable.engine.operations import extra_shapes  # noqa: F401 -- registers the Streams shapes
 from singletable.engine.schema import TableSchema
 from singletable.engine.storage import Storage
 

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from singletable.engine import codec
 from singletable.engine.capacity import Capacity
-from singletable.engine.operations.common import write_item
 from singletable.engine.storage import HASH_SPACE
+from singletable.engine.write_path import write_item
 
 if TYPE_CHECKING:
     from singletable.engine.background import BackgroundEngine

@@ -54,7 +54,7 @@ class EngineAdapter(Adapter):
             raise to_request_error(error.code, error.message, error.item, error.extra) from None
 
     def supports(self, operation: str) -> bool:
-        from singletable.engine.engine import OPERATIONS
+        from singletable.engine.registry import OPERATIONS
 
         return operation in OPERATIONS
 

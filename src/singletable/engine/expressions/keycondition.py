@@ -91,6 +91,16 @@ class CompiledKeyCondition:
         return KeyCondition(hash_value, self.range_op, range_values)
 
     def _one(self, node: Any) -> tuple[str, str, tuple[str, ...]]:
+        """One condition of the AND chain: (key name, operator with the key first, value placeholders)."""
+        operands, op = self._operands(node)
+        name, op = self._key_operand(operands, op)
+        values = tuple(
+            self.binder.value(side.name) for side in operands if isinstance(side, ValuePlaceholder)
+        )
+        return name, op, values
+
+    def _operands(self, node: Any) -> tuple[tuple[Any, ...], str]:
+        """The condition's operands and operator, with the checks DynamoDB makes while walking the tree."""
         b = self.binder
         if isinstance(node, Or):
             raise validation("Invalid operator used in KeyConditionExpression: OR")
@@ -106,29 +116,39 @@ class CompiledKeyCondition:
             if op != "=":
                 for side in operands:
                     b.checks.append(value_type_check(b, side, op, ORDERED) or _noop)
-        elif isinstance(node, Between):
-            operands, op = (node.operand, node.low, node.high), "BETWEEN"
-            distinct(b, op, node.operand, (node.low, node.high))
+            return operands, op
+        if isinstance(node, Between):
+            operands = (node.operand, node.low, node.high)
+            distinct(b, "BETWEEN", node.operand, (node.low, node.high))
             for side in operands:
-                b.checks.append(value_type_check(b, side, op, ORDERED) or _noop)
+                b.checks.append(value_type_check(b, side, "BETWEEN", ORDERED) or _noop)
             b.checks.append(between_check(b, node.low, node.high) or _noop)
-        elif isinstance(node, FunctionCall):
-            name = node.name
-            if name in CONDITION_FUNCTIONS and name != "begins_with":
-                raise validation(f"Invalid operator used in KeyConditionExpression: {name}")
-            if name == "size":
-                raise b.error(NOT_THIS_WAY + name)
-            if name in UPDATE_FUNCTIONS:
-                raise b.error(NOT_IN_CONDITION + name)
-            if name != "begins_with":
-                raise b.error(f"Invalid function name; function: {name}")
-            arity(b, node, 2)
-            operands, op = node.args, "BEGINS_WITH"
-            distinct(b, name, node.args[0], (node.args[1],))
-            for side in operands:
-                b.checks.append(value_type_check(b, side, name, frozenset({"S", "B"})) or _noop)
-        else:  # pragma: no cover - the AST has no other condition kinds
-            raise b.error("Syntax error")
+            return operands, "BETWEEN"
+        if isinstance(node, FunctionCall):
+            return self._begins_with(node)
+        raise b.error("Syntax error")  # pragma: no cover - the AST has no other condition kinds
+
+    def _begins_with(self, node: FunctionCall) -> tuple[tuple[Any, ...], str]:
+        """A function call: only ``begins_with`` is a key condition."""
+        b = self.binder
+        name = node.name
+        if name in CONDITION_FUNCTIONS and name != "begins_with":
+            raise validation(f"Invalid operator used in KeyConditionExpression: {name}")
+        if name == "size":
+            raise b.error(NOT_THIS_WAY + name)
+        if name in UPDATE_FUNCTIONS:
+            raise b.error(NOT_IN_CONDITION + name)
+        if name != "begins_with":
+            raise b.error(f"Invalid function name; function: {name}")
+        arity(b, node, 2)
+        distinct(b, name, node.args[0], (node.args[1],))
+        for side in node.args:
+            b.checks.append(value_type_check(b, side, name, frozenset({"S", "B"})) or _noop)
+        return tuple(node.args), "BEGINS_WITH"
+
+    def _key_operand(self, operands: tuple[Any, ...], op: str) -> tuple[str, str]:
+        """The key attribute the condition tests, and the operator as if the key were written first."""
+        b = self.binder
         for side in operands:
             if isinstance(side, FunctionCall):
                 if side.name in UPDATE_FUNCTIONS:
@@ -151,8 +171,7 @@ class CompiledKeyCondition:
             if op == "BETWEEN":
                 raise validation(_INVALID + "BETWEEN" + _KEY_FIRST)
             op = _FLIPPED[op]
-        values = tuple(b.value(side.name) for side in operands if isinstance(side, ValuePlaceholder))
-        return str(path[0]), op, values
+        return str(path[0]), op
 
 
 def _noop(values: dict[str, AV]) -> None:

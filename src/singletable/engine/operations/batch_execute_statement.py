@@ -11,8 +11,7 @@ from typing import Any
 import orjson
 
 from singletable.engine.errors import DynamoDBError, validation
-from singletable.engine.operations import get_item
-from singletable.engine.operations.shapes import check_shape
+from singletable.engine.interfaces import OperationEngine
 from singletable.engine.partiql import ast
 from singletable.engine.partiql import run as partiql
 from singletable.engine.partiql.plan import WritePlan, plan_get, plan_write
@@ -41,10 +40,31 @@ def _error(error: DynamoDBError, table: str | None = None) -> dict[str, Any]:
     return out
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("BatchExecuteStatement", params)
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     requests = params["Statements"]
     responses: list[dict[str, Any] | None] = [None] * len(requests)
+    parsed = _parse(requests, responses)
+    plans = _plan(engine, parsed, responses)
+    mode = params.get("ReturnConsumedCapacity")
+    capacity: dict[str, dict[str, Any]] = {}
+    for position, plan in plans:
+        entry, result = _execute(engine, requests[position], plan, mode)
+        if result is not None:
+            consumed = result.get("ConsumedCapacity")
+            if consumed is not None:
+                table = entry["TableName"]
+                capacity[table] = partiql.merge_capacity(capacity.get(table), consumed)  # type: ignore[assignment]
+        responses[position] = entry
+    out: dict[str, Any] = {"Responses": responses}
+    if capacity:
+        out["ConsumedCapacity"] = list(capacity.values())
+    return out
+
+
+def _parse(
+    requests: list[dict[str, Any]], responses: list[dict[str, Any] | None]
+) -> list[tuple[int, ast.Statement, list[Any]]]:
+    """Parse every statement; one that fails gets its Error entry. Reads and writes must not mix."""
     parsed: list[tuple[int, ast.Statement, list[Any]]] = []
     for position, request in enumerate(requests):
         try:
@@ -60,7 +80,15 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
     reads = [entry for entry in parsed if isinstance(entry[1], ast.Select)]
     if reads and len(reads) != len(parsed):
         raise validation(MIXED)
+    return parsed
 
+
+def _plan(
+    engine: OperationEngine,
+    parsed: list[tuple[int, ast.Statement, list[Any]]],
+    responses: list[dict[str, Any] | None],
+) -> list[tuple[int, Any]]:
+    """Plan every parsed statement (a GetItem request or a WritePlan); no two may touch one item."""
     plans: list[tuple[int, Any]] = []
     seen: set[bytes] = set()
     for position, statement, parameters in parsed:
@@ -80,46 +108,38 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
             raise validation(DUPLICATES)
         seen.add(identity)
         plans.append((position, plan))
-
-    mode = params.get("ReturnConsumedCapacity")
-    capacity: dict[str, dict[str, Any]] = {}
-    for position, plan in plans:
-        request = requests[position]
-        if isinstance(plan, WritePlan):
-            table = plan.params["TableName"]
-            on_failure = request.get("ReturnValuesOnConditionCheckFailure")
-            options = {"ReturnConsumedCapacity": mode, "ReturnValuesOnConditionCheckFailure": on_failure}
-            try:
-                result = partiql.write(engine, plan, options)
-            except DynamoDBError as error:
-                keep = error.code in ("ConditionalCheckFailedException", "DuplicateItemException")
-                responses[position] = _error(error, table if keep else None)
-                continue
-            entry: dict[str, Any] = {"TableName": table}
-            if result["Items"]:
-                entry["Item"] = result["Items"][0]
-        else:
-            table = plan["TableName"]
-            consistent = request.get("ConsistentRead")
-            read_params = dict(plan, ReturnConsumedCapacity=mode, ConsistentRead=consistent)
-            try:
-                result = get_item.run(engine, read_params)
-            except DynamoDBError as error:
-                responses[position] = _error(error)
-                continue
-            entry = {"TableName": table}
-            if "Item" in result:
-                entry["Item"] = result["Item"]
-        consumed = result.get("ConsumedCapacity")
-        if consumed is not None:
-            capacity[table] = partiql.merge_capacity(capacity.get(table), consumed)  # type: ignore[assignment]
-        responses[position] = entry
-    out: dict[str, Any] = {"Responses": responses}
-    if capacity:
-        out["ConsumedCapacity"] = list(capacity.values())
-    return out
+    return plans
 
 
-def _item_key(engine: Any, table: str, item: dict[str, Any]) -> dict[str, Any]:
+def _execute(
+    engine: OperationEngine, request: dict[str, Any], plan: Any, mode: str | None
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """Run one planned statement: (its response entry, the operation's result or None if it failed)."""
+    if isinstance(plan, WritePlan):
+        table = plan.params["TableName"]
+        on_failure = request.get("ReturnValuesOnConditionCheckFailure")
+        options = {"ReturnConsumedCapacity": mode, "ReturnValuesOnConditionCheckFailure": on_failure}
+        try:
+            result = partiql.write(engine, plan, options)
+        except DynamoDBError as error:
+            keep = error.code in ("ConditionalCheckFailedException", "DuplicateItemException")
+            return _error(error, table if keep else None), None
+        entry: dict[str, Any] = {"TableName": table}
+        if result["Items"]:
+            entry["Item"] = result["Items"][0]
+        return entry, result
+    table = plan["TableName"]
+    read_params = dict(plan, ReturnConsumedCapacity=mode, ConsistentRead=request.get("ConsistentRead"))
+    try:
+        result = engine.invoke("GetItem", read_params)
+    except DynamoDBError as error:
+        return _error(error), None
+    entry = {"TableName": table}
+    if "Item" in result:
+        entry["Item"] = result["Item"]
+    return entry, result
+
+
+def _item_key(engine: OperationEngine, table: str, item: dict[str, Any]) -> dict[str, Any]:
     schema = engine.table(table)
     return {name: item[name] for name in schema.key_names}

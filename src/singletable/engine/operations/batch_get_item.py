@@ -1,8 +1,9 @@
 """BatchGetItem: up to 100 keys across tables, each table with its own projection and consistency.
 
-Every key is prepared by GetItem's own code (same key and expression errors). Items come back in request
-order per table; once the response would pass 16 MB, the remaining keys go to UnprocessedKeys with their
-table's ProjectionExpression, ExpressionAttributeNames and ConsistentRead, ready to resend as they are.
+Every key is prepared by GetItem's own code (:func:`item_reads.prepare_get`: same key and expression errors).
+Items come back in request order per table; once the response would pass 16 MB, the remaining keys go to
+UnprocessedKeys with their table's ProjectionExpression, ExpressionAttributeNames and ConsistentRead, ready to
+resend as they are.
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ from typing import Any
 
 from singletable.engine.capacity import Capacity, read_units
 from singletable.engine.errors import validation
-from singletable.engine.operations import get_item
-from singletable.engine.operations.shapes import check_shape
+from singletable.engine.interfaces import OperationEngine
+from singletable.engine.item_reads import prepare_get
 
 MAX_KEYS = 100
 RESPONSE_LIMIT = 16 * 1024 * 1024
@@ -21,8 +22,7 @@ DUPLICATES = "Provided list of item keys contains duplicates"
 _PER_TABLE = ("ProjectionExpression", "ExpressionAttributeNames", "AttributesToGet")
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("BatchGetItem", params)
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     request = params["RequestItems"]
     if sum(len(spec["Keys"]) for spec in request.values()) > MAX_KEYS:
         raise validation(TOO_MANY)
@@ -32,7 +32,7 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
         gets = []
         seen: set[tuple[bytes, bytes]] = set()
         for key in spec["Keys"]:
-            get = get_item.prepare(engine, {"TableName": name, "Key": key, **shared})
+            get = prepare_get(engine, {"TableName": name, "Key": key, **shared})
             if (get.pk, get.sk) in seen:
                 raise validation(DUPLICATES)
             seen.add((get.pk, get.sk))

@@ -1,10 +1,10 @@
 """BatchWriteItem: up to 25 PutRequest/DeleteRequest across tables, in one SQLite transaction.
 
-Each request is prepared by PutItem's or DeleteItem's own code (same validation errors), duplicates are
-rejected before anything is written, and the whole batch commits at once, so a crash never leaves half a
-batch. Every write succeeds or the batch fails, so UnprocessedItems is always ``{}`` -- except when another
-process holds the database's write lock past the busy timeout, when nothing is written and every request
-comes back in UnprocessedItems for the caller to resend, as DynamoDB does under throttling.
+Each request is prepared by PutItem's or DeleteItem's own code (:mod:`item_writes`: same validation errors),
+duplicates are rejected before anything is written, and the whole batch commits at once, so a crash never
+leaves half a batch. Every write succeeds or the batch fails, so UnprocessedItems is always ``{}`` -- except
+when another process holds the database's write lock past the busy timeout, when nothing is written and every
+request comes back in UnprocessedItems for the caller to resend, as DynamoDB does under throttling.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from typing import Any
 from singletable.engine import codec
 from singletable.engine.capacity import Capacity
 from singletable.engine.errors import DynamoDBError, validation
-from singletable.engine.operations import common, delete_item, put_item
-from singletable.engine.operations.shapes import check_shape
-from singletable.engine.operations.writes import PreparedWrite, locked_write
+from singletable.engine.interfaces import OperationEngine
+from singletable.engine.item_writes import prepare_delete, prepare_put
+from singletable.engine.write_path import PreparedWrite, WriteRows, item_collection_metrics, locked_write
 
 MAX_REQUESTS = 25
 TOO_MANY = "Too many items requested for the BatchWriteItem call"
@@ -29,7 +29,7 @@ class _Busy(Exception):
     pass
 
 
-def prepare(engine: Any, request_items: dict[str, Any]) -> list[tuple[Capacity, PreparedWrite]]:
+def prepare(engine: OperationEngine, request_items: dict[str, Any]) -> list[tuple[Capacity, PreparedWrite]]:
     if sum(len(requests) for requests in request_items.values()) > MAX_REQUESTS:
         raise validation(TOO_MANY)
     writes: list[tuple[Capacity, PreparedWrite]] = []
@@ -42,9 +42,9 @@ def prepare(engine: Any, request_items: dict[str, Any]) -> list[tuple[Capacity, 
             if (put is None) == (delete is None):
                 raise validation(ONE_REQUEST)
             if put is not None:
-                write = put_item.prepare(engine, {"TableName": name, "Item": put["Item"]})
+                write = prepare_put(engine, {"TableName": name, "Item": put["Item"]})
             else:
-                write = delete_item.prepare(engine, {"TableName": name, "Key": delete["Key"]})
+                write = prepare_delete(engine, {"TableName": name, "Key": delete["Key"]})
             if write.identity in seen:
                 raise validation(DUPLICATES)
             seen.add(write.identity)
@@ -52,8 +52,7 @@ def prepare(engine: Any, request_items: dict[str, Any]) -> list[tuple[Capacity, 
     return writes
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("BatchWriteItem", params)
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     request_items = params["RequestItems"]
     writes = prepare(engine, request_items)
     storage = engine.storage
@@ -64,13 +63,13 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
             # The writes are of distinct items, so each reads its old item unaffected by the others and
             # all their rows go to SQLite together: one executemany per statement instead of a statement
             # per row.
-            rows = common.WriteRows()
+            rows = WriteRows()
             for capacity, write in writes:
                 write.apply(storage, capacity, rows)
             rows.flush(storage)
             if want_metrics:
                 for _, write in writes:
-                    found = common.item_collection_metrics(storage, write.schema, write.pk, write.key, "SIZE")
+                    found = item_collection_metrics(storage, write.schema, write.pk, write.key, "SIZE")
                     if found is not None:
                         metrics.setdefault(write.schema.name, []).append(found)
     except _Busy:

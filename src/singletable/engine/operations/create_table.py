@@ -1,7 +1,7 @@
 """CreateTable: validate the definition as DynamoDB does, then persist its static TableDescription.
 
-Stored description (the catalog's one truth about a table; :mod:`schema` and :mod:`describe_table` read it):
-the TableDescription members that do not change by themselves (AttributeDefinitions, KeySchema, indexes,
+Stored description (the catalog's one truth about a table; :mod:`schema` and :mod:`table_descriptions` read
+it): the TableDescription members that do not change by themselves (AttributeDefinitions, KeySchema, indexes,
 ProvisionedThroughput, BillingModeSummary, stream/SSE/table-class summaries, DeletionProtectionEnabled,
 TableId), timestamps as epoch seconds, and private keys DynamoDB never shows: ``_IndexId`` on each index
 (unique within the table, never reused, so index entries survive catalog rewrites), ``_NextIndexId``,
@@ -19,157 +19,120 @@ from datetime import UTC, datetime
 from typing import Any
 
 from singletable.engine import stream_records
-from singletable.engine.errors import DynamoDBError, in_use, validation
-from singletable.engine.operations.describe_table import render
-from singletable.engine.operations.shapes import check_shape
-from singletable.engine.operations.tag_resource import MAX_TAGS, check_tag_keys
-
-MAX_GSI = 20
-MAX_LSI = 5
-MAX_PROJECTED = 100
-_INVALID = "One or more parameter values were invalid: "
-
-
-def invalid(message: str) -> DynamoDBError:
-    """Most semantic checks share DynamoDB's ``One or more parameter values were invalid:`` prefix."""
-    return validation(_INVALID + message)
-
-
-def _names(items: list[dict[str, Any]]) -> str:
-    return ", ".join(item["AttributeName"] for item in items)
+from singletable.engine.errors import in_use, validation
+from singletable.engine.interfaces import OperationEngine
+from singletable.engine.table_definitions import (
+    MAX_GSI,
+    MAX_LSI,
+    MAX_PROJECTED,
+    ZERO_THROUGHPUT,
+    attribute_names,
+    check_defined,
+    check_key_schema,
+    check_projection,
+    invalid,
+    throughput_description,
+)
+from singletable.engine.table_descriptions import render
+from singletable.engine.tags import MAX_TAGS, check_tag_keys
 
 
-def _check_key_schema(key_schema: list[dict[str, str]]) -> None:
-    """Positional rules: first element HASH, optional second RANGE, names distinct."""
-    if key_schema[0]["KeyType"] != "HASH":
-        raise validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
-    if len(key_schema) == 2:
-        if key_schema[0]["AttributeName"] == key_schema[1]["AttributeName"]:
-            raise validation(
-                "Both the Hash Key and the Range Key element in the KeySchema have the same name"
-            )
-        if key_schema[1]["KeyType"] != "RANGE":
-            raise validation("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type")
+class _IndexNames:
+    """What the checks of both index lists share: distinct names, ``_IndexId`` in request order, and the
+    count of projected attributes across all indexes."""
 
+    def __init__(self, definitions: list[dict[str, str]]) -> None:
+        self.definitions = definitions
+        self.seen: set[str] = set()
+        self.next_id = 1
+        self.projected = 0
 
-def _check_defined(key_schema: list[dict[str, str]], definitions: list[dict[str, str]]) -> None:
-    defined = {d["AttributeName"] for d in definitions}
-    if any(k["AttributeName"] not in defined for k in key_schema):
-        raise invalid(
-            "Some index key attributes are not defined in AttributeDefinitions. "
-            f"Keys: [{_names(key_schema)}], AttributeDefinitions: [{_names(definitions)}]"
-        )
-
-
-def _check_projection(projection: dict[str, Any]) -> int:
-    """Validate one index's projection; returns how many attributes it projects (for the table limit)."""
-    ptype = projection.get("ProjectionType")
-    attributes = projection.get("NonKeyAttributes")
-    if ptype is None:
-        raise invalid("Unknown ProjectionType: null")
-    if ptype == "INCLUDE":
-        if not attributes:
-            raise invalid("ProjectionType is INCLUDE, but NonKeyAttributes is not specified")
-        seen: set[str] = set()
-        for attribute in attributes:
-            if attribute in seen:
-                raise invalid(f"Duplicate element in NonKeyAttributes: {attribute}")
-            seen.add(attribute)
-        return len(attributes)
-    if attributes is not None:
-        raise invalid(f"ProjectionType is {ptype}, but NonKeyAttributes is specified")
-    return 0
-
-
-def _throughput(spec: dict[str, int]) -> dict[str, int]:
-    return {
-        "NumberOfDecreasesToday": 0,
-        "ReadCapacityUnits": spec["ReadCapacityUnits"],
-        "WriteCapacityUnits": spec["WriteCapacityUnits"],
-    }
-
-
-_ZERO_THROUGHPUT = {"NumberOfDecreasesToday": 0, "ReadCapacityUnits": 0, "WriteCapacityUnits": 0}
-
-
-def _indexes(params: dict[str, Any], pay_per_request: bool) -> tuple[list[dict], list[dict]]:
-    """Validate both index lists; return their stored forms (``_IndexId`` assigned in request order)."""
-    key_schema = params["KeySchema"]
-    definitions = params["AttributeDefinitions"]
-    table_hash = key_schema[0]["AttributeName"]
-    lsis = params.get("LocalSecondaryIndexes")
-    gsis = params.get("GlobalSecondaryIndexes")
-    projected = 0
-    stored_lsis: list[dict[str, Any]] = []
-    stored_gsis: list[dict[str, Any]] = []
-    seen: set[str] = set()
-    next_id = 1
-
-    def common(index: dict[str, Any]) -> dict[str, Any]:
-        nonlocal projected, next_id
+    def stored(self, index: dict[str, Any]) -> dict[str, Any]:
+        """Check one index's name, key schema and projection; return its stored form."""
         name = index["IndexName"]
-        if name in seen:
+        if name in self.seen:
             raise invalid(f"Duplicate index name: {name}")
-        seen.add(name)
-        _check_key_schema(index["KeySchema"])
-        _check_defined(index["KeySchema"], definitions)
-        projected += _check_projection(index["Projection"])
+        self.seen.add(name)
+        check_key_schema(index["KeySchema"])
+        check_defined(index["KeySchema"], self.definitions)
+        self.projected += check_projection(index["Projection"])
         stored = {
             "IndexName": name,
             "KeySchema": [dict(k) for k in index["KeySchema"]],
             "Projection": dict(index["Projection"]),
-            "_IndexId": next_id,
+            "_IndexId": self.next_id,
         }
-        next_id += 1
+        self.next_id += 1
         return stored
 
-    if lsis is not None:
-        if not lsis:
-            raise invalid("List of LocalSecondaryIndexes is empty")
-        if len(key_schema) < 2:
-            raise invalid(
-                "Table KeySchema does not have a range key, which is required when specifying a "
-                "LocalSecondaryIndex"
-            )
-        if len(lsis) > MAX_LSI:
-            raise invalid(f"Number of LocalSecondaryIndexes exceeds per-table limit of {MAX_LSI}")
-        for index in lsis:
-            stored = common(index)
-            index_hash = index["KeySchema"][0]["AttributeName"]
-            if index_hash != table_hash:
-                raise invalid(
-                    "Index KeySchema does not have the same leading hash key as table KeySchema for index: "
-                    f"{index['IndexName']}. index hash key: {index_hash}, table hash key: {table_hash}"
-                )
-            if len(index["KeySchema"]) < 2:
-                raise invalid(f"Index KeySchema does not have a range key for index: {index['IndexName']}")
-            stored_lsis.append(stored)
-    if gsis is not None:
-        if not gsis:
-            raise invalid("List of GlobalSecondaryIndexes is empty")
-        if len(gsis) > MAX_GSI:
-            raise invalid(f"GlobalSecondaryIndex count exceeds the per-table limit of {MAX_GSI}")
-        for index in gsis:
-            stored = common(index)
-            throughput = index.get("ProvisionedThroughput")
-            if pay_per_request:
-                if throughput is not None:
-                    raise invalid(
-                        f"ProvisionedThroughput should not be specified for index: {index['IndexName']} "
-                        "when BillingMode is PAY_PER_REQUEST"
-                    )
-                stored["ProvisionedThroughput"] = dict(_ZERO_THROUGHPUT)
-            else:
-                if throughput is None:
-                    raise invalid(f"ProvisionedThroughput is not specified for index: {index['IndexName']}")
-                stored["ProvisionedThroughput"] = _throughput(throughput)
-            stored_gsis.append(stored)
-    if projected > MAX_PROJECTED:
+
+def _indexes(params: dict[str, Any], pay_per_request: bool) -> tuple[list[dict], list[dict]]:
+    """Validate both index lists; return their stored forms (``_IndexId`` assigned in request order)."""
+    names = _IndexNames(params["AttributeDefinitions"])
+    lsis = params.get("LocalSecondaryIndexes")
+    gsis = params.get("GlobalSecondaryIndexes")
+    stored_lsis = _local_indexes(params["KeySchema"], lsis, names) if lsis is not None else []
+    stored_gsis = _global_indexes(gsis, pay_per_request, names) if gsis is not None else []
+    if names.projected > MAX_PROJECTED:
         raise invalid(
             f"Number of projected attributes in all indexes exceeds limit of {MAX_PROJECTED}, "
-            f"number of projected attributes: {projected}"
+            f"number of projected attributes: {names.projected}"
         )
     return stored_lsis, stored_gsis
+
+
+def _local_indexes(
+    key_schema: list[dict[str, str]], lsis: list[dict[str, Any]], names: _IndexNames
+) -> list[dict[str, Any]]:
+    if not lsis:
+        raise invalid("List of LocalSecondaryIndexes is empty")
+    if len(key_schema) < 2:
+        raise invalid(
+            "Table KeySchema does not have a range key, which is required when specifying a "
+            "LocalSecondaryIndex"
+        )
+    if len(lsis) > MAX_LSI:
+        raise invalid(f"Number of LocalSecondaryIndexes exceeds per-table limit of {MAX_LSI}")
+    table_hash = key_schema[0]["AttributeName"]
+    stored_lsis: list[dict[str, Any]] = []
+    for index in lsis:
+        stored = names.stored(index)
+        index_hash = index["KeySchema"][0]["AttributeName"]
+        if index_hash != table_hash:
+            raise invalid(
+                "Index KeySchema does not have the same leading hash key as table KeySchema for index: "
+                f"{index['IndexName']}. index hash key: {index_hash}, table hash key: {table_hash}"
+            )
+        if len(index["KeySchema"]) < 2:
+            raise invalid(f"Index KeySchema does not have a range key for index: {index['IndexName']}")
+        stored_lsis.append(stored)
+    return stored_lsis
+
+
+def _global_indexes(
+    gsis: list[dict[str, Any]], pay_per_request: bool, names: _IndexNames
+) -> list[dict[str, Any]]:
+    if not gsis:
+        raise invalid("List of GlobalSecondaryIndexes is empty")
+    if len(gsis) > MAX_GSI:
+        raise invalid(f"GlobalSecondaryIndex count exceeds the per-table limit of {MAX_GSI}")
+    stored_gsis: list[dict[str, Any]] = []
+    for index in gsis:
+        stored = names.stored(index)
+        throughput = index.get("ProvisionedThroughput")
+        if pay_per_request:
+            if throughput is not None:
+                raise invalid(
+                    f"ProvisionedThroughput should not be specified for index: {index['IndexName']} "
+                    "when BillingMode is PAY_PER_REQUEST"
+                )
+            stored["ProvisionedThroughput"] = dict(ZERO_THROUGHPUT)
+        else:
+            if throughput is None:
+                raise invalid(f"ProvisionedThroughput is not specified for index: {index['IndexName']}")
+            stored["ProvisionedThroughput"] = throughput_description(throughput)
+        stored_gsis.append(stored)
+    return stored_gsis
 
 
 def _check_definitions(params: dict[str, Any], lsis: list[dict], gsis: list[dict]) -> None:
@@ -189,7 +152,7 @@ def _check_definitions(params: dict[str, Any], lsis: list[dict], gsis: list[dict
             "AttributeDefinitions"
         )
     raise invalid(
-        f"Some AttributeDefinitions are not used. AttributeDefinitions: [{_names(definitions)}], "
+        f"Some AttributeDefinitions are not used. AttributeDefinitions: [{attribute_names(definitions)}], "
         f"keys used: [{', '.join(used)}]"
     )
 
@@ -210,7 +173,7 @@ def _billing(params: dict[str, Any]) -> bool:
     return pay_per_request
 
 
-def _extras(engine: Any, params: dict[str, Any], now: float, description: dict[str, Any]) -> None:
+def _extras(engine: OperationEngine, params: dict[str, Any], now: float, description: dict[str, Any]) -> None:
     """Streams, encryption, table class, tags, deletion protection: recorded, then shown by Describe."""
     stream = params.get("StreamSpecification")
     if stream is not None:
@@ -257,8 +220,7 @@ def _extras(engine: Any, params: dict[str, Any], now: float, description: dict[s
     description["DeletionProtectionEnabled"] = bool(params.get("DeletionProtectionEnabled", False))
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("CreateTable", params)
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     name = params["TableName"]
     definitions = params["AttributeDefinitions"]
     key_schema = params["KeySchema"]
@@ -267,8 +229,8 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
         if definition["AttributeName"] in seen:
             raise validation(f"Attribute Name is duplicated: {definition['AttributeName']}")
         seen.add(definition["AttributeName"])
-    _check_key_schema(key_schema)
-    _check_defined(key_schema, definitions)
+    check_key_schema(key_schema)
+    check_defined(key_schema, definitions)
     pay_per_request = _billing(params)
     lsis, gsis = _indexes(params, pay_per_request)
     _check_definitions(params, lsis, gsis)
@@ -280,7 +242,9 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
         "KeySchema": [dict(k) for k in key_schema],
         "CreationDateTime": now,
         "ProvisionedThroughput": (
-            dict(_ZERO_THROUGHPUT) if pay_per_request else _throughput(params["ProvisionedThroughput"])
+            dict(ZERO_THROUGHPUT)
+            if pay_per_request
+            else throughput_description(params["ProvisionedThroughput"])
         ),
         "TableId": str(uuid.uuid4()),
         "_BillingMode": "PAY_PER_REQUEST" if pay_per_request else "PROVISIONED",

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from singletable.engine.errors import validation
-from singletable.engine.operations.describe_table import missing_table, render, table_name_of
-from singletable.engine.operations.shapes import check_shape
+from singletable.engine.interfaces import OperationEngine
+from singletable.engine.table_descriptions import missing_table, render, table_name_of
 
 # The members of the description AWS's DeleteTable response carries (in its order).
 _RESPONSE_KEYS = (
@@ -30,8 +30,7 @@ _RESPONSE_KEYS = (
 )
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("DeleteTable", params)
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     name = table_name_of(params["TableName"])
     with engine.storage.write():
         schema = engine.find_table(name)

@@ -7,12 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from singletable.engine.operations import extra_shapes  # noqa: F401 -- registers the shape
-from singletable.engine.operations.shapes import check_shape
+from singletable.engine.interfaces import OperationEngine
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("DescribeEndpoints", params)
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     return {
         "Endpoints": [{"Address": f"dynamodb.{engine.region}.amazonaws.com", "CachePeriodInMinutes": 1440}]
     }

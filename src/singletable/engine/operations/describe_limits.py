@@ -7,12 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from singletable.engine.operations import extra_shapes  # noqa: F401 -- registers the shape
-from singletable.engine.operations.shapes import check_shape
+from singletable.engine.interfaces import OperationEngine
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("DescribeLimits", params)
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     return {
         "AccountMaxReadCapacityUnits": 80000,
         "AccountMaxWriteCapacityUnits": 80000,

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from singletable.engine.operations.shapes import check_shape
+from singletable.engine.interfaces import OperationEngine
 from singletable.engine.streams import describe, find_stream
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("DescribeStream", params)
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     stream_id, stream = find_stream(engine, params["StreamArn"])
     description = describe(engine, stream_id, stream)
     start = params.get("ExclusiveStartShardId")

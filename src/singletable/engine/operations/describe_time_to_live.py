@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from singletable.engine.operations.describe_table import missing_table, table_name_of
-from singletable.engine.operations.shapes import check_shape
+from singletable.engine.interfaces import OperationEngine
+from singletable.engine.table_descriptions import missing_table, table_name_of
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("DescribeTimeToLive", params)
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     name = table_name_of(params["TableName"])
     schema = engine.find_table(name)
     if schema is None:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from singletable.engine.operations.shapes import check_shape
+from singletable.engine.interfaces import OperationEngine
 from singletable.engine.partiql import run as partiql
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("ExecuteStatement", params)
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     statement, parameters = partiql.parse(params.get("Statement"), params.get("Parameters"))
     return partiql.execute(engine, statement, parameters, params)

@@ -11,14 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from singletable.engine.errors import DynamoDBError, validation
-from singletable.engine.operations import transact_get_items, transact_write_items
-from singletable.engine.operations.shapes import check_shape
-from singletable.engine.operations.transactions import cancelled
+from singletable.engine.interfaces import OperationEngine
 from singletable.engine.partiql import ast
 from singletable.engine.partiql import run as partiql
 from singletable.engine.partiql.errors import DUPLICATE_ITEM
 from singletable.engine.partiql.plan import plan_get, plan_write
 from singletable.engine.partiql.translate import strip_kind
+from singletable.engine.transactions import cancelled
 
 MIXED = "ExecuteTransaction API does not support both read and write operations in the same request."
 NOT_FOUND = "Requested resource not found"
@@ -28,8 +27,7 @@ SELECT_KEY = (
 )
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("ExecuteTransaction", params)
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     requests = params["TransactStatements"]
     parsed = []
     for request in requests:
@@ -52,7 +50,7 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
                     not_single=SELECT_KEY.format(position=position),
                 )
                 gets.append({"Get": get})
-            return transact_get_items.run(engine, {"TransactItems": gets, "ReturnConsumedCapacity": mode})
+            return engine.invoke("TransactGetItems", {"TransactItems": gets, "ReturnConsumedCapacity": mode})
         actions = []
         inserts = []
         for position, (statement, parameters, request) in enumerate(parsed):
@@ -70,7 +68,7 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
             "ClientRequestToken": params.get("ClientRequestToken"),
         }
         try:
-            transact_write_items.run(engine, write)
+            engine.invoke("TransactWriteItems", write)
         except DynamoDBError as error:
             reasons = error.extra.get("CancellationReasons")
             if error.code != "TransactionCanceledException" or reasons is None:

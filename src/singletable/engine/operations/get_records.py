@@ -11,7 +11,7 @@ from typing import Any
 
 from singletable.engine import stream_records
 from singletable.engine.errors import validation
-from singletable.engine.operations.shapes import check_shape
+from singletable.engine.interfaces import OperationEngine
 from singletable.engine.streams import (
     ITERATOR_LIFETIME,
     decode_iterator,
@@ -25,8 +25,7 @@ from singletable.engine.streams import (
 MAX_LIMIT = 1000
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("GetRecords", params)
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     limit = params.get("Limit") or MAX_LIMIT
     if limit > MAX_LIMIT:
         raise validation(

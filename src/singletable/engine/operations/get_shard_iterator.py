@@ -5,14 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from singletable.engine.errors import not_found, validation
-from singletable.engine.operations.shapes import check_shape
+from singletable.engine.interfaces import OperationEngine
 from singletable.engine.streams import encode_iterator, find_stream, not_before
 
 _INVALID = "One or more parameter values were invalid: "
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("GetShardIterator", params)
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     kind = params["ShardIteratorType"]
     sequence = params.get("SequenceNumber")
     stream_id, stream = find_stream(engine, params["StreamArn"])

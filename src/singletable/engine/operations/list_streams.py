@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from singletable.engine.operations.shapes import check_shape
+from singletable.engine.interfaces import OperationEngine
 
 DEFAULT_LIMIT = 100
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("ListStreams", params)
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     found = engine.storage.streams(params.get("TableName"))
     start = params.get("ExclusiveStartStreamArn")
     if start is not None:

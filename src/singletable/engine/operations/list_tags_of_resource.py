@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from singletable.engine.operations.shapes import check_shape
-from singletable.engine.operations.tag_resource import tagged_table
+from singletable.engine.interfaces import OperationEngine
+from singletable.engine.tags import tagged_table
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("ListTagsOfResource", params)
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     schema = tagged_table(engine, params["ResourceArn"])
     return {"Tags": [dict(tag) for tag in schema.description.get("_Tags", ())]}

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from singletable.engine import codec
+from singletable.engine import codec, legacy
 from singletable.engine.errors import validation
 from singletable.engine.expressions import RequestExpressions
-from singletable.engine.operations import common, legacy
-from singletable.engine.operations.reads import Page, check_index_projection, check_start_key, resolve_index
-from singletable.engine.operations.shapes import check_shape
+from singletable.engine.interfaces import OperationEngine
+from singletable.engine.paging import Page, check_index_projection, check_start_key, resolve_index
+from singletable.engine.schema import IndexSchema, TableSchema
 from singletable.engine.storage import KEY_MAX
 
 # In the order DynamoDB lists them when refusing a mix. KeyConditions only clashes with
@@ -26,7 +26,9 @@ def _prefix_end(prefix: bytes) -> tuple[bytes, bool]:
     return stripped[:-1] + bytes((stripped[-1] + 1,)), True
 
 
-def _bounds(range_op: str | None, values: tuple[dict[str, Any], ...], key_type: str | None):
+def _bounds(
+    range_op: str | None, values: tuple[dict[str, Any], ...], key_type: str | None
+) -> tuple[bytes, bool, bytes, bool]:
     if range_op is None:
         return b"", False, KEY_MAX, False
     encoded = [codec.encode_key(v, key_type) for v in values]  # type: ignore[arg-type]
@@ -46,13 +48,46 @@ def _bounds(range_op: str | None, values: tuple[dict[str, Any], ...], key_type: 
     return encoded[0], False, end, strict
 
 
-def run(engine: Any, params: dict[str, Any], *, key_filter: bool = False) -> dict[str, Any]:
+def run(engine: OperationEngine, params: dict[str, Any], *, key_filter: bool = False) -> dict[str, Any]:
     """``key_filter``: PartiQL's WHERE may test key attributes beyond the key condition; the API may not."""
-    check_shape("Query", params)
     legacy_names = LEGACY if params.get("KeyConditionExpression") is not None else LEGACY[:-1]
-    common.reject_mixed(params, legacy_names, MODERN)
+    legacy.reject_mixed(params, legacy_names, MODERN)
     schema = engine.table(params["TableName"])
     index = resolve_index(schema, params, "querying")
+    key_source = index if index is not None else schema
+    key_condition, filter_, projection = _compile(params, key_source, key_filter)
+    check_index_projection(schema, index, filter_, projection, check_filter=True)
+
+    hash_attr, range_attr = key_source.hash, key_source.range
+    pk = codec.encode_key(key_condition.hash_value, hash_attr.type)
+    bounds = _bounds(
+        key_condition.range_op, key_condition.range_values, range_attr.type if range_attr else None
+    )
+    lo, lo_strict, hi, hi_strict = bounds
+    start = params.get("ExclusiveStartKey")
+    after = _resume_after(schema, index, start, pk, bounds) if start is not None else None
+    page = Page(schema, index, params, filter_, projection)
+    with engine.storage.read():
+        rows = engine.storage.query(
+            schema.table_id,
+            index.index_id if index is not None else None,
+            pk,
+            lo,
+            lo_strict,
+            hi,
+            hi_strict,
+            params.get("ScanIndexForward", True) is not False,
+            after,
+        )
+        page.consume(rows)
+    return page.response(params.get("ReturnConsumedCapacity"))
+
+
+def _compile(
+    params: dict[str, Any], key_source: TableSchema | IndexSchema, key_filter: bool
+) -> tuple[Any, ...]:
+    """The request's key condition, filter and projection (expressions or their legacy forms), checked in
+    DynamoDB's order."""
     key_text = params.get("KeyConditionExpression")
     filter_text = params.get("FilterExpression")
     projection_text = params.get("ProjectionExpression")
@@ -74,7 +109,6 @@ def run(engine: Any, params: dict[str, Any], *, key_filter: bool = False) -> dic
                 "Either the KeyConditions or KeyConditionExpression parameter must be specified "
                 "in the request."
             )
-    key_source = index if index is not None else schema
     hash_attr, range_attr = key_source.hash, key_source.range
     range_key = (range_attr.name, range_attr.type) if range_attr is not None else None
     if legacy_keys is not None:
@@ -97,43 +131,29 @@ def run(engine: Any, params: dict[str, Any], *, key_filter: bool = False) -> dic
     else:
         projection = legacy.attributes_to_get(params)
     expressions.finish()
-    check_index_projection(schema, index, filter_, projection, check_filter=True)
+    return key_condition, filter_, projection
 
-    pk = codec.encode_key(key_condition.hash_value, hash_attr.type)
-    lo, lo_strict, hi, hi_strict = _bounds(
-        key_condition.range_op, key_condition.range_values, range_attr.type if range_attr else None
-    )
-    forward = params.get("ScanIndexForward", True) is not False
-    after = None
-    start = params.get("ExclusiveStartKey")
-    if start is not None:
-        check_start_key(schema, index, start)
-        if codec.encode_key(start[hash_attr.name], hash_attr.type) != pk:
-            raise validation("The provided starting key does not match the range key predicate")
-        start_sk = (
-            codec.encode_key(start[range_attr.name], range_attr.type) if range_attr is not None else b""
-        )
-        if start_sk < lo or (lo_strict and start_sk == lo) or start_sk > hi or (hi_strict and start_sk == hi):
-            raise validation("The provided starting key does not match the range key predicate")
-        if index is None:
-            after = (start_sk,)
-        else:
-            tpk = codec.encode_key(start[schema.hash.name], schema.hash.type)
-            tsk = codec.encode_key(start[schema.range.name], schema.range.type) if schema.range else b""
-            after = (start_sk, tpk, tsk)
 
-    page = Page(schema, index, params, filter_, projection)
-    with engine.storage.read():
-        rows = engine.storage.query(
-            schema.table_id,
-            index.index_id if index is not None else None,
-            pk,
-            lo,
-            lo_strict,
-            hi,
-            hi_strict,
-            forward,
-            after,
-        )
-        page.consume(rows)
-    return page.response(params.get("ReturnConsumedCapacity"))
+def _resume_after(
+    schema: TableSchema,
+    index: IndexSchema | None,
+    start: dict[str, Any],
+    pk: bytes,
+    bounds: tuple[bytes, bool, bytes, bool],
+) -> tuple[bytes, ...]:
+    """Where a page resumes: the ExclusiveStartKey's sort key (and, on an index, the table key), which must
+    lie in the queried partition and range."""
+    check_start_key(schema, index, start)
+    key_source = index if index is not None else schema
+    hash_attr, range_attr = key_source.hash, key_source.range
+    if codec.encode_key(start[hash_attr.name], hash_attr.type) != pk:
+        raise validation("The provided starting key does not match the range key predicate")
+    start_sk = codec.encode_key(start[range_attr.name], range_attr.type) if range_attr is not None else b""
+    lo, lo_strict, hi, hi_strict = bounds
+    if start_sk < lo or (lo_strict and start_sk == lo) or start_sk > hi or (hi_strict and start_sk == hi):
+        raise validation("The provided starting key does not match the range key predicate")
+    if index is None:
+        return (start_sk,)
+    tpk = codec.encode_key(start[schema.hash.name], schema.hash.type)
+    tsk = codec.encode_key(start[schema.range.name], schema.range.type) if schema.range else b""
+    return (start_sk, tpk, tsk)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from singletable.engine import codec
+from singletable.engine import codec, legacy
 from singletable.engine.errors import validation
 from singletable.engine.expressions import RequestExpressions
-from singletable.engine.operations import common, legacy
-from singletable.engine.operations.reads import Page, check_index_projection, check_start_key, resolve_index
-from singletable.engine.operations.shapes import check_shape
+from singletable.engine.interfaces import OperationEngine
+from singletable.engine.paging import Page, check_index_projection, check_start_key, resolve_index
+from singletable.engine.schema import IndexSchema, TableSchema
 from singletable.engine.storage import HASH_SPACE, partition_hash
 
 # In the order DynamoDB lists them when refusing a mix.
@@ -27,9 +27,8 @@ def segment_range(segment: int, total: int) -> tuple[int, int]:
     return -(-segment * HASH_SPACE // total), -(-(segment + 1) * HASH_SPACE // total)
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("Scan", params)
-    common.reject_mixed(params, LEGACY, MODERN)
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
+    legacy.reject_mixed(params, LEGACY, MODERN)
     schema = engine.table(params["TableName"])
     index = resolve_index(schema, params, "scanning")
     segment, total = params.get("Segment"), params.get("TotalSegments")
@@ -63,23 +62,7 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
     check_index_projection(schema, index, filter_, projection, check_filter=False)
 
     hash_start, hash_end = segment_range(segment, total) if total is not None else (0, HASH_SPACE)
-    key_source = index if index is not None else schema
-    start = params.get("ExclusiveStartKey")
-    if start is None:
-        after: tuple[Any, ...] = (hash_start, b"", b"") if index is None else (hash_start, b"", b"", b"", b"")
-    else:
-        check_start_key(schema, index, start)
-        pk = codec.encode_key(start[key_source.hash.name], key_source.hash.type)
-        sk = (
-            codec.encode_key(start[key_source.range.name], key_source.range.type)
-            if key_source.range is not None
-            else b""
-        )
-        after = (partition_hash(pk), pk, sk)
-        if index is not None:
-            tpk = codec.encode_key(start[schema.hash.name], schema.hash.type)
-            tsk = codec.encode_key(start[schema.range.name], schema.range.type) if schema.range else b""
-            after += (tpk, tsk)
+    after = _resume_after(schema, index, params.get("ExclusiveStartKey"), hash_start)
 
     page = Page(schema, index, params, filter_, projection)
     with engine.storage.read():
@@ -88,3 +71,25 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
         )
         page.consume(rows)
     return page.response(params.get("ReturnConsumedCapacity"))
+
+
+def _resume_after(
+    schema: TableSchema, index: IndexSchema | None, start: dict[str, Any] | None, hash_start: int
+) -> tuple[Any, ...]:
+    """Where the scan starts: the segment's first partition hash, or just after the ExclusiveStartKey."""
+    if start is None:
+        return (hash_start, b"", b"") if index is None else (hash_start, b"", b"", b"", b"")
+    check_start_key(schema, index, start)
+    key_source = index if index is not None else schema
+    pk = codec.encode_key(start[key_source.hash.name], key_source.hash.type)
+    sk = (
+        codec.encode_key(start[key_source.range.name], key_source.range.type)
+        if key_source.range is not None
+        else b""
+    )
+    after: tuple[Any, ...] = (partition_hash(pk), pk, sk)
+    if index is not None:
+        tpk = codec.encode_key(start[schema.hash.name], schema.hash.type)
+        tsk = codec.encode_key(start[schema.range.name], schema.range.type) if schema.range else b""
+        after += (tpk, tsk)
+    return after

@@ -1,54 +1,15 @@
-"""TagResource, and the table-ARN resolution all three tagging operations share.
-
-Tags live in the table description as private ``_Tags`` (CreateTable's ``Tags`` land there too), in the order
-they were first set. Texts are those AWS gives, including its ``ResourcArn`` spelling.
-"""
+"""TagResource: add or overwrite tags on a table (at most 50 per table)."""
 
 from __future__ import annotations
 
-import copy
-import re
 from typing import Any
 
-from singletable.engine.errors import not_found, validation
-from singletable.engine.operations import extra_shapes  # noqa: F401 -- registers the tagging shapes
-from singletable.engine.operations.shapes import check_shape
-
-MAX_TAGS = 50
-_TABLE_ARN = re.compile(r"arn:[^:]+:dynamodb:[^:]*:[^:]*:table/([a-zA-Z0-9_.-]{3,255})")
+from singletable.engine.errors import validation
+from singletable.engine.interfaces import OperationEngine
+from singletable.engine.tags import MAX_TAGS, check_tag_keys, save_tags, tagged_table
 
 
-def check_tag_keys(tags: list[dict[str, str]]) -> None:
-    """The rules CreateTable's Tags and TagResource share: no ``aws:`` prefix, no key twice."""
-    keys: set[str] = set()
-    for tag in tags:
-        if tag["Key"].startswith("aws:"):
-            raise validation(f"Tag Key cannot be prefixed with aws:, Key: {tag['Key']}")
-        if tag["Key"] in keys:
-            raise validation(f"Duplicate Tag Keys provided as input: Duplicate Tag Key found {tag['Key']}")
-        keys.add(tag["Key"])
-
-
-def tagged_table(engine: Any, arn: str) -> Any:
-    """The table a ResourceArn names, or AWS's error for a malformed or unknown ARN."""
-    match = _TABLE_ARN.fullmatch(arn)
-    if match is None:
-        raise validation(f"Invalid TableArn: Invalid ResourceArn provided as input {arn}")
-    schema = engine.find_table(match.group(1))
-    if schema is None:
-        raise not_found(f"Requested resource not found: ResourcArn: {arn} not found")
-    return schema
-
-
-def save_tags(engine: Any, schema: Any, tags: list[dict[str, str]]) -> None:
-    description = copy.deepcopy(schema.description)
-    description["_Tags"] = tags
-    engine.storage.update_table(schema.table_id, description)
-    engine.catalog_changed()
-
-
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("TagResource", params)
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     tags = params["Tags"]
     with engine.storage.write():
         schema = tagged_table(engine, params["ResourceArn"])

@@ -1,22 +1,21 @@
 """TransactGetItems: up to 100 Gets read from one snapshot, at the transactional read rate.
 
-Each Get is prepared by GetItem's own code. The reads run inside one SQLite read transaction, so every
-item comes from the same committed state: a TransactWriteItems in another thread or process is either
-wholly visible or not at all. Readers never wait for writers (WAL), so this never conflicts.
+Each Get is prepared by GetItem's own code (:func:`item_reads.prepare_get`). The reads run inside one SQLite
+read transaction, so every item comes from the same committed state: a TransactWriteItems in another thread or
+process is either wholly visible or not at all. Readers never wait for writers (WAL), so this never conflicts.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from singletable.engine.operations import get_item
-from singletable.engine.operations.shapes import check_shape
-from singletable.engine.operations.transactions import check_distinct, render_usages, usage_for
+from singletable.engine.interfaces import OperationEngine
+from singletable.engine.item_reads import prepare_get
+from singletable.engine.transactions import check_distinct, render_usages, usage_for
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("TransactGetItems", params)
-    gets = [get_item.prepare(engine, action["Get"]) for action in params["TransactItems"]]
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
+    gets = [prepare_get(engine, action["Get"]) for action in params["TransactItems"]]
     check_distinct([(get.schema.table_id, get.pk, get.sk) for get in gets])
     usages: dict[str, Any] = {}
     responses: list[dict[str, Any]] = []

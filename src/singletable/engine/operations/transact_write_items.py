@@ -1,6 +1,6 @@
 """TransactWriteItems: up to 100 Put/Update/Delete/ConditionCheck actions, all applied or none.
 
-Each action is prepared by the same code as its single-item operation (``put_item.prepare``...), so it is
+Each action is prepared by the same code as its single-item operation (:mod:`item_writes`), so it is
 rejected with the same ValidationException before anything is read. Then, inside ONE SQLite write
 transaction: every item is read, every condition evaluated (any failure cancels the transaction with a
 ``ConditionalCheckFailed`` reason for each failing action and ``None`` for the others), every new item
@@ -14,17 +14,16 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import time
 from typing import Any
 
 import orjson
 
 from singletable.engine import codec
 from singletable.engine.errors import DynamoDBError
-from singletable.engine.expressions import RequestExpressions
-from singletable.engine.operations import common, delete_item, put_item, update_item
-from singletable.engine.operations.shapes import check_shape
-from singletable.engine.operations.transactions import (
+from singletable.engine.interfaces import OperationEngine
+from singletable.engine.item_writes import prepare_check, prepare_delete, prepare_put, prepare_update
+from singletable.engine.storage import Storage
+from singletable.engine.transactions import (
     NO_REASON,
     cancelled,
     check_distinct,
@@ -32,7 +31,16 @@ from singletable.engine.operations.transactions import (
     render_usages,
     usage_for,
 )
-from singletable.engine.operations.writes import CHECK, DELETE, PUT, UPDATE, PreparedWrite, locked_write
+from singletable.engine.write_path import (
+    CHECK,
+    DELETE,
+    PUT,
+    UPDATE,
+    PreparedWrite,
+    WriteRows,
+    item_collection_metrics,
+    locked_write,
+)
 
 NO_ACTION = "Invalid Request: TransactWriteRequest should contain Delete or Put or Update request"
 TWO_ACTIONS = "TransactItems can only contain one of Check, Put, Update or Delete"
@@ -42,36 +50,15 @@ TOKEN_SECONDS = 600.0
 RETURN_ON_FAILURE = ("NONE", "ALL_OLD")
 
 
-def prepare_check(engine: Any, params: dict[str, Any]) -> PreparedWrite:
-    """A ConditionCheck: DeleteItem's key and condition rules, and no write."""
-    schema = engine.table(params["TableName"])
-    key = params["Key"]
-    pk, sk = common.key_from_request(schema, key)
-    expressions = RequestExpressions(
-        params.get("ExpressionAttributeNames"), params.get("ExpressionAttributeValues"), uses_expressions=True
-    )
-    condition = expressions.condition(params["ConditionExpression"])
-    expressions.finish()
-    return PreparedWrite(
-        CHECK,
-        schema,
-        pk,
-        sk,
-        key,
-        condition=condition,
-        return_on_failure=params.get("ReturnValuesOnConditionCheckFailure"),
-    )
-
-
 _PREPARE = {
     CHECK: prepare_check,
-    PUT: put_item.prepare,
-    DELETE: delete_item.prepare,
-    UPDATE: update_item.prepare,
+    PUT: prepare_put,
+    DELETE: prepare_delete,
+    UPDATE: prepare_update,
 }
 
 
-def prepare_all(engine: Any, actions: list[dict[str, Any]]) -> list[PreparedWrite]:
+def prepare_all(engine: OperationEngine, actions: list[dict[str, Any]]) -> list[PreparedWrite]:
     writes: list[PreparedWrite] = []
     payload = 0
     for action in actions:
@@ -89,8 +76,7 @@ def prepare_all(engine: Any, actions: list[dict[str, Any]]) -> list[PreparedWrit
     return writes
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("TransactWriteItems", params)
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     actions = params["TransactItems"]
     writes = prepare_all(engine, actions)
     token = params.get("ClientRequestToken")
@@ -100,7 +86,7 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
     usages: dict[str, Any] = {}
     metrics: dict[str, list[dict[str, Any]]] = {}
     with locked_write(storage, lambda: conflicted(len(writes))):
-        now = getattr(engine, "clock", time.time)()
+        now = engine.clock()
         if token is not None:
             seen = storage.client_token(token, now - TOKEN_SECONDS)
             if seen is not None:
@@ -111,7 +97,7 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
         if params.get("ReturnItemCollectionMetrics") == "SIZE":
             for write in writes:
                 if write.action != CHECK:
-                    found = common.item_collection_metrics(storage, write.schema, write.pk, write.key, "SIZE")
+                    found = item_collection_metrics(storage, write.schema, write.pk, write.key, "SIZE")
                     if found is not None:
                         metrics.setdefault(write.schema.name, []).append(found)
         if token is not None:
@@ -125,7 +111,7 @@ def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
     return response
 
 
-def _execute(storage: Any, writes: list[PreparedWrite], usages: dict[str, Any]) -> None:
+def _execute(storage: Storage, writes: list[PreparedWrite], usages: dict[str, Any]) -> None:
     """Read, check and evaluate every action, then write: nothing is written unless every action can be.
 
     Each action gets its own reason -- its condition's failure, else an error computing its new item --
@@ -153,7 +139,7 @@ def _execute(storage: Any, writes: list[PreparedWrite], usages: dict[str, Any]) 
     if failed:
         raise cancelled(reasons)
     # The actions are of distinct items (check_distinct), so their rows can be stored together.
-    rows = common.WriteRows()
+    rows = WriteRows()
     for write, (old, old_size), (new, new_size) in zip(writes, loaded, evaluated, strict=True):
         usage = usage_for(usages, write.schema.name)
         if write.action == CHECK:
@@ -173,7 +159,7 @@ def _condition_reason(write: PreparedWrite, old: Any) -> dict[str, Any]:
     return reason
 
 
-def _replay(storage: Any, writes: list[PreparedWrite], mode: str | None) -> dict[str, Any]:
+def _replay(storage: Storage, writes: list[PreparedWrite], mode: str | None) -> dict[str, Any]:
     """A repeated token: nothing runs again; capacity is what reading the items costs (AWS's rule)."""
     usages: dict[str, Any] = {}
     for write in writes:

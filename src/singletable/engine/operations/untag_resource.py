@@ -5,12 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from singletable.engine.errors import validation
-from singletable.engine.operations.shapes import check_shape
-from singletable.engine.operations.tag_resource import save_tags, tagged_table
+from singletable.engine.interfaces import OperationEngine
+from singletable.engine.tags import save_tags, tagged_table
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("UntagResource", params)
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     keys = set(params["TagKeys"])
     with engine.storage.write():
         schema = tagged_table(engine, params["ResourceArn"])

@@ -17,16 +17,16 @@ from typing import Any
 
 from singletable.engine import stream_records
 from singletable.engine.errors import DynamoDBError, in_use, not_found, validation
-from singletable.engine.operations.create_table import (
-    _ZERO_THROUGHPUT,
+from singletable.engine.interfaces import OperationEngine
+from singletable.engine.table_definitions import (
     MAX_GSI,
-    _check_key_schema,
-    _check_projection,
-    _throughput,
+    ZERO_THROUGHPUT,
+    check_key_schema,
+    check_projection,
     invalid,
+    throughput_description,
 )
-from singletable.engine.operations.describe_table import missing_table, render, table_name_of
-from singletable.engine.operations.shapes import check_shape
+from singletable.engine.table_descriptions import missing_table, render, table_name_of
 
 NOTHING_TO_UPDATE = (
     "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates "
@@ -87,13 +87,13 @@ def _billing(params: dict[str, Any], description: dict[str, Any], now: float) ->
             )
         if current_mode != mode:
             description["_BillingMode"] = mode
-            description["ProvisionedThroughput"] = dict(_ZERO_THROUGHPUT)
+            description["ProvisionedThroughput"] = dict(ZERO_THROUGHPUT)
             description["BillingModeSummary"] = {
                 "BillingMode": mode,
                 "LastUpdateToPayPerRequestDateTime": now,
             }
             for index in description.get("GlobalSecondaryIndexes", ()):
-                index["ProvisionedThroughput"] = dict(_ZERO_THROUGHPUT)
+                index["ProvisionedThroughput"] = dict(ZERO_THROUGHPUT)
         return
     if current_mode != mode:
         if throughput is None:
@@ -102,13 +102,13 @@ def _billing(params: dict[str, Any], description: dict[str, Any], now: float) ->
                 "PROVISIONED"
             )
         description["_BillingMode"] = mode
-        description["ProvisionedThroughput"] = _throughput(throughput)
+        description["ProvisionedThroughput"] = throughput_description(throughput)
         summary = description.get("BillingModeSummary")
         if summary is not None:
             summary["BillingMode"] = mode
         # Indexes follow the table's new capacity unless an Update action in this call sets their own.
         for index in description.get("GlobalSecondaryIndexes", ()):
-            index["ProvisionedThroughput"] = _throughput(throughput)
+            index["ProvisionedThroughput"] = throughput_description(throughput)
         return
     if throughput is not None:
         current = description["ProvisionedThroughput"]
@@ -155,7 +155,11 @@ def _used_definitions(description: dict[str, Any], types: dict[str, str]) -> lis
 
 
 def _index_updates(
-    params: dict[str, Any], description: dict[str, Any], types: dict[str, str], table_id: int, engine: Any
+    params: dict[str, Any],
+    description: dict[str, Any],
+    types: dict[str, str],
+    table_id: int,
+    engine: OperationEngine,
 ) -> tuple[str | None, str | None]:
     """Apply GlobalSecondaryIndexUpdates to ``description``; returns (created, deleted) index names."""
     updates = params.get("GlobalSecondaryIndexUpdates")
@@ -164,24 +168,8 @@ def _index_updates(
     gsis: list[dict[str, Any]] = description.setdefault("GlobalSecondaryIndexes", [])
     by_name = {index["IndexName"]: index for index in gsis}
     lsi_names = {index["IndexName"] for index in description.get("LocalSecondaryIndexes", ())}
-    actions = [
-        (kind, update[kind])
-        for update in updates
-        for kind in ("Create", "Delete", "Update")
-        if update.get(kind)
-    ]
-    structural = [action for action in actions if action[0] != "Update"]
+    actions = _index_actions(updates)
     creating = [index for index in gsis if index.get("IndexStatus") == "CREATING"]
-    if len(structural) > 1:
-        raise DynamoDBError("LimitExceededException", ONE_INDEX)
-    seen: set[str] = set()
-    for _, action in actions:
-        if action["IndexName"] in seen:
-            raise invalid(
-                "Only one global secondary index update per index is allowed simultaneously. "
-                f"Index: {action['IndexName']}"
-            )
-        seen.add(action["IndexName"])
     pay_per_request = description.get("_BillingMode") == "PAY_PER_REQUEST"
     created = deleted = None
     for kind, action in actions:
@@ -190,17 +178,7 @@ def _index_updates(
             verb = "delete" if kind == "Delete" else "update"
             raise validation(f"Cannot {verb} an index that is not a GlobalSecondaryIndex: {name}")
         if kind == "Update":
-            index = by_name.get(name)
-            if index is None:
-                raise not_found(f"Requested resource not found: Index: {name} not found")
-            throughput = action.get("ProvisionedThroughput")
-            if throughput is not None:
-                if pay_per_request:
-                    raise invalid(
-                        f"ProvisionedThroughput should not be specified for index: {name} "
-                        "when BillingMode is PAY_PER_REQUEST"
-                    )
-                index["ProvisionedThroughput"] = _throughput(throughput)
+            _update_index(by_name.get(name), action, pay_per_request)
             continue
         if creating:
             if kind == "Delete" and name == creating[0]["IndexName"]:
@@ -218,46 +196,90 @@ def _index_updates(
             raise validation("Attempting to create an index which already exists")
         if len(gsis) >= MAX_GSI:
             raise invalid(f"GlobalSecondaryIndex count exceeds the per-table limit of {MAX_GSI}")
-        _check_key_schema(action["KeySchema"])
-        missing = [k["AttributeName"] for k in action["KeySchema"] if k["AttributeName"] not in types]
-        if missing:
-            keys = ", ".join(k["AttributeName"] for k in action["KeySchema"])
-            defined = ", ".join(types)
-            raise invalid(
-                "Some index key attributes are not defined in AttributeDefinitions. "
-                f"Keys: [{keys}], AttributeDefinitions: [{defined}]"
-            )
-        _check_projection(action["Projection"])
-        throughput = action.get("ProvisionedThroughput")
-        if pay_per_request and throughput is not None:
-            raise invalid(
-                f"ProvisionedThroughput should not be specified for index: {name} when BillingMode is "
-                "PAY_PER_REQUEST"
-            )
-        if not pay_per_request and throughput is None:
-            raise invalid(f"ProvisionedThroughput is not specified for index: {name}")
-        index_id = description.get("_NextIndexId", 1)
-        description["_NextIndexId"] = index_id + 1
-        gsis.append(
-            {
-                "IndexName": name,
-                "KeySchema": [dict(k) for k in action["KeySchema"]],
-                "Projection": dict(action["Projection"]),
-                "ProvisionedThroughput": dict(_ZERO_THROUGHPUT)
-                if pay_per_request
-                else _throughput(throughput),
-                "_IndexId": index_id,
-                "IndexStatus": "CREATING",
-                "Backfilling": True,
-            }
-        )
+        gsis.append(_new_index(action, description, types, pay_per_request))
         created = name
     if not gsis:
         del description["GlobalSecondaryIndexes"]
     return created, deleted
 
 
-def _stream(params: dict[str, Any], description: dict[str, Any], engine: Any, now: float) -> bool:
+def _index_actions(updates: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """The (kind, action) pairs of GlobalSecondaryIndexUpdates: at most one Create or Delete, one action
+    per index."""
+    actions = [
+        (kind, update[kind])
+        for update in updates
+        for kind in ("Create", "Delete", "Update")
+        if update.get(kind)
+    ]
+    structural = [action for action in actions if action[0] != "Update"]
+    if len(structural) > 1:
+        raise DynamoDBError("LimitExceededException", ONE_INDEX)
+    seen: set[str] = set()
+    for _, action in actions:
+        if action["IndexName"] in seen:
+            raise invalid(
+                "Only one global secondary index update per index is allowed simultaneously. "
+                f"Index: {action['IndexName']}"
+            )
+        seen.add(action["IndexName"])
+    return actions
+
+
+def _update_index(index: dict[str, Any] | None, action: dict[str, Any], pay_per_request: bool) -> None:
+    """An Update action: the index's own provisioned throughput."""
+    name = action["IndexName"]
+    if index is None:
+        raise not_found(f"Requested resource not found: Index: {name} not found")
+    throughput = action.get("ProvisionedThroughput")
+    if throughput is not None:
+        if pay_per_request:
+            raise invalid(
+                f"ProvisionedThroughput should not be specified for index: {name} "
+                "when BillingMode is PAY_PER_REQUEST"
+            )
+        index["ProvisionedThroughput"] = throughput_description(throughput)
+
+
+def _new_index(
+    action: dict[str, Any], description: dict[str, Any], types: dict[str, str], pay_per_request: bool
+) -> dict[str, Any]:
+    """A Create action, checked: the new index's stored form, CREATING until the backfill finishes."""
+    name = action["IndexName"]
+    check_key_schema(action["KeySchema"])
+    missing = [k["AttributeName"] for k in action["KeySchema"] if k["AttributeName"] not in types]
+    if missing:
+        keys = ", ".join(k["AttributeName"] for k in action["KeySchema"])
+        defined = ", ".join(types)
+        raise invalid(
+            "Some index key attributes are not defined in AttributeDefinitions. "
+            f"Keys: [{keys}], AttributeDefinitions: [{defined}]"
+        )
+    check_projection(action["Projection"])
+    throughput = action.get("ProvisionedThroughput")
+    if pay_per_request and throughput is not None:
+        raise invalid(
+            f"ProvisionedThroughput should not be specified for index: {name} when BillingMode is "
+            "PAY_PER_REQUEST"
+        )
+    if not pay_per_request and throughput is None:
+        raise invalid(f"ProvisionedThroughput is not specified for index: {name}")
+    index_id = description.get("_NextIndexId", 1)
+    description["_NextIndexId"] = index_id + 1
+    return {
+        "IndexName": name,
+        "KeySchema": [dict(k) for k in action["KeySchema"]],
+        "Projection": dict(action["Projection"]),
+        "ProvisionedThroughput": dict(ZERO_THROUGHPUT)
+        if pay_per_request
+        else throughput_description(throughput),
+        "_IndexId": index_id,
+        "IndexStatus": "CREATING",
+        "Backfilling": True,
+    }
+
+
+def _stream(params: dict[str, Any], description: dict[str, Any], engine: OperationEngine, now: float) -> bool:
     """Apply StreamSpecification; True when a new stream must be created."""
     spec = params.get("StreamSpecification")
     if spec is None:
@@ -284,7 +306,7 @@ def _stream(params: dict[str, Any], description: dict[str, Any], engine: Any, no
     return False
 
 
-def _settings(params: dict[str, Any], description: dict[str, Any], engine: Any) -> None:
+def _settings(params: dict[str, Any], description: dict[str, Any], engine: OperationEngine) -> None:
     sse = params.get("SSESpecification")
     if sse is not None:
         if sse.get("Enabled", True):
@@ -299,8 +321,7 @@ def _settings(params: dict[str, Any], description: dict[str, Any], engine: Any) 
         description["DeletionProtectionEnabled"] = bool(params["DeletionProtectionEnabled"])
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("UpdateTable", params)
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     name = table_name_of(params["TableName"])
     if params.get("ReplicaUpdates"):
         raise DynamoDBError(

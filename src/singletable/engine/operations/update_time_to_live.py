@@ -10,12 +10,11 @@ import copy
 from typing import Any
 
 from singletable.engine.errors import validation
-from singletable.engine.operations.describe_table import missing_table, table_name_of
-from singletable.engine.operations.shapes import check_shape
+from singletable.engine.interfaces import OperationEngine
+from singletable.engine.table_descriptions import missing_table, table_name_of
 
 
-def run(engine: Any, params: dict[str, Any]) -> dict[str, Any]:
-    check_shape("UpdateTimeToLive", params)
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     name = table_name_of(params["TableName"])
     spec = params["TimeToLiveSpecification"]
     enable = bool(spec["Enabled"])

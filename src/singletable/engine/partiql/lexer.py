@@ -7,6 +7,59 @@ from dataclasses import dataclass
 
 from .errors import malformed
 
+# Words that can never be a bare attribute name (quote them: "value").
+RESERVED = frozenset(
+    (
+        "SELECT",
+        "FROM",
+        "WHERE",
+        "AND",
+        "OR",
+        "NOT",
+        "IN",
+        "IS",
+        "BETWEEN",
+        "LIKE",
+        "ORDER",
+        "BY",
+        "INSERT",
+        "INTO",
+        "VALUE",
+        "VALUES",
+        "UPDATE",
+        "SET",
+        "REMOVE",
+        "DELETE",
+        "RETURNING",
+        "MISSING",
+        "NULL",
+        "TRUE",
+        "FALSE",
+        "EXISTS",
+        "LIMIT",
+        "OFFSET",
+        "GROUP",
+        "HAVING",
+        "AS",
+        "AT",
+        "DISTINCT",
+        "ASC",
+        "DESC",
+        "ESCAPE",
+        "PIVOT",
+        "UNION",
+        "INTERSECT",
+        "EXCEPT",
+        "JOIN",
+        "ON",
+        "CASE",
+        "WHEN",
+        "THEN",
+        "ELSE",
+        "END",
+    )
+)
+
 # Token kinds: 'id' (bare identifier or keyword), 'qid' (double-quoted identifier), 'str', 'num', 'ion'
 # (a backtick literal, which DynamoDB rejects later), 'op' (punctuation and operators), 'eof'.
 _TOKEN = re.compile(

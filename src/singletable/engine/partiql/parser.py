@@ -10,60 +10,8 @@ from __future__ import annotations
 from ..errors import DynamoDBError, validation
 from . import ast
 from .errors import at, malformed
-from .lexer import Token, tokenize
+from .lexer import RESERVED, Token, tokenize
 
-# Words that can never be a bare attribute name (quote them: "value").
-RESERVED = frozenset(
-    (
-        "SELECT",
-        "FROM",
-        "WHERE",
-        "AND",
-        "OR",
-        "NOT",
-        "IN",
-        "IS",
-        "BETWEEN",
-        "LIKE",
-        "ORDER",
-        "BY",
-        "INSERT",
-        "INTO",
-        "VALUE",
-        "VALUES",
-        "UPDATE",
-        "SET",
-        "REMOVE",
-        "DELETE",
-        "RETURNING",
-        "MISSING",
-        "NULL",
-        "TRUE",
-        "FALSE",
-        "EXISTS",
-        "LIMIT",
-        "OFFSET",
-        "GROUP",
-        "HAVING",
-        "AS",
-        "AT",
-        "DISTINCT",
-        "ASC",
-        "DESC",
-        "ESCAPE",
-        "PIVOT",
-        "UNION",
-        "INTERSECT",
-        "EXCEPT",
-        "JOIN",
-        "ON",
-        "CASE",
-        "WHEN",
-        "THEN",
-        "ELSE",
-        "END",
-    )
-)
 NOT_A_STATEMENT = "Invalid operation. Only select, insert, update and delete operations are valid"
 TYPE_NAMES = frozenset(("MISSING", "NULL", "BOOLEAN", "BOOL", "STRING"))
 COMPARISONS = frozenset(("=", "<>", "!=", "<", "<=", ">", ">="))

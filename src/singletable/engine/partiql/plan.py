@@ -7,8 +7,11 @@ as PutItem / UpdateItem / DeleteItem and ExecuteTransaction hands to TransactWri
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
+
+from singletable.engine.interfaces import TableCatalog
 
 from ..errors import DynamoDBError, validation
 from ..expressions import ast as ex
@@ -31,7 +34,7 @@ HASH_VALUE = ":hashkey"
 _FLIP = {"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
 
-def find_table(engine: Any, name: str, missing: str = NO_TABLE) -> TableSchema:
+def find_table(engine: TableCatalog, name: str, missing: str = NO_TABLE) -> TableSchema:
     try:
         return engine.table(name)
     except DynamoDBError as error:
@@ -107,61 +110,20 @@ class ReadPlan:
         return params
 
 
-def plan_select(engine: Any, select: ast.Select, parameters: list[AV], consistent: bool = False) -> ReadPlan:
-    schema = find_table(engine, select.table)
-    index: IndexSchema | None = None
-    if select.index is not None:
-        index = schema.indexes.get(select.index)
-        if index is None:
-            raise validation(f"The table does not have the specified index: {select.index}")
+def plan_select(
+    engine: TableCatalog, select: ast.Select, parameters: list[AV], consistent: bool = False
+) -> ReadPlan:
+    schema, index = _select_source(engine, select, consistent)
     source = index if index is not None else schema
-    if index is not None and index.is_global and consistent:
-        raise validation("Consistent read cannot be true when scanning a GSI")
     translator = Translator(parameters)
     parts = conjuncts(select.where)
     hash_attr, range_attr = source.hash, source.range
-    hash_values: list[AV] | None = None
-    key_parts: list[ast.Expr] = []
-    for part in parts:
-        constant = _key_value(part, hash_attr.name)
-        if constant is not None:
-            hash_values = [translator.value(constant)]
-        elif (
-            isinstance(part, ast.InExpr)
-            and not part.negated
-            and plain_name(part.operand) == hash_attr.name
-            and isinstance(part.choices, ast.ListExpr | ast.BagExpr)
-            and part.choices.items
-            and all(is_value(choice) for choice in part.choices.items)
-        ):
-            hash_values = []
-            for choice in part.choices.items:
-                value = translator.value(choice)
-                if value not in hash_values:
-                    hash_values.append(value)
-        elif (ored := _ored_equalities(part, hash_attr.name)) is not None:
-            hash_values = []
-            for constant in ored:
-                value = translator.value(constant)
-                if value not in hash_values:
-                    hash_values.append(value)
-        else:
-            continue
-        key_parts.append(part)
-        break
+    hash_values, key_parts = _hash_values(parts, hash_attr.name, translator)
     for value in hash_values or ():
         _check_key_type(hash_attr.name, hash_attr.type, value)
-
     range_node: ex.Condition | None = None
-    range_values: list[AV] = []
     if hash_values is not None and range_attr is not None:
-        for part in parts:
-            if part in key_parts:
-                continue
-            range_node, range_values = _range_condition(part, range_attr.name, translator)
-            if range_node is not None:
-                key_parts.append(part)
-                break
+        range_node, range_values = _range_part(parts, key_parts, range_attr.name, translator)
         for value in range_values:
             _check_key_type(range_attr.name, range_attr.type, value)
 
@@ -179,6 +141,84 @@ def plan_select(engine: Any, select: ast.Select, parameters: list[AV], consisten
         params["KeyConditionExpression"] = unparse_condition(key_node)
         if descending:
             params["ScanIndexForward"] = False
+    _finish_select(select, params, rest, translator)
+    plan = ReadPlan(select.table, select.index, hash_values, params)
+    if select.projection is not None and any(isinstance(item, ast.PathExpr) for item in select.projection):
+        plan.nested = tuple(
+            (item.root.name, *item.steps) if isinstance(item, ast.PathExpr) else (item.name,)  # type: ignore[union-attr]
+            for item in select.projection
+        )
+    if index is None and hash_values is not None and len(hash_values) == 1:
+        plan.full_key = _full_key(schema, parts, translator)
+    return plan
+
+
+def _select_source(
+    engine: TableCatalog, select: ast.Select, consistent: bool
+) -> tuple[TableSchema, IndexSchema | None]:
+    """The table and (``FROM "table"."index"``) index a SELECT reads."""
+    schema = find_table(engine, select.table)
+    index: IndexSchema | None = None
+    if select.index is not None:
+        index = schema.indexes.get(select.index)
+        if index is None:
+            raise validation(f"The table does not have the specified index: {select.index}")
+    if index is not None and index.is_global and consistent:
+        raise validation("Consistent read cannot be true when scanning a GSI")
+    return schema, index
+
+
+def _hash_values(
+    parts: list[ast.Expr], hash_name: str, translator: Translator
+) -> tuple[list[AV] | None, list[ast.Expr]]:
+    """The partition key values the WHERE pins (``=``, ``IN`` or ORed equalities; None: a scan), with the
+    conjunct that pins them."""
+    for part in parts:
+        constant = _key_value(part, hash_name)
+        if constant is not None:
+            return [translator.value(constant)], [part]
+        if (
+            isinstance(part, ast.InExpr)
+            and not part.negated
+            and plain_name(part.operand) == hash_name
+            and isinstance(part.choices, ast.ListExpr | ast.BagExpr)
+            and part.choices.items
+            and all(is_value(choice) for choice in part.choices.items)
+        ):
+            return _distinct_values(part.choices.items, translator), [part]
+        ored = _ored_equalities(part, hash_name)
+        if ored is not None:
+            return _distinct_values(ored, translator), [part]
+    return None, []
+
+
+def _distinct_values(constants: Iterable[ast.Expr], translator: Translator) -> list[AV]:
+    values: list[AV] = []
+    for constant in constants:
+        value = translator.value(constant)
+        if value not in values:
+            values.append(value)
+    return values
+
+
+def _range_part(
+    parts: list[ast.Expr], key_parts: list[ast.Expr], range_name: str, translator: Translator
+) -> tuple[ex.Condition | None, list[AV]]:
+    """The first conjunct that is a sort key condition (added to ``key_parts``), and its values."""
+    for part in parts:
+        if part in key_parts:
+            continue
+        range_node, range_values = _range_condition(part, range_name, translator)
+        if range_node is not None:
+            key_parts.append(part)
+            return range_node, range_values
+    return None, []
+
+
+def _finish_select(
+    select: ast.Select, params: dict[str, Any], rest: list[ex.Condition], translator: Translator
+) -> None:
+    """The filter, projection and expression attribute maps of a SELECT's request."""
     filter_node = _and(rest)
     if filter_node is not None:
         params["FilterExpression"] = unparse_condition(filter_node)
@@ -190,15 +230,6 @@ def plan_select(engine: Any, select: ast.Select, parameters: list[AV], consisten
         params["ExpressionAttributeNames"] = translator.names
     if translator.values:
         params["ExpressionAttributeValues"] = translator.values
-    plan = ReadPlan(select.table, select.index, hash_values, params)
-    if select.projection is not None and any(isinstance(item, ast.PathExpr) for item in select.projection):
-        plan.nested = tuple(
-            (item.root.name, *item.steps) if isinstance(item, ast.PathExpr) else (item.name,)  # type: ignore[union-attr]
-            for item in select.projection
-        )
-    if index is None and hash_values is not None and len(hash_values) == 1:
-        plan.full_key = _full_key(schema, parts, translator)
-    return plan
 
 
 def _ored_equalities(part: ast.Expr, name: str) -> list[ast.Expr] | None:
@@ -340,7 +371,7 @@ def _finish(params: dict[str, Any], translator: Translator) -> dict[str, Any]:
 
 
 def plan_write(
-    engine: Any, statement: ast.Statement, parameters: list[AV], *, missing: str = NO_TABLE
+    engine: TableCatalog, statement: ast.Statement, parameters: list[AV], *, missing: str = NO_TABLE
 ) -> WritePlan:
     table = statement.select.table if isinstance(statement, ast.Exists) else statement.table  # type: ignore[union-attr]
     schema = find_table(engine, table, missing)
@@ -397,7 +428,7 @@ SINGLE_ITEM = "Only single item select is supported"
 
 
 def plan_get(
-    engine: Any,
+    engine: TableCatalog,
     select: ast.Select,
     parameters: list[AV],
     *,

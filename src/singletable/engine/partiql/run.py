@@ -1,4 +1,9 @@
-"""Running one parsed statement the way ExecuteStatement does, through the item operations' own code."""
+"""Running one parsed statement the way ExecuteStatement does, through the item operations' own code.
+
+A statement's plan is an ordinary request (a Query, Scan, PutItem, UpdateItem or DeleteItem), run by
+``engine.invoke`` through the operation registry, so it is validated and answered exactly as that request
+would be.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +13,10 @@ from typing import Any
 
 import orjson
 
+from singletable.engine.interfaces import OperationEngine
+
 from .. import codec
 from ..errors import DynamoDBError, validation
-from ..operations import delete_item, put_item, query, scan, update_item
 from . import ast
 from .errors import DUPLICATE_ITEM, INVALID_TOKEN, PARAMETER_COUNT
 from .parser import parse_statement
@@ -86,7 +92,7 @@ def merge_capacity(total: dict[str, Any] | None, more: dict[str, Any] | None) ->
     return out
 
 
-def read(engine: Any, plan: ReadPlan, request: dict[str, Any]) -> dict[str, Any]:
+def read(engine: OperationEngine, plan: ReadPlan, request: dict[str, Any]) -> dict[str, Any]:
     """Run a SELECT's plan for one page: Limit counts items read across all pinned partitions."""
     partitions = len(plan.hash_values) if plan.hash_values is not None else 1
     partition, start = 0, None
@@ -107,9 +113,9 @@ def read(engine: Any, plan: ReadPlan, request: dict[str, Any]) -> dict[str, Any]
             params["ExclusiveStartKey"] = start
         try:
             if plan.hash_values is None:
-                response = scan.run(engine, params)
+                response = engine.invoke("Scan", params)
             else:
-                response = query.run(engine, params, key_filter=True)
+                response = engine.invoke("Query", params, key_filter=True)
         except DynamoDBError as error:
             raise strip_kind(error) from None
         items.extend(plan.reshape(item) for item in response.get("Items", ()))
@@ -136,10 +142,11 @@ def read(engine: Any, plan: ReadPlan, request: dict[str, Any]) -> dict[str, Any]
 
 # -- writes -------------------------------------------------------------------------------------------------
 
-_RUNNERS = {"Put": put_item.run, "Update": update_item.run, "Delete": delete_item.run}
+# A write plan's kind -> the item operation that runs it.
+_OPERATIONS = {"Put": "PutItem", "Update": "UpdateItem", "Delete": "DeleteItem"}
 
 
-def write(engine: Any, plan: WritePlan, request: dict[str, Any]) -> dict[str, Any]:
+def write(engine: OperationEngine, plan: WritePlan, request: dict[str, Any]) -> dict[str, Any]:
     params = dict(plan.params)
     if plan.returning is not None:
         params["ReturnValues"] = plan.returning
@@ -149,7 +156,7 @@ def write(engine: Any, plan: WritePlan, request: dict[str, Any]) -> dict[str, An
     if plan.is_insert:
         params.pop("ReturnValuesOnConditionCheckFailure", None)
     try:
-        response = _RUNNERS[plan.kind](engine, params)
+        response = engine.invoke(_OPERATIONS[plan.kind], params)
     except DynamoDBError as error:
         if plan.is_insert and error.code == "ConditionalCheckFailedException":
             raise DynamoDBError("DuplicateItemException", DUPLICATE_ITEM) from None
@@ -161,7 +168,7 @@ def write(engine: Any, plan: WritePlan, request: dict[str, Any]) -> dict[str, An
 
 
 def execute(
-    engine: Any, statement: ast.Statement, parameters: list[AV], request: dict[str, Any]
+    engine: OperationEngine, statement: ast.Statement, parameters: list[AV], request: dict[str, Any]
 ) -> dict[str, Any]:
     if isinstance(statement, ast.Select):
         consistent = bool(request.get("ConsistentRead"))

@@ -50,6 +50,10 @@ CO_WITHOUT = "ConditionalOperator cannot be used without Filter or Expected"
 CO_SINGLE = "ConditionalOperator can only be used when Filter or Expected has two or more elements"
 TYPE_MISMATCH = "Type mismatch for attribute to update"
 _BAD_OPERAND = "An operand in the update expression has an incorrect data type"
+MIXED_PARAMETERS = (
+    "Can not use both expression and non-expression parameters in the same request: "
+    "Non-expression parameters: {{{legacy}}} Expression parameters: {{{modern}}}"
+)
 
 _ORDERED = frozenset({"S", "N", "B"})
 _ANY = frozenset({"S", "N", "B", "BOOL", "NULL", "SS", "NS", "BS", "L", "M"})
@@ -216,6 +220,16 @@ def _check_conditional_operator(params: dict[str, Any], count: int) -> None:
         raise validation(CO_WITHOUT)
     if count == 1:
         raise validation(CO_SINGLE)
+
+
+def reject_mixed(params: dict[str, Any], legacy: tuple[str, ...], modern: tuple[str, ...]) -> None:
+    """DynamoDB refuses a request that mixes legacy parameters with expressions."""
+    used_legacy = [name for name in legacy if params.get(name) is not None]
+    used_modern = [name for name in modern if params.get(name) is not None]
+    if used_legacy and used_modern:
+        raise validation(
+            MIXED_PARAMETERS.format(legacy=", ".join(used_legacy), modern=", ".join(used_modern))
+        )
 
 
 def expected(params: dict[str, Any]) -> Condition | None:

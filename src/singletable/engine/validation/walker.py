@@ -13,7 +13,8 @@ DynamoDB checks a request in two passes, and so do we:
 
 Member paths are camelCase, lists are ``name.N.member`` (1-based) and map values ``name.KEY.member``.
 Unknown members are ignored, as DynamoDB ignores them. ``None`` is JSON ``null``, which DynamoDB treats as
-absent. The constraints themselves are AWS's published model, kept as data in :mod:`shape_data`.
+absent. The constraints themselves are AWS's published model, kept as data: the package merges
+:mod:`generated` and :mod:`additions` into the one table this walker reads (see :mod:`validation`).
 """
 
 from __future__ import annotations
@@ -22,11 +23,12 @@ import re
 from typing import Any
 
 from singletable.engine.errors import DynamoDBError
-from singletable.engine.operations.shape_data import OPERATION_INPUTS, SHAPES
 
 _JAVA_PACKAGE = "com.amazonaws.dynamodb.v20120810"
 _PATTERNS: dict[str, re.Pattern[str]] = {}
 _TABLE_NAME_PATTERN = "[a-zA-Z0-9_.-]+"
+# Shape name -> its entry, in the encoding generated.py documents.
+Shapes = dict[str, tuple]
 _INT_RANGE = {"Integer": (-(2**31), 2**31 - 1), "Long": (-(2**63), 2**63 - 1)}
 
 
@@ -74,14 +76,17 @@ def _quoted(value: Any) -> str:
 class _Checker:
     """One walk over a request: raises on a type error, collects constraint violations."""
 
-    def __init__(self) -> None:
+    __slots__ = ("errors", "shapes")
+
+    def __init__(self, shapes: Shapes) -> None:
+        self.shapes = shapes
         self.errors: list[str] = []
 
     def fail(self, value: Any, path: str, constraint: str) -> None:
         self.errors.append(f"Value {_quoted(value)} at '{path}' failed to satisfy constraint: {constraint}")
 
     def check(self, shape_name: str, value: Any, path: str) -> None:
-        shape = SHAPES[shape_name]
+        shape = self.shapes[shape_name]
         kind = shape[0]
         if kind == "S":
             self._structure(shape_name, shape, value, path)
@@ -135,7 +140,7 @@ class _Checker:
     def _map(self, shape: tuple, value: Any, path: str) -> None:
         if isinstance(value, list | tuple):
             raise _serialization(
-                f"Unrecognized collection type java.util.Map<java.lang.String, {_java_type(shape[2])}>"
+                f"Unrecognized collection type java.util.Map<java.lang.String, {self._java_type(shape[2])}>"
             )
         if not isinstance(value, dict):
             raise _serialization("Unexpected field type")
@@ -221,6 +226,14 @@ class _Checker:
         if high is not None and value > high:
             self.fail(value, path, f"Member must have value less than or equal to {high}")
 
+    def _java_type(self, shape_name: str) -> str:
+        kind = self.shapes[shape_name][0]
+        if kind == "S":
+            return f"{_JAVA_PACKAGE}.{shape_name}"
+        return {"s": "java.lang.String", "b": "java.lang.Boolean", "B": "java.nio.ByteBuffer"}.get(
+            kind, "java.lang.Object"
+        )
+
     @staticmethod
     def _boolean(value: Any) -> None:
         if isinstance(value, bool):
@@ -247,15 +260,6 @@ class _Checker:
         raise _serialization("only base-64-encoded strings are convertible to bytes")
 
 
-def _java_type(shape_name: str) -> str:
-    kind = SHAPES[shape_name][0]
-    if kind == "S":
-        return f"{_JAVA_PACKAGE}.{shape_name}"
-    return {"s": "java.lang.String", "b": "java.lang.Boolean", "B": "java.nio.ByteBuffer"}.get(
-        kind, "java.lang.Object"
-    )
-
-
 def validation_message(errors: list[str]) -> str:
     """DynamoDB's aggregate: ``N validation error(s) detected: e1; e2``."""
     count = len(errors)
@@ -263,18 +267,12 @@ def validation_message(errors: list[str]) -> str:
     return f"{count} validation {noun} detected: " + "; ".join(errors)
 
 
-def check_shape(operation: str, params: dict[str, Any]) -> None:
-    """Raise DynamoDB's SerializationException or aggregated ValidationException for a malformed request.
-
-    Call it first in every operation: DynamoDB rejects a malformed request before it looks at any table,
-    so these errors win over ResourceNotFoundException and every semantic check.
-    """
-    input_shape = OPERATION_INPUTS.get(operation)
-    if input_shape is None:
-        return
+def check_input(shapes: Shapes, input_shape: str, params: Any) -> None:
+    """Raise DynamoDB's SerializationException or aggregated ValidationException when ``params`` does not fit
+    ``input_shape`` of ``shapes`` (a request shape name such as ``PutItemInput``)."""
     if not isinstance(params, dict):
         raise _serialization("Unexpected value type in payload")
-    checker = _Checker()
+    checker = _Checker(shapes)
     checker.check(input_shape, params, "")
     if checker.errors:
         raise DynamoDBError("ValidationException", validation_message(checker.errors))

@@ -1,14 +1,13 @@
-"""Request shapes the generated :mod:`shape_data` lacks: tagging, limits, endpoints and DynamoDB Streams.
+"""Hand-written request shapes that :mod:`generated` lacks: tagging, limits, endpoints and DynamoDB Streams.
 
-Constraints are AWS's published service models (``dynamodb`` and ``dynamodbstreams``); importing this module
-registers them with :func:`shapes.check_shape`, so these operations validate exactly like the others.
+Constraints are AWS's published service models (``dynamodb`` and ``dynamodbstreams``), written in the same
+encoding as :mod:`generated`. The :mod:`validation` package merges both into one table at import; the
+registry names each operation's input shape.
 """
 
 from __future__ import annotations
 
-from singletable.engine.operations.shape_data import OPERATION_INPUTS, SHAPES
-
-_SHAPES: dict[str, tuple] = {
+SHAPES: dict[str, tuple] = {
     "ResourceArnString": ("s", 1, 1283, None, None),
     "NextTokenString": ("s", None, None, None, None),
     "TagKeyList": ("l", "TagKeyString", None, None),
@@ -66,18 +65,3 @@ _SHAPES: dict[str, tuple] = {
         ("ShardIterator",),
     ),
 }
-_INPUTS = {
-    "TagResource": "TagResourceInput",
-    "UntagResource": "UntagResourceInput",
-    "ListTagsOfResource": "ListTagsOfResourceInput",
-    "DescribeLimits": "DescribeLimitsInput",
-    "DescribeEndpoints": "DescribeEndpointsRequest",
-    "ListStreams": "ListStreamsInput",
-    "DescribeStream": "DescribeStreamInput",
-    "GetShardIterator": "GetShardIteratorInput",
-    "GetRecords": "GetRecordsInput",
-}
-for _name, _shape in _SHAPES.items():
-    SHAPES.setdefault(_name, _shape)
-for _operation, _input in _INPUTS.items():
-    OPERATION_INPUTS.setdefault(_operation, _input)
