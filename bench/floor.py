@@ -28,9 +28,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from singletable.engine import codec
-from singletable.engine.storage.catalog import SCHEMA
-from singletable.engine.storage.items import GET_ITEM_SQL, PUT_ENTRY_SQL, PUT_ITEM_SQL
+from singletable.engine import _codec as codec
+from singletable.engine._storage.catalog import SCHEMA
+from singletable.engine._storage.items import GET_ITEM_SQL, PUT_ENTRY_SQL, PUT_ITEM_SQL
 
 _CHECKPOINT_EVERY_FRAMES = 1000
 

@@ -1,10 +1,10 @@
-"""Regenerate ``singletable/engine/validation/generated.py`` from AWS's published DynamoDB service model.
+"""Regenerate ``singletable/engine/_validation/generated.py`` from AWS's published DynamoDB service model.
 
 The model ships with botocore; this is a development-time tool, so the engine never imports botocore. Only
 the members and constraints the service validates are kept. A few entries are overridden where the
 service-side model is stricter than the published one (see ``OVERRIDES``).
 
-Which operations: every DynamoDB operation of the registry (``singletable.engine.registry``) whose input
+Which operations: every DynamoDB operation of the registry (``singletable.engine._registry``) whose input
 shape is not among the hand-written ``validation/additions.py``. The output is passed through
 ``ruff format``, so the file is exactly what regeneration writes and ``ruff format --check`` leaves it alone.
 
@@ -24,10 +24,10 @@ import botocore
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))  # the registry and the hand-written shapes of this checkout
 
-from singletable.engine.registry import DYNAMODB, REGISTRY  # noqa: E402
-from singletable.engine.validation import additions  # noqa: E402
+from singletable.engine._registry import DYNAMODB, REGISTRY  # noqa: E402
+from singletable.engine._validation import additions  # noqa: E402
 
-DEFAULT_OUT = ROOT / "src/singletable/engine/validation/generated.py"
+DEFAULT_OUT = ROOT / "src/singletable/engine/_validation/generated.py"
 # Where the service is stricter than the published model (observed service behaviour).
 OVERRIDES = {
     # The service rejects more than a hash and a range key with the coral length message.

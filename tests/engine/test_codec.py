@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from singletable.engine.codec import (
+from singletable.engine._codec import (
     MAX_ITEM_SIZE,
     KeyContext,
     ValueContext,
@@ -32,7 +32,7 @@ from singletable.engine.codec import (
     validate_item_sized,
     validate_value,
 )
-from singletable.engine.errors import DynamoDBError
+from singletable.engine._errors import DynamoDBError
 
 FAST = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from singletable.engine import Engine
-from singletable.engine.errors import DynamoDBError
+from singletable.engine._errors import DynamoDBError
 
 COUNTER = {"PK": {"S": "counter"}, "SK": {"S": "x"}}
 

@@ -118,7 +118,7 @@ def test_a_write_asked_to_restart_the_wal_does(tmp_path: Path):
     """When the checkpointer finds a large WAL it sets ``restart_wal``; the next write then checkpoints
     the rest and starts the WAL over (under sustained writes a background checkpoint alone never catches
     up, and the WAL grew without bound)."""
-    from singletable.engine.storage import Storage
+    from singletable.engine._storage import Storage
 
     path = str(tmp_path / "db.sqlite3")
     storage = Storage(path)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from tables import create
 
 from singletable.engine import DynamoDBError
-from singletable.engine.partiql import parse_statement
+from singletable.engine._partiql import parse_statement
 
 MALFORMED = "Statement wasn't well formed, can't be processed: "
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-import singletable.engine.operations as operations_package
-from singletable.engine.engine import Engine, _snake
-from singletable.engine.registry import (
+import singletable.engine._operations as operations_package
+from singletable.engine._engine import Engine, _snake
+from singletable.engine._registry import (
     BY_NAME,
     DYNAMODB,
     REGISTRY,
@@ -16,7 +16,7 @@ from singletable.engine.registry import (
     UNSUPPORTED_OPERATIONS,
     module_path,
 )
-from singletable.engine.validation import SHAPES
+from singletable.engine._validation import SHAPES
 
 
 def test_every_operation_module_is_registered_once() -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from backends import Backend, expect_error
-from singletable.engine.validation import check_shape
+from singletable.engine._validation import check_shape
 
 PREFIX = "failed to satisfy constraint: Member must"
 

@@ -224,7 +224,7 @@ def test_subscription_retries_failed_batches(tmp_path: Path) -> None:
             seen.extend(r["dynamodb"]["Keys"]["pk"]["S"] for r in event["Records"])
             done.set()
 
-        import singletable.engine.background as background
+        import singletable.engine._background as background
 
         original = background.RETRY_DELAY
         background.RETRY_DELAY = 0.01

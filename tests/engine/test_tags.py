@@ -12,8 +12,8 @@ import pytest
 
 from backends import Backend, expect_error
 from singletable.engine import Engine
-from singletable.engine.engine import _snake
-from singletable.engine.registry import UNSUPPORTED_OPERATIONS
+from singletable.engine._engine import _snake
+from singletable.engine._registry import UNSUPPORTED_OPERATIONS
 
 PK = {"AttributeName": "pk", "AttributeType": "S"}
 H = {"AttributeName": "pk", "KeyType": "HASH"}

@@ -1,7 +1,7 @@
 """Transactions under real concurrency: threads sharing an Engine and processes sharing a database file.
 
 Engine only: DynamoDB Local cannot be made to produce TransactionConflict on demand, and these tests
-exercise our own locking design (see ``engine/transactions.py`` and docs/compatibility.md).
+exercise our own locking design (see ``engine/_transactions.py`` and docs/compatibility.md).
 """
 
 from __future__ import annotations

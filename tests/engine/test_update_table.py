@@ -271,7 +271,8 @@ def test_stream_specification_changes(ddb: Backend, table_name: str) -> None:
 
 def test_backfill_in_progress_engine(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """While the backfill has not run: CREATING/Backfilling, reads refused, writes already indexed."""
-    from singletable.engine import Engine, backfill
+    from singletable.engine import Engine
+    from singletable.engine import _backfill as backfill
 
     monkeypatch.setattr(backfill, "AUTO_START", False)
     engine = Engine(str(tmp_path / "db.sqlite3"))
@@ -307,7 +308,8 @@ def test_backfill_in_progress_engine(tmp_path: Any, monkeypatch: pytest.MonkeyPa
 
 
 def test_backfill_resumes_after_restart(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    from singletable.engine import Engine, backfill
+    from singletable.engine import Engine
+    from singletable.engine import _backfill as backfill
 
     path = str(tmp_path / "db.sqlite3")
     monkeypatch.setattr(backfill, "AUTO_START", False)

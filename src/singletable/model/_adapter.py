@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from singletable.engine.errors import DynamoDBError
+from singletable.engine._errors import DynamoDBError
 from singletable.model._errors import ConditionFailed, RequestError
 
 
@@ -54,7 +54,7 @@ class EngineAdapter(Adapter):
             raise to_request_error(error.code, error.message, error.item, error.extra) from None
 
     def supports(self, operation: str) -> bool:
-        from singletable.engine.registry import OPERATIONS
+        from singletable.engine._registry import OPERATIONS
 
         return operation in OPERATIONS
 
@@ -95,7 +95,7 @@ def adapt(target: Any) -> Adapter:
             import singletable
 
             return Boto3Adapter(singletable.client(target))
-        from singletable.engine.engine import Engine
+        from singletable.engine._engine import Engine
 
         return EngineAdapter(Engine(target), owned=True)
     if hasattr(target, "execute") and hasattr(target, "storage"):

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from singletable.engine.expressions.reserved import DOCUMENTED_RESERVED_WORDS
+from singletable.engine._expressions.reserved import DOCUMENTED_RESERVED_WORDS
 from singletable.model._values import ANY, Codec, dump_value
 
 _PLAIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")

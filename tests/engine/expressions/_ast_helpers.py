@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from singletable.engine.expressions import ast as A
+from singletable.engine._expressions import ast as A
 
 
 def P(text: str) -> A.Path:

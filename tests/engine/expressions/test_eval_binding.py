@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from _ast_helpers import UPDATE, C, N, S
 
-from singletable.engine.errors import DynamoDBError
-from singletable.engine.expressions import RequestExpressions
-from singletable.engine.expressions.binding import java_set_order
+from singletable.engine._errors import DynamoDBError
+from singletable.engine._expressions import RequestExpressions
+from singletable.engine._expressions.binding import java_set_order
 
 
 def message(call) -> str:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from _ast_helpers import AND, BETWEEN, IN, NOT, OR, C, F, N, S
 
-from singletable.engine.errors import DynamoDBError
-from singletable.engine.expressions import KeyCondition, RequestExpressions
+from singletable.engine._errors import DynamoDBError
+from singletable.engine._expressions import KeyCondition, RequestExpressions
 
 HASH = ("pk", "S")
 RANGE_N = ("sk", "N")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from singletable.engine.expressions.lexer import (
+from singletable.engine._expressions.lexer import (
     COMPARATOR,
     EOF,
     KEYWORD,

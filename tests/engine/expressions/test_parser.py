@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 from oracle_cases import ORACLE_CASES
 
-from singletable.engine.errors import DynamoDBError
-from singletable.engine.expressions.ast import (
+from singletable.engine._errors import DynamoDBError
+from singletable.engine._expressions.ast import (
     AddAction,
     And,
     Arithmetic,
@@ -28,7 +28,7 @@ from singletable.engine.expressions.ast import (
     UpdateExpression,
     ValuePlaceholder,
 )
-from singletable.engine.expressions.parser import parse_condition, parse_projection, parse_update
+from singletable.engine._expressions.parser import parse_condition, parse_projection, parse_update
 
 
 def P(*elements):

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from singletable.engine.errors import DynamoDBError
-from singletable.engine.expressions.ast import (
+from singletable.engine._errors import DynamoDBError
+from singletable.engine._expressions.ast import (
     AddAction,
     And,
     Arithmetic,
@@ -25,10 +25,10 @@ from singletable.engine.expressions.ast import (
     UpdateExpression,
     ValuePlaceholder,
 )
-from singletable.engine.expressions.lexer import KEYWORDS
-from singletable.engine.expressions.parser import parse_condition, parse_projection, parse_update
-from singletable.engine.expressions.reserved import is_reserved
-from singletable.engine.expressions.unparse import unparse
+from singletable.engine._expressions.lexer import KEYWORDS
+from singletable.engine._expressions.parser import parse_condition, parse_projection, parse_update
+from singletable.engine._expressions.reserved import is_reserved
+from singletable.engine._expressions.unparse import unparse
 
 # -- never anything but DynamoDBError ------------------------------------------------------------------
 

@@ -8,8 +8,8 @@ import re
 import pytest
 from oracle_cases import ORACLE_CASES
 
-from singletable.engine.errors import DynamoDBError
-from singletable.engine.expressions.parser import parse_condition, parse_projection, parse_update
+from singletable.engine._errors import DynamoDBError
+from singletable.engine._expressions.parser import parse_condition, parse_projection, parse_update
 
 pytestmark = pytest.mark.reference
 

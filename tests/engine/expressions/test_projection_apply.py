@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from _ast_helpers import PROJ, N, S
 
-from singletable.engine.errors import DynamoDBError
-from singletable.engine.expressions import RequestExpressions
+from singletable.engine._errors import DynamoDBError
+from singletable.engine._expressions import RequestExpressions
 
 Q = {"M": {"q": N("1"), "r": N("2")}}
 ITEM = {

@@ -8,8 +8,8 @@ import copy
 import pytest
 from _ast_helpers import ARITH, UPDATE, F, N, S
 
-from singletable.engine.errors import DynamoDBError
-from singletable.engine.expressions import RequestExpressions
+from singletable.engine._errors import DynamoDBError
+from singletable.engine._expressions import RequestExpressions
 
 ITEM = {
     "a": N("5"),

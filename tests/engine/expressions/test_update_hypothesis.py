@@ -10,8 +10,8 @@ from _ast_helpers import ARITH, UPDATE, C, F, N, S
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from singletable.engine.errors import DynamoDBError
-from singletable.engine.expressions import RequestExpressions
+from singletable.engine._errors import DynamoDBError
+from singletable.engine._expressions import RequestExpressions
 
 names = st.sampled_from(["a", "b", "c"])
 numbers = st.decimals(min_value=-(10**6), max_value=10**6, places=3, allow_nan=False).map(lambda d: N(str(d)))

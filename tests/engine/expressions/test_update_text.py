@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from singletable.engine.errors import DynamoDBError
-from singletable.engine.expressions import RequestExpressions
+from singletable.engine._errors import DynamoDBError
+from singletable.engine._expressions import RequestExpressions
 
 ITEM = {"pk": {"S": "x"}, "a": {"N": "5"}, "l": {"L": [{"N": "1"}, {"S": "x"}, {"N": "3"}]}}
 CASES = [

@@ -1,0 +1,501 @@
+"""AttributeValues: validation with DynamoDB's exact messages, item size, and storage serialization.
+
+Items are boto3-client-shaped dicts (``{"S": "x"}``, ``{"N": "42.5"}``, ``{"B": b"..."}`` ...). Validation is
+one depth-first pass in input order, because DynamoDB reports the first problem it meets that way (an invalid
+number before a too-deep list that follows it, a too-deep list before a bad value nested inside it).
+
+Python values of the wrong type (``{"S": 1}``) are what AWS rejects while deserializing the request, so they
+raise ``SerializationException`` (DynamoDB Local instead coerces them, e.g. stores ``{"S": "1"}``; its JSON
+layer is not the service's). The SerializationException texts imitate AWS's wording and are not verified.
+
+Numbers, keys and their messages live in :mod:`numbers` and :mod:`keys`; they are re-exported here so the
+operations code has one import.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+from singletable.engine._errors import DynamoDBError, validation
+from singletable.engine._keys import (
+    HASH_KEY_TOO_LARGE,
+    KEY_SCHEMA_MISMATCH,
+    MAX_HASH_KEY_BYTES,
+    MAX_RANGE_KEY_BYTES,
+    MISSING_KEY,
+    QUERY_TYPE_MISMATCH,
+    RANGE_KEY_TOO_LARGE,
+    KeyContext,
+    check_key_value,
+    decode_key,
+    encode_key,
+    key_type_of,
+)
+from singletable.engine._numbers import NOT_A_NUMBER, normalize_number, number_size, number_value
+from singletable.engine._serialization import dumps_item, loads_item
+from singletable.engine._sizes import (
+    ITEM_TOO_LARGE,
+    MAX_ITEM_SIZE,
+    check_item_size,
+    item_size,
+    number_bytes,
+    value_size,
+)
+
+__all__ = [
+    "HASH_KEY_TOO_LARGE",
+    "ITEM_TOO_LARGE",
+    "KEY_SCHEMA_MISMATCH",
+    "MAX_HASH_KEY_BYTES",
+    "MAX_ITEM_SIZE",
+    "MAX_RANGE_KEY_BYTES",
+    "MISSING_KEY",
+    "QUERY_TYPE_MISMATCH",
+    "RANGE_KEY_TOO_LARGE",
+    "KeyContext",
+    "ValueContext",
+    "check_item_size",
+    "check_key_value",
+    "decode_key",
+    "dumps_item",
+    "encode_key",
+    "item_size",
+    "key_type_of",
+    "loads_item",
+    "normalize_number",
+    "number_size",
+    "number_value",
+    "validate_item",
+    "validate_item_sized",
+    "validate_value",
+    "value_size",
+]
+
+
+EMPTY = "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"
+MULTIPLE = (
+    "Supplied AttributeValue has more than one datatypes set, "
+    "must contain exactly one of the supported datatypes"
+)
+NULL_NOT_TRUE = (
+    "One or more parameter values were invalid: Null attribute value types must have the value of true"
+)
+NULL_VALUE = "The supplied Item contains a null AttributeValue"
+EMPTY_NAME = "Empty attribute name"
+EMPTY_SS = "One or more parameter values were invalid: An string set  may not be empty"  # sic, two spaces
+EMPTY_NS = "One or more parameter values were invalid: An number set  may not be empty"  # sic
+EMPTY_BS = "One or more parameter values were invalid: Binary sets should not be empty"
+NULL_IN_SS = "One or more parameter values were invalid: An string set may not have a null string as a member"
+NS_DUPLICATES = "Input collection contains duplicates"
+BS_DUPLICATES = "One or more parameter values were invalid: Input collection of type BS contains duplicates."
+TOO_DEEP = (
+    "Nesting Levels have exceeded supported limits: "
+    "Attributes in the item have nested levels beyond supported limit"
+)
+EAV_PREFIX = "ExpressionAttributeValues contains invalid value: "
+
+
+class ValueContext(Enum):
+    """Where an AttributeValue came from; it decides the wording and the nesting limit.
+
+    ITEM: PutItem's Item (and items of BatchWriteItem/TransactWriteItems). KEY: a Key parameter; its
+    messages are the ITEM ones. EAV: ExpressionAttributeValues, whose messages read
+    "ExpressionAttributeValues contains invalid value: {message} for key {:name}" and which allow one more
+    level of nesting (an EAV is not inside an item map).
+    """
+
+    ITEM = "item"
+    KEY = "key"
+    EAV = "eav"
+
+
+# Containers (M/L) allowed on the deepest path: 31 inside an item's attribute, 32 for an EAV.
+_MAX_DEPTH = {ValueContext.ITEM: 31, ValueContext.KEY: 31, ValueContext.EAV: 32}
+_TYPES = frozenset(("S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS"))
+
+
+def _serialization(message: str) -> DynamoDBError:
+    return DynamoDBError("SerializationException", message)
+
+
+def _wrong_type(value: Any, wanted: str) -> DynamoDBError:
+    if isinstance(value, dict):
+        return _serialization("Start of structure or map found where not expected.")
+    if isinstance(value, (list, tuple)):
+        return _serialization("Start of list found where not expected")
+    if isinstance(value, bool):
+        token = "TRUE_VALUE" if value else "FALSE_VALUE"
+    elif isinstance(value, (int, float)):
+        token = "NUMBER_VALUE"
+    elif isinstance(value, str):
+        token = "STRING_VALUE"
+    else:
+        return _serialization("Unexpected value type in payload")
+    return _serialization(f"{token} cannot be converted to {wanted}")
+
+
+def validate_item(item: dict[str, Any], *, context: ValueContext = ValueContext.ITEM) -> dict[str, Any]:
+    """Check a whole item (PutItem's Item) and return it with numbers in canonical form.
+
+    Raises the first error DynamoDB would report. Key attributes are checked separately
+    (:func:`check_key_value`), after :func:`check_item_size` -- DynamoDB's own order.
+    """
+    if not isinstance(item, dict):
+        raise _wrong_type(item, "Map")
+    try:
+        return _check_item(item, _MAX_DEPTH[context])
+    except DynamoDBError as error:
+        # AWS deserializes the whole request before validating it: a wrong Python type anywhere wins.
+        if error.code == "ValidationException":
+            _scan_types(item)
+        raise
+
+
+def validate_item_sized(
+    item: dict[str, Any], *, context: ValueContext = ValueContext.ITEM
+) -> tuple[dict[str, Any], int]:
+    """:func:`validate_item` and :func:`item_size` in one walk: the write path needs both for every item.
+
+    Same errors, in the same order, as ``validate_item`` (the size is only looked at once the whole item
+    is valid, as DynamoDB does).
+    """
+    if not isinstance(item, dict):
+        raise _wrong_type(item, "Map")
+    try:
+        return _check_item_sized(item, _MAX_DEPTH[context])
+    except DynamoDBError as error:
+        if error.code == "ValidationException":
+            _scan_types(item)
+        raise
+
+
+def _check_item_sized(item: dict[str, Any], limit: int) -> tuple[dict[str, Any], int]:
+    out: dict[str, Any] = {}
+    total = 0
+    for name, av in item.items():
+        if av is None:
+            raise validation(f"{NULL_VALUE}: {name} is null")
+        # A single-type S value, the most common attribute, inline (no call); else the general walk.
+        value = av.get("S") if type(av) is dict and len(av) == 1 else None
+        if type(value) is str:
+            out[name] = {"S": value}
+            size = len(value) if value.isascii() else len(value.encode("utf-8"))
+        else:
+            out[name], size = _check_sized(av, 1, limit)
+        if type(name) is not str:
+            raise _wrong_type(name, "String")
+        if not name:
+            raise validation(EMPTY_NAME)
+        total += (len(name) if name.isascii() else len(name.encode("utf-8"))) + size
+    return out, total
+
+
+def _check_sized(av: Any, level: int, limit: int) -> tuple[dict[str, Any], int]:
+    """:func:`_check` plus :func:`value_size` of the result.
+
+    The common single-type S/N/M/L values are handled inline, mirroring their ``_check_*`` functions
+    check for check; anything else takes the general path and is sized afterwards.
+    """
+    if type(av) is dict and len(av) == 1:
+        for kind, value in av.items():
+            vtype = type(value)
+            if kind == "S":
+                if vtype is str:
+                    return {"S": value}, (len(value) if value.isascii() else len(value.encode("utf-8")))
+            elif kind == "N":
+                if vtype is str:
+                    canonical = normalize_number(value)
+                    return {"N": canonical}, number_bytes(canonical)
+            elif kind == "M":
+                if vtype is dict and level <= limit:
+                    return _check_map_sized(value, level, limit)
+            elif kind == "L" and (vtype is list or vtype is tuple) and level <= limit:
+                elements = []
+                size = 3
+                for member in value:
+                    if member is None:
+                        raise validation(NULL_VALUE)
+                    element, member_size = _check_sized(member, level + 1, limit)
+                    elements.append(element)
+                    size += 1 + member_size
+                return {"L": elements}, size
+    out = _check(av, level, limit)
+    return out, value_size(out)
+
+
+def _check_map_sized(value: dict[str, Any], level: int, limit: int) -> tuple[dict[str, Any], int]:
+    """:func:`_check_m` (whose type and depth checks the caller made) plus the map's size."""
+    members: dict[str, Any] = {}
+    size = 3
+    for name, member in value.items():
+        if member is None:
+            raise validation(f"{NULL_VALUE}: {name} is null")
+        members[name], member_size = _check_sized(member, level + 1, limit)
+        if type(name) is not str:
+            raise _wrong_type(name, "String")
+        if not name:
+            raise validation(EMPTY_NAME)
+        size += 1 + (len(name) if name.isascii() else len(name.encode("utf-8"))) + member_size
+    return {"M": members}, size
+
+
+def _check_item(item: dict[str, Any], limit: int) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, av in item.items():
+        if av is None:
+            raise validation(f"{NULL_VALUE}: {name} is null")
+        out[name] = _check(av, 1, limit)
+        if type(name) is not str:
+            raise _wrong_type(name, "String")
+        if not name:
+            raise validation(EMPTY_NAME)
+    return out
+
+
+def validate_value(
+    av: Any, *, context: ValueContext = ValueContext.EAV, name: str | None = None
+) -> dict[str, Any]:
+    """Check one AttributeValue and return it normalized; ``name`` is its EAV placeholder or attribute.
+
+    For ValueContext.EAV every ValidationException message is wrapped as DynamoDB does:
+    ``ExpressionAttributeValues contains invalid value: {message} for key {name}``.
+    """
+    try:
+        if av is None:
+            raise validation(NULL_VALUE if context is ValueContext.EAV else f"{NULL_VALUE}: {name} is null")
+        return _check(av, 1, _MAX_DEPTH[context])
+    except DynamoDBError as error:
+        if error.code != "ValidationException":
+            raise
+        _scan_value(av)
+        if context is not ValueContext.EAV:
+            raise
+        raise validation(f"{EAV_PREFIX}{error.message} for key {name}") from None
+
+
+def _check(av: Any, level: int, limit: int) -> dict[str, Any]:
+    """Validate ``av`` found at nesting ``level`` (1 = an attribute of the item); return it normalized.
+
+    DynamoDB validates the content of every datatype present before it counts them, in the order S, SS, N,
+    NS, B, BS, M, L, NULL, BOOL: ``{"NULL": false, "S": ""}`` fails on NULL, not on having two types.
+    """
+    if type(av) is not dict:
+        raise _wrong_type(av, "AttributeValue")
+    if len(av) == 1:  # the usual shape: skip the counting loop
+        for kind, value in av.items():
+            check = _CHECKS.get(kind)
+            if check is not None and value is not None:
+                return check(value, level, limit)
+    kind = None
+    value = None
+    count = 0
+    for key, candidate in av.items():
+        if candidate is not None and key in _TYPES:
+            kind, value = key, candidate
+            count += 1
+    if count == 1:
+        return _CHECKS[kind](value, level, limit)  # type: ignore[index]
+    if count == 0:
+        raise validation(EMPTY)
+    for key in _ORDER:
+        candidate = av.get(key)
+        if candidate is not None:
+            _CHECKS[key](candidate, level, limit)
+    raise validation(MULTIPLE)
+
+
+def _check_s(value: Any, level: int, limit: int) -> dict[str, Any]:
+    if type(value) is not str:
+        raise _wrong_type(value, "String")
+    return {"S": value}
+
+
+def _check_n(value: Any, level: int, limit: int) -> dict[str, Any]:
+    if type(value) is not str:
+        raise _wrong_type(value, "String")
+    return {"N": normalize_number(value)}
+
+
+def _check_b(value: Any, level: int, limit: int) -> dict[str, Any]:
+    return {"B": _blob(value)}
+
+
+def _check_bool(value: Any, level: int, limit: int) -> dict[str, Any]:
+    if type(value) is not bool:
+        raise _wrong_type(value, "Boolean")
+    return {"BOOL": value}
+
+
+def _check_null(value: Any, level: int, limit: int) -> dict[str, Any]:
+    if type(value) is not bool:
+        raise _wrong_type(value, "Boolean")
+    if not value:
+        raise validation(NULL_NOT_TRUE)
+    return {"NULL": True}
+
+
+def _check_m(value: Any, level: int, limit: int) -> dict[str, Any]:
+    if type(value) is not dict:
+        raise _wrong_type(value, "Map")
+    if level > limit:
+        raise validation(TOO_DEEP)
+    members: dict[str, Any] = {}
+    for name, member in value.items():
+        # Per entry: a null value, then the value's own errors, then an empty name.
+        if member is None:
+            raise validation(f"{NULL_VALUE}: {name} is null")
+        members[name] = _check(member, level + 1, limit)
+        if type(name) is not str:
+            raise _wrong_type(name, "String")
+        if not name:
+            raise validation(EMPTY_NAME)
+    return {"M": members}
+
+
+def _check_l(value: Any, level: int, limit: int) -> dict[str, Any]:
+    if type(value) is not list and type(value) is not tuple:
+        raise _wrong_type(value, "List")
+    if level > limit:
+        raise validation(TOO_DEEP)
+    elements = []
+    for member in value:
+        if member is None:
+            raise validation(NULL_VALUE)
+        elements.append(_check(member, level + 1, limit))
+    return {"L": elements}
+
+
+def _check_ss(value: Any, level: int, limit: int) -> dict[str, Any]:
+    if type(value) is not list and type(value) is not tuple:
+        raise _wrong_type(value, "List")
+    return {"SS": _string_set(value)}
+
+
+def _check_ns(value: Any, level: int, limit: int) -> dict[str, Any]:
+    if type(value) is not list and type(value) is not tuple:
+        raise _wrong_type(value, "List")
+    return {"NS": _number_set(value)}
+
+
+def _check_bs(value: Any, level: int, limit: int) -> dict[str, Any]:
+    if type(value) is not list and type(value) is not tuple:
+        raise _wrong_type(value, "List")
+    return {"BS": _binary_set(value)}
+
+
+_CHECKS = {
+    "S": _check_s,
+    "N": _check_n,
+    "B": _check_b,
+    "BOOL": _check_bool,
+    "NULL": _check_null,
+    "M": _check_m,
+    "L": _check_l,
+    "SS": _check_ss,
+    "NS": _check_ns,
+    "BS": _check_bs,
+}
+_ORDER = ("S", "SS", "N", "NS", "B", "BS", "M", "L", "NULL", "BOOL")
+
+
+def _scan_types(item: Any) -> None:
+    """Raise the SerializationException of the first wrongly typed Python value anywhere in an item."""
+    if not isinstance(item, dict):
+        raise _wrong_type(item, "Map")
+    for name, av in item.items():
+        if type(name) is not str:
+            raise _wrong_type(name, "String")
+        _scan_value(av)
+
+
+_SCALAR_TYPES: dict[str, tuple[type, ...]] = {
+    "S": (str,),
+    "N": (str,),
+    "BOOL": (bool,),
+    "NULL": (bool,),
+    "B": (bytes, bytearray, memoryview, str),
+}
+
+
+def _scan_value(av: Any) -> None:
+    if av is None:
+        return
+    if type(av) is not dict:
+        raise _wrong_type(av, "AttributeValue")
+    for kind, value in av.items():
+        if value is None or kind not in _TYPES:
+            continue
+        if kind in _SCALAR_TYPES:
+            if type(value) not in _SCALAR_TYPES[kind]:
+                _CHECKS[kind](value, 0, 0)
+        elif kind == "M":
+            if type(value) is not dict:
+                raise _wrong_type(value, "Map")
+            _scan_types(value)
+        elif type(value) is not list and type(value) is not tuple:
+            raise _wrong_type(value, "List")
+        elif kind == "L":
+            for member in value:
+                _scan_value(member)
+        else:
+            wanted = (bytes, bytearray, memoryview, str) if kind == "BS" else (str,)
+            for member in value:
+                if member is not None and type(member) not in wanted:
+                    raise _wrong_type(member, "Blob" if kind == "BS" else "String")
+
+
+def _blob(value: Any) -> bytes:
+    if type(value) is bytes:
+        return value
+    if isinstance(value, (bytearray, memoryview)):
+        return bytes(value)
+    if isinstance(value, str):  # botocore sends a str given for a blob as its UTF-8 bytes
+        return value.encode("utf-8")
+    raise _wrong_type(value, "Blob")
+
+
+def _string_set(values: list[Any] | tuple[Any, ...]) -> list[str]:
+    if not values:
+        raise validation(EMPTY_SS)
+    for value in values:
+        if value is not None and type(value) is not str:
+            raise _wrong_type(value, "String")
+    if len(set(values)) != len(values):
+        shown = ", ".join("null" if v is None else str(v) for v in values)
+        raise validation(
+            f"One or more parameter values were invalid: Input collection [{shown}] contains duplicates"
+        )
+    for value in values:
+        if value is None:
+            raise validation(NULL_IN_SS)
+    return list(values)
+
+
+def _number_set(values: list[Any] | tuple[Any, ...]) -> list[str]:
+    if not values:
+        raise validation(EMPTY_NS)
+    seen: set[str] = set()
+    out = []
+    for value in values:
+        if value is None:
+            raise validation(NOT_A_NUMBER)
+        if type(value) is not str:
+            raise _wrong_type(value, "String")
+        canonical = normalize_number(value)
+        if canonical in seen:
+            raise validation(NS_DUPLICATES)
+        seen.add(canonical)
+        out.append(canonical)
+    return out
+
+
+def _binary_set(values: list[Any] | tuple[Any, ...]) -> list[bytes]:
+    if not values:
+        raise validation(EMPTY_BS)
+    blobs = [None if v is None else _blob(v) for v in values]
+    if len(set(blobs)) != len(blobs):
+        raise validation(BS_DUPLICATES)
+    if None in blobs:
+        raise validation(NULL_VALUE)
+    return blobs  # type: ignore[return-value]

@@ -1,0 +1,288 @@
+"""The Engine: DynamoDB's API over one SQLite database.
+
+Each API operation lives in its own module under ``operations/`` as ``run(engine, params) -> response``,
+listed in :mod:`registry`; this class only opens storage, keeps the table catalog warm and routes calls.
+Methods are named like the boto3 client's (``put_item``, ``query``...) and take the same keyword arguments, so
+code written against a boto3 client runs on an Engine unchanged; :meth:`execute` takes the wire name
+(``"PutItem"``) for transports.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import sqlite3
+import time
+from collections.abc import Callable
+from typing import Any
+
+from singletable.engine._background import BackgroundThreads, Subscription
+from singletable.engine._errors import DynamoDBError
+from singletable.engine._registry import (
+    BY_NAME,
+    CACHED_CATALOG_READS,
+    CATALOG_CHECKED_IN_WRITE,
+    REGISTRY,
+    STREAMS_OPERATIONS,
+    UNSUPPORTED_OPERATIONS,
+    module_path,
+)
+from singletable.engine._schema import TableSchema
+from singletable.engine._storage import BusyTimeout, Storage, is_busy, retry_while_busy
+from singletable.engine._validation import SHAPES, check_input
+
+# An operation module's ``run(engine, params, **options) -> response``.
+Handler = Callable[..., dict[str, Any]]
+
+# Reads trust the cached catalog for this long before asking SQLite whether another process changed it;
+# every other operation asks first (its write transaction dwarfs the check), and so does any lookup of a
+# table the cache does not know. Which operations are which is the registry's data (``cached_catalog``,
+# ``writes``).
+READ_CATALOG_TTL = 0.05
+# The item operations are imported when an Engine is built rather than inside the first such call: their
+# imports (the expression compiler above all) took ~25 ms, which the first PutItem of a process used to pay.
+PRELOADED_OPERATIONS = tuple(op.name for op in REGISTRY if op.writes or op.cached_catalog)
+
+
+class _CatalogChanged(Exception):
+    """Raised inside a write transaction whose request was prepared against a catalog now out of date."""
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+class Engine:
+    """DynamoDB on SQLite. ``Engine(":memory:")`` or ``Engine("app.db")`` (created if missing)."""
+
+    region = "us-east-1"
+    account = "000000000000"
+
+    def __init__(
+        self,
+        path: str = ":memory:",
+        *,
+        durable: bool = False,
+        clock: Callable[[], float] | None = None,
+        ttl_sweep_interval: float = 1.0,
+    ) -> None:
+        self.path = path
+        # Epoch seconds as TTL sees them: inject a clock to fast-forward expiry in tests.
+        self.clock: Callable[[], float] = clock or time.time
+        self.background = BackgroundThreads(self, ttl_sweep_interval)
+        self.storage = Storage(path, durable=durable)
+        self._tables: dict[str, TableSchema] = {}
+        self._catalog_version = -1
+        self._data_version = -1
+        self._routes: dict[str, tuple[Handler, str]] = {}
+        self._catalog_checked = 0.0
+        self._write_verified = False
+        with self.storage.lock:
+            self._refresh_catalog()
+        for operation in PRELOADED_OPERATIONS:
+            self._route(operation)
+
+    # -- lifecycle ----------------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        self.background.stop()
+        self.storage.close()
+
+    # -- background work: TTL, index backfill, stream subscriptions ---------------------------------------
+
+    def expire_items(self) -> int:
+        """Run one TTL sweep now (as the background sweeper does); returns how many items it deleted."""
+        return self.background.expire_items()
+
+    def subscribe(
+        self,
+        table_name: str,
+        handler: Callable[[dict[str, Any]], Any],
+        *,
+        batch_size: int = 100,
+        starting_position: str = "LATEST",
+        poll_interval: float = 0.05,
+    ) -> Subscription:
+        """Call ``handler({"Records": [...]})`` from a background thread for the table's stream records,
+        like a Lambda trigger: in order, at least once (a batch whose handler raises is retried).
+        ``starting_position`` is ``"LATEST"`` or ``"TRIM_HORIZON"``. Returns a handle with ``close()``."""
+        return self.background.subscribe(table_name, handler, batch_size, starting_position, poll_interval)
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- catalog ------------------------------------------------------------------------------------------
+
+    def _refresh_catalog(self) -> None:
+        """Re-read table definitions when another connection (another process) changed them."""
+        self._catalog_checked = time.monotonic()
+        data_version = self.storage.data_version()
+        if data_version == self._data_version:
+            return
+        self._data_version = data_version
+        version = self.storage.catalog_version()
+        if version != self._catalog_version:
+            self._load_catalog(version)
+
+    def _load_catalog(self, version: int) -> None:
+        self._catalog_version = version
+        self._tables = {
+            name: TableSchema.from_description(table_id, description)
+            for name, (table_id, description) in self.storage.load_tables().items()
+        }
+        self.background.catalog_loaded(self._tables)
+
+    def _check_catalog_in_write(self) -> None:
+        """``Storage.on_begin`` during an item write: right after BEGIN IMMEDIATE, is our catalog current?
+
+        Inside the transaction ``PRAGMA data_version`` costs no lock calls (outside one it opens a read
+        transaction of its own, which was a tenth of a PutItem), and the answer holds until COMMIT.
+        """
+        storage = self.storage
+        data_version = storage.data_version()
+        if data_version != self._data_version:
+            self._data_version = data_version
+            version = storage.catalog_version()
+            if version != self._catalog_version:
+                self._load_catalog(version)
+                raise _CatalogChanged
+        self._write_verified = True
+
+    def catalog_changed(self) -> None:
+        """Called by DDL operations inside their write transaction, after changing the catalog."""
+        self._load_catalog(self.storage.catalog_version())
+
+    def find_table(self, name: str) -> TableSchema | None:
+        return self._tables.get(name)
+
+    def table(self, name: str) -> TableSchema:
+        """The table, or DynamoDB's ResourceNotFoundException."""
+        schema = self._tables.get(name)
+        if schema is None:
+            self._refresh_catalog()
+            schema = self._tables.get(name)
+        if schema is None:
+            raise DynamoDBError("ResourceNotFoundException", "Requested resource not found")
+        return schema
+
+    def table_names(self) -> list[str]:
+        return sorted(self._tables)
+
+    def arn(self, table: str, index: str | None = None) -> str:
+        base = f"arn:aws:dynamodb:{self.region}:{self.account}:table/{table}"
+        return base if index is None else f"{base}/index/{index}"
+
+    # -- dispatch -----------------------------------------------------------------------------------------
+
+    def _route(self, operation: str) -> tuple[Handler, str]:
+        """The operation's registered handler and input shape (its module is imported on first use)."""
+        route = self._routes.get(operation)
+        if route is None:
+            entry = BY_NAME.get(operation)
+            if operation in UNSUPPORTED_OPERATIONS:
+                raise DynamoDBError(
+                    "UnknownOperationException",
+                    f"{operation} is an AWS-only operation that singletable does not support locally",
+                )
+            if entry is None:
+                raise DynamoDBError(
+                    "UnknownOperationException", f"The operation {operation} is not supported by singletable"
+                )
+            module = importlib.import_module(module_path(entry))
+            route = self._routes[operation] = (module.run, entry.shape)
+        return route
+
+    def execute(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Run one API call by its wire name (``"PutItem"``) with the request's parameters.
+
+        The request's shape is checked here, once, before the operation runs: DynamoDB rejects a malformed
+        request before it looks at any table, so these errors win over every other.
+        """
+        handler, shape = self._routes.get(operation) or self._route(operation)
+        check_input(SHAPES, shape, params)
+        commits = self.storage.commits
+        try:
+            return self._execute(operation, handler, params)
+        except sqlite3.OperationalError as error:
+            if not self._may_retry(error, commits):
+                raise
+            return retry_while_busy(
+                lambda: self._execute(operation, handler, params),
+                lambda again: self._may_retry(again, commits),
+                self.storage.busy_timeout,
+            )
+
+    def invoke(self, operation: str, params: dict[str, Any], **options: Any) -> dict[str, Any]:
+        """Run one operation from inside another (PartiQL runs its statements through the item operations):
+        the shape check and the registered handler, without :meth:`execute`'s lock and catalog handling,
+        which the outer call already holds. ``options`` go to the handler (Query's ``key_filter``)."""
+        handler, shape = self._routes.get(operation) or self._route(operation)
+        check_input(SHAPES, shape, params)
+        return handler(self, params, **options)
+
+    def _may_retry(self, error: sqlite3.OperationalError, commits: int) -> bool:
+        """SQLite found the database busy outside a write's BEGIN (another process was recovering the WAL
+        index) and this request has committed nothing: running it again is safe."""
+        return not isinstance(error, BusyTimeout) and is_busy(error) and self.storage.commits == commits
+
+    def _execute(self, operation: str, handler: Handler, params: dict[str, Any]) -> dict[str, Any]:
+        with self.storage.lock:
+            if operation in CATALOG_CHECKED_IN_WRITE:
+                return self._execute_write(handler, params)
+            if (
+                operation not in CACHED_CATALOG_READS
+                or time.monotonic() - self._catalog_checked > READ_CATALOG_TTL
+            ):
+                self._refresh_catalog()
+            return handler(self, params)
+
+    def _execute_write(self, handler: Handler, params: dict[str, Any]) -> dict[str, Any]:
+        """Run an item write that checks the catalog inside its transaction, not before it.
+
+        The request is prepared against the cached catalog; :meth:`_check_catalog_in_write` confirms it
+        after BEGIN IMMEDIATE. If another process changed the catalog, the transaction rolls back and the
+        request runs again on the new catalog, the way every operation used to run. An error raised before
+        that confirmation (a validation error, a busy database) is only answered once the catalog is known
+        to be current, so the answers are the same as checking first.
+        """
+        storage = self.storage
+        storage.on_begin = self._check_catalog_in_write
+        self._write_verified = False
+        try:
+            return handler(self, params)
+        except _CatalogChanged:
+            pass
+        except DynamoDBError:
+            if self._write_verified:
+                raise
+            previous = self._catalog_version
+            self._refresh_catalog()
+            if self._catalog_version == previous:
+                raise
+        finally:
+            storage.on_begin = None
+        self._refresh_catalog()
+        return handler(self, params)
+
+    def execute_streams(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Run one DynamoDB Streams API call by its wire name (``"GetRecords"``); for transports."""
+        if operation not in STREAMS_OPERATIONS:
+            raise DynamoDBError("UnknownOperationException", f"The operation {operation} is not supported")
+        return self.execute(operation, params)
+
+
+def _method(operation: str) -> Callable[..., dict[str, Any]]:
+    def call(self: Engine, **params: Any) -> dict[str, Any]:
+        return self.execute(operation, params)
+
+    call.__name__ = _snake(operation)
+    call.__qualname__ = f"Engine.{call.__name__}"
+    call.__doc__ = f"DynamoDB {operation}, with the boto3 client's keyword arguments and response."
+    return call
+
+
+for _operation in (*(op.name for op in REGISTRY), *sorted(UNSUPPORTED_OPERATIONS)):
+    setattr(Engine, _snake(_operation), _method(_operation))

@@ -1,0 +1,184 @@
+"""Key condition expressions: reduce the AST to a hash-key value and one optional range-key test.
+
+DynamoDB checks each condition's shape while walking the tree (operators, nesting, operand types) and the
+key schema only afterwards, so the schema errors are raised last.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .._errors import validation
+from .ast import And, Between, Comparison, FunctionCall, In, Not, Or, Path, ValuePlaceholder
+from .conditions import (
+    CONDITION_FUNCTIONS,
+    NOT_IN_CONDITION,
+    NOT_THIS_WAY,
+    ORDERED,
+    UPDATE_FUNCTIONS,
+    arity,
+    between_check,
+    distinct,
+    value_type_check,
+)
+from .paths import AV, Binder
+from .values import type_of
+
+_INVALID = "Invalid condition in KeyConditionExpression: "
+_KEY_FIRST = " operator must have the key attribute as its first operand"
+_FLIPPED = {"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+@dataclass(frozen=True, slots=True)
+class KeyCondition:
+    """What a Query needs from its key condition: values already checked against the key's types."""
+
+    hash_value: AV
+    range_op: str | None = None  # "=", "<", "<=", ">", ">=", "BETWEEN", "BEGINS_WITH"
+    range_values: tuple[AV, ...] = ()
+
+
+def _flatten(node: Any, out: list[Any]) -> list[Any]:
+    if isinstance(node, And):
+        _flatten(node.left, out)
+        _flatten(node.right, out)
+    else:
+        out.append(node)
+    return out
+
+
+class CompiledKeyCondition:
+    def __init__(
+        self, node: Any, binder: Binder, hash_key: tuple[str, str], range_key: tuple[str, str] | None
+    ) -> None:
+        self.binder = binder
+        by_key: dict[str, tuple[str, tuple[str, ...]]] = {}
+        for part in _flatten(node, []):
+            name, op, operands = self._one(part)
+            if name in by_key:
+                raise validation("KeyConditionExpressions must only contain one condition per key")
+            by_key[name] = (op, operands)
+        if len(by_key) > 2:
+            raise validation("Conditions can be of length 1 or 2 only")
+        hash_name, self.hash_type = hash_key
+        if hash_name not in by_key:
+            raise validation(f"Query condition missed key schema element: {hash_name}")
+        hash_op, hash_values = by_key.pop(hash_name)
+        self.range_type: str | None = None
+        self.range_op: str | None = None
+        self.range_names: tuple[str, ...] = ()
+        for name, (op, names) in by_key.items():
+            if range_key is None or name != range_key[0]:
+                missing = range_key[0] if range_key is not None else name
+                raise validation(f"Query condition missed key schema element: {missing}")
+            self.range_type, self.range_op, self.range_names = range_key[1], op, names
+        if hash_op != "=":
+            raise validation("Query key condition not supported")
+        self.hash_name = hash_values[0]
+        self.top_level_names = frozenset([hash_name, *by_key])
+
+    def bind(self, values: dict[str, AV]) -> KeyCondition:
+        hash_value = values[self.hash_name]
+        if type_of(hash_value) != self.hash_type:
+            raise schema_mismatch()
+        if self.range_op is None:
+            return KeyCondition(hash_value)
+        range_values = tuple(values[name] for name in self.range_names)
+        for av in range_values:
+            if type_of(av) != self.range_type:
+                raise schema_mismatch()
+        return KeyCondition(hash_value, self.range_op, range_values)
+
+    def _one(self, node: Any) -> tuple[str, str, tuple[str, ...]]:
+        """One condition of the AND chain: (key name, operator with the key first, value placeholders)."""
+        operands, op = self._operands(node)
+        name, op = self._key_operand(operands, op)
+        values = tuple(
+            self.binder.value(side.name) for side in operands if isinstance(side, ValuePlaceholder)
+        )
+        return name, op, values
+
+    def _operands(self, node: Any) -> tuple[tuple[Any, ...], str]:
+        """The condition's operands and operator, with the checks DynamoDB makes while walking the tree."""
+        b = self.binder
+        if isinstance(node, Or):
+            raise validation("Invalid operator used in KeyConditionExpression: OR")
+        if isinstance(node, Not):
+            raise validation("Invalid operator used in KeyConditionExpression: NOT")
+        if isinstance(node, In):
+            raise validation("Invalid operator used in KeyConditionExpression: IN")
+        if isinstance(node, Comparison):
+            if node.op == "<>":
+                raise validation("Invalid operator used in KeyConditionExpression: <>")
+            operands, op = (node.left, node.right), node.op
+            distinct(b, op, node.left, (node.right,))
+            if op != "=":
+                for side in operands:
+                    b.checks.append(value_type_check(b, side, op, ORDERED) or _noop)
+            return operands, op
+        if isinstance(node, Between):
+            operands = (node.operand, node.low, node.high)
+            distinct(b, "BETWEEN", node.operand, (node.low, node.high))
+            for side in operands:
+                b.checks.append(value_type_check(b, side, "BETWEEN", ORDERED) or _noop)
+            b.checks.append(between_check(b, node.low, node.high) or _noop)
+            return operands, "BETWEEN"
+        if isinstance(node, FunctionCall):
+            return self._begins_with(node)
+        raise b.error("Syntax error")  # pragma: no cover - the AST has no other condition kinds
+
+    def _begins_with(self, node: FunctionCall) -> tuple[tuple[Any, ...], str]:
+        """A function call: only ``begins_with`` is a key condition."""
+        b = self.binder
+        name = node.name
+        if name in CONDITION_FUNCTIONS and name != "begins_with":
+            raise validation(f"Invalid operator used in KeyConditionExpression: {name}")
+        if name == "size":
+            raise b.error(NOT_THIS_WAY + name)
+        if name in UPDATE_FUNCTIONS:
+            raise b.error(NOT_IN_CONDITION + name)
+        if name != "begins_with":
+            raise b.error(f"Invalid function name; function: {name}")
+        arity(b, node, 2)
+        distinct(b, name, node.args[0], (node.args[1],))
+        for side in node.args:
+            b.checks.append(value_type_check(b, side, name, frozenset({"S", "B"})) or _noop)
+        return tuple(node.args), "BEGINS_WITH"
+
+    def _key_operand(self, operands: tuple[Any, ...], op: str) -> tuple[str, str]:
+        """The key attribute the condition tests, and the operator as if the key were written first."""
+        b = self.binder
+        for side in operands:
+            if isinstance(side, FunctionCall):
+                if side.name in UPDATE_FUNCTIONS:
+                    raise b.error(NOT_IN_CONDITION + side.name)
+                raise validation("KeyConditionExpressions cannot contain nested operations")
+        paths = [i for i, side in enumerate(operands) if isinstance(side, Path)]
+        if not paths:
+            raise validation(_INVALID + "No key attribute specified")
+        if len(paths) > 1:
+            raise validation(_INVALID + "Multiple attribute names used in one condition")
+        path = b.path(operands[paths[0]])
+        if len(path) > 1:
+            raise validation(
+                "Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: "
+                f"Key: {path[0]}"
+            )
+        if paths[0] != 0:
+            if op == "BEGINS_WITH":
+                raise validation(_INVALID + "begins_with" + _KEY_FIRST)
+            if op == "BETWEEN":
+                raise validation(_INVALID + "BETWEEN" + _KEY_FIRST)
+            op = _FLIPPED[op]
+        return str(path[0]), op
+
+
+def _noop(values: dict[str, AV]) -> None:
+    return None
+
+
+def schema_mismatch() -> Exception:
+    return validation(
+        "One or more parameter values were invalid: Condition parameter type does not match schema type"
+    )

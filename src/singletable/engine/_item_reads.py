@@ -1,0 +1,57 @@
+"""The prepare step of every key read: a GetItem request becomes a :class:`PreparedGet`.
+
+GetItem, each BatchGetItem key and each TransactGetItems Get are prepared by :func:`prepare_get`, so all three
+answer a bad key or expression with the same error, in DynamoDB's order (legacy AttributesToGet before the
+Key).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from singletable.engine import _codec as codec
+from singletable.engine import _legacy as legacy
+from singletable.engine._expressions import RequestExpressions
+from singletable.engine._interfaces import TableCatalog
+from singletable.engine._schema import TableSchema
+from singletable.engine._storage import Storage
+from singletable.engine._write_path import key_from_request
+
+LEGACY = ("AttributesToGet",)
+
+
+class PreparedGet:
+    """One validated key read: GetItem, a BatchGetItem key, a TransactGetItems Get."""
+
+    __slots__ = ("pk", "projection", "schema", "sk")
+
+    def __init__(self, schema: TableSchema, pk: bytes, sk: bytes, projection: Any) -> None:
+        self.schema = schema
+        self.pk = pk
+        self.sk = sk
+        self.projection = projection
+
+    def read(self, storage: Storage) -> tuple[dict[str, Any] | None, int]:
+        """(the projected item or None, the stored item's size for capacity)."""
+        row = storage.get_item(self.schema.table_id, self.pk, self.sk)
+        if row is None:
+            return None, 0
+        item = codec.loads_item(row[0])
+        return (self.projection.apply(item) if self.projection is not None else item), row[1]
+
+
+def prepare_get(engine: TableCatalog, params: dict[str, Any]) -> PreparedGet:
+    """GetItem's checks, shared with BatchGetItem and TransactGetItems so all answer alike."""
+    legacy.reject_mixed(params, LEGACY, ("ProjectionExpression",))
+    schema = engine.table(params["TableName"])
+    legacy_projection = legacy.attributes_to_get(params)  # checked before the Key, as DynamoDB does
+    pk, sk = key_from_request(schema, params["Key"])
+    text = params.get("ProjectionExpression")
+    expressions = RequestExpressions(
+        params.get("ExpressionAttributeNames"),
+        params.get("ExpressionAttributeValues"),
+        uses_expressions=text is not None,
+    )
+    projection = expressions.projection(text) if text is not None else legacy_projection
+    expressions.finish()
+    return PreparedGet(schema, pk, sk, projection)

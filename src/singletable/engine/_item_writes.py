@@ -1,0 +1,172 @@
+"""The prepare step of every item write: a PutItem, UpdateItem, DeleteItem or ConditionCheck request
+becomes a :class:`~singletable.engine._write_path.PreparedWrite`.
+
+PutItem, BatchWriteItem's PutRequest and TransactWriteItems' Put all call :func:`prepare_put` (and likewise
+for deletes and updates), so the same request gets the same error wherever it arrives. The functions differ
+on purpose in the order they raise errors: each follows the order DynamoDB checks that request in (DeleteItem
+and UpdateItem check legacy Expected before ReturnValues and Key; PutItem skips the expression checks when
+the request has no condition parameter at all).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from singletable.engine import _codec as codec
+from singletable.engine import _legacy as legacy
+from singletable.engine._expressions import RequestExpressions
+from singletable.engine._interfaces import TableCatalog
+from singletable.engine._write_path import (
+    CHECK,
+    DELETE,
+    PUT,
+    UPDATE,
+    PreparedWrite,
+    check_index_keys,
+    check_item_size,
+    check_return_values,
+    key_from_item,
+    key_from_request,
+)
+
+PUT_RETURN_VALUES = ("NONE", "ALL_OLD")
+PUT_LEGACY = ("Expected", "ConditionalOperator")
+DELETE_RETURN_VALUES = ("NONE", "ALL_OLD")
+DELETE_LEGACY = ("Expected", "ConditionalOperator")
+UPDATE_RETURN_VALUES = ("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW")
+UPDATE_LEGACY = ("AttributeUpdates", "Expected", "ConditionalOperator")
+UPDATE_MODERN = ("UpdateExpression", "ConditionExpression")
+
+
+def prepare_put(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
+    """Every check PutItem makes before reading the item; also BatchWriteItem's PutRequest and
+    TransactWriteItems' Put, so all three answer with the same errors."""
+    get = params.get
+    # Without any condition parameter (every BatchWriteItem put, most PutItems) neither the mixing rule
+    # nor the expression checks can fail, and there is nothing to compile.
+    plain = (
+        get("ConditionExpression") is None
+        and get("Expected") is None
+        and get("ConditionalOperator") is None
+        and get("ExpressionAttributeNames") is None
+        and get("ExpressionAttributeValues") is None
+    )
+    if not plain:
+        legacy.reject_mixed(params, PUT_LEGACY, ("ConditionExpression",))
+    schema = engine.table(params["TableName"])
+    check_return_values(get("ReturnValues"), PUT_RETURN_VALUES)
+    item, size = codec.validate_item_sized(params["Item"])
+    check_item_size(size)
+    pk, sk = key_from_item(schema, item)
+    if schema.index_key_checks:
+        check_index_keys(schema, item)
+    condition = None if plain else _put_condition(params)
+    return PreparedWrite(
+        PUT,
+        schema,
+        pk,
+        sk,
+        item,
+        item=item,
+        size=size,
+        condition=condition,
+        return_on_failure=get("ReturnValuesOnConditionCheckFailure"),
+    )
+
+
+def _put_condition(params: dict[str, Any]) -> Any:
+    """The request's ConditionExpression (or legacy Expected), with the expression parameters' checks."""
+    text = params.get("ConditionExpression")
+    expressions = RequestExpressions(
+        params.get("ExpressionAttributeNames"),
+        params.get("ExpressionAttributeValues"),
+        uses_expressions=text is not None,
+        absent="ConditionExpression is null",
+    )
+    condition = expressions.condition(text) if text is not None else legacy.expected(params)
+    expressions.finish()
+    return condition
+
+
+def prepare_delete(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
+    """Every check DeleteItem makes before reading the item; also BatchWriteItem's DeleteRequest and
+    TransactWriteItems' Delete."""
+    legacy.reject_mixed(params, DELETE_LEGACY, ("ConditionExpression",))
+    schema = engine.table(params["TableName"])
+    legacy_condition = legacy.expected(params)  # DynamoDB checks Expected before ReturnValues and Key
+    check_return_values(params.get("ReturnValues"), DELETE_RETURN_VALUES)
+    key = params["Key"]
+    pk, sk = key_from_request(schema, key)
+    text = params.get("ConditionExpression")
+    expressions = RequestExpressions(
+        params.get("ExpressionAttributeNames"),
+        params.get("ExpressionAttributeValues"),
+        uses_expressions=text is not None,
+        absent="ConditionExpression is null",
+    )
+    condition = expressions.condition(text) if text is not None else legacy_condition
+    expressions.finish()
+    return PreparedWrite(
+        DELETE,
+        schema,
+        pk,
+        sk,
+        key,
+        condition=condition,
+        return_on_failure=params.get("ReturnValuesOnConditionCheckFailure"),
+    )
+
+
+def prepare_update(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
+    """Every check UpdateItem makes before reading the item; also TransactWriteItems' Update. Checks that
+    need the item (key attributes, the new item's size) run in ``PreparedWrite.evaluate``."""
+    legacy.reject_mixed(params, UPDATE_LEGACY, UPDATE_MODERN)
+    schema = engine.table(params["TableName"])
+    legacy_condition = legacy.expected(params)  # DynamoDB checks Expected before ReturnValues and Key
+    check_return_values(params.get("ReturnValues"), UPDATE_RETURN_VALUES)
+    key = params["Key"]
+    pk, sk = key_from_request(schema, key)
+    update_text = params.get("UpdateExpression")
+    condition_text = params.get("ConditionExpression")
+    expressions = RequestExpressions(
+        params.get("ExpressionAttributeNames"),
+        params.get("ExpressionAttributeValues"),
+        uses_expressions=update_text is not None or condition_text is not None,
+        absent="UpdateExpression and ConditionExpression are null",
+    )
+    update: Any = expressions.update(update_text) if update_text is not None else None
+    condition = expressions.condition(condition_text) if condition_text is not None else legacy_condition
+    expressions.finish()
+    if update is None:
+        update = legacy.attribute_updates(params, schema.key_names)
+    return PreparedWrite(
+        UPDATE,
+        schema,
+        pk,
+        sk,
+        key,
+        update=update,
+        condition=condition,
+        return_on_failure=params.get("ReturnValuesOnConditionCheckFailure"),
+    )
+
+
+def prepare_check(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
+    """A TransactWriteItems ConditionCheck: DeleteItem's key and condition rules, and no write."""
+    schema = engine.table(params["TableName"])
+    key = params["Key"]
+    pk, sk = key_from_request(schema, key)
+    expressions = RequestExpressions(
+        params.get("ExpressionAttributeNames"), params.get("ExpressionAttributeValues"), uses_expressions=True
+    )
+    condition = expressions.condition(params["ConditionExpression"])
+    expressions.finish()
+    return PreparedWrite(
+        CHECK,
+        schema,
+        pk,
+        sk,
+        key,
+        condition=condition,
+        return_on_failure=params.get("ReturnValuesOnConditionCheckFailure"),
+    )

@@ -1,0 +1,13 @@
+"""DeleteItem: remove one item by its key, optionally only if a condition holds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from singletable.engine._interfaces import OperationEngine
+from singletable.engine._item_writes import prepare_delete
+from singletable.engine._write_path import old_if_all_old, run_single
+
+
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
+    return run_single(engine, prepare_delete(engine, params), params, old_if_all_old(params))

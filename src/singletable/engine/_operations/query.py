@@ -1,0 +1,160 @@
+"""Query: the items of one partition of a table or index, in sort-key order, a page at a time."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from singletable.engine import _codec as codec
+from singletable.engine import _legacy as legacy
+from singletable.engine._errors import validation
+from singletable.engine._expressions import RequestExpressions
+from singletable.engine._interfaces import OperationEngine
+from singletable.engine._paging import Page, check_index_projection, check_start_key, resolve_index
+from singletable.engine._schema import IndexSchema, TableSchema
+from singletable.engine._storage import KEY_MAX
+
+# In the order DynamoDB lists them when refusing a mix. KeyConditions only clashes with
+# KeyConditionExpression: it may be combined with FilterExpression and ProjectionExpression.
+LEGACY = ("AttributesToGet", "QueryFilter", "ConditionalOperator", "KeyConditions")
+MODERN = ("ProjectionExpression", "FilterExpression", "KeyConditionExpression")
+
+
+def _prefix_end(prefix: bytes) -> tuple[bytes, bool]:
+    """The smallest key above every key starting with ``prefix``: (bound, strict)."""
+    stripped = prefix.rstrip(b"\xff")
+    if not stripped:
+        return KEY_MAX, False
+    return stripped[:-1] + bytes((stripped[-1] + 1,)), True
+
+
+def _bounds(
+    range_op: str | None, values: tuple[dict[str, Any], ...], key_type: str | None
+) -> tuple[bytes, bool, bytes, bool]:
+    if range_op is None:
+        return b"", False, KEY_MAX, False
+    encoded = [codec.encode_key(v, key_type) for v in values]  # type: ignore[arg-type]
+    if range_op == "=":
+        return encoded[0], False, encoded[0], False
+    if range_op == "<":
+        return b"", False, encoded[0], True
+    if range_op == "<=":
+        return b"", False, encoded[0], False
+    if range_op == ">":
+        return encoded[0], True, KEY_MAX, False
+    if range_op == ">=":
+        return encoded[0], False, KEY_MAX, False
+    if range_op == "BETWEEN":
+        return encoded[0], False, encoded[1], False
+    end, strict = _prefix_end(encoded[0])  # BEGINS_WITH
+    return encoded[0], False, end, strict
+
+
+def run(engine: OperationEngine, params: dict[str, Any], *, key_filter: bool = False) -> dict[str, Any]:
+    """``key_filter``: PartiQL's WHERE may test key attributes beyond the key condition; the API may not."""
+    legacy_names = LEGACY if params.get("KeyConditionExpression") is not None else LEGACY[:-1]
+    legacy.reject_mixed(params, legacy_names, MODERN)
+    schema = engine.table(params["TableName"])
+    index = resolve_index(schema, params, "querying")
+    key_source = index if index is not None else schema
+    key_condition, filter_, projection = _compile(params, key_source, key_filter)
+    check_index_projection(schema, index, filter_, projection, check_filter=True)
+
+    hash_attr, range_attr = key_source.hash, key_source.range
+    pk = codec.encode_key(key_condition.hash_value, hash_attr.type)
+    bounds = _bounds(
+        key_condition.range_op, key_condition.range_values, range_attr.type if range_attr else None
+    )
+    lo, lo_strict, hi, hi_strict = bounds
+    start = params.get("ExclusiveStartKey")
+    after = _resume_after(schema, index, start, pk, bounds) if start is not None else None
+    page = Page(schema, index, params, filter_, projection)
+    with engine.storage.read():
+        rows = engine.storage.query(
+            schema.table_id,
+            index.index_id if index is not None else None,
+            pk,
+            lo,
+            lo_strict,
+            hi,
+            hi_strict,
+            params.get("ScanIndexForward", True) is not False,
+            after,
+        )
+        page.consume(rows)
+    return page.response(params.get("ReturnConsumedCapacity"))
+
+
+def _compile(
+    params: dict[str, Any], key_source: TableSchema | IndexSchema, key_filter: bool
+) -> tuple[Any, ...]:
+    """The request's key condition, filter and projection (expressions or their legacy forms), checked in
+    DynamoDB's order."""
+    key_text = params.get("KeyConditionExpression")
+    filter_text = params.get("FilterExpression")
+    projection_text = params.get("ProjectionExpression")
+    legacy_keys = params.get("KeyConditions") if key_text is None else None
+    no_values = "FilterExpression and KeyConditionExpression are null"
+    expressions = RequestExpressions(
+        params.get("ExpressionAttributeNames"),
+        params.get("ExpressionAttributeValues"),
+        uses_expressions=key_text is not None or filter_text is not None or projection_text is not None,
+        absent=no_values,
+    )
+    if key_text is None:
+        if params.get("ExpressionAttributeValues") is not None and filter_text is None:
+            raise validation(
+                f"ExpressionAttributeValues can only be specified when using expressions: {no_values}"
+            )
+        if legacy_keys is None:
+            raise validation(
+                "Either the KeyConditions or KeyConditionExpression parameter must be specified "
+                "in the request."
+            )
+    hash_attr, range_attr = key_source.hash, key_source.range
+    range_key = (range_attr.name, range_attr.type) if range_attr is not None else None
+    if legacy_keys is not None:
+        key_condition = legacy.key_conditions(params, (hash_attr.name, hash_attr.type), range_key)
+    else:
+        key_condition = expressions.key_condition(key_text, (hash_attr.name, hash_attr.type), range_key)
+    filter_ = expressions.condition(filter_text, "FilterExpression") if filter_text is not None else None
+    if filter_text is None:
+        filter_ = legacy.filter_condition(params, "QueryFilter", key_source.key_names)
+    if filter_ is not None and not key_filter:
+        key_names = set(key_source.key_names)
+        for name in sorted(filter_.top_level_names):
+            if name in key_names:
+                raise validation(
+                    "Filter Expression can only contain non-primary key attributes: "
+                    f"Primary key attribute: {name}"
+                )
+    if projection_text is not None:
+        projection = expressions.projection(projection_text)
+    else:
+        projection = legacy.attributes_to_get(params)
+    expressions.finish()
+    return key_condition, filter_, projection
+
+
+def _resume_after(
+    schema: TableSchema,
+    index: IndexSchema | None,
+    start: dict[str, Any],
+    pk: bytes,
+    bounds: tuple[bytes, bool, bytes, bool],
+) -> tuple[bytes, ...]:
+    """Where a page resumes: the ExclusiveStartKey's sort key (and, on an index, the table key), which must
+    lie in the queried partition and range."""
+    check_start_key(schema, index, start)
+    key_source = index if index is not None else schema
+    hash_attr, range_attr = key_source.hash, key_source.range
+    if codec.encode_key(start[hash_attr.name], hash_attr.type) != pk:
+        raise validation("The provided starting key does not match the range key predicate")
+    start_sk = codec.encode_key(start[range_attr.name], range_attr.type) if range_attr is not None else b""
+    lo, lo_strict, hi, hi_strict = bounds
+    if start_sk < lo or (lo_strict and start_sk == lo) or start_sk > hi or (hi_strict and start_sk == hi):
+        raise validation("The provided starting key does not match the range key predicate")
+    if index is None:
+        return (start_sk,)
+    tpk = codec.encode_key(start[schema.hash.name], schema.hash.type)
+    tsk = codec.encode_key(start[schema.range.name], schema.range.type) if schema.range else b""
+    return (start_sk, tpk, tsk)

@@ -1,0 +1,31 @@
+"""TransactGetItems: up to 100 Gets read from one snapshot, at the transactional read rate.
+
+Each Get is prepared by GetItem's own code (:func:`item_reads.prepare_get`). The reads run inside one SQLite
+read transaction, so every item comes from the same committed state: a TransactWriteItems in another thread or
+process is either wholly visible or not at all. Readers never wait for writers (WAL), so this never conflicts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from singletable.engine._interfaces import OperationEngine
+from singletable.engine._item_reads import prepare_get
+from singletable.engine._transactions import check_distinct, render_usages, usage_for
+
+
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
+    gets = [prepare_get(engine, action["Get"]) for action in params["TransactItems"]]
+    check_distinct([(get.schema.table_id, get.pk, get.sk) for get in gets])
+    usages: dict[str, Any] = {}
+    responses: list[dict[str, Any]] = []
+    with engine.storage.read():
+        for get in gets:
+            item, size = get.read(engine.storage)
+            usage_for(usages, get.schema.name).read(size)
+            responses.append({} if item is None else {"Item": item})
+    response: dict[str, Any] = {"Responses": responses}
+    consumed = render_usages(usages, params.get("ReturnConsumedCapacity"))
+    if consumed is not None:
+        response["ConsumedCapacity"] = consumed
+    return response

@@ -1,0 +1,182 @@
+"""TransactWriteItems: up to 100 Put/Update/Delete/ConditionCheck actions, all applied or none.
+
+Each action is prepared by the same code as its single-item operation (:mod:`item_writes`), so it is
+rejected with the same ValidationException before anything is read. Then, inside ONE SQLite write
+transaction: every item is read, every condition evaluated (any failure cancels the transaction with a
+``ConditionalCheckFailed`` reason for each failing action and ``None`` for the others), every new item
+computed (errors that need the stored item become ``ValidationError`` reasons), and only then is anything
+written. The ClientRequestToken is looked up and recorded in that same transaction, in the database, so a
+retry from another process sharing the file is recognised too. How concurrent clients interact is
+described in :mod:`transactions`.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from typing import Any
+
+import orjson
+
+from singletable.engine import _codec as codec
+from singletable.engine._errors import DynamoDBError
+from singletable.engine._interfaces import OperationEngine
+from singletable.engine._item_writes import prepare_check, prepare_delete, prepare_put, prepare_update
+from singletable.engine._storage import Storage
+from singletable.engine._transactions import (
+    NO_REASON,
+    cancelled,
+    check_distinct,
+    conflicted,
+    render_usages,
+    usage_for,
+)
+from singletable.engine._write_path import (
+    CHECK,
+    DELETE,
+    PUT,
+    UPDATE,
+    PreparedWrite,
+    WriteRows,
+    item_collection_metrics,
+    locked_write,
+)
+
+NO_ACTION = "Invalid Request: TransactWriteRequest should contain Delete or Put or Update request"
+TWO_ACTIONS = "TransactItems can only contain one of Check, Put, Update or Delete"
+PAYLOAD_TOO_LARGE = "Transaction payload size cannot exceed 4MB. Payload Size: {size}"
+MAX_PAYLOAD = 4 * 1024 * 1024
+TOKEN_SECONDS = 600.0
+RETURN_ON_FAILURE = ("NONE", "ALL_OLD")
+
+
+_PREPARE = {
+    CHECK: prepare_check,
+    PUT: prepare_put,
+    DELETE: prepare_delete,
+    UPDATE: prepare_update,
+}
+
+
+def prepare_all(engine: OperationEngine, actions: list[dict[str, Any]]) -> list[PreparedWrite]:
+    writes: list[PreparedWrite] = []
+    payload = 0
+    for action in actions:
+        kinds = [kind for kind in _PREPARE if action.get(kind) is not None]
+        if not kinds:
+            raise DynamoDBError("ValidationException", NO_ACTION)
+        if len(kinds) > 1:
+            raise DynamoDBError("ValidationException", TWO_ACTIONS)
+        write = _PREPARE[kinds[0]](engine, action[kinds[0]])
+        writes.append(write)
+        payload += write.size if write.action == PUT else codec.item_size(write.key)
+    check_distinct([write.identity for write in writes])
+    if payload > MAX_PAYLOAD:
+        raise DynamoDBError("ValidationException", PAYLOAD_TOO_LARGE.format(size=payload))
+    return writes
+
+
+def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
+    actions = params["TransactItems"]
+    writes = prepare_all(engine, actions)
+    token = params.get("ClientRequestToken")
+    digest = _digest(actions) if token is not None else b""
+    mode = params.get("ReturnConsumedCapacity")
+    storage = engine.storage
+    usages: dict[str, Any] = {}
+    metrics: dict[str, list[dict[str, Any]]] = {}
+    with locked_write(storage, lambda: conflicted(len(writes))):
+        now = engine.clock()
+        if token is not None:
+            seen = storage.client_token(token, now - TOKEN_SECONDS)
+            if seen is not None:
+                if seen != digest:
+                    raise DynamoDBError("IdempotentParameterMismatchException", "")
+                return _replay(storage, writes, mode)
+        _execute(storage, writes, usages)
+        if params.get("ReturnItemCollectionMetrics") == "SIZE":
+            for write in writes:
+                if write.action != CHECK:
+                    found = item_collection_metrics(storage, write.schema, write.pk, write.key, "SIZE")
+                    if found is not None:
+                        metrics.setdefault(write.schema.name, []).append(found)
+        if token is not None:
+            storage.remember_client_token(token, digest, now, now - TOKEN_SECONDS)
+    response: dict[str, Any] = {}
+    consumed = render_usages(usages, mode)
+    if consumed is not None:
+        response["ConsumedCapacity"] = consumed
+    if metrics:
+        response["ItemCollectionMetrics"] = metrics
+    return response
+
+
+def _execute(storage: Storage, writes: list[PreparedWrite], usages: dict[str, Any]) -> None:
+    """Read, check and evaluate every action, then write: nothing is written unless every action can be.
+
+    Each action gets its own reason -- its condition's failure, else an error computing its new item --
+    so one cancellation reports every problem, in request order.
+    """
+    loaded = [write.load(storage) for write in writes]
+    failed = False
+    reasons: list[dict[str, Any]] = []
+    evaluated: list[tuple[Any, int]] = []
+    for write, (old, old_size) in zip(writes, loaded, strict=True):
+        evaluated.append((None, 0))
+        if not write.passes(old):
+            failed = True
+            reasons.append(_condition_reason(write, old))
+            continue
+        try:
+            evaluated[-1] = write.evaluate(old, old_size)
+        except DynamoDBError as error:
+            if error.code != "ValidationException":
+                raise
+            failed = True
+            reasons.append({"Code": "ValidationError", "Message": error.message})
+            continue
+        reasons.append(NO_REASON)
+    if failed:
+        raise cancelled(reasons)
+    # The actions are of distinct items (check_distinct), so their rows can be stored together.
+    rows = WriteRows()
+    for write, (old, old_size), (new, new_size) in zip(writes, loaded, evaluated, strict=True):
+        usage = usage_for(usages, write.schema.name)
+        if write.action == CHECK:
+            usage.read(old_size)
+        else:
+            write.store(storage, old, old_size, new, new_size, usage.writes, rows)
+    rows.flush(storage)
+
+
+def _condition_reason(write: PreparedWrite, old: Any) -> dict[str, Any]:
+    error = write.failure(old)
+    # DynamoDB's text for a failed ConditionCheck ends with a period, unlike the writes' (as observed).
+    message = error.message + "." if write.action == CHECK else error.message
+    reason: dict[str, Any] = {"Code": "ConditionalCheckFailed", "Message": message}
+    if error.item is not None:
+        reason["Item"] = error.item
+    return reason
+
+
+def _replay(storage: Storage, writes: list[PreparedWrite], mode: str | None) -> dict[str, Any]:
+    """A repeated token: nothing runs again; capacity is what reading the items costs (AWS's rule)."""
+    usages: dict[str, Any] = {}
+    for write in writes:
+        usage_for(usages, write.schema.name).read(write.load(storage)[1])
+    consumed = render_usages(usages, mode)
+    return {} if consumed is None else {"ConsumedCapacity": consumed}
+
+
+def _digest(actions: list[dict[str, Any]]) -> bytes:
+    """Same parameters in any member order give the same digest (AWS ignores JSON member order)."""
+    text = orjson.dumps(actions, option=orjson.OPT_SORT_KEYS, default=_plain)
+    return hashlib.sha256(text).digest()
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, bytes | bytearray | memoryview):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, set | frozenset | tuple):
+        return sorted(value, key=repr) if isinstance(value, set | frozenset) else list(value)
+    raise TypeError(type(value).__name__)

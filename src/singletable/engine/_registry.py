@@ -1,0 +1,122 @@
+"""The one operation registry: every API operation the engine answers, as data.
+
+Each :class:`Operation` names its wire name (``"PutItem"``), the module under
+:mod:`singletable.engine._operations` whose ``run(engine, params)`` answers it, the request shape it is
+validated against (a shape of :mod:`singletable.engine._validation`), the API it belongs to (DynamoDB or
+DynamoDB Streams) and how the engine keeps the table catalog current around it:
+
+* ``writes``: an item write that checks the catalog inside its own write transaction (see
+  ``Engine._execute_write``), where the check needs no locking of its own and cannot race with the write;
+* ``cached_catalog``: a read that may trust the cached catalog for a moment (``READ_CATALOG_TTL``) before
+  asking SQLite whether another process changed it.
+
+Every other operation asks first. :data:`UNSUPPORTED_OPERATIONS` are AWS-only operations with no local
+meaning: they exist (as engine methods too) and always answer UnknownOperationException naming the operation.
+
+Everything that lists operations reads this module: the Engine's dispatch and its boto3-style methods, the
+wire protocol's DynamoDB Streams routing, the model adapter, request validation and the shape generator.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DYNAMODB = "DynamoDB"
+STREAMS = "DynamoDB Streams"
+
+
+@dataclass(frozen=True, slots=True)
+class Operation:
+    name: str
+    module: str
+    shape: str
+    api: str = DYNAMODB
+    writes: bool = False
+    cached_catalog: bool = False
+
+
+REGISTRY: tuple[Operation, ...] = (
+    Operation("CreateTable", "create_table", "CreateTableInput"),
+    Operation("DescribeTable", "describe_table", "DescribeTableInput"),
+    Operation("ListTables", "list_tables", "ListTablesInput"),
+    Operation("DeleteTable", "delete_table", "DeleteTableInput"),
+    Operation("PutItem", "put_item", "PutItemInput", writes=True),
+    Operation("GetItem", "get_item", "GetItemInput", cached_catalog=True),
+    Operation("UpdateItem", "update_item", "UpdateItemInput", writes=True),
+    Operation("DeleteItem", "delete_item", "DeleteItemInput", writes=True),
+    Operation("Query", "query", "QueryInput", cached_catalog=True),
+    Operation("Scan", "scan", "ScanInput", cached_catalog=True),
+    Operation("BatchGetItem", "batch_get_item", "BatchGetItemInput", cached_catalog=True),
+    Operation("BatchWriteItem", "batch_write_item", "BatchWriteItemInput", writes=True),
+    Operation("TransactWriteItems", "transact_write_items", "TransactWriteItemsInput", writes=True),
+    Operation("TransactGetItems", "transact_get_items", "TransactGetItemsInput", cached_catalog=True),
+    Operation("ExecuteStatement", "execute_statement", "ExecuteStatementInput"),
+    Operation("BatchExecuteStatement", "batch_execute_statement", "BatchExecuteStatementInput"),
+    Operation("ExecuteTransaction", "execute_transaction", "ExecuteTransactionInput"),
+    Operation("UpdateTable", "update_table", "UpdateTableInput"),
+    Operation("UpdateTimeToLive", "update_time_to_live", "UpdateTimeToLiveInput"),
+    Operation("DescribeTimeToLive", "describe_time_to_live", "DescribeTimeToLiveInput"),
+    Operation("TagResource", "tag_resource", "TagResourceInput"),
+    Operation("UntagResource", "untag_resource", "UntagResourceInput"),
+    Operation("ListTagsOfResource", "list_tags_of_resource", "ListTagsOfResourceInput"),
+    Operation("DescribeLimits", "describe_limits", "DescribeLimitsInput"),
+    Operation("DescribeEndpoints", "describe_endpoints", "DescribeEndpointsRequest"),
+    # The DynamoDB Streams API (X-Amz-Target ``DynamoDBStreams_20120810.*``), run by
+    # ``Engine.execute_streams``; its boto3-style methods exist on the Engine too (``engine.get_records``).
+    Operation("ListStreams", "list_streams", "ListStreamsInput", api=STREAMS),
+    Operation("DescribeStream", "describe_stream", "DescribeStreamInput", api=STREAMS),
+    Operation("GetShardIterator", "get_shard_iterator", "GetShardIteratorInput", api=STREAMS),
+    Operation("GetRecords", "get_records", "GetRecordsInput", api=STREAMS),
+)
+
+UNSUPPORTED_OPERATIONS: frozenset[str] = frozenset(
+    (
+        "CreateBackup",
+        "DescribeBackup",
+        "ListBackups",
+        "DeleteBackup",
+        "RestoreTableFromBackup",
+        "RestoreTableToPointInTime",
+        "UpdateContinuousBackups",
+        "DescribeContinuousBackups",
+        "CreateGlobalTable",
+        "UpdateGlobalTable",
+        "DescribeGlobalTable",
+        "ListGlobalTables",
+        "UpdateGlobalTableSettings",
+        "DescribeGlobalTableSettings",
+        "ExportTableToPointInTime",
+        "DescribeExport",
+        "ListExports",
+        "ImportTable",
+        "DescribeImport",
+        "ListImports",
+        "EnableKinesisStreamingDestination",
+        "DisableKinesisStreamingDestination",
+        "DescribeKinesisStreamingDestination",
+        "UpdateKinesisStreamingDestination",
+        "DescribeContributorInsights",
+        "UpdateContributorInsights",
+        "ListContributorInsights",
+        "GetResourcePolicy",
+        "PutResourcePolicy",
+        "DeleteResourcePolicy",
+        "UpdateTableReplicaAutoScaling",
+        "DescribeTableReplicaAutoScaling",
+    )
+)
+
+# Views of REGISTRY for the places that ask one question of it.
+BY_NAME: dict[str, Operation] = {operation.name: operation for operation in REGISTRY}
+# Wire name -> module, per API.
+OPERATIONS: dict[str, str] = {op.name: op.module for op in REGISTRY if op.api == DYNAMODB}
+STREAMS_OPERATIONS: dict[str, str] = {op.name: op.module for op in REGISTRY if op.api == STREAMS}
+CATALOG_CHECKED_IN_WRITE: frozenset[str] = frozenset(op.name for op in REGISTRY if op.writes)
+CACHED_CATALOG_READS: frozenset[str] = frozenset(op.name for op in REGISTRY if op.cached_catalog)
+# Wire name -> the request shape validation checks it against.
+INPUT_SHAPES: dict[str, str] = {op.name: op.shape for op in REGISTRY}
+
+
+def module_path(operation: Operation) -> str:
+    """The import path of the module that runs ``operation``."""
+    return f"singletable.engine._operations.{operation.module}"

@@ -1,0 +1,46 @@
+"""How everything persists: one SQLite database, WAL-journaled, behind one object, :class:`Storage`.
+
+This package is the only place that speaks SQL or touches the sqlite3 connection: operations, the write
+path, the background threads and the stream operations call :class:`Storage`'s methods. Statement texts are
+constants, chosen by flags, never built from a user's table or attribute name. The package is split by job,
+and :class:`Storage` is assembled from the parts:
+
+- ``connection``: opening, pragmas and WAL, the lock and the write transaction, waiting out other
+  processes' write locks (:class:`BusyTimeout`, :func:`retry_while_busy`), the background checkpointer;
+- ``catalog``: the SQL schema and the DynamoDB tables' definitions, with the catalog version;
+- ``items``: items and index entries, the Query and Scan statements, sizes, TransactWriteItems tokens;
+- ``streams``: DynamoDB Streams' streams and change records.
+"""
+
+from __future__ import annotations
+
+from singletable.engine._storage.catalog import Catalog
+from singletable.engine._storage.connection import BusyTimeout, is_busy, retry_while_busy
+from singletable.engine._storage.items import HASH_SPACE, KEY_MAX, ItemData, partition_hash
+from singletable.engine._storage.streams import StreamData
+
+__all__ = [
+    "HASH_SPACE",
+    "KEY_MAX",
+    "BusyTimeout",
+    "Storage",
+    "is_busy",
+    "partition_hash",
+    "retry_while_busy",
+]
+
+
+class Storage(Catalog, ItemData, StreamData):
+    """The engine's database: one SQLite connection shared by the engine's threads under ``lock``.
+
+    ``Storage(":memory:")`` or ``Storage("app.db")`` (created if missing); ``durable=True`` fsyncs every
+    commit. Everything that writes runs inside ``with storage.write():``; several reads that must agree run
+    inside ``with storage.read():``. The methods come from the package's modules, one job each (see above);
+    they are plain methods of this one class, so the write path pays no indirection for the split.
+    """
+
+    def __init__(self, path: str, *, durable: bool = False) -> None:
+        super().__init__(path, durable=durable)
+        with self.write():
+            self.create_schema()
+        self.finish_opening()

@@ -1,0 +1,122 @@
+"""Storage's schema and catalog: the SQL tables themselves, and the DynamoDB tables' definitions.
+
+Three SQL tables hold every DynamoDB table, whatever it is called, so no SQL is ever built from a user's
+table or attribute name: ``st_tables`` (the catalog: one row per DynamoDB table, its description as JSON),
+``st_items`` and ``st_index_entries`` (see ``items``); ``st_streams`` and ``st_stream_records`` hold
+DynamoDB Streams (see ``streams``), ``st_client_tokens`` TransactWriteItems' idempotency tokens and
+``st_meta`` the schema and catalog versions. Every DDL operation bumps the catalog version, which is how
+another process's engine learns that its cached catalog is stale.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from singletable.engine._storage.connection import Connection
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS st_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS st_tables (
+    table_id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    description BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS st_items (
+    table_id INTEGER NOT NULL,
+    hash INTEGER NOT NULL,
+    pk BLOB NOT NULL,
+    sk BLOB NOT NULL,
+    size INTEGER NOT NULL,
+    item BLOB NOT NULL,
+    PRIMARY KEY (table_id, hash, pk, sk)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS st_index_entries (
+    table_id INTEGER NOT NULL,
+    index_id INTEGER NOT NULL,
+    hash INTEGER NOT NULL,
+    pk BLOB NOT NULL,
+    sk BLOB NOT NULL,
+    tpk BLOB NOT NULL,
+    tsk BLOB NOT NULL,
+    thash INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    PRIMARY KEY (table_id, index_id, hash, pk, sk, tpk, tsk)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS st_streams (
+    stream_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    table_name TEXT NOT NULL,
+    description BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS st_stream_records (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    stream_id INTEGER NOT NULL,
+    created REAL NOT NULL,
+    record BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS st_stream_records_by_stream ON st_stream_records (stream_id, seq);
+CREATE TABLE IF NOT EXISTS st_client_tokens (
+    token TEXT PRIMARY KEY,
+    digest BLOB NOT NULL,
+    created REAL NOT NULL
+) WITHOUT ROWID;
+"""
+
+SCHEMA_VERSION = "1"
+
+
+class Catalog(Connection):
+    """The schema's creation and the table catalog; part of ``Storage``."""
+
+    def create_schema(self) -> None:
+        """Create the SQL tables where missing. Must run inside :meth:`write`."""
+        conn = self._conn
+        for statement in SCHEMA.split(";"):
+            if statement.strip():
+                conn.execute(statement)
+        conn.execute(
+            "INSERT OR IGNORE INTO st_meta (key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,)
+        )
+        conn.execute("INSERT OR IGNORE INTO st_meta (key, value) VALUES ('catalog_version', '0')")
+
+    def catalog_version(self) -> int:
+        return int(
+            self._conn.execute("SELECT value FROM st_meta WHERE key = 'catalog_version'").fetchone()[0]
+        )
+
+    def _bump_catalog(self) -> None:
+        self._conn.execute(
+            "UPDATE st_meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'catalog_version'"
+        )
+
+    def load_tables(self) -> dict[str, tuple[int, dict[str, Any]]]:
+        rows = self._conn.execute("SELECT table_id, name, description FROM st_tables").fetchall()
+        return {name: (table_id, orjson.loads(description)) for table_id, name, description in rows}
+
+    def insert_table(self, name: str, description: dict[str, Any]) -> int:
+        """Must run inside :meth:`write`."""
+        cursor = self._conn.execute(
+            "INSERT INTO st_tables (name, description) VALUES (?, ?)", (name, orjson.dumps(description))
+        )
+        self._bump_catalog()
+        return int(cursor.lastrowid)
+
+    def update_table(self, table_id: int, description: dict[str, Any]) -> None:
+        self._conn.execute(
+            "UPDATE st_tables SET description = ? WHERE table_id = ?", (orjson.dumps(description), table_id)
+        )
+        self._bump_catalog()
+
+    def drop_table(self, table_id: int) -> None:
+        """Forget a table with its items and index entries (its streams stay, closed)."""
+        self._conn.execute("DELETE FROM st_index_entries WHERE table_id = ?", (table_id,))
+        self._conn.execute("DELETE FROM st_items WHERE table_id = ?", (table_id,))
+        self._conn.execute("DELETE FROM st_tables WHERE table_id = ?", (table_id,))
+        self._bump_catalog()
+
+    def drop_index(self, table_id: int, index_id: int) -> None:
+        """Delete a secondary index's entries (UpdateTable deleting the index updates the catalog)."""
+        self._conn.execute(
+            "DELETE FROM st_index_entries WHERE table_id = ? AND index_id = ?", (table_id, index_id)
+        )

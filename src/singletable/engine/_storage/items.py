@@ -1,0 +1,239 @@
+"""Storage's item and index data: items, index entries, the Query and Scan statements, sizes and tokens.
+
+``st_items`` holds every item of every table, ``st_index_entries`` one row per item per secondary index it
+appears in. Keys are stored as order-preserving byte strings (see ``codec``), so SQLite's memcmp ordering of
+BLOBs *is* DynamoDB's sort order and a Query reads only the rows of the page it returns. A ``hash`` column
+(CRC-32 of the partition key) leads each primary key: it spreads partitions the way DynamoDB's scan order
+does and lets a parallel Scan's segment be a contiguous range.
+
+Statement texts are constants of this module, chosen by flags, never by data.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import zlib
+from typing import Any
+
+from singletable.engine._storage.connection import Connection
+
+HASH_SPACE = 1 << 32
+# Greater than every stored key: keys are at most 2048 bytes and encodings add at most a few bytes.
+KEY_MAX = b"\xff" * 4096
+
+# The rows of item writes, as ``Storage.write_rows`` takes them (see ``WriteRows`` on the write path).
+ItemRow = tuple[int, bytes, bytes, bytes, int]  # table_id, pk, sk, item, size
+ItemKeyRow = tuple[int, bytes, bytes]  # table_id, pk, sk
+EntryRow = tuple[int, int, bytes, bytes, bytes, bytes, int]  # table_id, index_id, ipk, isk, tpk, tsk, size
+EntryKeyRow = tuple[int, int, bytes, bytes, bytes, bytes]  # table_id, index_id, ipk, isk, tpk, tsk
+
+
+def partition_hash(pk: bytes) -> int:
+    """Stable across processes and Python versions (unlike ``hash()``), and cheap."""
+    return zlib.crc32(pk)
+
+
+def _query_sql(on_index: bool, lo_strict: bool, hi_strict: bool, forward: bool, after: bool) -> str:
+    lo = ">" if lo_strict else ">="
+    hi = "<" if hi_strict else "<="
+    direction = "" if forward else " DESC"
+    if not on_index:
+        sql = (
+            "SELECT item, size, sk FROM st_items WHERE table_id = ? AND hash = ? AND pk = ?"
+            f" AND sk {lo} ? AND sk {hi} ?"
+        )
+        if after:
+            sql += " AND sk > ?" if forward else " AND sk < ?"
+        return sql + f" ORDER BY sk{direction}"
+    sql = (
+        "SELECT i.item, x.size, x.sk, x.tpk, x.tsk FROM st_index_entries x JOIN st_items i"
+        " ON i.table_id = x.table_id AND i.hash = x.thash AND i.pk = x.tpk AND i.sk = x.tsk"
+        " WHERE x.table_id = ? AND x.index_id = ? AND x.hash = ? AND x.pk = ?"
+        f" AND x.sk {lo} ? AND x.sk {hi} ?"
+    )
+    if after:
+        sql += " AND (x.sk, x.tpk, x.tsk) > (?, ?, ?)" if forward else " AND (x.sk, x.tpk, x.tsk) < (?, ?, ?)"
+    return sql + f" ORDER BY x.sk{direction}, x.tpk{direction}, x.tsk{direction}"
+
+
+_QUERY_SQL = {
+    flags: _query_sql(*flags)
+    for flags in (
+        (a, b, c, d, e)
+        for a in (False, True)
+        for b in (False, True)
+        for c in (False, True)
+        for d in (False, True)
+        for e in (False, True)
+    )
+}
+
+_SCAN_TABLE_SQL = (
+    "SELECT item, size, hash, pk, sk FROM st_items WHERE table_id = ? AND (hash, pk, sk) > (?, ?, ?)"
+    " AND hash < ? ORDER BY hash, pk, sk"
+)
+_SCAN_INDEX_SQL = (
+    "SELECT i.item, x.size, x.hash, x.pk, x.sk, x.tpk, x.tsk FROM st_index_entries x JOIN st_items i"
+    " ON i.table_id = x.table_id AND i.hash = x.thash AND i.pk = x.tpk AND i.sk = x.tsk"
+    " WHERE x.table_id = ? AND x.index_id = ? AND (x.hash, x.pk, x.sk, x.tpk, x.tsk) > (?, ?, ?, ?, ?)"
+    " AND x.hash < ? ORDER BY x.hash, x.pk, x.sk, x.tpk, x.tsk"
+)
+
+# Public: bench/floor.py runs the same statements with no engine around them.
+GET_ITEM_SQL = "SELECT item, size FROM st_items WHERE table_id = ? AND hash = ? AND pk = ? AND sk = ?"
+PUT_ITEM_SQL = (
+    "INSERT OR REPLACE INTO st_items (table_id, hash, pk, sk, size, item) VALUES (?, ?, ?, ?, ?, ?)"
+)
+PUT_ENTRY_SQL = (
+    "INSERT OR REPLACE INTO st_index_entries"
+    " (table_id, index_id, hash, pk, sk, tpk, tsk, thash, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_DELETE_ITEM_SQL = "DELETE FROM st_items WHERE table_id = ? AND hash = ? AND pk = ? AND sk = ?"
+_DELETE_ENTRY_SQL = (
+    "DELETE FROM st_index_entries WHERE table_id = ? AND index_id = ? AND hash = ? AND pk = ?"
+    " AND sk = ? AND tpk = ? AND tsk = ?"
+)
+
+
+class ItemData(Connection):
+    """Items, index entries and what is read from them; part of ``Storage``."""
+
+    # -- the write path -----------------------------------------------------------------------------------
+
+    def get_item(self, table_id: int, pk: bytes, sk: bytes) -> tuple[bytes, int] | None:
+        """An item's stored bytes and size, or None."""
+        return self._cursor.execute(GET_ITEM_SQL, (table_id, zlib.crc32(pk), pk, sk)).fetchone()
+
+    def write_rows(
+        self,
+        items: list[ItemRow],
+        item_deletes: list[ItemKeyRow],
+        entries: list[EntryRow],
+        entry_deletes: list[EntryKeyRow],
+    ) -> None:
+        """Store item writes' rows (see ``WriteRows``), one ``executemany`` per statement when a batch has
+        several rows for it. Rows must be of distinct items, so their order does not matter. Must run inside
+        :meth:`write`."""
+        crc32 = zlib.crc32
+        if item_deletes:
+            self._run(_DELETE_ITEM_SQL, [(table_id, crc32(pk), pk, sk) for table_id, pk, sk in item_deletes])
+        if items:
+            self._run(
+                PUT_ITEM_SQL,
+                [(table_id, crc32(pk), pk, sk, size, data) for table_id, pk, sk, data, size in items],
+            )
+        if entry_deletes:
+            self._run(
+                _DELETE_ENTRY_SQL,
+                [
+                    (table_id, index_id, crc32(ipk), ipk, isk, tpk, tsk)
+                    for table_id, index_id, ipk, isk, tpk, tsk in entry_deletes
+                ],
+            )
+        if entries:
+            self._run(
+                PUT_ENTRY_SQL,
+                [
+                    (table_id, index_id, crc32(ipk), ipk, isk, tpk, tsk, crc32(tpk), size)
+                    for table_id, index_id, ipk, isk, tpk, tsk, size in entries
+                ],
+            )
+
+    def _run(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+        if len(rows) == 1:
+            self._cursor.execute(sql, rows[0])
+        else:
+            self._cursor.executemany(sql, rows)
+
+    def client_token(self, token: str, since: float) -> bytes | None:
+        """The request digest a TransactWriteItems ClientRequestToken was used with, if since ``since``."""
+        row = self._conn.execute(
+            "SELECT digest FROM st_client_tokens WHERE token = ? AND created > ?", (token, since)
+        ).fetchone()
+        return None if row is None else row[0]
+
+    def remember_client_token(self, token: str, digest: bytes, now: float, expire_before: float) -> None:
+        """Record a committed transaction's token (inside its write) and forget expired ones."""
+        self._conn.execute("DELETE FROM st_client_tokens WHERE created <= ?", (expire_before,))
+        self._conn.execute(
+            "INSERT OR REPLACE INTO st_client_tokens (token, digest, created) VALUES (?, ?, ?)",
+            (token, digest, now),
+        )
+
+    # -- reads --------------------------------------------------------------------------------------------
+
+    def query(
+        self,
+        table_id: int,
+        index_id: int | None,
+        pk: bytes,
+        lo: bytes,
+        lo_strict: bool,
+        hi: bytes,
+        hi_strict: bool,
+        forward: bool,
+        after: tuple[bytes, ...] | None,
+    ) -> sqlite3.Cursor:
+        """Rows of one partition between two sort-key bounds, in order, resuming after ``after``.
+
+        Table rows are ``(item, size, sk)``; index rows ``(item, size, sk, tpk, tsk)`` where size is the
+        projected item's size. ``after`` is ``(sk,)`` for a table and ``(sk, tpk, tsk)`` for an index.
+        """
+        on_index = index_id is not None
+        sql = _QUERY_SQL[(on_index, lo_strict, hi_strict, forward, after is not None)]
+        params: tuple[Any, ...]
+        if on_index:
+            params = (table_id, index_id, zlib.crc32(pk), pk, lo, hi)
+        else:
+            params = (table_id, zlib.crc32(pk), pk, lo, hi)
+        if after is not None:
+            params += after
+        return self._conn.execute(sql, params)
+
+    def scan(
+        self,
+        table_id: int,
+        index_id: int | None,
+        after: tuple[Any, ...],
+        hash_end: int,
+    ) -> sqlite3.Cursor:
+        """Rows in scan order after ``after`` and below ``hash_end``.
+
+        Table rows are ``(item, size, hash, pk, sk)`` with ``after = (hash, pk, sk)``; index rows
+        ``(item, size, hash, pk, sk, tpk, tsk)`` with ``after = (hash, pk, sk, tpk, tsk)``.
+        """
+        if index_id is None:
+            return self._conn.execute(_SCAN_TABLE_SQL, (table_id, *after, hash_end))
+        return self._conn.execute(_SCAN_INDEX_SQL, (table_id, index_id, *after, hash_end))
+
+    # -- sizes --------------------------------------------------------------------------------------------
+
+    def table_stats(self, table_id: int) -> tuple[int, int]:
+        """(item count, bytes) of a table."""
+        count, size = self._conn.execute(
+            "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM st_items WHERE table_id = ?", (table_id,)
+        ).fetchone()
+        return count, size
+
+    def index_stats(self, table_id: int, index_id: int) -> tuple[int, int]:
+        """(entry count, bytes) of a secondary index."""
+        count, size = self._conn.execute(
+            "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM st_index_entries"
+            " WHERE table_id = ? AND index_id = ?",
+            (table_id, index_id),
+        ).fetchone()
+        return count, size
+
+    def collection_size(self, table_id: int, pk: bytes, lsi_ids: tuple[int, ...]) -> int:
+        """Bytes in one item collection: the partition's items plus their local index entries."""
+        size = self._conn.execute(
+            "SELECT COALESCE(SUM(size), 0) FROM st_items WHERE table_id = ? AND hash = ? AND pk = ?",
+            (table_id, zlib.crc32(pk), pk),
+        ).fetchone()[0]
+        for index_id in lsi_ids:
+            size += self._conn.execute(
+                "SELECT COALESCE(SUM(size), 0) FROM st_index_entries"
+                " WHERE table_id = ? AND index_id = ? AND hash = ? AND pk = ?",
+                (table_id, index_id, zlib.crc32(pk), pk),
+            ).fetchone()[0]
+        return size

@@ -1,0 +1,79 @@
+"""Table definitions: the checks CreateTable and UpdateTable share on key schemas, index projections and
+provisioned throughput, with DynamoDB's texts and limits.
+
+Error texts are AWS's; most share DynamoDB's ``One or more parameter values were invalid:`` prefix
+(:func:`invalid`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from singletable.engine._errors import DynamoDBError, validation
+
+MAX_GSI = 20
+MAX_LSI = 5
+MAX_PROJECTED = 100
+INVALID = "One or more parameter values were invalid: "
+
+
+def invalid(message: str) -> DynamoDBError:
+    """Most semantic checks share DynamoDB's ``One or more parameter values were invalid:`` prefix."""
+    return validation(INVALID + message)
+
+
+def attribute_names(items: list[dict[str, Any]]) -> str:
+    return ", ".join(item["AttributeName"] for item in items)
+
+
+def check_key_schema(key_schema: list[dict[str, str]]) -> None:
+    """Positional rules: first element HASH, optional second RANGE, names distinct."""
+    if key_schema[0]["KeyType"] != "HASH":
+        raise validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
+    if len(key_schema) == 2:
+        if key_schema[0]["AttributeName"] == key_schema[1]["AttributeName"]:
+            raise validation(
+                "Both the Hash Key and the Range Key element in the KeySchema have the same name"
+            )
+        if key_schema[1]["KeyType"] != "RANGE":
+            raise validation("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type")
+
+
+def check_defined(key_schema: list[dict[str, str]], definitions: list[dict[str, str]]) -> None:
+    defined = {d["AttributeName"] for d in definitions}
+    if any(k["AttributeName"] not in defined for k in key_schema):
+        raise invalid(
+            "Some index key attributes are not defined in AttributeDefinitions. "
+            f"Keys: [{attribute_names(key_schema)}], AttributeDefinitions: [{attribute_names(definitions)}]"
+        )
+
+
+def check_projection(projection: dict[str, Any]) -> int:
+    """Validate one index's projection; returns how many attributes it projects (for the table limit)."""
+    ptype = projection.get("ProjectionType")
+    attributes = projection.get("NonKeyAttributes")
+    if ptype is None:
+        raise invalid("Unknown ProjectionType: null")
+    if ptype == "INCLUDE":
+        if not attributes:
+            raise invalid("ProjectionType is INCLUDE, but NonKeyAttributes is not specified")
+        seen: set[str] = set()
+        for attribute in attributes:
+            if attribute in seen:
+                raise invalid(f"Duplicate element in NonKeyAttributes: {attribute}")
+            seen.add(attribute)
+        return len(attributes)
+    if attributes is not None:
+        raise invalid(f"ProjectionType is {ptype}, but NonKeyAttributes is specified")
+    return 0
+
+
+def throughput_description(spec: dict[str, int]) -> dict[str, int]:
+    return {
+        "NumberOfDecreasesToday": 0,
+        "ReadCapacityUnits": spec["ReadCapacityUnits"],
+        "WriteCapacityUnits": spec["WriteCapacityUnits"],
+    }
+
+
+ZERO_THROUGHPUT = {"NumberOfDecreasesToday": 0, "ReadCapacityUnits": 0, "WriteCapacityUnits": 0}

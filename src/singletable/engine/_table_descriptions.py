@@ -1,0 +1,104 @@
+"""Table descriptions: rendering a stored table description as DynamoDB's TableDescription, and the
+table-name rules every control-plane operation shares (a name or an ARN; the not-found error naming the
+table).
+
+The stored description (written by CreateTable) is the static part of DynamoDB's TableDescription with
+timestamps as epoch seconds (the catalog is JSON) and a private ``_IndexId`` on every index. Rendering adds
+what is live or derived -- counts and sizes, ARNs, statuses -- converts timestamps to the timezone-aware
+``datetime`` boto3 returns, and strips every private ``_`` key.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from singletable.engine._errors import not_found
+from singletable.engine._interfaces import OperationEngine
+
+_ARN_PREFIX = "arn:"
+
+
+def table_name_of(value: str) -> str:
+    """Operations accept a table ARN wherever they take a table name; the name is its last segment."""
+    if value.startswith(_ARN_PREFIX) and ":table/" in value:
+        return value.split(":table/", 1)[1].split("/", 1)[0]
+    return value
+
+
+def missing_table(name: str) -> Exception:
+    """The control plane names the table in its not-found message (the data plane does not)."""
+    return not_found(f"Requested resource not found: Table: {name} not found")
+
+
+def _public(value: Any) -> Any:
+    """Copy without private keys, epoch-second ``*DateTime`` fields turned into aware datetimes."""
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if key.startswith("_"):
+                continue
+            if key.endswith("DateTime") and isinstance(item, int | float):
+                out[key] = datetime.fromtimestamp(item, tz=UTC)
+            else:
+                out[key] = _public(item)
+        return out
+    if isinstance(value, list):
+        return [_public(item) for item in value]
+    return value
+
+
+def render(engine: OperationEngine, table_id: int, stored: dict[str, Any], status: str) -> dict[str, Any]:
+    """The TableDescription DynamoDB would return now, with ``status`` as TableStatus and IndexStatus.
+
+    Key order follows DynamoDB's JSON so that responses compare (and print) alike.
+    """
+    name = stored["TableName"]
+    item_count, size = engine.storage.table_stats(table_id)
+    public = _public(stored)
+    out: dict[str, Any] = {
+        "AttributeDefinitions": public["AttributeDefinitions"],
+        "TableName": name,
+        "KeySchema": public["KeySchema"],
+        "TableStatus": status,
+        "CreationDateTime": public["CreationDateTime"],
+        "ProvisionedThroughput": public["ProvisionedThroughput"],
+        "TableSizeBytes": size,
+        "ItemCount": item_count,
+        "TableArn": engine.arn(name),
+        "TableId": public["TableId"],
+    }
+    if "BillingModeSummary" in public:
+        out["BillingModeSummary"] = public["BillingModeSummary"]
+    for kind in ("LocalSecondaryIndexes", "GlobalSecondaryIndexes"):
+        if kind not in stored:
+            continue
+        rendered = []
+        for index, index_public in zip(stored[kind], public[kind], strict=True):
+            index_count, index_size = engine.storage.index_stats(table_id, index["_IndexId"])
+            entry: dict[str, Any] = {
+                "IndexName": index_public["IndexName"],
+                "KeySchema": index_public["KeySchema"],
+                "Projection": index_public["Projection"],
+            }
+            if kind == "GlobalSecondaryIndexes":
+                # A new table's indexes share its status; later, each index has its own (UpdateTable).
+                entry["IndexStatus"] = status if status == "CREATING" else index.get("IndexStatus", "ACTIVE")
+                if "Backfilling" in index:
+                    entry["Backfilling"] = index["Backfilling"]
+                entry["ProvisionedThroughput"] = index_public["ProvisionedThroughput"]
+            entry["IndexSizeBytes"] = index_size
+            entry["ItemCount"] = index_count
+            entry["IndexArn"] = engine.arn(name, index_public["IndexName"])
+            rendered.append(entry)
+        out[kind] = rendered
+    for key in ("StreamSpecification", "LatestStreamLabel", "LatestStreamArn"):
+        if key in public:
+            out[key] = public[key]
+    if "LatestStreamLabel" in public:
+        out["LatestStreamArn"] = f"{engine.arn(name)}/stream/{public['LatestStreamLabel']}"
+    for key in ("SSEDescription", "TableClassSummary"):
+        if key in public:
+            out[key] = public[key]
+    out["DeletionProtectionEnabled"] = public.get("DeletionProtectionEnabled", False)
+    return out

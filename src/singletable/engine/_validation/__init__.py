@@ -1,0 +1,38 @@
+"""Request validation: a request's shape is checked against AWS's service model before any operation runs.
+
+The Engine checks every request once, at dispatch, against the operation's input shape from the registry
+(``check_input(SHAPES, shape, params)``; :func:`check_shape` does the same by operation name); DynamoDB
+rejects a malformed request before it looks at any table, so these errors win over ResourceNotFoundException
+and every semantic check.
+
+* :mod:`walker` walks a request against a shape and words the errors as DynamoDB does;
+* :mod:`generated` holds the shapes generated from AWS's DynamoDB service model by tools/gen_shape_data.py;
+* :mod:`additions` holds the hand-written shapes the generated data lacks (tagging, limits, endpoints,
+  DynamoDB Streams).
+
+Both are merged here into :data:`SHAPES`, the one table the walker reads.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from singletable.engine._registry import INPUT_SHAPES
+from singletable.engine._validation import additions, generated
+from singletable.engine._validation.walker import Shapes, check_input
+
+_overlap = generated.SHAPES.keys() & additions.SHAPES.keys()
+if _overlap:
+    raise RuntimeError(f"validation.additions redefines generated shapes: {sorted(_overlap)}")
+
+SHAPES: Shapes = {**generated.SHAPES, **additions.SHAPES}
+
+__all__ = ["SHAPES", "check_input", "check_shape"]
+
+
+def check_shape(operation: str, params: dict[str, Any]) -> None:
+    """Raise DynamoDB's SerializationException or aggregated ValidationException for a malformed request
+    to ``operation`` (its wire name); operations without a registered shape pass."""
+    input_shape = INPUT_SHAPES.get(operation)
+    if input_shape is not None:
+        check_input(SHAPES, input_shape, params)

@@ -1,0 +1,278 @@
+"""Request-shape validation, done the way DynamoDB's front end does it, before any operation logic.
+
+DynamoDB checks a request in two passes, and so do we:
+
+1. *Deserialization*: a member whose JSON type is wrong (``TableName: 5``) stops the request at once with a
+   ``SerializationException`` naming the Java conversion that failed -- nothing else is reported.
+2. *Constraint validation* against the service model (required members, lengths, patterns, enums, ranges):
+   every violation is collected and reported together in one ``ValidationException``::
+
+       2 validation errors detected: Value 'a!' at 'tableName' failed to satisfy constraint: Member must
+       satisfy regular expression pattern: [a-zA-Z0-9_.-]+; Value 'a!' at 'tableName' failed to satisfy
+       constraint: Member must have length greater than or equal to 3
+
+Member paths are camelCase, lists are ``name.N.member`` (1-based) and map values ``name.KEY.member``.
+Unknown members are ignored, as DynamoDB ignores them. ``None`` is JSON ``null``, which DynamoDB treats as
+absent. The constraints themselves are AWS's published model, kept as data: the package merges
+:mod:`generated` and :mod:`additions` into the one table this walker reads (see :mod:`validation`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from singletable.engine._errors import DynamoDBError
+
+_JAVA_PACKAGE = "com.amazonaws.dynamodb.v20120810"
+_PATTERNS: dict[str, re.Pattern[str]] = {}
+_TABLE_NAME_PATTERN = "[a-zA-Z0-9_.-]+"
+# Shape name -> its entry, in the encoding generated.py documents.
+Shapes = dict[str, tuple]
+_INT_RANGE = {"Integer": (-(2**31), 2**31 - 1), "Long": (-(2**63), 2**63 - 1)}
+
+
+def _serialization(message: str) -> DynamoDBError:
+    return DynamoDBError("SerializationException", message)
+
+
+_CAMEL: dict[str, str] = {}
+# Structure shape -> (member, member shape, camelCase name, required) in the model's order.
+_MEMBERS: dict[str, tuple[tuple[str, str, str, bool], ...]] = {}
+# (string shape, value) pairs known to satisfy every constraint: table names and enum values recur on
+# every request, and a string's constraints depend on nothing else.
+_VALID_STRINGS: set[tuple[str, str]] = set()
+_VALID_STRINGS_LIMIT = 4096
+
+
+def _camel(name: str) -> str:
+    """Coral reports members by their Java field names: the first letter lowered."""
+    camel = _CAMEL.get(name)
+    if camel is None:
+        camel = _CAMEL[name] = name[:1].lower() + name[1:]
+    return camel
+
+
+def render(value: Any) -> str:
+    """A value as Java's ``toString`` shows it in the message (strings bare, lists ``[a, b]``)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(render(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}={render(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, bytes | bytearray | memoryview):
+        size = len(value)
+        return f"java.nio.HeapByteBuffer[pos=0 lim={size} cap={size}]"
+    return str(value)
+
+
+def _quoted(value: Any) -> str:
+    return "null" if value is None else f"'{render(value)}'"
+
+
+class _Checker:
+    """One walk over a request: raises on a type error, collects constraint violations."""
+
+    __slots__ = ("errors", "shapes")
+
+    def __init__(self, shapes: Shapes) -> None:
+        self.shapes = shapes
+        self.errors: list[str] = []
+
+    def fail(self, value: Any, path: str, constraint: str) -> None:
+        self.errors.append(f"Value {_quoted(value)} at '{path}' failed to satisfy constraint: {constraint}")
+
+    def check(self, shape_name: str, value: Any, path: str) -> None:
+        shape = self.shapes[shape_name]
+        kind = shape[0]
+        if kind == "S":
+            self._structure(shape_name, shape, value, path)
+        elif kind == "s":
+            self._string(shape_name, shape, value, path)
+        elif kind == "l":
+            self._list(shape, value, path)
+        elif kind == "m":
+            self._map(shape, value, path)
+        elif kind == "i":
+            self._integer(shape, value, path)
+        elif kind == "b":
+            self._boolean(value)
+        else:
+            self._blob(value)
+
+    # -- containers ---------------------------------------------------------------------------------------
+
+    def _structure(self, name: str, shape: tuple, value: Any, path: str) -> None:
+        if isinstance(value, list | tuple):
+            raise _serialization(f"Unrecognized collection type class {_JAVA_PACKAGE}.{name}")
+        if not isinstance(value, dict):
+            raise _serialization("Unexpected value type in payload")
+        members = _MEMBERS.get(name)
+        if members is None:
+            members = _MEMBERS[name] = tuple(
+                (member, member_shape, _camel(member), member in shape[2])
+                for member, member_shape in shape[1].items()
+            )
+        prefix = f"{path}." if path else ""
+        get = value.get
+        for member, member_shape, camel, required in members:
+            member_value = get(member)
+            if member_value is None:
+                if required:
+                    self.fail(None, prefix + camel, "Member must not be null")
+                continue
+            self.check(member_shape, member_value, prefix + camel)
+
+    def _list(self, shape: tuple, value: Any, path: str) -> None:
+        if isinstance(value, dict):
+            raise _serialization("Start of structure or map found where not expected")
+        if not isinstance(value, list | tuple):
+            raise _serialization("Unexpected field type")
+        _, member_shape, low, high = shape
+        for position, member in enumerate(value, start=1):
+            if member is not None:
+                self.check(member_shape, member, f"{path}.{position}.member")
+        self._length(value, path, low, high)
+
+    def _map(self, shape: tuple, value: Any, path: str) -> None:
+        if isinstance(value, list | tuple):
+            raise _serialization(
+                f"Unrecognized collection type java.util.Map<java.lang.String, {self._java_type(shape[2])}>"
+            )
+        if not isinstance(value, dict):
+            raise _serialization("Unexpected field type")
+        _, key_shape, value_shape, low, high = shape
+        if value_shape == "AttributeValue":
+            # Items, keys and expression values: the codec validates every AttributeValue (and its name)
+            # with DynamoDB's item-level messages, so the shape walk stops at the map itself.
+            self._length(value, path, low, high)
+            return
+        for key, member in value.items():
+            if not isinstance(key, str):
+                raise _serialization("Unexpected field type")
+            self.check(key_shape, key, f"{path}.{key}.key")
+            if member is not None:
+                self.check(value_shape, member, f"{path}.{key}.member")
+        self._length(value, path, low, high)
+
+    def _length(self, value: Any, path: str, low: int | None, high: int | None) -> None:
+        if low is not None and len(value) < low:
+            self.fail(value, path, f"Member must have length greater than or equal to {low}")
+        if high is not None and len(value) > high:
+            self.fail(value, path, f"Member must have length less than or equal to {high}")
+
+    # -- scalars ------------------------------------------------------------------------------------------
+
+    def _string(self, name: str, shape: tuple, value: Any, path: str) -> None:
+        if not isinstance(value, str):
+            if isinstance(value, bool):
+                raise _serialization(f"{'TRUE' if value else 'FALSE'}_VALUE cannot be converted to String")
+            if isinstance(value, int):
+                raise _serialization("NUMBER_VALUE cannot be converted to String")
+            if isinstance(value, float):
+                raise _serialization("DECIMAL_VALUE cannot be converted to String")
+            if isinstance(value, list | tuple):
+                raise _serialization("Unrecognized collection type class java.lang.String")
+            if isinstance(value, dict):
+                raise _serialization("Start of structure or map found where not expected")
+            raise _serialization("Unexpected value type in payload")
+        if (name, value) in _VALID_STRINGS:
+            return
+        errors = len(self.errors)
+        self._string_constraints(name, shape, value, path)
+        if len(self.errors) == errors:
+            if len(_VALID_STRINGS) >= _VALID_STRINGS_LIMIT:
+                _VALID_STRINGS.clear()
+            _VALID_STRINGS.add((name, value))
+
+    def _string_constraints(self, name: str, shape: tuple, value: str, path: str) -> None:
+        _, low, high, pattern, enum = shape
+        if name == "TableArn" and not value.startswith("arn:"):
+            # A plain table name where an ARN is also accepted: the name rules apply, minus the minimum.
+            pattern, high = _TABLE_NAME_PATTERN, 255
+        if enum is not None and value not in enum:
+            self.fail(value, path, f"Member must satisfy enum value set: [{', '.join(enum)}]")
+        if pattern is not None:
+            compiled = _PATTERNS.get(pattern)
+            if compiled is None:
+                compiled = _PATTERNS[pattern] = re.compile(pattern)
+            if compiled.fullmatch(value) is None:
+                self.fail(value, path, f"Member must satisfy regular expression pattern: {pattern}")
+        self._length(value, path, low, high)
+
+    def _integer(self, shape: tuple, value: Any, path: str) -> None:
+        _, low, high, java = shape
+        if isinstance(value, bool):
+            raise _serialization(f"class java.lang.Boolean can not be converted to an {java}")
+        if isinstance(value, float):
+            raise _serialization(f"class java.math.BigDecimal can not be converted to an {java}")
+        if isinstance(value, str):
+            raise _serialization(f"class java.lang.String can not be converted to an {java}")
+        if isinstance(value, list | tuple):
+            raise _serialization(f"Unrecognized collection type class java.lang.{java}")
+        if isinstance(value, dict):
+            raise _serialization("Start of structure or map found where not expected")
+        if not isinstance(value, int):
+            raise _serialization("Unexpected value type in payload")
+        java_low, java_high = _INT_RANGE[java]
+        if not java_low <= value <= java_high:
+            wider = "java.lang.Long" if java == "Integer" and abs(value) < 2**63 else "java.math.BigInteger"
+            raise _serialization(f"class {wider} can not be converted to an {java}")
+        if low is not None and value < low:
+            self.fail(value, path, f"Member must have value greater than or equal to {low}")
+        if high is not None and value > high:
+            self.fail(value, path, f"Member must have value less than or equal to {high}")
+
+    def _java_type(self, shape_name: str) -> str:
+        kind = self.shapes[shape_name][0]
+        if kind == "S":
+            return f"{_JAVA_PACKAGE}.{shape_name}"
+        return {"s": "java.lang.String", "b": "java.lang.Boolean", "B": "java.nio.ByteBuffer"}.get(
+            kind, "java.lang.Object"
+        )
+
+    @staticmethod
+    def _boolean(value: Any) -> None:
+        if isinstance(value, bool):
+            return
+        if isinstance(value, str):
+            raise _serialization("class java.lang.String can not be converted to an Boolean")
+        if isinstance(value, int | float):
+            raise _serialization("class java.lang.Integer can not be converted to an Boolean")
+        if isinstance(value, list | tuple):
+            raise _serialization("Unrecognized collection type class java.lang.Boolean")
+        if isinstance(value, dict):
+            raise _serialization("Start of structure or map found where not expected")
+        raise _serialization("Unexpected value type in payload")
+
+    @staticmethod
+    def _blob(value: Any) -> None:
+        # Over the wire a blob is a base64 string; in-process callers hand us bytes as boto3 does.
+        if isinstance(value, bytes | bytearray | memoryview | str):
+            return
+        if isinstance(value, dict):
+            raise _serialization("Start of structure or map found where not expected")
+        if isinstance(value, list | tuple):
+            raise _serialization("Unrecognized collection type class java.nio.ByteBuffer")
+        raise _serialization("only base-64-encoded strings are convertible to bytes")
+
+
+def validation_message(errors: list[str]) -> str:
+    """DynamoDB's aggregate: ``N validation error(s) detected: e1; e2``."""
+    count = len(errors)
+    noun = "error" if count == 1 else "errors"
+    return f"{count} validation {noun} detected: " + "; ".join(errors)
+
+
+def check_input(shapes: Shapes, input_shape: str, params: Any) -> None:
+    """Raise DynamoDB's SerializationException or aggregated ValidationException when ``params`` does not fit
+    ``input_shape`` of ``shapes`` (a request shape name such as ``PutItemInput``)."""
+    if not isinstance(params, dict):
+        raise _serialization("Unexpected value type in payload")
+    checker = _Checker(shapes)
+    checker.check(input_shape, params, "")
+    if checker.errors:
+        raise DynamoDBError("ValidationException", validation_message(checker.errors))

@@ -1,0 +1,457 @@
+"""The write path: every change to an item goes through here, from request keys to stored rows.
+
+Item writes happen in two steps: *prepare* a request (validate it, compile its expressions; see
+:mod:`item_writes`), then *apply* it inside a storage transaction. PutItem, UpdateItem, DeleteItem,
+BatchWriteItem and TransactWriteItems must answer identically for the same item, so there is one copy of each
+step: a request becomes a :class:`PreparedWrite`, and everything that happens once the stored item is known
+(the condition, the new item and the checks that need it, the write with its index entries) lives here. A
+batch or a transaction is a list of prepared writes applied inside one SQLite transaction, so every change
+keeps an item, its index entries and its stream record in one transaction, with one capacity rule. The TTL
+sweeper and the index backfill use the same :func:`write_item` and :func:`index_entry`.
+
+This module holds: finding a request's keys (:func:`key_from_request`, :func:`key_from_item`), index keys and
+entries, :class:`PreparedWrite`, :func:`write_item` with its row collector :class:`WriteRows`,
+:func:`locked_write`, :func:`run_single` (a single-item write, start to answer) and the return values
+(ReturnValues, ItemCollectionMetrics, the condition failure).
+
+What is checked when: everything that depends only on the request fails in ``prepare`` (so a transaction
+rejects it with a plain ValidationException before touching anything); what depends on the stored item
+(updating a key attribute, an update that makes the item too large or gives an index key a bad value, an
+update expression whose path does not fit the item) fails in :meth:`PreparedWrite.evaluate`, after the
+condition, which is where DynamoDB reports it -- inside a transaction, as a ``ValidationError``
+cancellation reason.
+
+Lock contention: SQLite has one writer at a time. A writer that cannot take the database's write lock
+within ``Storage.busy_timeout`` (another process holding a long write) gets the error DynamoDB gives a
+write that collides with an in-flight transaction: see :func:`locked_write` and docs/compatibility.md.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from typing import Any
+
+from singletable.engine import _codec as codec
+from singletable.engine import _stream_records as stream_records
+from singletable.engine._capacity import Capacity, write_units
+from singletable.engine._errors import DynamoDBError, validation
+from singletable.engine._interfaces import OperationEngine
+from singletable.engine._keys import checked_key_bytes
+from singletable.engine._schema import IndexSchema, TableSchema
+from singletable.engine._storage import Storage, is_busy
+
+PUT = "Put"
+UPDATE = "Update"
+DELETE = "Delete"
+CHECK = "ConditionCheck"
+
+UPDATE_TOO_LARGE = "Item size to update has exceeded the maximum allowed size"
+KEY_ATTRIBUTE_UPDATE = (
+    "One or more parameter values were invalid: Cannot update attribute {name}. "
+    "This attribute is part of the key"
+)
+CONFLICT = "Transaction is ongoing for the item"
+
+Item = dict[str, Any]
+
+INVALID_RETURN_VALUES = "Return values set to invalid value"
+UPDATE_INDEX_KEY_EMPTY = (
+    "One or more parameter values are not valid. The update expression attempted to update a secondary "
+    "index key to a value that is not supported. The AttributeValue for a key attribute cannot contain an "
+    "empty string value."
+)
+
+
+def key_from_request(schema: TableSchema, key: Any) -> tuple[bytes, bytes]:
+    """Encode a request's ``Key`` (GetItem, UpdateItem, DeleteItem): exactly the table's key attributes."""
+    if not isinstance(key, dict) or len(key) != len(schema.key_names):
+        raise validation(codec.KEY_SCHEMA_MISMATCH)
+    key = codec.validate_item(key, context=codec.ValueContext.KEY)
+    return _key_bytes(schema, key, codec.KeyContext.KEY, missing=codec.KEY_SCHEMA_MISMATCH)
+
+
+def key_from_item(schema: TableSchema, item: dict[str, Any]) -> tuple[bytes, bytes]:
+    """Encode the key of a whole, already validated item (PutItem)."""
+    return _key_bytes(schema, item, codec.KeyContext.ITEM, missing=codec.MISSING_KEY)
+
+
+def _key_bytes(
+    schema: TableSchema, source: dict[str, Any], context: codec.KeyContext, *, missing: str
+) -> tuple[bytes, bytes]:
+    hash_attr = schema.hash
+    hash_av = source.get(hash_attr.name)
+    if hash_av is None:
+        raise validation(missing)
+    pk = checked_key_bytes(hash_attr.name, hash_av, hash_attr.type, is_hash=True, context=context)
+    range_attr = schema.range
+    if range_attr is None:
+        return pk, b""
+    range_av = source.get(range_attr.name)
+    if range_av is None:
+        raise validation(missing)
+    return pk, checked_key_bytes(range_attr.name, range_av, range_attr.type, is_hash=False, context=context)
+
+
+def check_index_keys(schema: TableSchema, item: dict[str, Any], *, from_update: bool = False) -> None:
+    """An item's index key attributes, where present, must have the index's type, be non-empty and fit."""
+    for name, key_type, is_hash, index_name in schema.index_key_checks:
+        av = item.get(name)
+        if av is None:
+            continue
+        if from_update and key_type != "N" and av.get(key_type) in ("", b""):
+            raise validation(UPDATE_INDEX_KEY_EMPTY)
+        codec.check_key_value(
+            name, av, key_type, is_hash=is_hash, context=codec.KeyContext.INDEX, index_name=index_name
+        )
+
+
+def index_entry(schema: TableSchema, index: IndexSchema, item: dict[str, Any]) -> tuple[bytes, bytes] | None:
+    """The (partition, sort) key bytes of the item in ``index``, or None if the item is not in it (sparse)."""
+    hash_av = item.get(index.hash.name)
+    if hash_av is None or index.hash.type not in hash_av:
+        return None
+    ipk = codec.encode_key(hash_av, index.hash.type)
+    if index.range is None:
+        return ipk, b""
+    range_av = item.get(index.range.name)
+    if range_av is None or index.range.type not in range_av:
+        return None
+    return ipk, codec.encode_key(range_av, index.range.type)
+
+
+def load_item(
+    storage: Storage, schema: TableSchema, pk: bytes, sk: bytes
+) -> tuple[dict[str, Any], int] | None:
+    row = storage.get_item(schema.table_id, pk, sk)
+    if row is None:
+        return None
+    return codec.loads_item(row[0]), row[1]
+
+
+class WriteRows:
+    """The item and index-entry rows of one or more item writes, for :meth:`Storage.write_rows`.
+
+    A batch collects every write's rows and stores them with one ``executemany`` per statement; a single
+    write stores its own at once. Writes sharing one collector must touch distinct items (BatchWriteItem
+    rejects duplicates), so the order of their rows does not matter.
+    """
+
+    __slots__ = ("entries", "entry_deletes", "item_deletes", "items")
+
+    def __init__(self) -> None:
+        self.items: list[tuple[int, bytes, bytes, bytes, int]] = []
+        self.item_deletes: list[tuple[int, bytes, bytes]] = []
+        self.entries: list[tuple[int, int, bytes, bytes, bytes, bytes, int]] = []
+        self.entry_deletes: list[tuple[int, int, bytes, bytes, bytes, bytes]] = []
+
+    def flush(self, storage: Storage) -> None:
+        storage.write_rows(self.items, self.item_deletes, self.entries, self.entry_deletes)
+        self.items, self.item_deletes, self.entries, self.entry_deletes = [], [], [], []
+
+
+def write_item(
+    storage: Storage,
+    schema: TableSchema,
+    pk: bytes,
+    sk: bytes,
+    old: dict[str, Any] | None,
+    old_size: int,
+    new: dict[str, Any] | None,
+    new_size: int,
+    capacity: Capacity,
+    *,
+    ttl_delete: bool = False,
+    rows: WriteRows | None = None,
+) -> None:
+    """Replace (or delete, when ``new`` is None) one item and every index entry; charge capacity.
+
+    Must run inside ``storage.write()`` so the item, its index entries and its stream record commit
+    together. ``ttl_delete`` marks a deletion by the TTL sweeper in the stream record. With ``rows`` the
+    item's rows are only collected there, for the caller to flush before its transaction ends.
+    """
+    table_id = schema.table_id
+    if "_StreamId" in schema.description:
+        stream_records.append(
+            storage,
+            schema.description,
+            schema.key_of(new if new is not None else old),
+            old,
+            new,
+            ttl_delete=ttl_delete,
+        )
+    out = WriteRows() if rows is None else rows
+    if new is None:
+        out.item_deletes.append((table_id, pk, sk))
+    else:
+        out.items.append((table_id, pk, sk, codec.dumps_item(new), new_size))
+    capacity.table += write_units(old_size if old_size > new_size else new_size)
+    for index in schema.indexes.values():
+        units = _index_rows(out, schema, index, pk, sk, old, old_size, new, new_size)
+        if units:
+            capacity.add_index(index.name, index.is_global, units)
+    if rows is None:
+        out.flush(storage)
+
+
+def _index_rows(
+    out: WriteRows,
+    schema: TableSchema,
+    index: IndexSchema,
+    pk: bytes,
+    sk: bytes,
+    old: dict[str, Any] | None,
+    old_size: int,
+    new: dict[str, Any] | None,
+    new_size: int,
+) -> float:
+    """Collect one index's entry rows for an item write; returns the write units the index consumed."""
+    old_entry = index_entry(schema, index, old) if old is not None else None
+    new_entry = index_entry(schema, index, new) if new is not None else None
+    if old_entry is None and new_entry is None:
+        return 0.0
+    table_id = schema.table_id
+    units = 0.0
+    # An ALL-projection index stores the whole item: its size is already known, and a projection is only
+    # computed where a size or a comparison needs it.
+    whole = index.projected is None
+    if old_entry is not None and old_entry != new_entry:
+        out.entry_deletes.append((table_id, index.index_id, old_entry[0], old_entry[1], pk, sk))
+        units += write_units(old_size if whole else codec.item_size(schema.project_for_index(index, old)))
+    if new_entry is None:
+        return units
+    if old_entry != new_entry:
+        size = new_size if whole else codec.item_size(schema.project_for_index(index, new))
+        out.entries.append((table_id, index.index_id, new_entry[0], new_entry[1], pk, sk, size))
+        return units + write_units(size)
+    old_projected = schema.project_for_index(index, old)  # type: ignore[arg-type]
+    new_projected = schema.project_for_index(index, new)
+    if old_projected != new_projected:
+        size = new_size if whole else codec.item_size(new_projected)
+        out.entries.append((table_id, index.index_id, new_entry[0], new_entry[1], pk, sk, size))
+        units += write_units(max(size, old_size if whole else codec.item_size(old_projected)))
+    return units
+
+
+def check_return_values(value: Any, allowed: tuple[str, ...]) -> str:
+    if value is None:
+        return "NONE"
+    if value not in allowed:
+        raise validation(INVALID_RETURN_VALUES)
+    return value
+
+
+def condition_failed(item: dict[str, Any] | None, return_on_failure: str | None) -> DynamoDBError:
+    return DynamoDBError(
+        "ConditionalCheckFailedException",
+        "The conditional request failed",
+        item=item if return_on_failure == "ALL_OLD" and item is not None else None,
+    )
+
+
+def check_item_size(size: int) -> None:
+    if size > codec.MAX_ITEM_SIZE:
+        raise validation(codec.ITEM_TOO_LARGE)
+
+
+def item_collection_metrics(
+    storage: Storage, schema: TableSchema, pk: bytes, key_item: dict[str, Any], mode: str | None
+) -> dict[str, Any] | None:
+    """ItemCollectionMetrics: only for tables with local secondary indexes, when asked for SIZE."""
+    if mode != "SIZE" or not schema.has_lsi:
+        return None
+    lsi_ids = tuple(i.index_id for i in schema.indexes.values() if not i.is_global)
+    gigabytes = storage.collection_size(schema.table_id, pk, lsi_ids) / (1024**3)
+    low = float(int(gigabytes))
+    return {
+        "ItemCollectionKey": {schema.hash.name: key_item[schema.hash.name]},
+        "SizeEstimateRangeGB": [low, low + 1.0],
+    }
+
+
+class PreparedWrite:
+    """One validated write (or condition check) on one item, not yet applied.
+
+    ``key`` is the item's key attributes (for UpdateItem's new item and ItemCollectionMetrics); ``item`` and
+    ``size`` are PutItem's whole item; ``update`` is anything with ``apply(item)`` and ``top_level_names``
+    (a compiled UpdateExpression today, legacy AttributeUpdates tomorrow); ``condition`` any
+    ``item -> bool`` (None: unconditional).
+    """
+
+    __slots__ = (
+        "action",
+        "condition",
+        "item",
+        "key",
+        "pk",
+        "return_on_failure",
+        "schema",
+        "size",
+        "sk",
+        "update",
+    )
+
+    def __init__(
+        self,
+        action: str,
+        schema: TableSchema,
+        pk: bytes,
+        sk: bytes,
+        key: Item,
+        *,
+        item: Item | None = None,
+        size: int = 0,
+        update: Any = None,
+        condition: Callable[[Item | None], bool] | None = None,
+        return_on_failure: str | None = None,
+    ) -> None:
+        self.action = action
+        self.schema = schema
+        self.pk = pk
+        self.sk = sk
+        self.key = key
+        self.item = item
+        self.size = size
+        self.update = update
+        self.condition = condition
+        self.return_on_failure = return_on_failure
+
+    @property
+    def identity(self) -> tuple[int, bytes, bytes]:
+        """Which stored item this write touches (two writes with one identity are the same item)."""
+        return self.schema.table_id, self.pk, self.sk
+
+    def load(self, storage: Storage) -> tuple[Item | None, int]:
+        found = load_item(storage, self.schema, self.pk, self.sk)
+        return found if found is not None else (None, 0)
+
+    def passes(self, old: Item | None) -> bool:
+        return self.condition is None or self.condition(old)
+
+    def failure(self, old: Item | None) -> DynamoDBError:
+        return condition_failed(old, self.return_on_failure)
+
+    def evaluate(self, old: Item | None, old_size: int) -> tuple[Item | None, int]:
+        """The item after this write (None: absent), with the checks that need the stored item."""
+        action = self.action
+        if action == PUT:
+            return self.item, self.size
+        if action == DELETE:
+            return None, 0
+        if action == CHECK:
+            return old, old_size
+        update = self.update
+        if update is not None:
+            for name in self.schema.key_names:
+                if name in update.top_level_names:
+                    raise validation(KEY_ATTRIBUTE_UPDATE.format(name=name))
+        base = old if old is not None else dict(self.key)
+        new = update.apply(base) if update is not None else base
+        check_index_keys(self.schema, new, from_update=True)
+        new_size = codec.item_size(new)
+        if new_size > codec.MAX_ITEM_SIZE:
+            raise validation(UPDATE_TOO_LARGE)
+        return new, new_size
+
+    def store(
+        self,
+        storage: Storage,
+        old: Item | None,
+        old_size: int,
+        new: Item | None,
+        new_size: int,
+        capacity: Capacity,
+        rows: WriteRows | None = None,
+    ) -> None:
+        """Write the evaluated item; a condition check writes nothing and a delete of nothing costs 1 unit.
+
+        With ``rows``, the item's rows are collected there for the caller to flush (see ``write_item``).
+        """
+        if self.action == CHECK:
+            return
+        if new is None and old is None:
+            capacity.table += 1.0
+            return
+        write_item(storage, self.schema, self.pk, self.sk, old, old_size, new, new_size, capacity, rows=rows)
+
+    def apply(
+        self, storage: Storage, capacity: Capacity, rows: WriteRows | None = None
+    ) -> tuple[Item | None, Item | None]:
+        """The whole single-item write (inside ``storage.write()``): returns (old item, new item)."""
+        old, old_size = self.load(storage)
+        if not self.passes(old):
+            raise self.failure(old)
+        new, new_size = self.evaluate(old, old_size)
+        self.store(storage, old, old_size, new, new_size, capacity, rows)
+        return old, new
+
+
+def conflict_error() -> DynamoDBError:
+    return DynamoDBError("TransactionConflictException", CONFLICT)
+
+
+class _LockedWrite:
+    """The context manager :func:`locked_write` returns (a class: it runs on every write request)."""
+
+    __slots__ = ("busy", "transaction")
+
+    def __init__(self, transaction: Any, busy: Callable[[], DynamoDBError]) -> None:
+        self.transaction = transaction
+        self.busy = busy
+
+    def __enter__(self) -> None:
+        try:
+            self.transaction.__enter__()
+        except sqlite3.OperationalError as error:
+            if is_busy(error):
+                raise self.busy() from None
+            raise
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: object, traceback: object) -> None:
+        self.transaction.__exit__(exc_type, exc, traceback)
+
+
+def locked_write(storage: Storage, busy: Callable[[], DynamoDBError] = conflict_error) -> _LockedWrite:
+    """``storage.write()``, except that failing to get the write lock raises ``busy()``.
+
+    Another connection (another process) holding the write lock past the busy timeout is the one way two
+    clients of this engine can collide; DynamoDB's answer to a write colliding with an in-flight transaction
+    is the closest match, and tells the caller the same thing: nothing was written, retry.
+    """
+    return _LockedWrite(storage.write(), busy)
+
+
+def run_single(
+    engine: OperationEngine,
+    write: PreparedWrite,
+    params: dict[str, Any],
+    returned: Callable[[Item | None, Item | None], Item | None],
+) -> dict[str, Any]:
+    """PutItem/UpdateItem/DeleteItem: apply one prepared write in its own transaction and answer.
+
+    ``returned(old, new)`` picks the request's ReturnValues; ConsumedCapacity and ItemCollectionMetrics
+    follow, in DynamoDB's order.
+    """
+    capacity = Capacity(write.schema.name)
+    storage = engine.storage
+    with locked_write(storage):
+        old, new = write.apply(storage, capacity)
+        metrics = item_collection_metrics(
+            storage, write.schema, write.pk, write.key, params.get("ReturnItemCollectionMetrics")
+        )
+    response: dict[str, Any] = {}
+    attributes = returned(old, new)
+    if attributes:
+        response["Attributes"] = attributes
+    consumed = capacity.render(params.get("ReturnConsumedCapacity"))
+    if consumed is not None:
+        response["ConsumedCapacity"] = consumed
+    if metrics is not None:
+        response["ItemCollectionMetrics"] = metrics
+    return response
+
+
+def old_if_all_old(params: dict[str, Any]) -> Callable[[Item | None, Item | None], Item | None]:
+    """PutItem's and DeleteItem's ReturnValues: ALL_OLD or nothing."""
+    wanted = params.get("ReturnValues") == "ALL_OLD"
+    return lambda old, _new: old if wanted else None
