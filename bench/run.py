@@ -103,7 +103,10 @@ def boto3_client(endpoint: str | None = None) -> Any:
     )
 
 
-def main() -> None:
+Runs = dict[str, dict[str, tuple[float, float, float]]]
+
+
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -112,45 +115,51 @@ def main() -> None:
     parser.add_argument(
         "--no-server", action="store_true", help="skip the HTTP server benchmark (bench/server.py)"
     )
-    args = parser.parse_args()
+    return parser.parse_args()
 
+
+def _run_ours(runs: Runs, n: int) -> None:
+    """The native engine and the in-process boto3 client, each on a file-backed database."""
+    import singletable
+    from singletable._client import close_engine
     from singletable.engine import Engine
 
-    runs: dict[str, dict[str, tuple[float, float, float]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         engine = Engine(os.path.join(tmp, "bench.sqlite3"))
-        runs["singletable (native, file)"] = workload(engine, args.n)
+        runs["singletable (native, file)"] = workload(engine, n)
         engine.close()
-
-        import singletable
-        from singletable._client import close_engine
-
         path = os.path.join(tmp, "client.sqlite3")
-        runs["singletable.client (boto3, file)"] = workload(singletable.client(path), args.n)
+        runs["singletable.client (boto3, file)"] = workload(singletable.client(path), n)
         close_engine(path)
 
+
+def _run_moto(runs: Runs, n: int) -> None:
     from moto import mock_aws
 
     os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
     with mock_aws():
-        runs["moto (boto3, in-process)"] = workload(boto3_client(), args.n)
+        runs["moto (boto3, in-process)"] = workload(boto3_client(), n)
 
-    if not args.no_reference:
-        from reference import DynamoDBLocal, ReferenceUnavailable
 
-        try:
-            server = DynamoDBLocal()
-        except ReferenceUnavailable as why:
-            print(f"DynamoDB Local skipped: {why}")
-        else:
-            try:
-                client = boto3_client(server.endpoint)
-                workload(client, 200)  # JIT warm-up
-                client.delete_table(TableName=TABLE)
-                runs["DynamoDB Local (boto3, HTTP)"] = workload(client, args.n)
-            finally:
-                server.stop()
+def _run_reference(runs: Runs, n: int) -> None:
+    """DynamoDB Local over HTTP, after a JIT warm-up; skipped with the reason when it cannot start."""
+    from reference import DynamoDBLocal, ReferenceUnavailable
 
+    try:
+        server = DynamoDBLocal()
+    except ReferenceUnavailable as why:
+        print(f"DynamoDB Local skipped: {why}")
+        return
+    try:
+        client = boto3_client(server.endpoint)
+        workload(client, 200)  # JIT warm-up
+        client.delete_table(TableName=TABLE)
+        runs["DynamoDB Local (boto3, HTTP)"] = workload(client, n)
+    finally:
+        server.stop()
+
+
+def _print_ratios(runs: Runs) -> None:
     ours = runs["singletable (native, file)"]
     moto = runs["moto (boto3, in-process)"]
     print(f"\n{'operation':<18} {'backend':<32} {'ops/s':>10} {'p50 µs':>9} {'p99 µs':>9} {'vs moto':>8}")
@@ -160,6 +169,8 @@ def main() -> None:
             ratio = rate / moto[operation][0]
             print(f"{operation:<18} {name:<32} {rate:>10,.0f} {p50:>9.1f} {p99:>9.1f} {ratio:>7.1f}x")
 
+
+def _run_the_other_benchmarks(args: argparse.Namespace, moto_puts_per_second: float) -> None:
     if not args.no_server:
         import server
 
@@ -172,12 +183,23 @@ def main() -> None:
     import floor  # the same writes as bare SQL: the ceiling for any engine on this storage (bench/floor.py)
 
     put_us, _ = floor.main([])
-    print(f"  PutItem ceiling vs moto's PutItem: {1e6 / put_us / moto['PutItem'][0]:.1f}x")
+    print(f"  PutItem ceiling vs moto's PutItem: {1e6 / put_us / moto_puts_per_second:.1f}x")
 
     import model_overhead  # the modeling layer vs the raw engine calls it makes (bench/model_overhead.py)
 
     print()
     model_overhead.main([])
+
+
+def main() -> None:
+    args = _arguments()
+    runs: Runs = {}
+    _run_ours(runs, args.n)
+    _run_moto(runs, args.n)
+    if not args.no_reference:
+        _run_reference(runs, args.n)
+    _print_ratios(runs)
+    _run_the_other_benchmarks(args, runs["moto (boto3, in-process)"]["PutItem"][0])
 
 
 if __name__ == "__main__":
