@@ -1,63 +1,13 @@
-"""The ``singletable`` command line (the ``singletable`` script and ``python -m singletable``).
-
-Thin click commands over documented calls: ``demo`` runs a seed design, ``serve`` the HTTP server. Expected
-failures -- a missing extra, a database or port that ``serve`` cannot use, an unknown demo -- end with one
-line on stderr and exit code 1, never a traceback.
-"""
+"""``singletable serve``: DynamoDB's HTTP API on the engine, once it can open the database and bind."""
 
 from __future__ import annotations
 
 import click
 
-from singletable._extras import MissingExtra, require
-
-# What each seed design imports beyond the engine, all installed by the ``examples`` extra.
-DEMO_NEEDS = {"quickstart": (), "wavyblog": ("pydantic", "bcrypt")}
-DEMO_NEEDS_DEFAULT = ("pydantic",)
+from singletable._extras import require
 
 
-class _Commands(click.Group):
-    """The command group; a missing optional dependency ends a command with its one-line message."""
-
-    def invoke(self, ctx: click.Context) -> object:
-        try:
-            return super().invoke(ctx)
-        except MissingExtra as missing:
-            raise click.ClickException(str(missing)) from None
-
-
-@click.group(cls=_Commands)
-@click.version_option(package_name="singletable")
-def main() -> None:
-    """singletable: DynamoDB single-table design on an embedded, DynamoDB-compatible engine."""
-
-
-@main.command()
-@click.argument("name", default="quickstart")
-@click.option("--db", "db", default=":memory:", show_default=True, help="SQLite file for the engine.")
-@click.option(
-    "--endpoint",
-    default=None,
-    metavar="URL",
-    help="Run against this DynamoDB endpoint (DynamoDB Local, singletable serve, AWS) instead of the engine; "
-    "credentials and region come from the usual AWS environment.",
-)
-@click.option("--reset", is_flag=True, help="Delete and recreate the demo's table if it already exists.")
-def demo(name: str, db: str, endpoint: str | None, reset: bool) -> None:
-    """Run a design end to end: NAME is quickstart (default), fus-main, hustlehub, places, wavyblog or
-    blog-api. Each access pattern prints its DynamoDB request, results and consumed capacity."""
-    require("examples", DEMO_NEEDS.get(name, DEMO_NEEDS_DEFAULT), f"singletable demo {name}")
-    if endpoint and name != "quickstart":
-        require("client", ("boto3",), "singletable demo --endpoint")
-    from singletable.examples import DemoError, run_demo
-
-    try:  # the quickstart drives the embedded engine itself: it runs on --db, whatever --endpoint says
-        run_demo(name, target=db if name == "quickstart" else endpoint or db, reset=reset, echo=click.echo)
-    except DemoError as error:
-        raise click.ClickException(str(error)) from None
-
-
-@main.command()
+@click.command()
 @click.option(
     "--db", "db", type=click.Path(dir_okay=False), help="SQLite database file (created if missing)."
 )
@@ -135,7 +85,3 @@ def serve(
         err=True,
     )
     run_server(options)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    main()
