@@ -1,7 +1,12 @@
-"""HTTP server benchmark: singletable serve (uvicorn, granian) vs DynamoDB Local under one load generator.
+"""HTTP server benchmark: singletable serve vs Dynoxide and DynamoDB Local under one load generator.
 
-    python3 bench/server.py [--seconds 5] [--clients 4] [--no-reference] [--servers uvicorn,granian]
-                            [--workers 1,2]
+    python3 bench/server.py [--seconds 5] [--clients 4] [--no-reference] [--no-dynoxide]
+                            [--servers uvicorn,granian] [--workers 1,2]
+
+Servers: ``singletable serve`` on a file (each ``--servers`` implementation with each ``--workers`` count) and
+in memory; Dynoxide 1.2.1 (``bench/dynoxide.py``) on a file and in memory; DynamoDB Local 1.25.1 (in memory).
+Ratios compare like with like: a file-backed singletable against Dynoxide on a file, in-memory against
+in-memory, and every singletable row against DynamoDB Local.
 
 Load: ``--clients`` processes, each holding one keep-alive HTTP/1.1 connection on a raw socket,
 sending a fixed mix of
@@ -201,13 +206,14 @@ def rss_kib(pid: int) -> int:
     return total
 
 
-def bench_ours(server: str, workers: int, clients: int, seconds: float) -> dict[str, float]:
+def bench_ours(
+    server: str, workers: int, clients: int, seconds: float, in_memory: bool = False
+) -> dict[str, float]:
     from serving import ServerProcess
 
     with tempfile.TemporaryDirectory() as tmp:
-        process = ServerProcess(
-            Path(tmp) / "bench.sqlite3", args=("--server", server, "--workers", str(workers))
-        )
+        db = None if in_memory else Path(tmp) / "bench.sqlite3"
+        process = ServerProcess(db, args=("--server", server, "--workers", str(workers)))
         try:
             time.sleep(0.5)
             idle = rss_kib(process.process.pid)
@@ -239,6 +245,76 @@ def bench_reference(clients: int, seconds: float) -> dict[str, float] | None:
     return {**result, "startup_s": startup, "idle_rss_mib": idle / 1024}
 
 
+def bench_dynoxide(clients: int, seconds: float, on_file: bool) -> dict[str, float] | None:
+    from dynoxide import DynoxideServer, DynoxideUnavailable
+
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            server = DynoxideServer(Path(tmp) / "bench.sqlite3" if on_file else None)
+        except DynoxideUnavailable as why:
+            print(f"Dynoxide skipped: {why}")
+            return None
+        try:
+            time.sleep(0.5)
+            idle = rss_kib(server.process.pid)
+            preload(server.endpoint)
+            result = load(server.port, clients, seconds)
+        finally:
+            server.stop()
+    return {**result, "startup_s": server.ready_after, "idle_rss_mib": idle / 1024}
+
+
+OURS_IN_MEMORY = "singletable serve (uvicorn, 1w, memory)"
+DYNOXIDE_FILE = "Dynoxide 1.2.1 (file)"
+DYNOXIDE_MEMORY = "Dynoxide 1.2.1 (memory)"
+REFERENCE = "DynamoDB Local 1.25.1"
+
+
+def _run_all(args: argparse.Namespace) -> dict[str, dict[str, float]]:
+    runs: dict[str, dict[str, float]] = {}
+    for server in filter(None, args.servers.split(",")):
+        for workers in (int(w) for w in args.workers.split(",")):
+            runs[f"singletable serve ({server}, {workers}w)"] = bench_ours(
+                server, workers, args.clients, args.seconds
+            )
+    runs[OURS_IN_MEMORY] = bench_ours("uvicorn", 1, args.clients, args.seconds, in_memory=True)
+    if not args.no_dynoxide:
+        for name, on_file in ((DYNOXIDE_FILE, True), (DYNOXIDE_MEMORY, False)):
+            result = bench_dynoxide(args.clients, args.seconds, on_file)
+            if result is not None:
+                runs[name] = result
+    if not args.no_reference:
+        reference = bench_reference(args.clients, args.seconds)
+        if reference is not None:
+            runs[REFERENCE] = reference
+    return runs
+
+
+def _print_table(runs: dict[str, dict[str, float]], args: argparse.Namespace) -> None:
+    print(f"\nHTTP, {args.clients} keep-alive clients, 40% get / 40% put / 20% query, {args.seconds:g} s")
+    print(
+        f"{'server':<40} {'req/s':>8} {'p50 ms':>7} {'p99 ms':>7} {'errors':>6} "
+        f"{'start s':>8} {'idle MiB':>9}"
+    )
+    for name, r in runs.items():
+        print(
+            f"{name:<40} {r['rps']:>8,.0f} {r['p50']:>7.2f} {r['p99']:>7.2f} {r['errors']:>6.0f} "
+            f"{r['startup_s']:>8.2f} {r['idle_rss_mib']:>9.1f}"
+        )
+
+
+def _print_ratios(runs: dict[str, dict[str, float]]) -> None:
+    """Each singletable row against its like-for-like Dynoxide row and against DynamoDB Local."""
+    ours = {name: r for name, r in runs.items() if name.startswith("singletable")}
+    for name, r in ours.items():
+        peer = DYNOXIDE_MEMORY if name == OURS_IN_MEMORY else DYNOXIDE_FILE
+        if peer in runs:
+            print(f"{name:<40} {r['rps'] / runs[peer]['rps']:>7.2f}x {peer}'s requests/s")
+    if REFERENCE in runs:
+        for name, r in ours.items():
+            print(f"{name:<40} {r['rps'] / runs[REFERENCE]['rps']:>7.2f}x {REFERENCE}'s requests/s")
+
+
 def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -249,34 +325,12 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     parser.add_argument(
         "--workers", default="1,2", help="comma-separated worker counts to try (one row each)"
     )
-    parser.add_argument("--no-reference", action="store_true")
+    parser.add_argument("--no-reference", action="store_true", help="skip DynamoDB Local")
+    parser.add_argument("--no-dynoxide", action="store_true", help="skip Dynoxide")
     args = parser.parse_args(argv)
-
-    runs: dict[str, dict[str, float]] = {}
-    for server in filter(None, args.servers.split(",")):
-        for workers in (int(w) for w in args.workers.split(",")):
-            runs[f"singletable serve ({server}, {workers}w)"] = bench_ours(
-                server, workers, args.clients, args.seconds
-            )
-    if not args.no_reference:
-        reference = bench_reference(args.clients, args.seconds)
-        if reference is not None:
-            runs["DynamoDB Local 1.25.1"] = reference
-    print(f"\nHTTP, {args.clients} keep-alive clients, 40% get / 40% put / 20% query, {args.seconds:g} s")
-    print(
-        f"{'server':<36} {'req/s':>8} {'p50 ms':>7} {'p99 ms':>7} {'errors':>6} "
-        f"{'start s':>8} {'idle MiB':>9}"
-    )
-    for name, r in runs.items():
-        print(
-            f"{name:<36} {r['rps']:>8,.0f} {r['p50']:>7.2f} {r['p99']:>7.2f} {r['errors']:>6.0f} "
-            f"{r['startup_s']:>8.2f} {r['idle_rss_mib']:>9.1f}"
-        )
-    reference = runs.get("DynamoDB Local 1.25.1")
-    if reference is not None:
-        for name, r in runs.items():
-            if r is not reference:
-                print(f"{name:<36} {r['rps'] / reference['rps']:>7.2f}x DynamoDB Local's requests/s")
+    runs = _run_all(args)
+    _print_table(runs, args)
+    _print_ratios(runs)
     return runs
 
 
