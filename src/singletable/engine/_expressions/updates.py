@@ -200,6 +200,8 @@ class CompiledUpdate:
         self.removes.sort(reverse=True)
         self.checks = compiler.checks
         self.top_level_names = frozenset(p[0] for p in self.paths)
+        # Only REMOVE and DELETE: on a missing item there is nothing to take away, and no item is created.
+        self.creates_nothing = not self.sets and not self.adds
 
     def apply(self, item: Item, values: Values) -> Item:
         results = [(path, value(item, values)) for path, value in self.sets]
