@@ -29,7 +29,13 @@ OPERATIONS: dict[str, Any] = {
     "batch_get_item": lambda name: {"RequestItems": {name: {"Keys": [KEY]}}},
     "batch_write_item": lambda name: {"RequestItems": {name: [{"PutRequest": {"Item": KEY}}]}},
     "transact_write_items": lambda name: {"TransactItems": [{"Put": {"TableName": name, "Item": KEY}}]},
+    "describe_time_to_live": lambda name: {"TableName": name},
+    "update_table": lambda name: {"TableName": name, "BillingMode": "PAY_PER_REQUEST"},
+    "delete_table": lambda name: {"TableName": name},
 }
+PARTIQL_INVALID_NAME = (
+    "Table name should be within the length [3, 255] and only contain 'a-z', 'A-Z', '0-9', '-', '_', '.'."
+)
 
 
 @pytest.mark.parametrize("operation", sorted(OPERATIONS))
@@ -43,3 +49,18 @@ def test_too_short_table_name_is_invalid_not_missing(ddb: Backend, operation: st
 def test_valid_unknown_table_name_is_still_not_found(ddb: Backend, operation: str) -> None:
     with ddb.error("ResourceNotFoundException"):
         ddb.call(operation, **OPERATIONS[operation]("no_such_table_here"))
+
+
+def test_too_short_table_name_in_transact_get_items(ddb: Backend) -> None:
+    if ddb.is_reference:
+        pytest.skip("DynamoDB Local answers ResourceNotFoundException here; AWS checks the name first")
+    with ddb.error("ValidationException", INVALID_NAME):
+        ddb.transact_get_items(TransactItems=[{"Get": {"TableName": "xx", "Key": KEY}}])
+
+
+@pytest.mark.parametrize(
+    "statement", ["SELECT * FROM xx", 'SELECT * FROM "xx"', "DELETE FROM xx WHERE pk = 'a'"]
+)
+def test_too_short_table_name_in_partiql(ddb: Backend, statement: str) -> None:
+    with ddb.error("ValidationException", PARTIQL_INVALID_NAME):
+        ddb.execute_statement(Statement=statement)
