@@ -178,6 +178,56 @@ def test_errors(ddb: Backend, streams: Backend, table_name: str) -> None:
         streams.get_records(ShardIterator=iterator["ShardIterator"], Limit=1001)
 
 
+def test_list_streams_limit_above_100_is_refused(ddb: Backend, streams: Backend) -> None:
+    with ddb.error(
+        "ValidationException",
+        INVALID + "Limit cannot be greater than the maximum allowed size: 100",
+    ):
+        streams.list_streams(Limit=101)
+    assert "Streams" in streams.list_streams(Limit=100)
+
+
+@pytest.mark.parametrize("start", ["known", "shardId-00000001414562045508-2bac9cd2"])
+def test_describe_stream_after_a_shard_lists_no_shards(
+    ddb: Backend, streams: Backend, table_name: str, start: str
+) -> None:
+    if ddb.is_reference and start != "known":
+        pytest.skip("DynamoDB Local lists the shard after an unknown ExclusiveStartShardId; AWS lists none")
+    arn = make(ddb, table_name)
+    shard = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]["ShardId"]
+    after = streams.describe_stream(StreamArn=arn, ExclusiveStartShardId=shard if start == "known" else start)
+    assert after["StreamDescription"]["Shards"] == []
+    assert after["StreamDescription"]["StreamArn"] == arn
+
+
+MALFORMED_STREAM_ARNS = [
+    "garbage-that-is-long-enough-for-the-shape",
+    "arn:aws:dynamodb:us-east-1:000000000000:table/some_table",
+    "arn:aws:dynamodb:us-east-1:000000000000:table/some_table/stream/",
+    "arn:aws:dynamodb:us-east-1:000000000000:table/xx/stream/2024-01-01T00:00:00.000",
+    "arn:aws:dynamodb:us-east-1:0000:table/some_table/stream/2024-01-01T00:00:00.000",
+    "arn:aws:s3:us-east-1:000000000000:table/some_table/stream/2024-01-01T00:00:00.000",
+]
+
+
+@pytest.mark.parametrize("arn", MALFORMED_STREAM_ARNS)
+def test_malformed_stream_arn_is_invalid_before_any_lookup(ddb: Backend, streams: Backend, arn: str) -> None:
+    if ddb.is_reference:
+        pytest.skip("DynamoDB Local answers ResourceNotFoundException; AWS rejects the ARN as malformed")
+    with expect_error("ValidationException", "Invalid StreamArn"):
+        streams.describe_stream(StreamArn=arn)
+    with expect_error("ValidationException", "Invalid StreamArn"):
+        streams.get_shard_iterator(
+            StreamArn=arn, ShardId="shardId-00000001414562045508-2bac9cd2", ShardIteratorType="LATEST"
+        )
+
+
+def test_well_formed_unknown_stream_arn_is_not_found(ddb: Backend, streams: Backend) -> None:
+    arn = "arn:aws:dynamodb:us-east-1:000000000000:table/no_such_table/stream/2024-01-01T00:00:00.000"
+    with ddb.error("ResourceNotFoundException", f"Requested resource not found: Stream: {arn} not found"):
+        streams.describe_stream(StreamArn=arn)
+
+
 # -- in-process subscriptions (engine only) --------------------------------------------------------------
 
 

@@ -123,6 +123,32 @@ def test_expired_signature(secured, monkeypatch):
     assert body["message"].endswith(" - 15 min.)")
 
 
+def _separated(headers: dict[str, str], separator: str) -> dict[str, str]:
+    """The same Authorization header with its fields parted by ``separator`` instead of ", "."""
+    return {**headers, "Authorization": headers["Authorization"].replace(", ", separator)}
+
+
+@pytest.mark.parametrize("separator", [" ", ",", "  ", " , "])
+def test_authorization_fields_may_be_separated_by_spaces_or_commas(secured, separator):
+    headers = _separated(_signed(secured, datetime.datetime.now(datetime.UTC)), separator)
+    status, body = _raw(secured, headers)
+    assert status == 200 and "TableNames" in body
+
+
+@pytest.mark.parametrize("hours", [-1, 1])
+def test_clock_errors_with_space_separated_authorization(secured, monkeypatch, hours):
+    when = datetime.datetime.now(datetime.UTC) + datetime.timedelta(hours=hours)
+    status, body = _raw(secured, _separated(_signed(secured, when, monkeypatch), " "))
+    assert status == 400
+    assert body["__type"] == "com.amazon.coral.service#InvalidSignatureException"
+    stamp = when.strftime("%Y%m%dT%H%M%SZ")
+    if hours < 0:
+        assert body["message"].startswith(f"Signature expired: {stamp} is now earlier than ")
+    else:
+        assert body["message"].startswith(f"Signature not yet current: {stamp} is still later than ")
+        assert body["message"].endswith(" + 15 min.)")
+
+
 def test_tampered_body_fails_the_signature(secured):
     headers = _signed(secured, datetime.datetime.now(datetime.UTC))
     status, body = _raw(secured, headers, b'{"Limit": 1}')

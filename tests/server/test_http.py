@@ -27,12 +27,30 @@ def _json(payload: bytes) -> dict:
     return json.loads(payload)
 
 
-def test_health_check(http_server):
-    connection = http.client.HTTPConnection("127.0.0.1", http_server.port)
-    connection.request("GET", "/")
+def _request(server, method: str, path: str = "/", **headers: str):
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    connection.request(method, path, headers=headers)
     response = connection.getresponse()
+    payload = response.read()
+    connection.close()
+    return response, payload
+
+
+def test_health_check_names_the_endpoint_called(http_server):
+    response, payload = _request(http_server, "GET")
     assert response.status == 200
-    assert response.read() == b"healthy: dynamodb.us-east-1.amazonaws.com "
+    assert payload == f"healthy: 127.0.0.1:{http_server.port} ".encode()
+    response, payload = _request(http_server, "GET", Host="dynamodb.us-east-1.amazonaws.com")
+    assert payload == b"healthy: dynamodb.us-east-1.amazonaws.com "
+    response, payload = _request(http_server, "HEAD")
+    assert response.status == 200 and payload == b""
+
+
+@pytest.mark.parametrize("method", ["GET", "HEAD"])
+@pytest.mark.parametrize("path", ["/abc", "/health", "//", "/x?y=/"])
+def test_health_is_only_on_the_root(http_server, method, path):
+    response, payload = _request(http_server, method, path)
+    assert response.status == 404 and payload == b""
 
 
 def test_success_headers(http_server):
@@ -115,7 +133,7 @@ def test_cors_preflight_and_headers(http_server):
     response.read()
     assert response.status == 200
     assert response.getheader("Access-Control-Allow-Origin") == "*"
-    assert "POST" in response.getheader("Access-Control-Allow-Methods")
+    assert response.getheader("Access-Control-Allow-Methods") == "POST"
     assert (
         response.getheader("Access-Control-Allow-Headers")
         == "authorization,content-type,x-amz-target,x-amz-date"
@@ -123,6 +141,48 @@ def test_cors_preflight_and_headers(http_server):
     posted, _ = _post(http_server, b"{}", Origin="http://localhost:3000")
     assert posted.getheader("Access-Control-Allow-Origin") == "*"
     assert "x-amzn-RequestId" in posted.getheader("Access-Control-Expose-Headers")
+    failed, _ = _post(http_server, b"{", Origin="http://localhost:3000")
+    assert failed.status == 400 and failed.getheader("Access-Control-Allow-Origin") == "*"
+    health, _ = _request(http_server, "GET", Origin="http://localhost:3000")
+    assert health.getheader("Access-Control-Allow-Origin") == "*"
+
+
+def test_preflight_echoes_any_requested_method(http_server):
+    response, _ = _request(
+        http_server, "OPTIONS", Origin="http://x.test", **{"Access-Control-Request-Method": "PUT"}
+    )
+    assert response.getheader("Access-Control-Allow-Methods") == "PUT"
+    assert response.getheader("Access-Control-Allow-Headers") == "*"
+
+
+def test_no_cors_headers_without_an_origin(http_server):
+    posted, _ = _post(http_server, b"{}")
+    assert posted.status == 200
+    failed, _ = _post(http_server, b"{")
+    health, _ = _request(http_server, "GET")
+    preflight, payload = _request(http_server, "OPTIONS", **{"Access-Control-Request-Method": "POST"})
+    assert preflight.status == 200 and payload == b""
+    for response in (posted, failed, health, preflight):
+        assert not [name for name, _ in response.getheaders() if name.lower().startswith("access-control-")]
+
+
+@pytest.mark.parametrize("operation", ["TagResource", "UntagResource"])
+def test_tag_and_untag_answer_with_an_empty_body(http_server, table_name, operation):
+    client = http_server.client()
+    client.create_table(
+        TableName=table_name,
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    arn = client.describe_table(TableName=table_name)["Table"]["TableArn"]
+    tags = {"Tags": [{"Key": "k", "Value": "v"}]} if operation == "TagResource" else {"TagKeys": ["k"]}
+    body = json.dumps({"ResourceArn": arn, **tags}).encode()
+    response, payload = _post(http_server, body, f"DynamoDB_20120810.{operation}")
+    assert response.status == 200
+    assert payload == b"" and response.getheader("Content-Length") == "0"
+    assert int(response.getheader("x-amz-crc32")) == zlib.crc32(b"")
+    client.delete_table(TableName=table_name)
 
 
 def test_binary_and_condition_failure_over_the_wire(http_server, table_name):

@@ -24,6 +24,8 @@ STREAMS_TARGET_PREFIX = "DynamoDBStreams_20120810."
 CONTENT_TYPE = "application/x-amz-json-1.0"
 
 Reply = tuple[int, list[tuple[str, str]], bytes]
+# Operations whose service model has no output shape: AWS answers them with an empty body, not ``{}``.
+NO_OUTPUT_OPERATIONS = frozenset({"TagResource", "UntagResource"})
 
 
 def request_id() -> str:
@@ -86,7 +88,10 @@ class Dispatcher:
             if target and target.startswith(STREAMS_TARGET_PREFIX):
                 response = self.call_streams(target, body)
             else:
-                response = self.call(self.operation(target), body)
+                operation = self.operation(target)
+                response = self.call(operation, body)
+                if not response and operation in NO_OUTPUT_OPERATIONS:
+                    return reply(200, b"")
         except DynamoDBError as error:
             return error_reply(error)
         except Exception:

@@ -115,14 +115,27 @@ def request_plan(operation: str) -> Plan | None:
     return _compile(spec["input"]["shape"], model["shapes"], set())
 
 
+# A base64 character's 6-bit value; the last one before padding must leave no stray bits.
+_B64_VALUES = {c: i for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")}
+BASE64_LENGTH = "Base64 encoded length is expected a multiple of 4 bytes but found: {length}"
+BASE64_INVALID = "Invalid last non-pad Base64 character dectected"  # sic: AWS's own text
+
+
 def _b64(text: str) -> bytes:
+    """Strict, canonical base64 as AWS accepts it: padded to a multiple of 4, only the base64 alphabet (no
+    whitespace), ``=`` only at the end, and no stray bits before it -- so whatever is accepted re-encodes
+    to exactly the same text. Anything else is a SerializationException, never a silently shorter blob."""
+    if len(text) % 4:
+        raise serialization_error(BASE64_LENGTH.format(length=len(text)))
     try:
-        return base64.b64decode(text)
-    except (binascii.Error, ValueError):
-        raise DynamoDBError(
-            "SerializationException",
-            f"Base64 encoded length is expected a multiple of 4 bytes but found: {len(text)}",
-        ) from None
+        data = binascii.a2b_base64(text, strict_mode=True)
+    except ValueError:  # binascii.Error, or a str with non-ASCII characters
+        raise serialization_error(BASE64_INVALID) from None
+    if text.endswith("="):
+        pads = 2 if text.endswith("==") else 1
+        if _B64_VALUES[text[-pads - 1]] & (0b1111 if pads == 2 else 0b11):
+            raise serialization_error(BASE64_INVALID)
+    return data
 
 
 def _decode_av(value: Any) -> None:

@@ -1,9 +1,12 @@
 """The ASGI application: DynamoDB's HTTP front end around :class:`~singletable._protocol.Dispatcher`.
 
-Transport rules live here -- health checks on ``GET /``, CORS for browser tools, the 16 MB body limit,
-gzip request bodies, SigV4 authentication -- so that the protocol layer stays identical for the in-process
-client. Engine calls run inline on the event loop: they are short SQLite transactions, and a thread hop
-would cost more than it saves; parallelism comes from worker processes sharing one WAL database.
+Transport rules live here -- health checks on ``GET /`` (naming the endpoint the client called, as AWS's
+``healthy: dynamodb.us-east-1.amazonaws.com`` does; any other GET path is a 404), CORS headers for browser
+tools (only when the request carries an ``Origin``; a preflight echoes the method and headers it asks for),
+the 16 MB body limit, gzip request bodies, SigV4 authentication -- so that the protocol layer stays
+identical for the in-process client. Engine calls run inline on the event loop: they are short SQLite
+transactions, and a thread hop would cost more than it saves; parallelism comes from worker processes
+sharing one WAL database.
 """
 
 from __future__ import annotations
@@ -22,17 +25,14 @@ Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 MAX_BODY_BYTES = 16 * 1024 * 1024
-HEALTH_BODY = b"healthy: dynamodb.us-east-1.amazonaws.com "
+HEALTH_PREFIX = b"healthy: "
 
 CORS_HEADERS = [
     (b"access-control-allow-origin", b"*"),
     (b"access-control-expose-headers", b"x-amzn-RequestId,x-amzn-ErrorType,x-amz-crc32,Date"),
 ]
-PREFLIGHT_HEADERS = [
-    *CORS_HEADERS,
-    (b"access-control-allow-methods", b"GET,POST,OPTIONS"),
-    (b"access-control-max-age", b"172800"),
-]
+PREFLIGHT_HEADERS = [*CORS_HEADERS, (b"access-control-max-age", b"172800")]
+DEFAULT_METHODS = b"GET,POST,OPTIONS"
 
 ENV_DB = "SINGLETABLE_SERVE_DB"
 ENV_CREDENTIALS = "SINGLETABLE_CREDENTIALS"
@@ -108,22 +108,23 @@ class DynamoDBApp:
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         method = scope["method"]
         if method == "OPTIONS":
-            await _respond(send, 200, PREFLIGHT_HEADERS + _requested_headers(scope), b"")
-            return
-        if method in ("GET", "HEAD"):
-            body = HEALTH_BODY if method == "GET" else b""
-            headers = [(b"content-type", b"text/plain"), (b"x-amzn-requestid", request_id().encode())]
-            await _respond(send, 200, headers + CORS_HEADERS, body)
-            return
+            await _respond(send, 200, _preflight_headers(scope), b"")
+        elif method in ("GET", "HEAD"):
+            await _health(scope, send, method)
+        else:
+            await self._post(scope, receive, send)
+
+    async def _post(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = dict(scope["headers"])
+        cors = CORS_HEADERS if b"origin" in headers else []
         try:
             body = await _read_body(receive, scope)
         except _TooLarge:
-            status, headers, payload = error_reply(_too_large())
-            await _respond(send, status, _encode(headers) + CORS_HEADERS, payload)
+            status, reply_headers, payload = error_reply(_too_large())
+            await _respond(send, status, _encode(reply_headers) + cors, payload)
             return
-        headers = dict(scope["headers"])
         status, reply_headers, payload = self._handle(scope, headers, body)
-        await _respond(send, status, _encode(reply_headers) + CORS_HEADERS, payload)
+        await _respond(send, status, _encode(reply_headers) + cors, payload)
 
     def _handle(self, scope: Scope, headers: dict[bytes, bytes], body: bytes) -> Any:
         if self.verifier is not None:  # the signature covers the bytes as sent, before gunzip
@@ -171,12 +172,34 @@ async def _read_body(receive: Receive, scope: Scope) -> bytes:
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
-def _requested_headers(scope: Scope) -> list[tuple[bytes, bytes]]:
-    """Echo the preflight's requested headers: SDKs send x-amz-*, amz-sdk-*, authorization..."""
-    for name, value in scope["headers"]:
-        if name == b"access-control-request-headers":
-            return [(b"access-control-allow-headers", value)]
-    return [(b"access-control-allow-headers", b"*")]
+async def _health(scope: Scope, send: Send, method: str) -> None:
+    """``GET /`` answers ``healthy: HOST`` naming the endpoint called; any other path is not found."""
+    headers = dict(scope["headers"])
+    reply = [(b"content-type", b"text/plain"), (b"x-amzn-requestid", request_id().encode())]
+    if b"origin" in headers:
+        reply += CORS_HEADERS
+    if scope.get("path", "/") != "/":
+        await _respond(send, 404, reply, b"")
+        return
+    host = headers.get(b"host")
+    if not host:
+        server = scope.get("server") or ("localhost", None)
+        host = (server[0] if server[1] is None else f"{server[0]}:{server[1]}").encode("latin-1")
+    await _respond(send, 200, reply, HEALTH_PREFIX + host + b" " if method == "GET" else b"")
+
+
+def _preflight_headers(scope: Scope) -> list[tuple[bytes, bytes]]:
+    """A CORS preflight's answer: allow what it asks for (SDKs send x-amz-*, amz-sdk-*, authorization...).
+
+    Without an ``Origin`` it is no preflight, and gets no CORS headers."""
+    headers = dict(scope["headers"])
+    if b"origin" not in headers:
+        return []
+    return [
+        *PREFLIGHT_HEADERS,
+        (b"access-control-allow-methods", headers.get(b"access-control-request-method", DEFAULT_METHODS)),
+        (b"access-control-allow-headers", headers.get(b"access-control-request-headers", b"*")),
+    ]
 
 
 def _encode(headers: list[tuple[str, str]]) -> list[tuple[bytes, bytes]]:

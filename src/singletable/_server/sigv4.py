@@ -24,6 +24,8 @@ from singletable.engine import DynamoDBError
 ALGORITHM = "AWS4-HMAC-SHA256"
 MAX_SKEW_SECONDS = 15 * 60
 _SPACES = re.compile(r"\s+")
+# Between an Authorization header's fields: AWS accepts ", " (as SDKs sign), "," or plain spaces.
+_FIELD_SEPARATORS = re.compile(r"[,\s]+")
 
 MISMATCH = (
     "The request signature we calculated does not match the signature you provided. Check your AWS Secret "
@@ -130,8 +132,8 @@ class SigV4Verifier:
         if algorithm != ALGORITHM:
             return coral_error("IncompleteSignatureException", f"Unsupported AWS 'algorithm': '{algorithm}'")
         values: dict[str, str] = {}
-        for part in rest.split(","):
-            name, _, value = part.strip().partition("=")
+        for part in _FIELD_SEPARATORS.split(rest.strip()):
+            name, _, value = part.partition("=")
             values[name] = value
         missing = [name for name in ("Credential", "Signature", "SignedHeaders") if not values.get(name)]
         if missing:

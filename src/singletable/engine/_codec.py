@@ -83,6 +83,10 @@ NULL_NOT_TRUE = (
 )
 NULL_VALUE = "The supplied Item contains a null AttributeValue"
 EMPTY_NAME = "Empty attribute name"
+NAME_TOO_LARGE = "Attribute name is too large, must be less than 65536 bytes"
+MAX_NAME_BYTES = 65535
+# A name of at most this many characters cannot exceed MAX_NAME_BYTES (UTF-8 takes at most 4 per character).
+_SHORT_NAME_CHARS = MAX_NAME_BYTES // 4
 EMPTY_SS = "One or more parameter values were invalid: An string set  may not be empty"  # sic, two spaces
 EMPTY_NS = "One or more parameter values were invalid: An number set  may not be empty"  # sic
 EMPTY_BS = "One or more parameter values were invalid: Binary sets should not be empty"
@@ -187,7 +191,10 @@ def _check_item_sized(item: dict[str, Any], limit: int) -> tuple[dict[str, Any],
             raise _wrong_type(name, "String")
         if not name:
             raise validation(EMPTY_NAME)
-        total += (len(name) if name.isascii() else len(name.encode("utf-8"))) + size
+        name_bytes = len(name) if name.isascii() else len(name.encode("utf-8"))
+        if name_bytes > MAX_NAME_BYTES:
+            raise validation(NAME_TOO_LARGE)
+        total += name_bytes + size
     return out, total
 
 
@@ -236,7 +243,10 @@ def _check_map_sized(value: dict[str, Any], level: int, limit: int) -> tuple[dic
             raise _wrong_type(name, "String")
         if not name:
             raise validation(EMPTY_NAME)
-        size += 1 + (len(name) if name.isascii() else len(name.encode("utf-8"))) + member_size
+        name_bytes = len(name) if name.isascii() else len(name.encode("utf-8"))
+        if name_bytes > MAX_NAME_BYTES:
+            raise validation(NAME_TOO_LARGE)
+        size += 1 + name_bytes + member_size
     return {"M": members}, size
 
 
@@ -250,7 +260,15 @@ def _check_item(item: dict[str, Any], limit: int) -> dict[str, Any]:
             raise _wrong_type(name, "String")
         if not name:
             raise validation(EMPTY_NAME)
+        if len(name) > _SHORT_NAME_CHARS:
+            _check_name_bytes(name)
     return out
+
+
+def _check_name_bytes(name: str) -> None:
+    """An attribute name (top-level or a map key) may take at most 65,535 bytes of UTF-8."""
+    if len(name.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES:
+        raise validation(NAME_TOO_LARGE)
 
 
 def validate_value(
@@ -350,6 +368,8 @@ def _check_m(value: Any, level: int, limit: int) -> dict[str, Any]:
             raise _wrong_type(name, "String")
         if not name:
             raise validation(EMPTY_NAME)
+        if len(name) > _SHORT_NAME_CHARS:
+            _check_name_bytes(name)
     return {"M": members}
 
 

@@ -29,6 +29,7 @@ from singletable.engine._registry import (
 )
 from singletable.engine._schema import TableSchema
 from singletable.engine._storage import BusyTimeout, Storage, is_busy, retry_while_busy
+from singletable.engine._table_descriptions import check_table_name
 from singletable.engine._validation import SHAPES, check_input
 
 # An operation module's ``run(engine, params, **options) -> response``.
@@ -165,6 +166,7 @@ class Engine:
             self._refresh_catalog()
             schema = self._tables.get(name)
         if schema is None:
+            check_table_name(name)
             raise DynamoDBError("ResourceNotFoundException", "Requested resource not found")
         return schema
 

@@ -327,12 +327,13 @@ def attributes_to_get(params: dict[str, Any]) -> Projection | None:
 class LegacyUpdate:
     """An Update whose item-dependent type errors carry the legacy text."""
 
-    __slots__ = ("_update", "paths", "top_level_names")
+    __slots__ = ("_update", "creates_nothing", "paths", "top_level_names")
 
     def __init__(self, update: Update) -> None:
         self._update = update
         self.paths = update.paths
         self.top_level_names = update.top_level_names
+        self.creates_nothing = update.creates_nothing
 
     def apply(self, item: dict[str, AV] | None) -> dict[str, AV]:
         try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 import time
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -21,6 +22,10 @@ from singletable.engine._schema import TableSchema
 from singletable.engine._storage import Storage
 
 ITERATOR_LIFETIME = 15 * 60
+# arn:PARTITION:dynamodb:REGION:ACCOUNT:table/NAME/stream/LABEL -- anything else is no stream ARN at all.
+_STREAM_ARN = re.compile(
+    r"arn:aws[a-z-]*:dynamodb:[a-z0-9-]+:[0-9]{12}:table/[a-zA-Z0-9_.-]{3,255}/stream/[^/]+"
+)
 
 
 class StreamsEngine(Protocol):
@@ -36,12 +41,14 @@ class StreamsEngine(Protocol):
 
 
 def find_stream(engine: StreamsEngine, arn: str) -> tuple[int, dict[str, Any]]:
-    """(stream id, stream description) of the stream with this ARN, or AWS's not-found error."""
-    if "/stream/" in arn and ":table/" in arn:
-        table_name = arn.split(":table/", 1)[1].split("/", 1)[0]
-        for stream_id, stream in engine.storage.streams(table_name):
-            if stream["StreamArn"] == arn:
-                return stream_id, stream
+    """(stream id, stream description) of the stream with this ARN, or AWS's errors: a malformed ARN is a
+    ValidationException before any lookup, a well-formed one naming no stream is not found."""
+    if _STREAM_ARN.fullmatch(arn) is None:
+        raise validation("Invalid StreamArn")
+    table_name = arn.split(":table/", 1)[1].split("/", 1)[0]
+    for stream_id, stream in engine.storage.streams(table_name):
+        if stream["StreamArn"] == arn:
+            return stream_id, stream
     raise not_found(f"Requested resource not found: Stream: {arn} not found")
 
 

@@ -10,13 +10,19 @@ what is live or derived -- counts and sizes, ARNs, statuses -- converts timestam
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Any
 
-from singletable.engine._errors import not_found
+from singletable.engine._errors import not_found, validation
 from singletable.engine._interfaces import OperationEngine
 
 _ARN_PREFIX = "arn:"
+_VALID_NAME = re.compile(r"[a-zA-Z0-9_.-]{3,255}")
+INVALID_NAME = (
+    "Invalid table/index name.  Table/index names must be between 3 and 255 characters long, and may "
+    "contain only the characters a-z, A-Z, 0-9, '_', '-', and '.'"
+)
 
 
 def table_name_of(value: str) -> str:
@@ -26,8 +32,18 @@ def table_name_of(value: str) -> str:
     return value
 
 
+def check_table_name(name: str) -> None:
+    """A table name that breaks the naming rules is a ValidationException, before any not-found.
+
+    Operations that also take an ARN accept names of any length at the shape check; called where a table
+    is not found, so a valid name costs nothing. ARNs keep their own rules."""
+    if not name.startswith(_ARN_PREFIX) and _VALID_NAME.fullmatch(name) is None:
+        raise validation(INVALID_NAME)
+
+
 def missing_table(name: str) -> Exception:
     """The control plane names the table in its not-found message (the data plane does not)."""
+    check_table_name(name)
     return not_found(f"Requested resource not found: Table: {name} not found")
 
 

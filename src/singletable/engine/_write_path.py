@@ -345,6 +345,8 @@ class PreparedWrite:
             for name in self.schema.key_names:
                 if name in update.top_level_names:
                     raise validation(KEY_ATTRIBUTE_UPDATE.format(name=name))
+        if old is None and update is not None and update.creates_nothing:
+            return None, 0  # only REMOVE/DELETE on a missing item: nothing to change, no item created
         base = old if old is not None else dict(self.key)
         new = update.apply(base) if update is not None else base
         check_index_keys(self.schema, new, from_update=True)

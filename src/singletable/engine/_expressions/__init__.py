@@ -79,13 +79,14 @@ class Projection:
 class Update:
     """An update bound to a request's values; ``apply`` returns a new item and never mutates its input."""
 
-    __slots__ = ("_compiled", "_values", "paths", "top_level_names")
+    __slots__ = ("_compiled", "_values", "creates_nothing", "paths", "top_level_names")
 
     def __init__(self, compiled: CompiledUpdate, values: dict[str, AV]) -> None:
         self._compiled = compiled
         self._values = values
         self.paths: tuple[Resolved, ...] = compiled.paths
         self.top_level_names = compiled.top_level_names
+        self.creates_nothing: bool = compiled.creates_nothing
 
     def apply(self, item: Item | None) -> Item:
         return self._compiled.apply(item or _EMPTY, self._values)

@@ -31,6 +31,7 @@ CONDITION_FUNCTIONS = {
 OPERAND_FUNCTIONS = {"size": 1}
 UPDATE_FUNCTIONS = {"if_not_exists": 2, "list_append": 2}
 ORDERED = frozenset({"N", "S", "B"})
+SIZED = frozenset({"S", "B", "SS", "NS", "BS", "L", "M"})
 _TYPE_LIST = "{N,BS,L,B,NULL,M,S,SS,NS,BOOL}"
 # What DynamoDB names as the operand type when attribute_type is given a path instead of a type name.
 _JAVA_TYPES = (
@@ -77,7 +78,12 @@ def distinct(binder: Binder, operator: str, first: Any, rest: tuple[Any, ...]) -
 
 
 def value_type_check(binder: Binder, operand: Any, function: str, allowed: frozenset[str]) -> Check | None:
-    """A per-request check that a ``:value`` operand has one of the ``allowed`` types."""
+    """A per-request check that a ``:value`` operand has one of the ``allowed`` types (``size(...)`` is
+    always a number, so it is checked at once)."""
+    if isinstance(operand, FunctionCall) and operand.name in OPERAND_FUNCTIONS:
+        if "N" not in allowed:
+            raise operand_type_error(binder, function, "N")
+        return None
     if not isinstance(operand, ValuePlaceholder):
         return None
     name = binder.value(operand.name)
@@ -149,6 +155,9 @@ class ConditionCompiler:
         if call.name in OPERAND_FUNCTIONS:
             arity(b, call, 1)
             inner = self.operand(call.args[0])
+            # An item's attribute without a size just fails the condition; a constant without one -- a
+            # :value of another type, or size(...) itself, a number -- makes the expression invalid.
+            self._add(value_type_check(b, call.args[0], call.name, SIZED))
 
             def size_of(item: Item, values: Values) -> AV | None:
                 av = inner(item, values)
@@ -305,7 +314,8 @@ class ConditionCompiler:
 
     def attribute_type(self, call: FunctionCall) -> Pred:
         b = self.binder
-        get = getter(self._path_arg(call))
+        # Any operand may be typed: a path, a :value or size(...) (a number).
+        get = self.operand(call.args[0])
         kind = call.args[1]
         if isinstance(kind, Path):
             raise operand_type_error(b, call.name, _JAVA_TYPES)
@@ -326,14 +336,9 @@ class ConditionCompiler:
         wanted = self.operand(kind)
 
         def attribute_type(item: Item, values: Values) -> bool:
-            av, expected = get(item), wanted(item, values)
+            av, expected = get(item, values), wanted(item, values)
             if av is None or expected is None:
                 return False
             return type_of(av) == expected.get("S")
 
         return attribute_type
-
-    def _path_arg(self, call: FunctionCall) -> Resolved:
-        path = require_path(self.binder, call, call.args[0])
-        self.top_level.add(path[0])  # type: ignore[arg-type]
-        return path

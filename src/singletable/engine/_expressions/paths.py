@@ -15,6 +15,8 @@ from .ast import NamePlaceholder, Path
 
 Resolved = tuple[str | int, ...]
 AV = dict[str, Any]
+# DynamoDB's limit on a document path's depth: its elements, names and indexes alike (a.b[0] is three).
+MAX_NESTING_LEVELS = 32
 
 
 class Binder:
@@ -46,6 +48,10 @@ class Binder:
         return element
 
     def path(self, path: Path) -> Resolved:
+        if len(path.elements) > MAX_NESTING_LEVELS:
+            raise self.error(
+                f"The document path has too many nesting levels; nesting levels: {len(path.elements)}"
+            )
         return tuple(e if isinstance(e, int) else self.name(e) for e in path.elements)
 
     def value(self, name: str) -> str:

@@ -198,8 +198,14 @@ class CompiledUpdate:
         check_disjoint(self.paths, binder.prefix)
         # Removing from the highest index down keeps the original indexes valid, as DynamoDB does.
         self.removes.sort(reverse=True)
+        # Several SETs past a list's end append in index order, whatever order they were written in (the
+        # paths are disjoint, so sorting them changes nothing else; values are computed before any SET).
+        if any(isinstance(step, int) for path, _ in self.sets for step in path):
+            self.sets.sort(key=lambda action: action[0])
         self.checks = compiler.checks
         self.top_level_names = frozenset(p[0] for p in self.paths)
+        # Only REMOVE and DELETE: on a missing item there is nothing to take away, and no item is created.
+        self.creates_nothing = not self.sets and not self.adds
 
     def apply(self, item: Item, values: Values) -> Item:
         results = [(path, value(item, values)) for path, value in self.sets]

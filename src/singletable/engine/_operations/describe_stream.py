@@ -11,7 +11,8 @@ from singletable.engine._streams import describe, find_stream
 def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     stream_id, stream = find_stream(engine, params["StreamArn"])
     description = describe(engine, stream_id, stream)
-    start = params.get("ExclusiveStartShardId")
-    if start is not None and start == stream["ShardId"]:
+    if params.get("ExclusiveStartShardId") is not None:
+        # Shards after the given one: our streams have one shard, so none follows it -- and none follows
+        # an id this stream never had either, as on AWS.
         description["Shards"] = []
     return {"StreamDescription": description}

@@ -4,18 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
+from singletable.engine._errors import validation
 from singletable.engine._interfaces import OperationEngine
 
 DEFAULT_LIMIT = 100
+MAX_LIMIT = 100
 
 
 def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
+    limit = params.get("Limit") or DEFAULT_LIMIT
+    if limit > MAX_LIMIT:
+        raise validation(
+            f"One or more parameter values were invalid: Limit cannot be greater than the maximum allowed "
+            f"size: {MAX_LIMIT}"
+        )
     found = engine.storage.streams(params.get("TableName"))
     start = params.get("ExclusiveStartStreamArn")
     if start is not None:
         arns = [stream["StreamArn"] for _, stream in found]
         found = found[arns.index(start) + 1 :] if start in arns else []
-    limit = params.get("Limit") or DEFAULT_LIMIT
     page = found[:limit]
     response: dict[str, Any] = {
         "Streams": [

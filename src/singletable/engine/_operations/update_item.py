@@ -1,4 +1,5 @@
-"""UpdateItem: edit one item's attributes in place (creating it if absent), optionally under a condition."""
+"""UpdateItem: edit one item's attributes in place (creating it if absent, unless the update only removes),
+optionally under a condition."""
 
 from __future__ import annotations
 

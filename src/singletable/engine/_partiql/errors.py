@@ -9,6 +9,9 @@ from .._errors import DynamoDBError, validation
 MALFORMED = "Statement wasn't well formed, can't be processed: "
 PARAMETER_COUNT = "Number of parameters in request and statement don't match."
 NO_TABLE = "Cannot do operations on a non-existent table"
+BAD_TABLE_NAME = (
+    "Table name should be within the length [3, 255] and only contain 'a-z', 'A-Z', '0-9', '-', '_', '.'."
+)
 KEY_EQUALITY = "Where clause does not contain a mandatory equality on all key attributes"
 DUPLICATE_ITEM = "Duplicate primary key exists in table"
 MISSING_COMPARE = "MISSING must be compared using IS operator"

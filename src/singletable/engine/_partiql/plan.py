@@ -17,8 +17,10 @@ from .._errors import DynamoDBError, validation
 from .._expressions import ast as ex
 from .._expressions.unparse import unparse_condition, unparse_projection, unparse_update
 from .._schema import IndexSchema, TableSchema
+from .._table_descriptions import INVALID_NAME
 from . import ast
 from .errors import (
+    BAD_TABLE_NAME,
     INSERT_STRUCT,
     KEY_ABSENT,
     KEY_EQUALITY,
@@ -40,6 +42,8 @@ def find_table(engine: TableCatalog, name: str, missing: str = NO_TABLE) -> Tabl
     except DynamoDBError as error:
         if error.code == "ResourceNotFoundException":
             raise DynamoDBError("ResourceNotFoundException", missing) from None
+        if error.message == INVALID_NAME:  # PartiQL words the naming rules its own way
+            raise DynamoDBError("ValidationException", BAD_TABLE_NAME) from None
         raise
 
 
