@@ -11,6 +11,7 @@ from __future__ import annotations
 import click
 
 from singletable._cli.demo import demo
+from singletable._cli.look import COMMANDS as LOOK_COMMANDS
 from singletable._cli.serve import serve
 from singletable._extras import MissingExtra
 
@@ -31,5 +32,5 @@ def main() -> None:
     """singletable: DynamoDB single-table design on an embedded, DynamoDB-compatible engine."""
 
 
-for _command in (demo, serve):
+for _command in (demo, serve, *LOOK_COMMANDS):
     main.add_command(_command)
