@@ -237,7 +237,7 @@ def query(
     \b
     The sort-key condition is one of SK=V, SK<V, SK<=V, SK>V, SK>=V, SK^=PREFIX (begins_with)
     or SK>=LOW SK<=HIGH (BETWEEN); values are typed by the table's key schema.
-    With --design MODULE: TARGET ENTITY.PATTERN [FIELD=VALUE...] runs a declared access pattern,
+    With --design MODULE: TARGET ENTITY.PATTERN [VALUE...] [FIELD=VALUE...] runs a declared access pattern,
     and TARGET PK=VALUE [...] queries the design's table (or --table), labelling items by entity.
     """
     form = Format.of(as_json, as_jsonl, plain, pager)
@@ -247,9 +247,18 @@ def query(
         if loaded is not None and not _is_condition(arguments[0]):
             if index or filter_text or consistent:
                 raise click.UsageError("a pattern declares its own index and filter; drop --index/--filter")
-            name, fields = arguments[0], dict(_field_argument(argument) for argument in arguments[1:])
+            name = arguments[0]
+            positional = [a for a in arguments[1:] if not _is_condition(a)]
+            fields = dict(_field_argument(a) for a in arguments[1:] if _is_condition(a))
             items = data.run_pattern(
-                opened, loaded, name, fields, limit=limit, newest_first=newest_first, table=table_name
+                opened,
+                loaded,
+                name,
+                fields,
+                positional=positional,
+                limit=limit,
+                newest_first=newest_first,
+                table=table_name,
             )
             keys = loaded.key_attributes(loaded.pattern(name).index)
             write_items(items, form, keys=keys, label=label, title=name)

@@ -14,7 +14,7 @@ import importlib
 import importlib.util
 import os
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -105,9 +105,16 @@ class Design:
         return found
 
     def pattern_request(
-        self, name: str, arguments: Mapping[str, str], *, newest_first: bool = False, table: str | None = None
+        self,
+        name: str,
+        arguments: Mapping[str, str],
+        *,
+        positional: Sequence[str] = (),
+        newest_first: bool = False,
+        table: str | None = None,
     ) -> tuple[str, dict[str, Any]]:
-        """(operation, parameters) of pattern ``name`` called with ``field=text`` arguments."""
+        """(operation, parameters) of pattern ``name`` called with ``field=text`` arguments (and, as in
+        Python, its partition-key fields in order as ``positional`` ones)."""
         from pydantic import TypeAdapter, ValidationError
 
         from singletable.model import ModelError
@@ -115,8 +122,15 @@ class Design:
         pattern = self.pattern(name)
         cls = self.entities[name.partition(".")[0]]
         fields = cls.model_fields
+        if len(positional) > len(pattern.arguments):
+            takes = ", ".join(pattern.arguments) or "none"
+            raise DesignError(f"{name} takes {len(pattern.arguments)} positional arguments ({takes})")
+        given = dict(zip(pattern.arguments, positional, strict=False))
+        twice = sorted(set(given) & set(arguments))
+        if twice:
+            raise DesignError(f"{name}: {twice[0]} is given twice")
         values: dict[str, Any] = {}
-        for field, text in arguments.items():
+        for field, text in {**given, **arguments}.items():
             if field not in fields:
                 takes = ", ".join(pattern.arguments) or "no arguments"
                 raise DesignError(f"{cls.__name__} has no field {field} ({name} takes {takes})")
@@ -140,10 +154,13 @@ def run_pattern(
     name: str,
     arguments: Mapping[str, str],
     *,
+    positional: Sequence[str] = (),
     limit: int | None = None,
     newest_first: bool = False,
     table: str | None = None,
 ) -> Iterator[dict[str, Any]]:
     """The items access pattern ``name`` reads on ``target``, page after page (at most ``limit``)."""
-    operation, params = design.pattern_request(name, arguments, newest_first=newest_first, table=table)
+    operation, params = design.pattern_request(
+        name, arguments, positional=positional, newest_first=newest_first, table=table
+    )
     return paged(target, operation, params, limit)
