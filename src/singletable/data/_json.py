@@ -67,7 +67,9 @@ def _value_from_json(value: Any, where: str) -> AttributeValue:
         return {"L": [_value_from_json(member, f"{where}[{i}]") for i, member in enumerate(inner)]}
     if kind == "M" and isinstance(inner, dict):
         return {"M": {name: _value_from_json(member, f"{where}.{name}") for name, member in inner.items()}}
-    raise ValueError(f"{where}: {kind!r} with a {_json_type(inner)} is not a DynamoDB JSON value")
+    raise ValueError(
+        f"{where}: {kind!r} holding {_json_type(inner, article=True)} is not a DynamoDB JSON value"
+    )
 
 
 def _unb64(text: str, where: str) -> bytes:
@@ -77,9 +79,10 @@ def _unb64(text: str, where: str) -> bytes:
         raise ValueError(f"{where}: binary values are base64 text, not {text!r}") from None
 
 
-def _json_type(value: Any) -> str:
+def _json_type(value: Any, *, article: bool = False) -> str:
     names = {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}
-    return names.get(type(value), "number")
+    name = names.get(type(value), "number")
+    return f"{'an' if name[0] in 'ao' else 'a'} {name}" if article else name
 
 
 def loads(text: str) -> Any:
