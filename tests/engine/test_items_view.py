@@ -128,8 +128,9 @@ def test_an_outdated_view_is_replaced_when_the_engine_opens_the_file(written):
 @pytest.mark.skipif(shutil.which("sqlite3") is None, reason="the sqlite3 command-line shell is not installed")
 def test_the_sqlite3_shell_reads_the_view(written):
     path, stored = written
+    select = "SELECT table_name, partition_key, sort_key, item FROM st_items_json"
     shell = subprocess.run(
-        ["sqlite3", "-json", str(path), "SELECT table_name, partition_key, sort_key, item FROM st_items_json"],
+        ["sqlite3", "-json", str(path), select],
         capture_output=True,
         text=True,
         check=True,
