@@ -1,7 +1,8 @@
 """The ``singletable`` command line (the ``singletable`` script and ``python -m singletable``).
 
 One module per command family, each a thin click layer over a documented call (``demo`` runs a seed design,
-``serve`` the HTTP server); this module holds the group, the list of commands, and how every command fails.
+``serve`` the HTTP server, ``look`` the commands that look at tables); this module holds the group, the list
+of commands, and how every command fails.
 Expected failures -- a missing extra, a database or port that ``serve`` cannot use, an unknown demo -- end
 with one line on stderr and exit code 1, never a traceback.
 """

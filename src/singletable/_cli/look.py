@@ -209,10 +209,16 @@ def get(
 
 @click.command()
 @click.argument("target")
-@click.argument("arguments", nargs=-1, required=True)
+@click.argument("arguments", nargs=-1, required=True, metavar="TABLE CONDITION... | PATTERN [FIELD=VALUE]...")
 @_read_options
 @click.option("--newest-first", "-r", is_flag=True, help="Descending sort-key order.")
-@click.option("--table", "-t", "table_name", metavar="NAME", help="With a pattern: the table's name here.")
+@click.option(
+    "--table",
+    "-t",
+    "table_name",
+    metavar="NAME",
+    help="With --design: the table's name on TARGET (default: the design's).",
+)
 @_output_options
 @_fails_cleanly
 def query(
