@@ -344,6 +344,16 @@ def test_a_missing_file_is_not_created(tmp_path):
     assert not (tmp_path / "typo.db").exists()
 
 
+def test_a_file_that_is_not_a_database_exits_1(tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("not a database at all, just text long enough to fill SQLite's header" * 2)
+    result = run("tables", str(path))
+    assert (result.exit_code, result.stderr) == (
+        1,
+        f"Error: cannot open database {path}: file is not a database\n",
+    )
+
+
 def test_an_unreachable_url_exits_1_with_one_line():
     from serving import free_port, run_cli
 

@@ -152,3 +152,13 @@ def test_a_shipped_seed_design_by_module_name(tmp_path):
     )
     assert "Rating" in found and "USER#u1" in found
     assert json.loads(ok("count", str(path), "fus-main")) == 1
+
+
+def test_an_index_the_design_does_not_declare_is_a_usage_error(tmp_path):
+    path = tmp_path / "app.db"
+    connect(shop, str(path)).close()
+    result = run("scan", str(path), "Whatever", *DESIGN, "--index", "nope")
+    assert result.exit_code == 2
+    assert (
+        result.stderr.splitlines()[-1] == "Error: the design: table has no index 'nope'; it has ['byStars']"
+    )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import sqlite3
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -58,7 +59,10 @@ def _opened(target: str) -> Iterator[data.Target]:
 
         opened = data.open_target(target, config=Config(retries={"mode": "standard", "max_attempts": 3}))
     else:
-        opened = data.open_target(target)
+        try:
+            opened = data.open_target(target)
+        except (sqlite3.Error, OSError) as error:
+            raise click.ClickException(f"cannot open database {target}: {error}") from None
     with opened:
         yield opened
 

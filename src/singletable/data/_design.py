@@ -79,7 +79,13 @@ class Design:
         return self.table.resolved_name()
 
     def key_attributes(self, index: str | None = None) -> list[str]:
-        return self.table.key_attributes(self.table.index(index) if index else None)
+        """The table's key attributes, then those of ``index`` (which the design must declare)."""
+        from singletable.model import ModelError
+
+        try:
+            return self.table.key_attributes(self.table.index(index) if index else None)
+        except ModelError as error:
+            raise DesignError(f"the design: {error}") from None
 
     def label(self, item: Mapping[str, Any]) -> str:
         """The entity class an item is (``Post``), its raw type value for an unknown type, or ``""``."""
