@@ -208,3 +208,29 @@ def test_malformed_dynamodb_json_is_named(text, message):
 
 def test_binary_in_dynamodb_json_is_base64():
     assert item_to_json({"b": {"BS": [b"\x00"]}}) == {"b": {"BS": [base64.b64encode(b"\x00").decode()]}}
+
+
+class Recording(data.Target):
+    """A file target that keeps every request it sends (to see what a limit asks DynamoDB for)."""
+
+    def __init__(self, path: str) -> None:
+        from singletable.engine import Engine
+
+        super().__init__(path, engine=Engine(path))
+        self.sent: list[dict] = []
+
+    def call(self, operation: str, **params):
+        self.sent.append({"operation": operation, **params})
+        return super().call(operation, **params)
+
+
+def test_a_limit_without_a_filter_reads_no_more_than_it_returns(target, tmp_path):
+    path = target.name
+    target.close()
+    with Recording(path) as recording:
+        assert len(list(data.scan(recording, "Many", limit=5))) == 5
+        assert [request.get("Limit") for request in recording.sent] == [5]
+        recording.sent.clear()
+        everything = Expression("attribute_exists(#p)", {"#p": "pad"}, {})
+        assert len(list(data.scan(recording, "Many", limit=5, filter=everything))) == 5
+        assert "Limit" not in recording.sent[0]

@@ -161,8 +161,13 @@ def paged(target: Target, operation: str, params: dict[str, Any], limit: int | N
 
 
 def _pages(target: Target, operation: str, params: dict[str, Any], limit: int | None) -> Iterator[Item]:
+    """Without a filter every item read is returned, so DynamoDB's ``Limit`` asks for no more than are
+    left (a ``--limit 5`` scan on AWS reads five items, not a 1 MB page); with one, pages stay whole."""
     left = limit
+    exact = "FilterExpression" not in params
     while True:
+        if exact and left is not None:
+            params["Limit"] = left
         response = target.call(operation, **params)
         for item in response.get("Items", ()):
             yield item
