@@ -129,6 +129,13 @@ def test_get_shows_a_person_the_keys_first(place):
     assert "Ada" in text and '{"lines":["1 Road",7,"Ag=="]}' in text and "1 item" in text
 
 
+def test_text_that_looks_like_rich_markup_is_shown_as_is(place):
+    item = {"PK": {"S": "U#9"}, "SK": {"S": "[/]"}, "[bold]": {"S": "[red]x[/red] [/]"}}
+    ok("put", place.url, place.table, json.dumps(item))
+    text = ok("get", place.url, place.table, "PK=U#9", "SK=[/]")
+    assert "[red]x[/red] [/]" in text and "[bold]" in header(text)
+
+
 def test_get_of_an_absent_item_exits_1(place):
     result = run("get", place.url, place.table, "PK=U#1", "SK=NOPE")
     assert (result.exit_code, result.stderr) == (

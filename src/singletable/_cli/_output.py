@@ -19,6 +19,7 @@ import click
 from rich import box
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text  # item text is shown as is, never read as rich markup
 
 from singletable.data import render_item, to_plain
 from singletable.data._json import dumps
@@ -92,12 +93,12 @@ def _items_table(rows: list[Item], keys: list[str], label: Callable[[Item], str]
     if label is not None:
         table.add_column("entity", style="bold magenta", no_wrap=True)
     for name in present:
-        table.add_column(name, style="bold cyan", overflow="fold")
+        table.add_column(Text(name), style="bold cyan", overflow="fold")
     for name in others:
-        table.add_column(name, overflow="fold")
+        table.add_column(Text(name), overflow="fold")
     for row in rows:
-        cells = [cell_text(row[name]) if name in row else "" for name in (*present, *others)]
-        table.add_row(*([label(row)] if label is not None else []), *cells)
+        cells = [Text(cell_text(row[name])) if name in row else Text() for name in (*present, *others)]
+        table.add_row(*([Text(label(row))] if label is not None else []), *cells)
     return table
 
 
@@ -147,7 +148,7 @@ def description_table(description: dict[str, Any]) -> Table:
             f"{e['AttributeName']} ({types.get(e['AttributeName'], '?')}, {e['KeyType']})" for e in elements
         )
 
-    table.add_row("key", key(description["KeySchema"]))
+    table.add_row("key", Text(key(description["KeySchema"])))
     table.add_row("status", description.get("TableStatus", ""))
     table.add_row("items", str(description.get("ItemCount", "")))
     table.add_row("size (bytes)", str(description.get("TableSizeBytes", "")))
@@ -158,7 +159,7 @@ def description_table(description: dict[str, Any]) -> Table:
             projection = index.get("Projection", {}).get("ProjectionType", "")
             label = "GSI" if kind.startswith("Global") else "LSI"
             table.add_row(
-                f"{label} {index['IndexName']}", f"{key(index['KeySchema'])}; projects {projection}"
+                f"{label} {index['IndexName']}", Text(f"{key(index['KeySchema'])}; projects {projection}")
             )
     stream = description.get("StreamSpecification", {})
     if stream.get("StreamEnabled"):
