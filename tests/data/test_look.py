@@ -130,10 +130,16 @@ def test_get_shows_a_person_the_keys_first(place):
 
 
 def test_text_that_looks_like_rich_markup_is_shown_as_is(place):
-    item = {"PK": {"S": "U#9"}, "SK": {"S": "[/]"}, "[bold]": {"S": "[red]x[/red] [/]"}}
+    item = {
+        "PK": {"S": "U#9"},
+        "SK": {"S": "[/]"},
+        "[bold]": {"S": "[red]x[/red] [/]"},
+        "e": {"S": "\x1b[2J"},
+    }
     ok("put", place.url, place.table, json.dumps(item))
     text = ok("get", place.url, place.table, "PK=U#9", "SK=[/]")
     assert "[red]x[/red] [/]" in text and "[bold]" in header(text)
+    assert "\\x1b[2J" in text and "\x1b" not in text  # a terminal escape is shown, not sent
 
 
 def test_get_of_an_absent_item_exits_1(place):

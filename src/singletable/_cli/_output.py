@@ -106,10 +106,14 @@ def _count(n: int) -> str:
     return f"{n} item" if n == 1 else f"{n} items"
 
 
+# Control characters in item text would drive the terminal (ESC starts escape sequences): shown as \xNN.
+_VISIBLE = str.maketrans({c: f"\\x{c:02x}" for c in (*range(32), 127) if chr(c) not in "\t\n"})
+
+
 def cell_text(value: dict[str, Any]) -> str:
     """An attribute value as a person reads it in a table cell: text as is, the rest as plain JSON."""
     plain = to_plain({"v": value})["v"]
-    return plain if isinstance(plain, str) else dumps(plain)
+    return (plain if isinstance(plain, str) else dumps(plain)).translate(_VISIBLE)
 
 
 def show(renderable: Any, form: Format) -> None:
