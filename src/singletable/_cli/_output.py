@@ -93,12 +93,12 @@ def _items_table(rows: list[Item], keys: list[str], label: Callable[[Item], str]
     if label is not None:
         table.add_column("entity", style="bold magenta", no_wrap=True)
     for name in present:
-        table.add_column(Text(name), style="bold cyan", overflow="fold")
+        table.add_column(Text(name.translate(_VISIBLE)), style="bold cyan", overflow="fold")
     for name in others:
-        table.add_column(Text(name), overflow="fold")
+        table.add_column(Text(name.translate(_VISIBLE)), overflow="fold")
     for row in rows:
         cells = [Text(cell_text(row[name])) if name in row else Text() for name in (*present, *others)]
-        table.add_row(*([Text(label(row))] if label is not None else []), *cells)
+        table.add_row(*([Text(label(row).translate(_VISIBLE))] if label is not None else []), *cells)
     return table
 
 
