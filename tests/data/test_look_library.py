@@ -234,3 +234,12 @@ def test_a_limit_without_a_filter_reads_no_more_than_it_returns(target, tmp_path
         everything = Expression("attribute_exists(#p)", {"#p": "pad"}, {})
         assert len(list(data.scan(recording, "Many", limit=5, filter=everything))) == 5
         assert "Limit" not in recording.sent[0]
+
+
+@given(st.text(), st.sampled_from(["=", "<", "<=", ">", ">=", "^="]), st.text())
+def test_any_value_text_survives_the_shorthand(pk, op, sk):
+    assert key_from_arguments([f"PK={pk}"], KeySchema(("PK", "S"), None)) == {"PK": {"S": pk}}
+    condition = key_condition([f"PK={pk}", f"SK{op}{sk}"], KeySchema(("PK", "S"), ("SK", "S")))
+    assert condition.values == {":k0": {"S": pk}, ":k1": {"S": sk}}
+    expected = "begins_with(#k1, :k1)" if op == "^=" else f"#k1 {op} :k1"
+    assert condition.text == f"#k0 = :k0 AND {expected}"
