@@ -95,7 +95,10 @@ def test_a_key_condition_reads_the_designs_table(place):
         (("Review.of_user", "user_id>a"), "a pattern takes FIELD=VALUE arguments, not 'user_id>a'"),
         (("Review.of_user", "a", "b"), "Review.of_user takes 1 positional arguments (user_id)"),
         (("Review.of_user", "a", "user_id=b"), "Review.of_user: user_id is given twice"),
-        (("Review.of_user", "user_id=a", "--index", "x"), "a pattern declares its own index and filter"),
+        (
+            ("Review.of_user", "user_id=a", "--index", "x"),
+            "a pattern declares its own index and filter; drop --index, --filter and --consistent",
+        ),
     ],
 )
 def test_pattern_mistakes_are_usage_errors(tmp_path, arguments, message):

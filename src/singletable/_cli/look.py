@@ -256,22 +256,12 @@ def query(
     with _opened(target) as opened:
         if loaded is not None and not _is_condition(arguments[0]):
             if index or filter_text or consistent:
-                raise click.UsageError("a pattern declares its own index and filter; drop --index/--filter")
-            name = arguments[0]
-            positional = [a for a in arguments[1:] if not _is_condition(a)]
-            fields = dict(_field_argument(a) for a in arguments[1:] if _is_condition(a))
-            items = data.run_pattern(
-                opened,
-                loaded,
-                name,
-                fields,
-                positional=positional,
-                limit=limit,
-                newest_first=newest_first,
-                table=table_name,
+                raise click.UsageError(
+                    "a pattern declares its own index and filter; drop --index, --filter and --consistent"
+                )
+            _pattern_query(
+                opened, loaded, arguments, form, limit=limit, newest_first=newest_first, table=table_name
             )
-            keys = loaded.key_attributes(loaded.pattern(name).index)
-            write_items(items, form, keys=keys, label=label, title=name)
             return
         if loaded is not None:
             table, conditions = table_name or loaded.table_name, arguments
@@ -288,6 +278,22 @@ def query(
             consistent=consistent,
         )
         write_items(items, form, keys=_item_keys(opened, table, index, loaded), label=label, title=table)
+
+
+def _pattern_query(
+    opened: data.Target,
+    design: data.Design,
+    arguments: tuple[str, ...],
+    form: Format,
+    **options: Any,
+) -> None:
+    """``ENTITY.PATTERN [VALUE...] [FIELD=VALUE...]``: run the pattern, label and print its items."""
+    name, rest = arguments[0], arguments[1:]
+    positional = [a for a in rest if not _is_condition(a)]
+    fields = dict(_field_argument(a) for a in rest if _is_condition(a))
+    items = data.run_pattern(opened, design, name, fields, positional=positional, **options)
+    keys = design.key_attributes(design.pattern(name).index)
+    write_items(items, form, keys=keys, label=design.label, title=name)
 
 
 def _is_condition(argument: str) -> bool:
