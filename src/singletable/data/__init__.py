@@ -4,7 +4,46 @@ The ``singletable`` commands ``tables``, ``describe``, ``get``, ``query``, ``sca
 ``count``, ``export``, ``import`` and ``copy`` are thin layers over the functions here (docs/data.md).
 """
 
+from singletable.data._design import Design, DesignError, load_design, run_pattern
+from singletable.data._json import item_from_json, item_to_json, parse_item, render_item
+from singletable.data._keys import (
+    Expression,
+    KeySchema,
+    describe_keys,
+    key_condition,
+    key_from_arguments,
+    key_schema,
+)
+from singletable.data._look import count, delete, describe, get, put, query, scan, tables
 from singletable.data._plain import from_plain, to_plain
 from singletable.data._targets import Target, TargetError, open_target
 
-__all__ = ["Target", "TargetError", "from_plain", "open_target", "to_plain"]
+__all__ = [
+    "Design",
+    "DesignError",
+    "Expression",
+    "KeySchema",
+    "Target",
+    "TargetError",
+    "count",
+    "delete",
+    "describe",
+    "describe_keys",
+    "from_plain",
+    "get",
+    "item_from_json",
+    "item_to_json",
+    "key_condition",
+    "key_from_arguments",
+    "key_schema",
+    "load_design",
+    "open_target",
+    "parse_item",
+    "put",
+    "query",
+    "render_item",
+    "run_pattern",
+    "scan",
+    "tables",
+    "to_plain",
+]

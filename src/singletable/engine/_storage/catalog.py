@@ -6,6 +6,12 @@ table or attribute name: ``st_tables`` (the catalog: one row per DynamoDB table,
 DynamoDB Streams (see ``streams``), ``st_client_tokens`` TransactWriteItems' idempotency tokens and
 ``st_meta`` the schema and catalog versions. Every DDL operation bumps the catalog version, which is how
 another process's engine learns that its cached catalog is stale.
+
+``st_items_json`` is the one SQL view, for people and tools rather than the engine: every DynamoDB table's
+items as DynamoDB JSON text, with the table's name and the key values as columns, so the ``sqlite3`` shell
+or Datasette can browse a file without singletable (docs/data.md, "Reading a file with SQL"). It is one view
+over all tables -- not one per table -- so it is never out of step with CreateTable or DeleteTable and no
+DDL is ever built from a table's name.
 """
 
 from __future__ import annotations
@@ -65,6 +71,30 @@ CREATE TABLE IF NOT EXISTS st_client_tokens (
 
 SCHEMA_VERSION = "1"
 
+# Items are stored as orjson text, behind a 0x01 marker byte when they hold binary values (base64 in the
+# text, as in DynamoDB JSON); descriptions are orjson text too. Both are BLOBs: cast to TEXT before SQLite's
+# JSON functions see them (from SQLite 3.45 a BLOB argument would be read as binary JSONB). A key attribute
+# whose name holds a double quote cannot be named in a JSON path: its key column is NULL there.
+ITEMS_VIEW = """CREATE VIEW st_items_json (table_name, partition_key, sort_key, size, item) AS
+SELECT table_name,
+       CASE WHEN instr(hash_key, '"') = 0
+            THEN (SELECT value FROM json_each(item, '$."' || hash_key || '"')) END,
+       CASE WHEN instr(range_key, '"') = 0
+            THEN (SELECT value FROM json_each(item, '$."' || range_key || '"')) END,
+       size,
+       item
+FROM (
+    SELECT t.name AS table_name,
+           i.size AS size,
+           CAST(CASE WHEN substr(i.item, 1, 1) = x'01' THEN substr(i.item, 2) ELSE i.item END AS TEXT)
+               AS item,
+           (SELECT json_extract(k.value, '$.AttributeName') FROM json_each(CAST(t.description AS TEXT),
+                '$.KeySchema') AS k WHERE json_extract(k.value, '$.KeyType') = 'HASH') AS hash_key,
+           (SELECT json_extract(k.value, '$.AttributeName') FROM json_each(CAST(t.description AS TEXT),
+                '$.KeySchema') AS k WHERE json_extract(k.value, '$.KeyType') = 'RANGE') AS range_key
+    FROM st_items AS i JOIN st_tables AS t ON t.table_id = i.table_id
+)"""
+
 
 class Catalog(Connection):
     """The schema's creation and the table catalog; part of ``Storage``."""
@@ -79,6 +109,16 @@ class Catalog(Connection):
             "INSERT OR IGNORE INTO st_meta (key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,)
         )
         conn.execute("INSERT OR IGNORE INTO st_meta (key, value) VALUES ('catalog_version', '0')")
+        self._create_items_view()
+
+    def _create_items_view(self) -> None:
+        """(Re)create ``st_items_json`` when missing or written by another version of singletable."""
+        row = self._conn.execute("SELECT sql FROM sqlite_master WHERE name = 'st_items_json'").fetchone()
+        if row is not None and row[0] == ITEMS_VIEW:
+            return
+        if row is not None:
+            self._conn.execute("DROP VIEW st_items_json")
+        self._conn.execute(ITEMS_VIEW)
 
     def catalog_version(self) -> int:
         return int(
