@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from tables import create
 
 from backends import Backend, expect_error
@@ -298,3 +300,64 @@ def test_transact_get_with_an_empty_key_is_cancelled(ddb: Backend, hash_table: s
         {"Code": "None"},
         {"Code": "ValidationError", "Message": "The provided key element does not match the schema"},
     ]
+
+
+# -- open-ended inputs (engine only: one engine per test, many requests) ----------------------------------
+
+
+@pytest.fixture(scope="module")
+def engine_table(tmp_path_factory: pytest.TempPathFactory):
+    from singletable.engine import Engine
+
+    engine = Engine(str(tmp_path_factory.mktemp("wording") / "db.sqlite3"))
+    engine.create_table(
+        TableName="tbl",
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    for i in range(30):
+        engine.put_item(TableName="tbl", Item={"pk": s(f"k{i}")})
+    yield engine
+    engine.close()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(segment=st.integers(0, 999_999), total=st.integers(1, 1_000_000))
+def test_any_segment_is_served_or_refused_never_empty_by_mistake(
+    engine_table, segment: int, total: int
+) -> None:
+    if segment >= total:
+        with expect_error(
+            "ValidationException",
+            "The Segment parameter is zero-based and must be less than parameter TotalSegments: "
+            f"Segment: {segment} is not less than TotalSegments: {total}",
+        ):
+            engine_table.scan(TableName="tbl", Segment=segment, TotalSegments=total)
+    else:
+        page = engine_table.scan(TableName="tbl", Segment=segment, TotalSegments=total)
+        assert page["Count"] == len(page["Items"])
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(total=st.integers(1, 12))
+def test_segments_of_any_count_partition_the_table(engine_table, total: int) -> None:
+    seen: list[str] = []
+    for segment in range(total):
+        seen += [
+            item["pk"]["S"]
+            for item in engine_table.scan(TableName="tbl", Segment=segment, TotalSegments=total)["Items"]
+        ]
+    assert sorted(seen) == sorted(f"k{i}" for i in range(30))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(limit=st.integers(-(2**31), 0))
+def test_any_query_limit_below_one_names_limit_without_echo(engine_table, limit: int) -> None:
+    with expect_error("ValidationException", f"1 validation error detected: Value at 'Limit' {MIN_ONE}"):
+        engine_table.query(
+            TableName="tbl",
+            KeyConditionExpression="pk = :v",
+            ExpressionAttributeValues={":v": s("x")},
+            Limit=limit,
+        )
