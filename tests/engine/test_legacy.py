@@ -259,7 +259,7 @@ EXPECTED_ERRORS = [
     ),
     ({"x": cond("EQ", {"N": "zz"}, n("2"))}, "A value provided cannot be converted into a number"),
     ({"x": {"Value": {"SS": []}}}, INVALID + "An string set  may not be empty"),
-    ({"x": cond("EQ", {"SS": ["a", "a"]})}, INVALID + "Input collection [a, a] contains duplicates"),
+    ({"x": cond("EQ", {"SS": ["a", "a"]})}, INVALID + "Input collection [a, a] contains duplicates."),
     ({"": {"Exists": False}}, "Empty attribute name"),
 ]
 
@@ -268,6 +268,8 @@ EXPECTED_ERRORS = [
 @pytest.mark.parametrize("operation", ["put_item", "update_item", "delete_item"])
 def test_expected_errors(ddb, table, operation, expected, message):
     target = {"Item": ITEM} if operation == "put_item" else {"Key": KEY}
+    if ddb.is_reference and message.endswith("contains duplicates."):
+        message = message[:-1]  # DynamoDB Local drops AWS's period (docs/compatibility.md)
     with ddb.error("ValidationException", message):
         ddb.call(operation, TableName=table, Expected=expected, **target)
 

@@ -41,7 +41,7 @@ def test_aggregated_nested_paths_nulls_and_enums() -> None:
         "ValidationException",
         "3 validation errors detected: "
         f"Value 'X' at 'attributeDefinitions.1.member.attributeType' {PREFIX} satisfy enum value "
-        "set: [S, N, B]; "
+        "set: [B, N, S]; "
         f"Value null at 'keySchema.1.member.keyType' {PREFIX} not be null; "
         f"Value 'BAD' at 'billingMode' {PREFIX} satisfy enum value set: [PROVISIONED, "
         "PAY_PER_REQUEST]",

@@ -62,9 +62,15 @@ def test_tag_errors(ours: Backend, table_name: str) -> None:
         ):
             call(missing)
         with expect_error(
-            "ValidationException", "Invalid TableArn: Invalid ResourceArn provided as input a:b:c:d:e:f/g"
+            "ValidationException",
+            "One or more parameter values were invalid: ARNs must start with 'arn:': a:b:c:d:e:f/g",
         ):
             call("a:b:c:d:e:f/g")
+        with expect_error(
+            "ValidationException",
+            f"Invalid TableArn: Invalid ResourceArn provided as input {arn}/index/gsi",
+        ):
+            call(arn + "/index/gsi")
     with expect_error("ValidationException", "Atleast one Tag needs to be provided as Input."):
         ours.tag_resource(ResourceArn=arn, Tags=[])
     with expect_error("ValidationException", "Atleast one Tag Key needs to be provided as Input."):
@@ -86,6 +92,62 @@ def test_tag_errors(ours: Backend, table_name: str) -> None:
         "Member must have length greater than or equal to 1",
     ):
         ours.tag_resource(ResourceArn=arn, Tags=[{"Key": "", "Value": "v"}])
+
+
+def test_another_accounts_arn_is_access_denied(ours: Backend, table_name: str) -> None:
+    """Whether or not the table exists there: the caller may not look into another account."""
+    arn = make(ours, table_name)
+    assert ":123456789012:table/" in arn
+    for foreign in (
+        arn.replace(":123456789012:", ":000000000000:"),
+        "arn:aws:dynamodb:us-east-1:111:table/abc",
+    ):
+        for call in (
+            lambda a: ours.list_tags_of_resource(ResourceArn=a),
+            lambda a: ours.tag_resource(ResourceArn=a, Tags=[{"Key": "k", "Value": "v"}]),
+            lambda a: ours.untag_resource(ResourceArn=a, TagKeys=["k"]),
+        ):
+            with expect_error("AccessDeniedException", "Access is denied"):
+                call(foreign)
+    assert ours.list_tags_of_resource(ResourceArn=arn) == {"Tags": []}
+
+
+TAG_PATTERN = r"[\p{L}\p{Z}\p{N}_.:/=+\-@]*"
+
+
+@pytest.mark.parametrize(
+    ("tag", "bad"),
+    [
+        ({"Key": "ok", "Value": "#!%%^$$&"}, "tags.1.member.value"),
+        ({"Key": "->>;-)])", "Value": "ok"}, "tags.1.member.key"),
+        ({"Key": "a!", "Value": "v"}, "tags.1.member.key"),
+        ({"Key": "k", "Value": '"quoted"'}, "tags.1.member.value"),
+        ({"Key": "k", "Value": "50%"}, "tags.1.member.value"),
+    ],
+)
+def test_tag_characters_outside_aws_set_are_refused(
+    ours: Backend, table_name: str, tag: dict, bad: str
+) -> None:
+    arn = make(ours, table_name)
+    value = tag["Key"] if bad.endswith("key") else tag["Value"]
+    with expect_error(
+        "ValidationException",
+        f"1 validation error detected: Value '{value}' at '{bad}' failed to satisfy constraint: "
+        f"Member must satisfy regular expression pattern: {TAG_PATTERN}",
+    ):
+        ours.tag_resource(ResourceArn=arn, Tags=[tag])
+    assert ours.list_tags_of_resource(ResourceArn=arn) == {"Tags": []}
+
+
+def test_tag_characters_inside_aws_set_are_kept(ours: Backend, table_name: str) -> None:
+    arn = make(ours, table_name)
+    tags = [
+        {"Key": "team name: core/data", "Value": "a+b=c.d_e-f@g"},
+        {"Key": "законные буквы", "Value": "ѮѮ Ѯ 123 ٣"},
+        {"Key": "empty", "Value": ""},
+    ]
+    ours.tag_resource(ResourceArn=arn, Tags=tags)
+    assert ours.list_tags_of_resource(ResourceArn=arn) == {"Tags": tags}
 
 
 def test_describe_limits(ddb: Backend) -> None:

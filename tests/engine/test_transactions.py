@@ -265,7 +265,9 @@ def test_more_than_100_actions(ddb, tables):
     if ddb.is_reference:
         assert info.value.message == "Member must have length less than or equal to 100"
     else:
-        assert info.value.message.startswith("1 validation error detected: Value '[{Put={")
+        assert info.value.message.startswith(
+            "1 validation error detected: Value '[TransactWriteItem(conditionCheck=null, put=Put(item={"
+        )
         assert info.value.message.endswith(
             "at 'transactItems' failed to satisfy constraint: "
             "Member must have length less than or equal to 100"

@@ -170,7 +170,7 @@ def test_unknown_table_name_in_arn(tmp_path: Path) -> None:
         Engine(str(tmp_path / "x.sqlite3")) as engine,
         expect_error("ResourceNotFoundException", "Requested resource not found: Table: nope not found"),
     ):
-        engine.describe_time_to_live(TableName="arn:aws:dynamodb:us-east-1:000000000000:table/nope")
+        engine.describe_time_to_live(TableName="arn:aws:dynamodb:us-east-1:123456789012:table/nope")
 
 
 LOCAL_NULL_ATTRIBUTE = "AttributeName cannot be null when time to live is being enabled"

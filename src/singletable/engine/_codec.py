@@ -484,7 +484,7 @@ def _string_set(values: list[Any] | tuple[Any, ...]) -> list[str]:
     if len(set(values)) != len(values):
         shown = ", ".join("null" if v is None else str(v) for v in values)
         raise validation(
-            f"One or more parameter values were invalid: Input collection [{shown}] contains duplicates"
+            f"One or more parameter values were invalid: Input collection [{shown}] contains duplicates."
         )
     for value in values:
         if value is None:

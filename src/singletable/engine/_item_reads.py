@@ -2,7 +2,8 @@
 
 GetItem, each BatchGetItem key and each TransactGetItems Get are prepared by :func:`prepare_get`, so all three
 answer a bad key or expression with the same error, in DynamoDB's order (legacy AttributesToGet before the
-Key).
+Key). A bad Key is raised as :class:`InvalidKey`, the same error marked as the Key's, because a transaction
+reports it as one action's ``ValidationError`` cancellation reason rather than failing the request.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 
 from singletable.engine import _codec as codec
 from singletable.engine import _legacy as legacy
+from singletable.engine._errors import DynamoDBError
 from singletable.engine._expressions import RequestExpressions
 from singletable.engine._interfaces import TableCatalog
 from singletable.engine._schema import TableSchema
@@ -18,6 +20,10 @@ from singletable.engine._storage import Storage
 from singletable.engine._write_path import key_from_request
 
 LEGACY = ("AttributesToGet",)
+
+
+class InvalidKey(DynamoDBError):
+    """A Get's Key does not fit its table (the same code and message as any other request's)."""
 
 
 class PreparedGet:
@@ -45,7 +51,10 @@ def prepare_get(engine: TableCatalog, params: dict[str, Any]) -> PreparedGet:
     legacy.reject_mixed(params, LEGACY, ("ProjectionExpression",))
     schema = engine.table(params["TableName"])
     legacy_projection = legacy.attributes_to_get(params)  # checked before the Key, as DynamoDB does
-    pk, sk = key_from_request(schema, params["Key"])
+    try:
+        pk, sk = key_from_request(schema, params["Key"])
+    except DynamoDBError as error:
+        raise InvalidKey(error.code, error.message) from None
     text = params.get("ProjectionExpression")
     expressions = RequestExpressions(
         params.get("ExpressionAttributeNames"),

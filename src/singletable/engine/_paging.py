@@ -27,7 +27,7 @@ def resolve_index(schema: TableSchema, params: dict[str, Any], verb: str) -> Ind
         if index is None:
             raise validation(f"The table does not have the specified index: {name}")
         if index.is_global and params.get("ConsistentRead"):
-            raise validation(f"Consistent read cannot be true when {verb} a GSI")
+            raise validation("Consistent reads are not supported on global secondary indexes")
         if index.is_global and any(
             gsi["IndexName"] == name and gsi.get("IndexStatus") == "CREATING"
             for gsi in schema.description["GlobalSecondaryIndexes"]

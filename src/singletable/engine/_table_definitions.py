@@ -32,9 +32,7 @@ def check_key_schema(key_schema: list[dict[str, str]]) -> None:
         raise validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
     if len(key_schema) == 2:
         if key_schema[0]["AttributeName"] == key_schema[1]["AttributeName"]:
-            raise validation(
-                "Both the Hash Key and the Range Key element in the KeySchema have the same name"
-            )
+            raise validation("Invalid KeySchema: Some index key attribute have no definition")
         if key_schema[1]["KeyType"] != "RANGE":
             raise validation("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type")
 

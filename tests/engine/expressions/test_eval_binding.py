@@ -105,7 +105,7 @@ def message(call) -> str:
             True,
             "",
             "ExpressionAttributeValues contains invalid value: One or more "
-            "parameter values were invalid: Input collection [a, a] contains duplicates for key :v",
+            "parameter values were invalid: Input collection [a, a] contains duplicates. for key :v",
         ),
         (
             None,

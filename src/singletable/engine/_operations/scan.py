@@ -28,15 +28,32 @@ def segment_range(segment: int, total: int) -> tuple[int, int]:
     return -(-segment * HASH_SPACE // total), -(-(segment + 1) * HASH_SPACE // total)
 
 
+def check_segment(segment: int | None, total: int | None) -> None:
+    """Segment and TotalSegments come together, Segment zero-based below TotalSegments; checked with the
+    request, before the table is looked up."""
+    if segment is not None and total is None:
+        raise validation(
+            "The TotalSegments parameter is required but was not present in the request when Segment "
+            "parameter is present"
+        )
+    if total is not None and segment is None:
+        raise validation(
+            "The Segment parameter is required but was not present in the request when parameter "
+            "TotalSegments is present"
+        )
+    if segment is not None and total is not None and segment >= total:
+        raise validation(
+            "The Segment parameter is zero-based and must be less than parameter TotalSegments: "
+            f"Segment: {segment} is not less than TotalSegments: {total}"
+        )
+
+
 def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
+    segment, total = params.get("Segment"), params.get("TotalSegments")
+    check_segment(segment, total)
     legacy.reject_mixed(params, LEGACY, MODERN)
     schema = engine.table(params["TableName"])
     index = resolve_index(schema, params, "scanning")
-    segment, total = params.get("Segment"), params.get("TotalSegments")
-    if segment is not None and total is None:
-        raise validation("If segment is specified, total segment must also be specified")
-    if total is not None and segment is None:
-        raise validation("If total segment is specified, segment must also be specified")
     filter_text = params.get("FilterExpression")
     projection_text = params.get("ProjectionExpression")
     expressions = RequestExpressions(
@@ -64,6 +81,8 @@ def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
 
     hash_start, hash_end = segment_range(segment, total) if total is not None else (0, HASH_SPACE)
     after = _resume_after(schema, index, params.get("ExclusiveStartKey"), hash_start)
+    if not hash_start <= after[0] < hash_end:
+        raise validation("Exclusive start key must lie within the segment")
 
     page = Page(schema, index, params, filter_, projection)
     with engine.storage.read():

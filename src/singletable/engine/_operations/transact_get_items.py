@@ -1,6 +1,8 @@
 """TransactGetItems: up to 100 Gets read from one snapshot, at the transactional read rate.
 
-Each Get is prepared by GetItem's own code (:func:`item_reads.prepare_get`). The reads run inside one SQLite
+Each Get is prepared by GetItem's own code (:func:`item_reads.prepare_get`); a Get whose Key does not fit
+its table cancels the transaction with a ``ValidationError`` reason for that Get (``None`` for the others),
+as AWS reports it, while any other bad request fails as a whole. The reads run inside one SQLite
 read transaction, so every item comes from the same committed state: a TransactWriteItems in another thread or
 process is either wholly visible or not at all. Readers never wait for writers (WAL), so this never conflicts.
 """
@@ -10,12 +12,28 @@ from __future__ import annotations
 from typing import Any
 
 from singletable.engine._interfaces import OperationEngine
-from singletable.engine._item_reads import prepare_get
-from singletable.engine._transactions import check_distinct, render_usages, usage_for
+from singletable.engine._item_reads import InvalidKey, PreparedGet, prepare_get
+from singletable.engine._transactions import NO_REASON, cancelled, check_distinct, render_usages, usage_for
+
+
+def _prepare(engine: OperationEngine, actions: list[dict[str, Any]]) -> list[PreparedGet]:
+    gets: list[PreparedGet] = []
+    reasons: list[dict[str, Any]] = []
+    for action in actions:
+        try:
+            gets.append(prepare_get(engine, action["Get"]))
+            reasons.append(NO_REASON)
+        except InvalidKey as error:
+            if error.code != "ValidationException":
+                raise
+            reasons.append({"Code": "ValidationError", "Message": error.message})
+    if len(gets) != len(actions):
+        raise cancelled(reasons)
+    return gets
 
 
 def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
-    gets = [prepare_get(engine, action["Get"]) for action in params["TransactItems"]]
+    gets = _prepare(engine, params["TransactItems"])
     check_distinct([(get.schema.table_id, get.pk, get.sk) for get in gets])
     usages: dict[str, Any] = {}
     responses: list[dict[str, Any]] = []

@@ -8,9 +8,10 @@ and every semantic check.
 * :mod:`walker` walks a request against a shape and words the errors as DynamoDB does;
 * :mod:`generated` holds the shapes generated from AWS's DynamoDB service model by tools/gen_shape_data.py;
 * :mod:`additions` holds the hand-written shapes the generated data lacks (tagging, limits, endpoints,
-  DynamoDB Streams).
+  DynamoDB Streams), and the listed overrides of generated shapes where DynamoDB answers otherwise than its
+  model says (enum order, tag characters, the members it words its own way).
 
-Both are merged here into :data:`SHAPES`, the one table the walker reads.
+All are merged here into :data:`SHAPES`, the one table the walker reads.
 """
 
 from __future__ import annotations
@@ -25,7 +26,11 @@ _overlap = generated.SHAPES.keys() & additions.SHAPES.keys()
 if _overlap:
     raise RuntimeError(f"validation.additions redefines generated shapes: {sorted(_overlap)}")
 
-SHAPES: Shapes = {**generated.SHAPES, **additions.SHAPES}
+_unknown = additions.OVERRIDES.keys() - generated.SHAPES.keys()
+if _unknown:
+    raise RuntimeError(f"validation.additions overrides shapes that are not generated: {sorted(_unknown)}")
+
+SHAPES: Shapes = {**generated.SHAPES, **additions.SHAPES, **additions.OVERRIDES}
 
 __all__ = ["SHAPES", "check_input", "check_shape"]
 

@@ -11,10 +11,16 @@ DynamoDB checks a request in two passes, and so do we:
        satisfy regular expression pattern: [a-zA-Z0-9_.-]+; Value 'a!' at 'tableName' failed to satisfy
        constraint: Member must have length greater than or equal to 3
 
-Member paths are camelCase, lists are ``name.N.member`` (1-based) and map values ``name.KEY.member``.
-Unknown members are ignored, as DynamoDB ignores them. ``None`` is JSON ``null``, which DynamoDB treats as
-absent. The constraints themselves are AWS's published model, kept as data: the package merges
-:mod:`generated` and :mod:`additions` into the one table this walker reads (see :mod:`validation`).
+Member paths are camelCase, lists are ``name.N.member`` (1-based) and map values ``name.KEY.member``; a
+map value that breaks its own length or pattern is reported at the map, listing every constraint of the
+value (``Map value must satisfy constraint: [...]``). A value is echoed as Java's ``toString`` shows it,
+structures as ``KeySchemaElement(attributeName=pk, keyType=HASH)``; an empty string is checked for its
+length only. The few members DynamoDB words its own way are marked in the shape table itself (a structure's
+optional fourth entry, see :data:`UNECHOED` and :data:`REQUIRED`): the member is named as the API spells it
+with no value echoed (Query's ``Limit``), or its absence is one standalone message (CreateTable's
+``TableName``). Unknown members are ignored, as DynamoDB ignores them. ``None`` is JSON ``null``, which
+DynamoDB treats as absent. The constraints themselves are AWS's published model, kept as data: the package
+merges :mod:`generated` and :mod:`additions` into the one table this walker reads (see :mod:`validation`).
 """
 
 from __future__ import annotations
@@ -30,6 +36,9 @@ _TABLE_NAME_PATTERN = "[a-zA-Z0-9_.-]+"
 # Shape name -> its entry, in the encoding generated.py documents.
 Shapes = dict[str, tuple]
 _INT_RANGE = {"Integer": (-(2**31), 2**31 - 1), "Long": (-(2**63), 2**63 - 1)}
+# Member rules (a structure's fourth entry, {member: rule}): how DynamoDB words that member's errors.
+UNECHOED = "unechoed"  # "Value at 'Limit' failed to ...": the API's own spelling of the path, no value
+REQUIRED = "required"  # ("required", message): absent (or an empty map/list) is that one message alone
 
 
 def _serialization(message: str) -> DynamoDBError:
@@ -37,8 +46,8 @@ def _serialization(message: str) -> DynamoDBError:
 
 
 _CAMEL: dict[str, str] = {}
-# Structure shape -> (member, member shape, camelCase name, required) in the model's order.
-_MEMBERS: dict[str, tuple[tuple[str, str, str, bool], ...]] = {}
+# Structure shape -> (member, member shape, camelCase name, required, rule or None) in the model's order.
+_MEMBERS: dict[str, tuple[tuple[str, str, str, bool, Any], ...]] = {}
 # (string shape, value) pairs known to satisfy every constraint: table names and enum values recur on
 # every request, and a string's constraints depend on nothing else.
 _VALID_STRINGS: set[tuple[str, str]] = set()
@@ -69,12 +78,12 @@ def render(value: Any) -> str:
     return str(value)
 
 
-def _quoted(value: Any) -> str:
-    return "null" if value is None else f"'{render(value)}'"
-
-
 class _Checker:
-    """One walk over a request: raises on a type error, collects constraint violations."""
+    """One walk over a request: raises on a type error, collects constraint violations.
+
+    Every step carries two paths: ``path`` as Coral reports members (camelCase) and ``spelled`` as the API
+    spells them, for the members DynamoDB names that way (:data:`UNECHOED`).
+    """
 
     __slots__ = ("errors", "shapes")
 
@@ -82,20 +91,41 @@ class _Checker:
         self.shapes = shapes
         self.errors: list[str] = []
 
-    def fail(self, value: Any, path: str, constraint: str) -> None:
-        self.errors.append(f"Value {_quoted(value)} at '{path}' failed to satisfy constraint: {constraint}")
+    def fail(self, value: Any, path: str, constraint: str, shape_name: str | None = None) -> None:
+        shown = "null" if value is None else f"'{self.show(shape_name, value)}'"
+        self.errors.append(f"Value {shown} at '{path}' failed to satisfy constraint: {constraint}")
 
-    def check(self, shape_name: str, value: Any, path: str) -> None:
+    def show(self, shape_name: str | None, value: Any) -> str:
+        """A value as Java's ``toString`` shows it; given its shape, a structure as ``Name(member=...)``."""
+        shape = self.shapes.get(shape_name) if shape_name is not None else None
+        if shape is None or value is None:
+            return render(value)
+        kind = shape[0]
+        if kind == "S" and isinstance(value, dict):
+            members = ", ".join(
+                f"{_camel(member)}={self.show(member_shape, value.get(member))}"
+                for member, member_shape in shape[1].items()
+            )
+            return f"{shape_name}({members})"
+        if kind == "l" and isinstance(value, list | tuple):
+            return "[" + ", ".join(self.show(shape[1], member) for member in value) + "]"
+        if kind == "m" and isinstance(value, dict):
+            return (
+                "{" + ", ".join(f"{key}={self.show(shape[2], member)}" for key, member in value.items()) + "}"
+            )
+        return render(value)
+
+    def check(self, shape_name: str, value: Any, path: str, spelled: str) -> None:
         shape = self.shapes[shape_name]
         kind = shape[0]
         if kind == "S":
-            self._structure(shape_name, shape, value, path)
+            self._structure(shape_name, shape, value, path, spelled)
         elif kind == "s":
             self._string(shape_name, shape, value, path)
         elif kind == "l":
-            self._list(shape, value, path)
+            self._list(shape_name, shape, value, path, spelled)
         elif kind == "m":
-            self._map(shape, value, path)
+            self._map(shape_name, shape, value, path, spelled)
         elif kind == "i":
             self._integer(shape, value, path)
         elif kind == "b":
@@ -105,28 +135,50 @@ class _Checker:
 
     # -- containers ---------------------------------------------------------------------------------------
 
-    def _structure(self, name: str, shape: tuple, value: Any, path: str) -> None:
+    def _structure(self, name: str, shape: tuple, value: Any, path: str, spelled: str) -> None:
         if isinstance(value, list | tuple):
             raise _serialization(f"Unrecognized collection type class {_JAVA_PACKAGE}.{name}")
         if not isinstance(value, dict):
             raise _serialization("Unexpected value type in payload")
         members = _MEMBERS.get(name)
         if members is None:
+            rules = shape[3] if len(shape) > 3 else {}
             members = _MEMBERS[name] = tuple(
-                (member, member_shape, _camel(member), member in shape[2])
+                (member, member_shape, _camel(member), member in shape[2], rules.get(member))
                 for member, member_shape in shape[1].items()
             )
         prefix = f"{path}." if path else ""
+        spelled_prefix = f"{spelled}." if spelled else ""
         get = value.get
-        for member, member_shape, camel, required in members:
+        for member, member_shape, camel, required, rule in members:
             member_value = get(member)
+            if rule is not None:
+                self._ruled(rule, member_shape, member_value, spelled_prefix + member)
+                if rule == UNECHOED:
+                    continue
             if member_value is None:
                 if required:
                     self.fail(None, prefix + camel, "Member must not be null")
                 continue
-            self.check(member_shape, member_value, prefix + camel)
+            self.check(member_shape, member_value, prefix + camel, spelled_prefix + member)
 
-    def _list(self, shape: tuple, value: Any, path: str) -> None:
+    def _ruled(self, rule: Any, shape_name: str, value: Any, spelled: str) -> None:
+        """A member DynamoDB words its own way (the structure's fourth entry)."""
+        if rule == UNECHOED:
+            if value is None:
+                return
+            errors = len(self.errors)
+            self.check(shape_name, value, spelled, spelled)
+            # The constraint stays; the echoed value goes ("Value at 'Limit' failed to satisfy ...").
+            for position in range(errors, len(self.errors)):
+                message = self.errors[position]
+                self.errors[position] = "Value at" + message[message.index(f" at '{spelled}") + 3 :]
+            return
+        kind, message = rule
+        if kind == REQUIRED and (value is None or (isinstance(value, dict | list) and not value)):
+            raise DynamoDBError("ValidationException", message)
+
+    def _list(self, name: str, shape: tuple, value: Any, path: str, spelled: str) -> None:
         if isinstance(value, dict):
             raise _serialization("Start of structure or map found where not expected")
         if not isinstance(value, list | tuple):
@@ -134,10 +186,10 @@ class _Checker:
         _, member_shape, low, high = shape
         for position, member in enumerate(value, start=1):
             if member is not None:
-                self.check(member_shape, member, f"{path}.{position}.member")
-        self._length(value, path, low, high)
+                self.check(member_shape, member, f"{path}.{position}.member", f"{spelled}.{position}.member")
+        self._length(value, path, low, high, name)
 
-    def _map(self, shape: tuple, value: Any, path: str) -> None:
+    def _map(self, name: str, shape: tuple, value: Any, path: str, spelled: str) -> None:
         if isinstance(value, list | tuple):
             raise _serialization(
                 f"Unrecognized collection type java.util.Map<java.lang.String, {self._java_type(shape[2])}>"
@@ -148,21 +200,56 @@ class _Checker:
         if value_shape == "AttributeValue":
             # Items, keys and expression values: the codec validates every AttributeValue (and its name)
             # with DynamoDB's item-level messages, so the shape walk stops at the map itself.
-            self._length(value, path, low, high)
+            self._length(value, path, low, high, name)
             return
+        member_shape = self.shapes[value_shape]
         for key, member in value.items():
             if not isinstance(key, str):
                 raise _serialization("Unexpected field type")
-            self.check(key_shape, key, f"{path}.{key}.key")
-            if member is not None:
-                self.check(value_shape, member, f"{path}.{key}.member")
-        self._length(value, path, low, high)
+            self.check(key_shape, key, f"{path}.{key}.key", f"{spelled}.{key}.key")
+            if member is None:
+                continue
+            if member_shape[0] == "l":
+                # A list value's own length is a constraint of the map (its members are still walked).
+                self._list_members(member_shape, member, f"{path}.{key}.member", f"{spelled}.{key}.member")
+            else:
+                self.check(value_shape, member, f"{path}.{key}.member", f"{spelled}.{key}.member")
+        if member_shape[0] == "l":
+            self._map_value_lengths(name, value, path, member_shape)
+        self._length(value, path, low, high, name)
 
-    def _length(self, value: Any, path: str, low: int | None, high: int | None) -> None:
+    def _list_members(self, shape: tuple, value: Any, path: str, spelled: str) -> None:
+        if isinstance(value, dict):
+            raise _serialization("Start of structure or map found where not expected")
+        if not isinstance(value, list | tuple):
+            raise _serialization("Unexpected field type")
+        for position, member in enumerate(value, start=1):
+            if member is not None:
+                self.check(shape[1], member, f"{path}.{position}.member", f"{spelled}.{position}.member")
+
+    def _map_value_lengths(self, name: str, value: dict, path: str, member_shape: tuple) -> None:
+        """``Map value must satisfy constraint: [...]``: every constraint of the value, maximum first."""
+        _, _, low, high = member_shape
+        if all(
+            (low is None or len(member) >= low) and (high is None or len(member) <= high)
+            for member in value.values()
+            if member is not None
+        ):
+            return
+        constraints = []
+        if high is not None:
+            constraints.append(f"Member must have length less than or equal to {high}")
+        if low is not None:
+            constraints.append(f"Member must have length greater than or equal to {low}")
+        self.fail(value, path, f"Map value must satisfy constraint: [{', '.join(constraints)}]", name)
+
+    def _length(
+        self, value: Any, path: str, low: int | None, high: int | None, name: str | None = None
+    ) -> None:
         if low is not None and len(value) < low:
-            self.fail(value, path, f"Member must have length greater than or equal to {low}")
+            self.fail(value, path, f"Member must have length greater than or equal to {low}", name)
         if high is not None and len(value) > high:
-            self.fail(value, path, f"Member must have length less than or equal to {high}")
+            self.fail(value, path, f"Member must have length less than or equal to {high}", name)
 
     # -- scalars ------------------------------------------------------------------------------------------
 
@@ -195,12 +282,14 @@ class _Checker:
             pattern, high = _TABLE_NAME_PATTERN, 255
         if enum is not None and value not in enum:
             self.fail(value, path, f"Member must satisfy enum value set: [{', '.join(enum)}]")
-        if pattern is not None:
-            compiled = _PATTERNS.get(pattern)
+        if pattern is not None and value:
+            # A pattern given as (Java text, Python regex) is shown as AWS shows it, matched as Python can.
+            shown, regex = pattern if isinstance(pattern, tuple) else (pattern, pattern)
+            compiled = _PATTERNS.get(regex)
             if compiled is None:
-                compiled = _PATTERNS[pattern] = re.compile(pattern)
+                compiled = _PATTERNS[regex] = re.compile(regex)
             if compiled.fullmatch(value) is None:
-                self.fail(value, path, f"Member must satisfy regular expression pattern: {pattern}")
+                self.fail(value, path, f"Member must satisfy regular expression pattern: {shown}")
         self._length(value, path, low, high)
 
     def _integer(self, shape: tuple, value: Any, path: str) -> None:
@@ -273,6 +362,6 @@ def check_input(shapes: Shapes, input_shape: str, params: Any) -> None:
     if not isinstance(params, dict):
         raise _serialization("Unexpected value type in payload")
     checker = _Checker(shapes)
-    checker.check(input_shape, params, "")
+    checker.check(input_shape, params, "", "")
     if checker.errors:
         raise DynamoDBError("ValidationException", validation_message(checker.errors))
