@@ -34,7 +34,7 @@ from typing import Any
 
 from singletable.engine import _codec as codec
 from singletable.engine import _stream_records as stream_records
-from singletable.engine._capacity import Capacity, write_units
+from singletable.engine._capacity import Capacity, same_entry, write_units
 from singletable.engine._errors import DynamoDBError, validation
 from singletable.engine._interfaces import OperationEngine
 from singletable.engine._keys import checked_key_bytes
@@ -229,7 +229,9 @@ def _index_rows(
     if old_projected != new_projected:
         size = new_size if whole else codec.item_size(new_projected)
         out.entries.append((table_id, index.index_id, new_entry[0], new_entry[1], pk, sk, size))
-        units += write_units(max(size, old_size if whole else codec.item_size(old_projected)))
+        # The entry is rewritten as given; DynamoDB charges nothing when it holds the same values.
+        if not same_entry(old_projected, new_projected):
+            units += write_units(max(size, old_size if whole else codec.item_size(old_projected)))
     return units
 
 
