@@ -18,10 +18,16 @@ Every item here is under 1 KB unless a test says otherwise, so each unit shows s
 
 from __future__ import annotations
 
+import itertools
+from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from tables import create
+
+from singletable.engine import Engine
 
 LOCAL_NO_PARTIQL_CAPACITY = "DynamoDB Local leaves ConsumedCapacity out of PartiQL responses"
 
@@ -156,6 +162,90 @@ def test_delete_charges_every_index_holding_the_item(ddb: Any, table: str) -> No
     assert only_gsi2["ConsumedCapacity"] == indexes(table, 1, {"GSI2": 1})
     missing = ddb.delete_item(TableName=table, Key=KEY, ReturnConsumedCapacity="INDEXES")
     assert missing["ConsumedCapacity"] == indexes(table, 1)
+
+
+# Each index as a model: whether an item is in it, its key there, and what it stores (sets unordered).
+_INDEX_MODEL: dict[str, tuple[tuple[str, ...], tuple[str, ...] | None]] = {
+    "GSI1": (("G1PK", "G1SK"), None),  # ALL
+    "GSI2": (("G2PK",), ("PK", "SK", "G2PK")),  # KEYS_ONLY
+    "LSI1": (("PK", "L1SK"), ("PK", "SK", "L1SK", "extra")),  # INCLUDE extra
+}
+
+
+def _comparable(value: dict[str, Any]) -> Any:
+    ((kind, inner),) = value.items()
+    return (kind, frozenset(inner)) if kind == "SS" else (kind, inner)
+
+
+def _model_entry(index: str, item: dict[str, Any] | None) -> tuple[Any, Any] | None:
+    """(key, stored entry) of ``item`` in ``index`` by the model, or None when the item is not in it."""
+    key_names, stored_names = _INDEX_MODEL[index]
+    if item is None or any(name not in item for name in key_names):
+        return None
+    stored = {k: _comparable(v) for k, v in item.items() if stored_names is None or k in stored_names}
+    return tuple(_comparable(item[name]) for name in key_names), stored
+
+
+def _expected_arms(old: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, float]:
+    """The rule, stated independently of the engine: enter 1, leave 1, key move 2, changed entry 1."""
+    arms: dict[str, float] = {}
+    for index in _INDEX_MODEL:
+        before, after = _model_entry(index, old), _model_entry(index, new)
+        if before == after:  # not in the index before nor after, or the same entry
+            continue
+        if before is None or after is None:
+            arms[index] = 1.0
+        else:
+            arms[index] = 2.0 if before[0] != after[0] else 1.0
+    return arms
+
+
+_optional = {
+    "G1PK": st.sampled_from(["g", "h"]).map(S),
+    "G1SK": st.sampled_from(["1", "2"]).map(N),
+    "G2PK": st.sampled_from(["x", "y"]).map(S),
+    "L1SK": st.sampled_from(["l", "m"]).map(S),
+    "extra": st.sampled_from(["e", "f"]).map(S),
+    "spare": st.sampled_from(["s", "t"]).map(S),
+    "tags": st.lists(st.sampled_from(["a", "b", "c"]), min_size=1, max_size=3, unique=True).map(
+        lambda v: {"SS": v}
+    ),
+}
+_attributes = st.fixed_dictionaries({}, optional=_optional)
+_items = itertools.count()
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    engine = Engine(str(Path(tmp_path_factory.mktemp("capacity")) / "capacity.sqlite3"))
+    create(engine, "props", gsi=True, lsi=True)
+    yield engine
+    engine.close()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(first=_attributes, second=_attributes, shuffle=st.randoms(use_true_random=False))
+def test_index_arms_follow_the_change_to_each_entry(
+    engine: Engine, first: Any, second: Any, shuffle: Any
+) -> None:
+    key = {"PK": S("p"), "SK": S(str(next(_items)))}
+    old = {**key, **first}
+    created = engine.put_item(TableName="props", Item=old, ReturnConsumedCapacity="INDEXES")
+    assert _arms(created["ConsumedCapacity"]) == _expected_arms(None, old)
+    new = {**key, **second}
+    replaced = engine.put_item(TableName="props", Item=new, ReturnConsumedCapacity="INDEXES")
+    assert _arms(replaced["ConsumedCapacity"]) == _expected_arms(old, new)
+    again = {name: dict(value) for name, value in new.items()}
+    if "tags" in again:
+        again["tags"] = {"SS": shuffle.sample(again["tags"]["SS"], len(again["tags"]["SS"]))}
+    same = engine.put_item(TableName="props", Item=again, ReturnConsumedCapacity="INDEXES")
+    assert same["ConsumedCapacity"] == indexes("props", 1)
+
+
+def _arms(consumed: dict[str, Any]) -> dict[str, float]:
+    arms = {**consumed.get("GlobalSecondaryIndexes", {}), **consumed.get("LocalSecondaryIndexes", {})}
+    assert all(arm["CapacityUnits"] > 0 for arm in arms.values())  # never a zero arm
+    return {name: arm["CapacityUnits"] for name, arm in arms.items()}
 
 
 # -- UpdateItem ---------------------------------------------------------------------------------------------
