@@ -309,8 +309,8 @@ def test_batch_write_charges_index_arms_per_table(ddb: Any, table: str, table_na
 
 
 LOCAL_TRANSACTIONS = (
-    "DynamoDB Local doubles every arm of a transaction, bills a new item's writes twice more and does not "
-    "size a ConditionCheck or a Delete on the item (docs/compatibility.md)"
+    "DynamoDB Local bills every arm of a transactional write, index arms included, 4 x its write units for"
+    " an item created, replaced or deleted, and a ConditionCheck by its own sizing (docs/compatibility.md)"
 )
 
 
@@ -397,7 +397,9 @@ def test_a_mixed_transaction_sums_per_table(ddb: Any, table: str, table_name: st
 
 def test_a_same_token_replay_reports_reads_of_what_the_first_call_was_sized_on(ddb: Any, table: str) -> None:
     if ddb.is_reference:
-        pytest.skip("DynamoDB Local reports a replay as the first call's writes (docs/compatibility.md)")
+        pytest.skip(
+            "DynamoDB Local reports a replay as 2 read units whatever the items (docs/compatibility.md)"
+        )
     put(ddb, table, {**FULL, "SK": S("9"), "blob": S("x" * 9000)})  # about 9 KB
     actions = [
         {"Put": {"TableName": table, "Item": {**FULL, "blob": S("x" * 1500)}}},  # about 1.6 KB

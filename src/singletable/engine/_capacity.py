@@ -6,13 +6,12 @@ local secondary index is billed on the change to what it stores, sized on the pr
 put costs its new size, an entry deleted its old size, a moved index key both (a delete and a put, each
 rounded on its own), a changed projection the larger of the two, and an entry that holds the same values
 as before nothing -- the index then has no arm in the response at all. "The same values" is DynamoDB's
-equality (:func:`same_entry`): a set listed in another order, or a number written another way, is no
-change. Transactions double the table's arm only (see :mod:`_transactions`).
+equality (:func:`same_entry`): a set listed in another order is no change. Transactions double the
+table's arm only (see :mod:`_transactions`).
 """
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
 READ_UNIT = 4096
@@ -29,25 +28,24 @@ def write_units(size: int) -> float:
 
 
 def same_entry(old: dict[str, Any], new: dict[str, Any]) -> bool:
-    """Whether two stored images hold the same values (sets unordered, numbers by value)."""
-    return old.keys() == new.keys() and all(_same_value(value, new[name]) for name, value in old.items())
+    """Whether two stored images hold the same values: sets compare unordered (numbers are stored in
+    canonical form, so equal numbers are equal strings)."""
+    if old.keys() != new.keys():
+        return False
+    return all(_same_value(old[name], new[name]) for name in [n for n, v in old.items() if v != new[n]])
 
 
 def _same_value(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    if a == b:
-        return True
     ((kind, left),) = a.items()
     ((other, right),) = b.items()
     if kind != other:
         return False
-    if kind == "N":
-        return Decimal(left) == Decimal(right)
-    if kind == "NS":
-        return len(left) == len(right) and {Decimal(x) for x in left} == {Decimal(x) for x in right}
-    if kind in ("SS", "BS"):
+    if kind in ("SS", "NS", "BS"):
         return len(left) == len(right) and set(left) == set(right)
     if kind == "L":
-        return len(left) == len(right) and all(_same_value(x, y) for x, y in zip(left, right, strict=True))
+        return len(left) == len(right) and all(
+            x == y or _same_value(x, y) for x, y in zip(left, right, strict=True)
+        )
     if kind == "M":
         return same_entry(left, right)
     return False
