@@ -133,10 +133,16 @@ def test_removing_an_index_key_charges_one_delete(ddb: Any, table: str) -> None:
     assert put(ddb, table, without) == indexes(table, 1, {"GSI1": 1, "GSI2": 1}, {"LSI1": 1})
 
 
-def test_an_overwrite_listing_set_members_in_another_order_is_identical(ddb: Any, table: str) -> None:
-    put(ddb, table, {**FULL, "tags": {"SS": ["x", "y", "z"]}, "nums": {"NS": ["1", "2"]}})
-    same = {**FULL, "tags": {"SS": ["z", "x", "y"]}, "nums": {"NS": ["2", "1"]}}
+def test_an_overwrite_with_sets_in_another_order_or_numbers_written_otherwise_is_identical(
+    ddb: Any, table: str
+) -> None:
+    put(ddb, table, {**FULL, "tags": {"SS": ["x", "y", "z"]}, "nums": {"NS": ["1", "2"]}, "n": N("1.5")})
+    same = {**FULL, "tags": {"SS": ["z", "x", "y"]}, "nums": {"NS": ["2.0", "1"]}, "n": N("1.50")}
     assert put(ddb, table, same) == indexes(table, 1)
+    nested = {"M": {"s": {"SS": ["a", "b"]}, "l": {"L": [{"NS": ["1", "2"]}]}}}
+    assert put(ddb, table, {**same, "deep": nested}) == indexes(table, 1, {"GSI1": 1})
+    reordered = {"M": {"l": {"L": [{"NS": ["2", "1"]}]}, "s": {"SS": ["b", "a"]}}}
+    assert put(ddb, table, {**same, "deep": reordered}) == indexes(table, 1)
 
 
 def test_a_write_outside_every_index_charges_the_table_alone(ddb: Any, table: str) -> None:
