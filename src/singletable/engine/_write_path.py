@@ -190,7 +190,7 @@ def write_item(
         out.item_deletes.append((table_id, pk, sk))
     else:
         stored = codec.dumps_item(new)
-        has_sets = _SET_IN_JSON in stored
+        has_sets = old is not None and _SET_IN_JSON in stored
         out.items.append((table_id, pk, sk, stored, new_size))
     capacity.table += write_units(old_size if old_size > new_size else new_size)
     for index in schema.indexes.values():
