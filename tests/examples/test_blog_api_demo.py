@@ -33,8 +33,8 @@ def transactional_capacity_normalised(lines: list[str]) -> list[str]:
     """Blank the capacity of steps that ran a TransactWriteItems, and of the sample-data load (which does).
 
     The one known departure (docs/compatibility.md, "TransactWriteItems capacity"): DynamoDB Local bills
-    transactions ad hoc (a ConditionCheck as 2 writes, creates as 4), the engine bills AWS's rule (2 units
-    per write unit on the table and each index, a ConditionCheck as a transactional read). Every other line,
+    transactions ad hoc (creates as 4 units on the table and each index), the engine bills AWS's rule (2 units
+    per write unit on the table, each index as outside a transaction). Every other line,
     including every other capacity, must match exactly.
     """
     out: list[str] = []

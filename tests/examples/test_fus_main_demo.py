@@ -3,9 +3,10 @@ table-exists guard that ``--reset`` lifts.
 
 One kind of number is normalised, explicitly and only there: the consumed capacity of a step that sent a
 TransactWriteItems (and the load line's total, as the sample is written with transactions). DynamoDB Local
-bills transactions by its own ad-hoc rule (docs/compatibility.md, "TransactWriteItems capacity": a
-ConditionCheck as 2 writes, a Put as 4) where the engine follows AWS's (2 x each write unit, a
-ConditionCheck as a transactional read). Every other line, capacity included, is compared as printed.
+bills transactions by its own ad-hoc rule (docs/compatibility.md, "TransactWriteItems capacity": a Put as
+4 on the table and each index) where the engine follows AWS's (2 x the table's write units, each index as
+outside a transaction, a ConditionCheck as 2 x the write units of the item it read). Every other line,
+capacity included, is compared as printed.
 """
 
 from __future__ import annotations

@@ -21,8 +21,8 @@ def demo(target: str, *, reset: bool = False) -> str:
 def without_transaction_capacity(output: str) -> str:
     """The output with the capacity of TransactWriteItems steps (and of the loading, all transactions but
     three puts) blanked: the one documented departure (docs/compatibility.md, "TransactWriteItems
-    capacity"). The engine follows AWS's rule (2 units per write, table and each index; a ConditionCheck a
-    transactional read); DynamoDB Local bills ad hoc (created items 4 units, a ConditionCheck 2 writes)."""
+    capacity"). The engine follows AWS's rule (2 units per write unit on the table, each index as outside a
+    transaction); DynamoDB Local bills ad hoc (created items 4 units on the table and each index)."""
     blocks = output.split("\n\n")
     blocks[0] = re.sub(r"\(\d+ capacity units\)", "(<transactions> capacity units)", blocks[0])
     for i, block in enumerate(blocks):

@@ -1,10 +1,13 @@
 """ConsumedCapacity by AWS's rules.
 
 Reads are billed in 4 KB units (half for eventually consistent reads), Query and Scan on the sum of the
-sizes read, rounded up once; writes in 1 KB units of the larger of the old and new item, and each global or
-local secondary index a write touches is billed on the projected item's size: 1 write when the item enters
-or leaves the index or a projected attribute changes, 2 when its index key changes, none when the index
-entry stays as it was.
+sizes read, rounded up once; writes in 1 KB units of the larger of the old and new item. Each global or
+local secondary index is billed on the change to what it stores, sized on the projected entry: an entry
+put costs its new size, an entry deleted its old size, a moved index key both (a delete and a put, each
+rounded on its own), a changed projection the larger of the two, and an entry that holds the same values
+as before nothing -- the index then has no arm in the response at all. "The same values" is DynamoDB's
+equality (:func:`same_entry`): a set listed in another order is no change. Transactions double the
+table's arm only (see :mod:`_transactions`).
 """
 
 from __future__ import annotations
@@ -22,6 +25,30 @@ def read_units(size: int, consistent: bool) -> float:
 
 def write_units(size: int) -> float:
     return float(max(1, -(-size // WRITE_UNIT)))
+
+
+def same_entry(old: dict[str, Any], new: dict[str, Any]) -> bool:
+    """Whether two stored images hold the same values: sets compare unordered (numbers are stored in
+    canonical form, so equal numbers are equal strings)."""
+    if old.keys() != new.keys():
+        return False
+    return all(_same_value(old[name], new[name]) for name in [n for n, v in old.items() if v != new[n]])
+
+
+def _same_value(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    ((kind, left),) = a.items()
+    ((other, right),) = b.items()
+    if kind != other:
+        return False
+    if kind in ("SS", "NS", "BS"):
+        return len(left) == len(right) and set(left) == set(right)
+    if kind == "L":
+        return len(left) == len(right) and all(
+            x == y or _same_value(x, y) for x, y in zip(left, right, strict=True)
+        )
+    if kind == "M":
+        return same_entry(left, right)
+    return False
 
 
 class Capacity:

@@ -1,5 +1,12 @@
 """What TransactWriteItems and TransactGetItems share: capacity at the transactional rate, cancellation.
 
+Capacity (measured on DynamoDB; see docs/compatibility.md). A transactional read is two strongly consistent
+reads. A transactional write doubles the table's arm only -- each index arm costs what the same write costs
+outside a transaction -- and the table arm is sized on the larger of the item's old and new images, so a
+Delete is sized on the item it deleted. A ConditionCheck is billed as a write of the item it read (2 units
+per KB, as ``WriteCapacityUnits``). A same-token replay is billed as transactional reads of what the first
+call was sized on.
+
 Concurrency design (see also docs/compatibility.md). AWS runs a transaction in two phases and locks its
 items in between, so a concurrent write on one of them fails with TransactionConflictException and a
 concurrent transaction is cancelled with reason ``TransactionConflict``. Here a whole TransactWriteItems --
@@ -19,14 +26,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from singletable.engine._capacity import Capacity, read_units
+from singletable.engine._capacity import Capacity, read_units, write_units
 from singletable.engine._errors import DynamoDBError, validation
 
 SAME_ITEM = "Transaction request cannot include multiple operations on one item"
 CANCELLED = "Transaction cancelled, please refer cancellation reasons for specific reasons [{codes}]"
 CONFLICT_REASON = {"Code": "TransactionConflict", "Message": "Transaction is ongoing for the item"}
 NO_REASON = {"Code": "None"}
-TRANSACTION_FACTOR = 2.0  # every transactional read or write is two underlying ones: prepare and commit
+TRANSACTION_FACTOR = 2.0  # a transactional read, or a table write, is two underlying ones: prepare and commit
 
 
 def check_distinct(identities: list[tuple[Any, ...]]) -> None:
@@ -47,7 +54,7 @@ def conflicted(count: int) -> DynamoDBError:
 
 
 class TableUsage:
-    """One table's consumption in a transaction: writes as single operations charge them, and reads."""
+    """One table's consumption in a transaction: its writes as single operations charge them, and reads."""
 
     __slots__ = ("reads", "writes")
 
@@ -59,11 +66,13 @@ class TableUsage:
         """A transactional read is strongly consistent, at the transactional rate."""
         self.reads += read_units(size, True) * TRANSACTION_FACTOR
 
+    def check(self, size: int) -> None:
+        """A ConditionCheck is billed as a write of the item it read (doubled with the table arm)."""
+        self.writes.table += write_units(size)
+
     def render(self, mode: str) -> dict[str, Any]:
-        factor = TRANSACTION_FACTOR
-        table_writes = self.writes.table * factor
-        gsi = {name: units * factor for name, units in self.writes.gsi.items()}
-        lsi = {name: units * factor for name, units in self.writes.lsi.items()}
+        table_writes = self.writes.table * TRANSACTION_FACTOR
+        gsi, lsi = self.writes.gsi, self.writes.lsi
         writes = table_writes + sum(gsi.values()) + sum(lsi.values())
         out: dict[str, Any] = {"TableName": self.writes.table_name, "CapacityUnits": writes + self.reads}
         _split(out, self.reads, writes)

@@ -34,7 +34,7 @@ from typing import Any
 
 from singletable.engine import _codec as codec
 from singletable.engine import _stream_records as stream_records
-from singletable.engine._capacity import Capacity, write_units
+from singletable.engine._capacity import Capacity, same_entry, write_units
 from singletable.engine._errors import DynamoDBError, validation
 from singletable.engine._interfaces import OperationEngine
 from singletable.engine._keys import checked_key_bytes
@@ -56,6 +56,10 @@ CONFLICT = "Transaction is ongoing for the item"
 Item = dict[str, Any]
 
 INVALID_RETURN_VALUES = "Return values set to invalid value"
+# How an SS, NS or BS value starts in a stored item's JSON (compact orjson; a string's own quotes are
+# escaped, so no string or binary content can hold this): the cheap test for "this item holds a set".
+_SET_IN_JSON = b'S":['
+
 UPDATE_INDEX_KEY_EMPTY = (
     "One or more parameter values are not valid. The update expression attempted to update a secondary "
     "index key to a value that is not supported. The AttributeValue for a key attribute cannot contain an "
@@ -181,13 +185,16 @@ def write_item(
             ttl_delete=ttl_delete,
         )
     out = WriteRows() if rows is None else rows
+    has_sets = False
     if new is None:
         out.item_deletes.append((table_id, pk, sk))
     else:
-        out.items.append((table_id, pk, sk, codec.dumps_item(new), new_size))
+        stored = codec.dumps_item(new)
+        has_sets = old is not None and _SET_IN_JSON in stored
+        out.items.append((table_id, pk, sk, stored, new_size))
     capacity.table += write_units(old_size if old_size > new_size else new_size)
     for index in schema.indexes.values():
-        units = _index_rows(out, schema, index, pk, sk, old, old_size, new, new_size)
+        units = _index_rows(out, schema, index, pk, sk, old, old_size, new, new_size, has_sets)
         if units:
             capacity.add_index(index.name, index.is_global, units)
     if rows is None:
@@ -204,8 +211,13 @@ def _index_rows(
     old_size: int,
     new: dict[str, Any] | None,
     new_size: int,
+    has_sets: bool,
 ) -> float:
-    """Collect one index's entry rows for an item write; returns the write units the index consumed."""
+    """Collect one index's entry rows for an item write; returns the write units the index consumed.
+
+    ``has_sets``: whether the new item holds a set anywhere -- without one, an entry that differs from the
+    old one as a dict holds different values, and the value-by-value comparison is skipped.
+    """
     old_entry = index_entry(schema, index, old) if old is not None else None
     new_entry = index_entry(schema, index, new) if new is not None else None
     if old_entry is None and new_entry is None:
@@ -229,7 +241,9 @@ def _index_rows(
     if old_projected != new_projected:
         size = new_size if whole else codec.item_size(new_projected)
         out.entries.append((table_id, index.index_id, new_entry[0], new_entry[1], pk, sk, size))
-        units += write_units(max(size, old_size if whole else codec.item_size(old_projected)))
+        # The entry is rewritten as given; DynamoDB charges nothing when it holds the same values.
+        if not (has_sets and same_entry(old_projected, new_projected)):
+            units += write_units(max(size, old_size if whole else codec.item_size(old_projected)))
     return units
 
 

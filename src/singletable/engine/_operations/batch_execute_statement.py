@@ -2,6 +2,12 @@
 
 A statement that fails gets an ``Error`` entry in its slot; only request-level problems (mixing reads and
 writes, two statements on one item) fail the whole call, as in DynamoDB.
+
+Capacity: one entry per table, the sum of what each statement's item operation consumed (index arms
+included). A write that failed on its condition, or an INSERT of an existing item, was still attempted:
+DynamoDB bills it as a write of the larger of the stored item and the item it carried, on its table's
+line -- a line that exists only if some statement on that table succeeded (measured on DynamoDB;
+docs/compatibility.md).
 """
 
 from __future__ import annotations
@@ -10,12 +16,15 @@ from typing import Any
 
 import orjson
 
+from singletable.engine import _codec as codec
+from singletable.engine._capacity import write_units
 from singletable.engine._errors import DynamoDBError, validation
 from singletable.engine._interfaces import OperationEngine
 from singletable.engine._partiql import ast
 from singletable.engine._partiql import run as partiql
 from singletable.engine._partiql.plan import WritePlan, plan_get, plan_write
 from singletable.engine._partiql.translate import strip_kind
+from singletable.engine._write_path import key_from_request, load_item
 
 # BatchStatementError codes are the exception names without their "Exception" suffix.
 ERROR_CODES = {
@@ -27,6 +36,8 @@ ERROR_CODES = {
 MIXED = "Read and write requests together in the same batch is not supported."
 DUPLICATES = "Provided list of item keys contains duplicates"
 EXISTS_OUTSIDE = "EXISTS can only be used in ExecuteTransaction write requests."
+# The failures of a write that was attempted against the item, and so billed.
+ATTEMPTED = ("ConditionalCheckFailedException", "DuplicateItemException")
 
 
 def _error(error: DynamoDBError, table: str | None = None) -> dict[str, Any]:
@@ -47,18 +58,31 @@ def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     plans = _plan(engine, parsed, responses)
     mode = params.get("ReturnConsumedCapacity")
     capacity: dict[str, dict[str, Any]] = {}
+    attempted: dict[str, float] = {}
     for position, plan in plans:
-        entry, result = _execute(engine, requests[position], plan, mode)
+        entry, result, failed_units = _execute(engine, requests[position], plan, mode)
         if result is not None:
             consumed = result.get("ConsumedCapacity")
             if consumed is not None:
                 table = entry["TableName"]
                 capacity[table] = partiql.merge_capacity(capacity.get(table), consumed)  # type: ignore[assignment]
+        elif failed_units:
+            table = plan.params["TableName"]
+            attempted[table] = attempted.get(table, 0.0) + failed_units
         responses[position] = entry
+    for table, units in attempted.items():
+        if table in capacity:
+            _add_table_units(capacity[table], units)
     out: dict[str, Any] = {"Responses": responses}
     if capacity:
         out["ConsumedCapacity"] = list(capacity.values())
     return out
+
+
+def _add_table_units(consumed: dict[str, Any], units: float) -> None:
+    consumed["CapacityUnits"] += units
+    if "Table" in consumed:
+        consumed["Table"] = {"CapacityUnits": consumed["Table"]["CapacityUnits"] + units}
 
 
 def _parse(
@@ -113,8 +137,9 @@ def _plan(
 
 def _execute(
     engine: OperationEngine, request: dict[str, Any], plan: Any, mode: str | None
-) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """Run one planned statement: (its response entry, the operation's result or None if it failed)."""
+) -> tuple[dict[str, Any], dict[str, Any] | None, float]:
+    """Run one planned statement: (its response entry, the operation's result or None if it failed, the
+    write units a failed but attempted write is billed)."""
     if isinstance(plan, WritePlan):
         table = plan.params["TableName"]
         on_failure = request.get("ReturnValuesOnConditionCheckFailure")
@@ -122,22 +147,34 @@ def _execute(
         try:
             result = partiql.write(engine, plan, options)
         except DynamoDBError as error:
-            keep = error.code in ("ConditionalCheckFailedException", "DuplicateItemException")
-            return _error(error, table if keep else None), None
+            if error.code not in ATTEMPTED:
+                return _error(error), None, 0.0
+            billed = _attempted_units(engine, plan) if mode not in (None, "NONE") else 0.0
+            return _error(error, table), None, billed
         entry: dict[str, Any] = {"TableName": table}
         if result["Items"]:
             entry["Item"] = result["Items"][0]
-        return entry, result
+        return entry, result, 0.0
     table = plan["TableName"]
     read_params = dict(plan, ReturnConsumedCapacity=mode, ConsistentRead=request.get("ConsistentRead"))
     try:
         result = engine.invoke("GetItem", read_params)
     except DynamoDBError as error:
-        return _error(error), None
+        return _error(error), None, 0.0
     entry = {"TableName": table}
     if "Item" in result:
         entry["Item"] = result["Item"]
-    return entry, result
+    return entry, result, 0.0
+
+
+def _attempted_units(engine: OperationEngine, plan: WritePlan) -> float:
+    """A failed write's bill: the larger of the stored item and the item the statement carried."""
+    schema = engine.table(plan.params["TableName"])
+    carried = plan.params.get("Item")
+    key = plan.params.get("Key") or {name: carried[name] for name in schema.key_names}  # type: ignore[index]
+    found = load_item(engine.storage, schema, *key_from_request(schema, key))
+    stored = found[1] if found is not None else 0
+    return write_units(max(stored, codec.item_size(carried) if carried is not None else 0))
 
 
 def _item_key(engine: OperationEngine, table: str, item: dict[str, Any]) -> dict[str, Any]:

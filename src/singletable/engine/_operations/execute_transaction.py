@@ -3,7 +3,8 @@ TransactGetItems request.
 
 Each statement is planned into the action shape TransactWriteItems takes (INSERT -> Put with
 ``attribute_not_exists``, UPDATE -> Update, DELETE -> Delete, EXISTS -> ConditionCheck) or a Get, and the
-whole list goes through the transaction operations, so there is exactly one transaction engine.
+whole list goes through the transaction operations, so there is exactly one transaction engine -- and
+one capacity rule: the response carries TransactWriteItems' (or TransactGetItems') ConsumedCapacity.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
             "ClientRequestToken": params.get("ClientRequestToken"),
         }
         try:
-            engine.invoke("TransactWriteItems", write)
+            result = engine.invoke("TransactWriteItems", write)
         except DynamoDBError as error:
             reasons = error.extra.get("CancellationReasons")
             if error.code != "TransactionCanceledException" or reasons is None:
@@ -78,6 +79,9 @@ def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
                 if reasons[position].get("Code") == "ConditionalCheckFailed":
                     reasons[position] = {"Code": "ValidationError", "Message": DUPLICATE_ITEM}
             raise cancelled(reasons) from None
-        return {"Responses": []}
+        response: dict[str, Any] = {"Responses": []}
+        if "ConsumedCapacity" in result:
+            response["ConsumedCapacity"] = result["ConsumedCapacity"]
+        return response
     except DynamoDBError as error:
         raise strip_kind(error) from None

@@ -6,8 +6,9 @@ transaction: every item is read, every condition evaluated (any failure cancels 
 ``ConditionalCheckFailed`` reason for each failing action and ``None`` for the others), every new item
 computed (errors that need the stored item become ``ValidationError`` reasons), and only then is anything
 written. The ClientRequestToken is looked up and recorded in that same transaction, in the database, so a
-retry from another process sharing the file is recognised too. How concurrent clients interact is
-described in :mod:`transactions`.
+retry from another process sharing the file is recognised too; with it is recorded the size each action
+was billed on, because a replay is billed as reads of those (a deleted item is gone by then). How
+concurrent clients interact, and the capacity rules, are described in :mod:`transactions`.
 """
 
 from __future__ import annotations
@@ -90,10 +91,10 @@ def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
         if token is not None:
             seen = storage.client_token(token, now - TOKEN_SECONDS)
             if seen is not None:
-                if seen != digest:
+                if seen[: len(digest)] != digest:
                     raise DynamoDBError("IdempotentParameterMismatchException", "")
-                return _replay(storage, writes, mode)
-        _execute(storage, writes, usages)
+                return _replay(storage, writes, seen[len(digest) :], mode)
+        billed = _execute(storage, writes, usages)
         if params.get("ReturnItemCollectionMetrics") == "SIZE":
             for write in writes:
                 if write.action != CHECK:
@@ -101,7 +102,8 @@ def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
                     if found is not None:
                         metrics.setdefault(write.schema.name, []).append(found)
         if token is not None:
-            storage.remember_client_token(token, digest, now, now - TOKEN_SECONDS)
+            # The digest, then the sizes billed: what a replay within the window is billed on.
+            storage.remember_client_token(token, digest + orjson.dumps(billed), now, now - TOKEN_SECONDS)
     response: dict[str, Any] = {}
     consumed = render_usages(usages, mode)
     if consumed is not None:
@@ -111,11 +113,12 @@ def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     return response
 
 
-def _execute(storage: Storage, writes: list[PreparedWrite], usages: dict[str, Any]) -> None:
+def _execute(storage: Storage, writes: list[PreparedWrite], usages: dict[str, Any]) -> list[int]:
     """Read, check and evaluate every action, then write: nothing is written unless every action can be.
 
     Each action gets its own reason -- its condition's failure, else an error computing its new item --
-    so one cancellation reports every problem, in request order.
+    so one cancellation reports every problem, in request order. Returns the size each action was billed
+    on: the larger of its item's old and new images (a ConditionCheck's: the image it read).
     """
     loaded = [write.load(storage) for write in writes]
     failed = False
@@ -140,13 +143,16 @@ def _execute(storage: Storage, writes: list[PreparedWrite], usages: dict[str, An
         raise cancelled(reasons)
     # The actions are of distinct items (check_distinct), so their rows can be stored together.
     rows = WriteRows()
+    billed: list[int] = []
     for write, (old, old_size), (new, new_size) in zip(writes, loaded, evaluated, strict=True):
         usage = usage_for(usages, write.schema.name)
         if write.action == CHECK:
-            usage.read(old_size)
+            usage.check(old_size)
         else:
             write.store(storage, old, old_size, new, new_size, usage.writes, rows)
+        billed.append(max(old_size, new_size))
     rows.flush(storage)
+    return billed
 
 
 def _condition_reason(write: PreparedWrite, old: Any) -> dict[str, Any]:
@@ -159,11 +165,15 @@ def _condition_reason(write: PreparedWrite, old: Any) -> dict[str, Any]:
     return reason
 
 
-def _replay(storage: Storage, writes: list[PreparedWrite], mode: str | None) -> dict[str, Any]:
-    """A repeated token: nothing runs again; capacity is what reading the items costs (AWS's rule)."""
+def _replay(storage: Storage, writes: list[PreparedWrite], record: bytes, mode: str | None) -> dict[str, Any]:
+    """A repeated token: nothing runs again; the response is billed as transactional reads (AWS's rule) of
+    the sizes the first call was billed on, recorded with its token."""
+    sizes = orjson.loads(record) if record else None
+    if not isinstance(sizes, list) or len(sizes) != len(writes):  # a token recorded without its sizes
+        sizes = [write.load(storage)[1] for write in writes]
     usages: dict[str, Any] = {}
-    for write in writes:
-        usage_for(usages, write.schema.name).read(write.load(storage)[1])
+    for write, size in zip(writes, sizes, strict=True):
+        usage_for(usages, write.schema.name).read(size)
     consumed = render_usages(usages, mode)
     return {} if consumed is None else {"ConsumedCapacity": consumed}
 
