@@ -12,6 +12,7 @@ import click
 
 from singletable._cli.demo import demo
 from singletable._cli.serve import serve
+from singletable._cli.transfer import copy, export, import_
 from singletable._extras import MissingExtra
 
 
@@ -31,5 +32,5 @@ def main() -> None:
     """singletable: DynamoDB single-table design on an embedded, DynamoDB-compatible engine."""
 
 
-for _command in (demo, serve):
+for _command in (demo, serve, export, import_, copy):
     main.add_command(_command)
