@@ -102,12 +102,12 @@ def import_command(directory: str, source: str, n: int, chunk: int) -> tuple[flo
     return rates
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--items", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--chunk", type=int, default=10_000)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     data = items(args.items)
     best: dict[str, tuple[float, float]] = {}
     with tempfile.TemporaryDirectory() as shared:
