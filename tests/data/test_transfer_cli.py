@@ -124,3 +124,15 @@ def test_copy_between_serve_and_a_file(http_server, tmp_path):
     summary = json.loads(down.stdout)
     assert (summary["source_count"], summary["destination_count"], summary["counts_match"]) == (30, 30, True)
     assert contents(str(tmp_path / "d.db"), name) == contents(db, name)
+
+
+def test_copy_without_table_copies_every_table(tmp_path):
+    db, first = _source(tmp_path, 3)
+    with open_target(db) as target:
+        create(target, "second")
+        load(target, "second", [full_item(1)])
+    result = run_cli("copy", db, str(tmp_path / "all.db"))
+    assert result.returncode == 0, result.stderr
+    assert len(result.stdout.splitlines()) == 2
+    with open_target(str(tmp_path / "all.db")) as target:
+        assert sorted(target.call("ListTables")["TableNames"]) == sorted([first, "second"])

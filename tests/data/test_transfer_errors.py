@@ -305,3 +305,22 @@ def test_copy_resumes_per_segment_without_writing_twice(tmp_path):
         assert summary.items == 3000 and summary.counts_match
         assert _records(destination, name) == 3000
         destination.close()
+
+
+def test_resume_cuts_rejects_written_after_the_last_checkpoint(tmp_path):
+    source, name, db = tmp_path / "items.jsonl", table_name(), str(tmp_path / "a.db")
+    rejects = tmp_path / "rejects.jsonl"
+    good = [_line({"PK": {"S": "a"}, "SK": {"N": str(i)}}) for i in range(4)]
+    source.write_text(good[0] + "not json\n" + good[1] + good[2] + "[]\n" + good[3])
+    options = dict(format="jsonl", on_error="reject", reject_file=rejects, chunk_size=3)
+    with pytest.raises(TransferInterrupted):
+        import_table(db, name, source, schema={"Table": SPEC}, stop_after_chunks=1, **options)
+    assert len(rejects.read_text().splitlines()) == 1  # line 2, in the committed first chunk
+    with open(rejects, "a") as handle:  # what a killed run wrote for a chunk it never checkpointed
+        handle.write('{"file": "x", "line": 5, "key": "", "error": "stale", "text": "[]"}\n')
+    summary = import_table(db, name, source, resume=True, **options)
+    assert (summary.items, summary.rejected) == (4, 2)
+    assert [json.loads(line)["line"] for line in rejects.read_text().splitlines()] == [2, 5]
+    assert [json.loads(line)["error"] for line in rejects.read_text().splitlines()][1] == (
+        "not an item: a JSON list, not an object"
+    )
