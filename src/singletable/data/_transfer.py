@@ -31,6 +31,7 @@ from singletable.data._checkpoint import (
 )
 from singletable.data._formats import (
     FormatError,
+    SourceFile,
     SourceLine,
     decode_value,
     encode_value,
@@ -207,7 +208,18 @@ def _start_checkpoint(point: Path, operation: str, source: str, table: str, resu
 class _ImportRun:
     """One import's loop: chunks of lines -> loader -> rejects -> checkpoint."""
 
-    def __init__(self, files, format, plain, state, point, summary, rejects, on_error, keys) -> None:  # type: ignore[no-untyped-def]
+    def __init__(
+        self,
+        files: list[SourceFile],
+        format: str,
+        plain: bool,
+        state: Checkpoint,
+        point: Path,
+        summary: TransferSummary,
+        rejects: _Rejects,
+        on_error: str,
+        keys: list[str],
+    ) -> None:
         self.files, self.format, self.plain = files, format, plain
         self.state, self.point, self.summary = state, point, summary
         self.rejects, self.stop = rejects, on_error == "stop"
@@ -247,7 +259,7 @@ class _ImportRun:
         end = bad[0][0] if self.stop and bad else len(chunk)
         good = [(i, e) for i, (_, e) in enumerate(chunk[:end]) if e.item is not None]
         try:
-            result = loader.write([e.item for _, e in good], stop_at_error=self.stop)  # type: ignore[misc]
+            result = loader.write([e.item for _, e in good if e.item is not None], stop_at_error=self.stop)
         except LoadRefused as refused:
             self.summary.items += refused.written
             raise TransferError(
@@ -328,7 +340,18 @@ def copy_table(
     return summary
 
 
-def _copy_pages(src, table, loader, segments, state, point, summary, progress, stop_after, keys) -> None:  # type: ignore[no-untyped-def]
+def _copy_pages(
+    src: Target,
+    table: str,
+    loader: ItemLoader,
+    segments: int,
+    state: Checkpoint,
+    point: Path,
+    summary: TransferSummary,
+    progress: Progress | None,
+    stop_after: int | None,
+    keys: list[str],
+) -> None:
     saved = state.position.get("segments")
     start = None if saved is None else {int(s): _decode_key(k) for s, k in saved.items()}
     if saved is not None and state.position.get("total") != segments:
