@@ -131,6 +131,24 @@ def test_a_manifest_naming_a_missing_data_file_or_no_manifest_is_a_format_error(
     (tmp_path / "empty").mkdir()
     with pytest.raises(FormatError, match=r"no manifest-summary\.json here or below"):
         import_table(str(tmp_path / "a.db"), "tbl", tmp_path / "empty", schema={"Table": SPEC})
+    export = tmp_path / "exp" / "AWSDynamoDB" / "01700000000000-a1b2c3d4"
+    export.mkdir(parents=True)
+    (export / "manifest-summary.json").write_text(json.dumps({"outputFormat": "ION"}))
+    with pytest.raises(
+        FormatError, match=r"manifest-summary\.json: outputFormat ION \(only DYNAMODB_JSON is read\)"
+    ):
+        import_table(str(tmp_path / "a.db"), "tbl", tmp_path / "exp")
+    (export / "manifest-summary.json").write_text(json.dumps({"exportType": "INCREMENTAL_EXPORT"}))
+    with pytest.raises(FormatError, match=r"exportType INCREMENTAL_EXPORT \(only FULL_EXPORT is read\)"):
+        import_table(str(tmp_path / "a.db"), "tbl", tmp_path / "exp")
+    (export / "manifest-summary.json").write_text(json.dumps({"outputFormat": "DYNAMODB_JSON"}))
+    (export / "manifest-files.json").write_text(
+        json.dumps({"dataFileS3Key": "p/AWSDynamoDB/x/data/gone.json.gz"})
+    )
+    with pytest.raises(
+        FormatError, match=r"manifest-files\.json line 1: data file data/gone\.json\.gz is missing"
+    ):
+        import_table(str(tmp_path / "a.db"), "tbl", tmp_path / "exp")
     with pytest.raises(FormatError, match="no such file or directory"):
         import_table(str(tmp_path / "a.db"), "tbl", tmp_path / "nowhere.jsonl", format="jsonl")
 

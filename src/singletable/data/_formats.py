@@ -99,6 +99,9 @@ def _export_files(directory: Path) -> list[SourceFile]:
     output_format = summary.get("outputFormat", "DYNAMODB_JSON")
     if output_format != "DYNAMODB_JSON":
         raise FormatError(f"{directory / SUMMARY}: outputFormat {output_format} (only DYNAMODB_JSON is read)")
+    export_type = summary.get("exportType", "FULL_EXPORT")
+    if export_type != "FULL_EXPORT":
+        raise FormatError(f"{directory / SUMMARY}: exportType {export_type} (only FULL_EXPORT is read)")
     manifest = directory / FILES
     if not manifest.is_file():
         raise FormatError(f"{manifest}: missing (it lists the export's data files)")
