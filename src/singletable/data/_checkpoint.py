@@ -20,8 +20,9 @@ from typing import Any
 @dataclass
 class TransferSummary:
     """What a transfer did. ``items``: items exported, or committed to the destination (including those of
-    earlier runs it resumed); ``rejected``: input lines written to the reject file; ``bytes``: data read or
-    written; ``source_count``/``destination_count``: a copy's final count on both sides."""
+    earlier runs it resumed); ``rejected``: input lines written to the reject file; ``bytes``: data written
+    (export) or read (import), and for a copy the items' size as DynamoDB JSON, counted only when progress
+    is reported; ``source_count``/``destination_count``: a copy's final count on both sides."""
 
     operation: str
     table: str
