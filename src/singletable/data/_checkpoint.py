@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import threading
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,6 +61,41 @@ class TransferError(Exception):
 
 class TransferInterrupted(TransferError):
     """Stopped by the caller (Ctrl-C, or the ``stop_after_chunks`` hook) between two committed chunks."""
+
+
+class Interrupts:
+    """Ctrl-C between chunks: the first SIGINT is remembered and honoured once the chunk in flight is
+    committed and its checkpoint written (so an interrupted transfer never leaves a committed chunk
+    unrecorded); a second SIGINT interrupts at once. Only the main thread takes signals; elsewhere this
+    does nothing."""
+
+    def __init__(self, stop_after_chunks: int | None) -> None:
+        self.requested = False
+        self.stop_after = stop_after_chunks
+        self.chunks = 0
+        self._previous: Any = None
+        self._installed = False
+
+    def __enter__(self) -> Interrupts:
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+            self._installed = True
+        return self
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+
+    def __exit__(self, *exc: object) -> None:
+        if self._installed:
+            signal.signal(signal.SIGINT, self._previous)
+
+    def chunk_done(self) -> None:
+        """After a chunk and its checkpoint: stop here if asked to (Ctrl-C, or ``stop_after_chunks``)."""
+        self.chunks += 1
+        if self.requested or (self.stop_after is not None and self.chunks >= self.stop_after):
+            raise KeyboardInterrupt
 
 
 @dataclass

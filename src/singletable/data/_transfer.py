@@ -24,6 +24,7 @@ from typing import Any
 
 from singletable.data._checkpoint import (
     Checkpoint,
+    Interrupts,
     TransferError,
     TransferInterrupted,
     TransferSummary,
@@ -235,18 +236,16 @@ class _ImportRun:
 
     def go(self, loader: ItemLoader, size: int, progress: Progress | None, stop_after: int | None) -> None:
         chunk: list[tuple[int, SourceLine]] = []
-        chunks = 0
         try:
-            for entry in self.lines():
-                chunk.append(entry)
-                if len(chunk) >= size:
+            with Interrupts(stop_after) as interrupts:
+                for entry in self.lines():
+                    chunk.append(entry)
+                    if len(chunk) >= size:
+                        self.commit(loader, chunk, progress)
+                        chunk = []
+                        interrupts.chunk_done()
+                if chunk:
                     self.commit(loader, chunk, progress)
-                    chunk = []
-                    chunks += 1
-                    if stop_after is not None and chunks >= stop_after:
-                        raise KeyboardInterrupt
-            if chunk:
-                self.commit(loader, chunk, progress)
         except KeyboardInterrupt:
             raise TransferInterrupted(
                 f"interrupted: {self.summary.items} items committed", self.summary, self.point
@@ -359,23 +358,22 @@ def _copy_pages(
             f"checkpoint {point} was taken with {state.position.get('total')} segments", summary, point
         )
     positions = {str(s): None for s in range(segments)} if saved is None else dict(saved)
-    chunks = 0
     try:
-        for segment, items, last in scan_pages(src, table, segments, start):
-            _copy_chunk(loader, items, summary, point, keys)
-            summary.bytes += sum(len(json.dumps(encode_value({"M": i}))) for i in items) if progress else 0
-            if last is None:
-                positions.pop(str(segment), None)
-            else:
-                positions[str(segment)] = _encode_key(last)
-            state.items = summary.items
-            state.position = {"segments": positions, "total": segments}
-            state.save(point)
-            if progress is not None:
-                progress(summary.items, summary.bytes)
-            chunks += 1
-            if stop_after is not None and chunks >= stop_after:
-                raise KeyboardInterrupt
+        with Interrupts(stop_after) as interrupts:
+            for segment, items, last in scan_pages(src, table, segments, start):
+                _copy_chunk(loader, items, summary, point, keys)
+                if progress is not None:
+                    summary.bytes += sum(len(json.dumps(encode_value({"M": i}))) for i in items)
+                if last is None:
+                    positions.pop(str(segment), None)
+                else:
+                    positions[str(segment)] = _encode_key(last)
+                state.items = summary.items
+                state.position = {"segments": positions, "total": segments}
+                state.save(point)
+                if progress is not None:
+                    progress(summary.items, summary.bytes)
+                interrupts.chunk_done()
     except KeyboardInterrupt:
         raise TransferInterrupted(f"interrupted: {summary.items} items committed", summary, point) from None
 
