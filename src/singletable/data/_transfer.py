@@ -247,9 +247,7 @@ class _ImportRun:
                 if chunk:
                     self.commit(loader, chunk, progress)
         except KeyboardInterrupt:
-            raise TransferInterrupted(
-                f"interrupted: {self.summary.items} items committed", self.summary, self.point
-            ) from None
+            raise TransferInterrupted("interrupted", self.summary, self.point) from None
 
     def commit(
         self, loader: ItemLoader, chunk: list[tuple[int, SourceLine]], progress: Progress | None
@@ -375,7 +373,7 @@ def _copy_pages(
                     progress(summary.items, summary.bytes)
                 interrupts.chunk_done()
     except KeyboardInterrupt:
-        raise TransferInterrupted(f"interrupted: {summary.items} items committed", summary, point) from None
+        raise TransferInterrupted("interrupted", summary, point) from None
 
 
 def _copy_chunk(
