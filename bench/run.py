@@ -5,8 +5,9 @@
 Workload: a table with PK/SK and one GSI (ALL). PutItem of ~200-byte items, GetItem by key, and a Query that
 returns 40 items. Our engine is called natively (file-backed, WAL); moto through its in-process boto3 mock;
 DynamoDB Local through boto3 over HTTP on 127.0.0.1. Prints ops/s, p50 latency, and ratios to moto; then
-runs bench/server.py (HTTP), bench/batch.py (batches, transactions), bench/floor.py (the same writes as bare
-SQL: the most any engine on this storage could do) and bench/model_overhead.py.
+runs bench/server.py (HTTP), bench/batch.py (batches, transactions), bench/bulk_load.py (the bulk load of
+import and copy), bench/floor.py (the same writes as bare SQL: the most any engine on this storage could do)
+and bench/model_overhead.py.
 """
 
 from __future__ import annotations
@@ -179,6 +180,11 @@ def _run_the_other_benchmarks(args: argparse.Namespace, moto_puts_per_second: fl
     import batch  # BatchWriteItem bulk load and TransactWriteItems (bench/batch.py)
 
     batch.main([])
+
+    import bulk_load  # the bulk load of import and copy against BatchWriteItem (bench/bulk_load.py)
+
+    print()
+    bulk_load.main(["--rounds", "1"])
 
     import floor  # the same writes as bare SQL: the ceiling for any engine on this storage (bench/floor.py)
 

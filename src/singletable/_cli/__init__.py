@@ -14,6 +14,7 @@ import click
 from singletable._cli.demo import demo
 from singletable._cli.look import COMMANDS as LOOK_COMMANDS
 from singletable._cli.serve import serve
+from singletable._cli.transfer import copy, export, import_
 from singletable._extras import MissingExtra
 
 
@@ -33,5 +34,5 @@ def main() -> None:
     """singletable: DynamoDB single-table design on an embedded, DynamoDB-compatible engine."""
 
 
-for _command in (demo, serve, *LOOK_COMMANDS):
+for _command in (demo, serve, *LOOK_COMMANDS, export, import_, copy):
     main.add_command(_command)

@@ -4,7 +4,9 @@ The ``singletable`` commands ``tables``, ``describe``, ``get``, ``query``, ``sca
 ``count``, ``export``, ``import`` and ``copy`` are thin layers over the functions here (docs/data.md).
 """
 
+from singletable.data._checkpoint import TransferError, TransferInterrupted, TransferSummary
 from singletable.data._design import Design, DesignError, load_design, run_pattern
+from singletable.data._formats import FormatError
 from singletable.data._json import item_from_json, item_to_json, parse_item, render_item
 from singletable.data._keys import (
     Expression,
@@ -17,20 +19,28 @@ from singletable.data._keys import (
 from singletable.data._look import count, delete, describe, get, put, query, scan, tables
 from singletable.data._plain import from_plain, to_plain
 from singletable.data._targets import Target, TargetError, open_target
+from singletable.data._transfer import copy_table, export_table, import_table
 
 __all__ = [
     "Design",
     "DesignError",
     "Expression",
+    "FormatError",
     "KeySchema",
     "Target",
     "TargetError",
+    "TransferError",
+    "TransferInterrupted",
+    "TransferSummary",
+    "copy_table",
     "count",
     "delete",
     "describe",
     "describe_keys",
+    "export_table",
     "from_plain",
     "get",
+    "import_table",
     "item_from_json",
     "item_to_json",
     "key_condition",

@@ -80,11 +80,12 @@ class Target:
         self.close()
 
 
-def open_target(target: str, **boto3_kwargs: Any) -> Target:
-    """A database file (created if missing) or an endpoint URL, as a :class:`Target`."""
+def open_target(target: str, *, durable: bool = False, **boto3_kwargs: Any) -> Target:
+    """A database file (created if missing) or an endpoint URL, as a :class:`Target`. ``durable`` opens a
+    file with every commit fsynced (``Engine(durable=True)``): what an import's checkpoints rely on."""
     if is_url(target):
         from singletable._client import client
 
         return Target(target, client=client(target, **boto3_kwargs))
     path = os.fspath(target)
-    return Target(path, engine=Engine(path))
+    return Target(path, engine=Engine(path, durable=durable))

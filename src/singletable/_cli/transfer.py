@@ -1,0 +1,270 @@
+"""``singletable export``, ``import`` and ``copy``: thin click layers over ``singletable.data``'s
+:func:`export_table`, :func:`import_table` and :func:`copy_table` (docs/data.md).
+
+On a terminal a rich progress line shows items, bytes and rate on stderr; in a pipe nothing but the final
+one-line summary (stdout) is printed. A transfer that stops prints why (file, line, key) and how many items
+were committed, on stderr, and exits 1 (130 when interrupted with Ctrl-C); import and copy then say how to
+resume.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import click
+
+FORMAT = click.Choice(["dynamodb", "jsonl", "csv"])
+
+
+def _guess_format(path: str) -> str:
+    name = path.lower().removesuffix(".gz")
+    if name.endswith(".csv"):
+        return "csv"
+    if name.endswith((".jsonl", ".json", ".ndjson")):
+        return "jsonl"
+    return "dynamodb"
+
+
+@contextlib.contextmanager
+def _progress(label: str) -> Iterator[Callable[[int, int], None] | None]:
+    """A rich progress line on an interactive stderr, or None (quiet) in a pipe or a file."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    columns = (
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        TextColumn("{task.completed:,.0f} items"),
+        TextColumn("{task.fields[size]}"),
+        TextColumn("{task.fields[rate]}"),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(label, total=None, size="", rate="")
+
+        def update(items: int, size: int) -> None:
+            elapsed = bar.tasks[task].elapsed or 1e-9
+            bar.update(task, completed=items, size=_bytes(size), rate=f"{items / elapsed:,.0f} items/s")
+
+        yield update
+
+
+def _bytes(size: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:,.0f} {unit}" if unit == "B" else f"{size:,.1f} {unit}"
+        size /= 1024  # type: ignore[assignment]
+    return ""
+
+
+def _report(summary: Any, as_json: bool, text: str) -> None:
+    click.echo(json.dumps(summary.as_dict()) if as_json else text)
+
+
+def _fail(error: Any, resume_hint: bool) -> None:
+    """A stopped transfer: the reason, what was committed, how to go on; exit 1 (130 on Ctrl-C)."""
+    from singletable.data import TransferInterrupted
+
+    summary = error.summary
+    lines = [f"Error: {error.message}", f"{summary.items:,} items committed to {summary.table}"]
+    if summary.rejected:
+        lines[-1] += f", {summary.rejected:,} lines rejected"
+    if resume_hint and error.checkpoint is not None and Path(error.checkpoint).exists():
+        lines.append(f"checkpoint {error.checkpoint}: run the same command with --resume to continue")
+    click.echo("\n".join(lines), err=True)
+    sys.exit(130 if isinstance(error, TransferInterrupted) else 1)
+
+
+@contextlib.contextmanager
+def _errors(resume_hint: bool) -> Iterator[None]:
+    from singletable.data import FormatError, TargetError, TransferError
+
+    try:
+        yield
+    except TransferError as error:
+        _fail(error, resume_hint)
+    except (FormatError, TargetError, ValueError, OSError) as error:
+        raise click.ClickException(str(error)) from None
+
+
+@click.command("export")
+@click.argument("target")
+@click.argument("table")
+@click.argument("destination")
+@click.option(
+    "--format",
+    "format_",
+    type=FORMAT,
+    help="dynamodb (S3 export layout, a directory), jsonl or csv. "
+    "Default: from DESTINATION's name (.jsonl, .csv, [.gz]), else dynamodb.",
+)
+@click.option("--plain", is_flag=True, help="Plain JSON values instead of DynamoDB JSON (jsonl, csv).")
+@click.option(
+    "--segments",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1, 1000000),
+    help="Parallel-scan segments read at once.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def export(
+    target: str, table: str, destination: str, format_: str | None, plain: bool, segments: int, as_json: bool
+) -> None:
+    """Export TABLE of TARGET (a database file or an endpoint URL) to DESTINATION."""
+    from singletable.data import export_table
+
+    format_ = format_ or _guess_format(destination)
+    with _errors(False), _progress(f"export {table}") as progress:
+        summary = export_table(
+            target, table, destination, format=format_, plain=plain, segments=segments, progress=progress
+        )
+    _report(
+        summary,
+        as_json,
+        f"exported {summary.items:,} items ({_bytes(summary.bytes)}) from {table} to {summary.destination} "
+        f"in {summary.seconds:.1f} s",
+    )
+
+
+@click.command("import")
+@click.argument("target")
+@click.argument("table")
+@click.argument("source")
+@click.option(
+    "--format",
+    "format_",
+    type=FORMAT,
+    help="dynamodb (an S3 export copied to disk), jsonl or csv. "
+    "Default: a directory is dynamodb, else from SOURCE's name.",
+)
+@click.option("--plain", is_flag=True, help="The lines hold plain JSON values, not DynamoDB JSON.")
+@click.option(
+    "--schema",
+    help="Create TABLE when missing: a DescribeTable JSON file, or a design module "
+    "(python.module.path) declaring one singletable.model.Table.",
+)
+@click.option(
+    "--on-error",
+    type=click.Choice(["stop", "reject"]),
+    default="stop",
+    show_default=True,
+    help="At a bad line: stop (after committing every line before it), or write it to the reject "
+    "file and go on.",
+)
+@click.option("--reject-file", help="Where rejected lines go (default SOURCE.TABLE.rejects.jsonl).")
+@click.option("--checkpoint", help="Checkpoint file (default SOURCE.TABLE.import-checkpoint.json).")
+@click.option("--resume", is_flag=True, help="Continue an interrupted import from its checkpoint.")
+@click.option("--chunk-size", type=click.IntRange(1, 1000000), help="Items per committed chunk.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def import_(
+    target: str,
+    table: str,
+    source: str,
+    format_: str | None,
+    plain: bool,
+    schema: str | None,
+    on_error: str,
+    reject_file: str | None,
+    checkpoint: str | None,
+    resume: bool,
+    chunk_size: int | None,
+    as_json: bool,
+) -> None:
+    """Import SOURCE into TABLE of TARGET (a database file or an endpoint URL)."""
+    from singletable.data import import_table
+
+    format_ = format_ or ("dynamodb" if Path(source).is_dir() else _guess_format(source))
+    with _errors(True), _progress(f"import {table}") as progress:
+        summary = import_table(
+            target,
+            table,
+            source,
+            format=format_,
+            plain=plain,
+            schema=schema,
+            on_error=on_error,
+            reject_file=reject_file,
+            checkpoint=checkpoint,
+            resume=resume,
+            chunk_size=chunk_size,
+            progress=progress,
+        )
+    text = f"imported {summary.items:,} items into {table} in {summary.seconds:.1f} s"
+    if summary.resumed_from:
+        text += f" ({summary.resumed_from:,} of them before resuming)"
+    if summary.rejected:
+        text += f"; {summary.rejected:,} lines rejected"
+    _report(summary, as_json, text)
+
+
+@click.command("copy")
+@click.argument("source")
+@click.argument("destination")
+@click.option("--table", "tables", multiple=True, help="A table to copy (repeat for several; default: all).")
+@click.option(
+    "--segments",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1, 1000000),
+    help="Parallel-scan segments read at once.",
+)
+@click.option(
+    "--checkpoint", help="Checkpoint file (one table only; default SOURCE.TABLE.copy-checkpoint.json)."
+)
+@click.option("--resume", is_flag=True, help="Continue an interrupted copy from its checkpoint.")
+@click.option("--json", "as_json", is_flag=True, help="Print each table's summary as JSON.")
+def copy(
+    source: str,
+    destination: str,
+    tables: tuple[str, ...],
+    segments: int,
+    checkpoint: str | None,
+    resume: bool,
+    as_json: bool,
+) -> None:
+    """Copy tables from SOURCE to DESTINATION (each a database file or an endpoint URL), creating missing
+    tables like the source's, and compare the item counts of both sides at the end."""
+    from singletable.data import copy_table, open_target
+
+    if checkpoint and len(tables) != 1:
+        raise click.UsageError("--checkpoint needs exactly one --table")
+    mismatched = []
+    with _errors(True), open_target(source) as src, open_target(destination, durable=True) as dst:
+        names = list(tables) or _all_tables(src)
+        for name in names:
+            with _progress(f"copy {name}") as progress:
+                summary = copy_table(
+                    src, dst, name, segments=segments, checkpoint=checkpoint, resume=resume, progress=progress
+                )
+            if not summary.counts_match:
+                mismatched.append(name)
+            _report(
+                summary,
+                as_json,
+                f"copied {summary.items:,} items of {name} in {summary.seconds:.1f} s; count: "
+                f"{summary.source_count:,} in {source}, {summary.destination_count:,} in {destination}",
+            )
+    if mismatched:
+        raise click.ClickException(f"item counts differ after the copy for: {', '.join(mismatched)}")
+
+
+def _all_tables(target: Any) -> list[str]:
+    names: list[str] = []
+    params: dict[str, Any] = {}
+    while True:
+        page = target.call("ListTables", **params)
+        names.extend(page["TableNames"])
+        if "LastEvaluatedTableName" not in page:
+            return names
+        params["ExclusiveStartTableName"] = page["LastEvaluatedTableName"]
+
+
+COMMANDS = (export, import_, copy)

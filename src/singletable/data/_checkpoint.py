@@ -1,0 +1,142 @@
+"""Checkpoints of an import or a copy, and the summary and errors every transfer answers with.
+
+A checkpoint is a small JSON file saying how far a transfer got: for an import, the file and line of the
+last input line whose item is committed (or rejected into the reject file, whose length is recorded so a
+resume can cut off rejects of a chunk that never got its checkpoint); for a copy, each scan segment's last
+committed LastEvaluatedKey. It is written after the chunk it describes is committed, atomically (a temporary
+file, fsynced, renamed over the old one), so a killed transfer resumes from a state that is true: nothing
+committed is written twice and nothing is skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class TransferSummary:
+    """What a transfer did. ``items``: items exported, or committed to the destination (including those of
+    earlier runs it resumed); ``rejected``: input lines written to the reject file; ``bytes``: data written
+    (export) or read (import), and for a copy the items' size as DynamoDB JSON, counted only when progress
+    is reported; ``source_count``/``destination_count``: a copy's final count on both sides."""
+
+    operation: str
+    table: str
+    items: int = 0
+    rejected: int = 0
+    bytes: int = 0
+    seconds: float = 0.0
+    resumed_from: int = 0
+    retries: int = 0
+    destination: str | None = None
+    source_count: int | None = None
+    destination_count: int | None = None
+
+    @property
+    def counts_match(self) -> bool | None:
+        if self.source_count is None or self.destination_count is None:
+            return None
+        return self.source_count == self.destination_count
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "counts_match": self.counts_match}
+
+
+class TransferError(Exception):
+    """A transfer stopped: ``summary`` says what was committed before it (``summary.items``); a transfer with
+    a checkpoint can be resumed from there."""
+
+    def __init__(self, message: str, summary: TransferSummary, checkpoint: Path | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.summary = summary
+        self.checkpoint = checkpoint
+
+
+class TransferInterrupted(TransferError):
+    """Stopped by the caller (Ctrl-C, or the ``stop_after_chunks`` hook) between two committed chunks."""
+
+
+class Interrupts:
+    """Ctrl-C between chunks: the first SIGINT is remembered and honoured once the chunk in flight is
+    committed and its checkpoint written (so an interrupted transfer never leaves a committed chunk
+    unrecorded); a second SIGINT interrupts at once. Only the main thread takes signals; elsewhere this
+    does nothing."""
+
+    def __init__(self, stop_after_chunks: int | None) -> None:
+        self.requested = False
+        self.stop_after = stop_after_chunks
+        self.chunks = 0
+        self._previous: Any = None
+        self._installed = False
+
+    def __enter__(self) -> Interrupts:
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+            self._installed = True
+        return self
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+
+    def __exit__(self, *exc: object) -> None:
+        if self._installed:
+            signal.signal(signal.SIGINT, self._previous)
+
+    def chunk_done(self) -> None:
+        """After a chunk and its checkpoint: stop here if asked to (Ctrl-C, or ``stop_after_chunks``)."""
+        self.chunks += 1
+        if self.requested or (self.stop_after is not None and self.chunks >= self.stop_after):
+            raise KeyboardInterrupt
+
+
+@dataclass
+class Checkpoint:
+    """Where a transfer stands. ``position`` is the operation's own: ``{"file": i, "line": n}`` for an
+    import, ``{"segments": {segment: last key}}`` for a copy."""
+
+    operation: str
+    source: str
+    table: str
+    items: int = 0
+    rejected: int = 0
+    reject_bytes: int = 0
+    position: dict[str, Any] = field(default_factory=dict)
+
+    def save(self, path: Path) -> None:
+        temporary = path.with_name(path.name + ".tmp")
+        with open(temporary, "w", encoding="utf-8") as handle:
+            json.dump(asdict(self), handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+
+    @classmethod
+    def load(cls, path: Path) -> Checkpoint:
+        try:
+            return cls(**json.loads(path.read_text()))
+        except (OSError, ValueError, TypeError) as error:
+            raise ValueError(f"checkpoint {path} cannot be read ({error}): delete it to start over") from None
+
+    def check_matches(self, operation: str, source: str, table: str, path: Path) -> None:
+        if (self.operation, self.source, self.table) != (operation, source, table):
+            raise ValueError(
+                f"checkpoint {path} is for {self.operation} of {self.source} into table {self.table}, not "
+                f"{operation} of {source} into {table}: delete it or give another --checkpoint"
+            )
+
+
+def default_checkpoint(source: str, table: str, operation: str) -> Path:
+    """``<source>.<table>.<operation>-checkpoint.json`` beside a source path, or in the current directory."""
+    name = source.rstrip("/\\")
+    if "://" in name:
+        name = name.split("://", 1)[1].replace("/", "_").replace(":", "_")
+    return Path(f"{name}.{table}.{operation}-checkpoint.json")
