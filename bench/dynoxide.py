@@ -9,14 +9,17 @@ serves DynamoDB's HTTP API from memory, or from a SQLite file with ``--db-path``
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import subprocess
-import tarfile
+import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from reference import npm_unpack  # noqa: E402 -- the one npm-pack fetcher, shared with DynamoDB Local
+
 PACKAGE = "@dynoxide/linux-x64@1.2.1"
 VERSION = PACKAGE.rsplit("@", 1)[1]
 CACHE = ROOT / ".dynoxide"
@@ -32,21 +35,8 @@ def binary() -> Path:
     if configured:
         return Path(configured)
     path = CACHE / "package" / "dynoxide"
-    if path.exists():
-        return path
-    npm = shutil.which("npm")
-    if npm is None:
-        raise DynoxideUnavailable("npm is not installed, so Dynoxide cannot be fetched")
-    CACHE.mkdir(exist_ok=True)
-    result = subprocess.run(
-        [npm, "pack", PACKAGE, "--silent"], cwd=CACHE, capture_output=True, text=True, timeout=300
-    )
-    if result.returncode != 0:
-        raise DynoxideUnavailable(f"npm pack {PACKAGE} failed: {result.stderr.strip()[-500:]}")
-    tgz = CACHE / result.stdout.strip().splitlines()[-1]
-    with tarfile.open(tgz) as archive:
-        archive.extractall(CACHE, filter="data")
-    tgz.unlink()
+    if not path.exists():
+        npm_unpack(PACKAGE, CACHE, DynoxideUnavailable)
     if not path.exists():
         raise DynoxideUnavailable(f"{PACKAGE} did not contain the dynoxide binary")
     path.chmod(0o755)

