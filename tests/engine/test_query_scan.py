@@ -296,8 +296,6 @@ def test_scan_errors(ddb, orders):
 
 
 def test_parallel_scan_segments_partition_the_table(ddb, table_name):
-    if ddb.is_reference:
-        pytest.skip("DynamoDB Local does not implement parallel scan segments (docs/compatibility.md)")
     create(ddb, table_name)
     for i in range(200):
         ddb.put_item(TableName=table_name, Item={"PK": s(f"p{i}"), "SK": s("x")})
