@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from singletable.engine._expressions.reserved import DOCUMENTED_RESERVED_WORDS
-from singletable.model._values import ANY, Codec, dump_value
+from singletable.model._codecs import ANY, Codec, dump_value
 
 _PLAIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 # Words an expression could read as something other than an attribute name.
