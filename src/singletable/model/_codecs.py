@@ -12,7 +12,7 @@ import enum
 import types
 import typing
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from decimal import Decimal
@@ -65,6 +65,33 @@ def _load_number_any(text: str) -> int | float:
         return int(text)
     except ValueError:
         return float(text)
+
+
+def _order(element: Any) -> Any:
+    return element.value if isinstance(element, enum.Enum) else element
+
+
+class CanonicalSet(set):  # type: ignore[type-arg]
+    """A set read from DynamoDB (SS, NS, BS): a plain ``set`` that iterates, prints and serialises its
+    elements in sorted order, so the same stored set looks the same on every run (a ``set`` of strings
+    iterates in an order that changes with ``PYTHONHASHSEED``) and on every backend. Equality, membership
+    and every set operation are ``set``'s; operations return plain sets."""
+
+    __slots__ = ()
+
+    def __iter__(self) -> Iterator[Any]:
+        elements = list(set.__iter__(self))
+        try:
+            elements.sort(key=_order)
+        except TypeError:  # elements of no common order (a set of Any): by their text, still canonical
+            elements.sort(key=repr)
+        return iter(elements)
+
+    def __repr__(self) -> str:
+        return "{" + ", ".join(repr(e) for e in self) + "}" if self else "set()"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (CanonicalSet, (list(set.__iter__(self)),))
 
 
 def dump_any(value: Any) -> AV | None:
@@ -120,13 +147,13 @@ def load_any(av: AV) -> Any:
     if kind == "L":
         return [load_any(v) for v in raw]
     if kind == "SS":
-        return set(raw)
+        return CanonicalSet(raw)
     if kind == "NS":
-        return {_load_number_any(v) for v in raw}
+        return CanonicalSet(_load_number_any(v) for v in raw)
     if kind == "B":
         return raw
     if kind == "BS":
-        return set(raw)
+        return CanonicalSet(raw)
     raise KeyTemplateError(f"unknown AttributeValue type {kind}")
 
 
@@ -335,7 +362,7 @@ def _set_codec(annotation: Any, precision: str) -> Codec:
     return Codec(
         kind,
         dump,
-        lambda av: {item.load({item.kind if kind == "NS" else kind[0]: x}) for x in av[kind]},
+        lambda av: CanonicalSet(item.load({item.kind if kind == "NS" else kind[0]: x}) for x in av[kind]),
         _key_str,
         str,
         python=set,

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter
 
-from singletable.model._codecs import AV, Codec
+from singletable.model._codecs import AV, CanonicalSet, Codec
 from singletable.model._errors import MissingKeyFields
 from singletable.model._expr import Path
 from singletable.model._read_items import Fallback, entity_builder
@@ -72,6 +72,7 @@ class EntityMeta:
             k for k in self.keys.values() if any(s.reversible for s in k.template.slots)
         ]
         self._unstored = [f.name for f in self.fields.values() if not f.stored]
+        self._set_fields = [f.name for f in self.fields.values() if f.codec.kind in ("SS", "NS", "BS")]
         # Index keys built from createdAt. An upsert keeps the *stored* createdAt, so these keys must be built
         # from the stored value too (see plan_put). A primary key naming it makes it part of the item's
         # identity: the stored value is then the one in hand, and nothing extra is needed.
@@ -150,10 +151,22 @@ class EntityMeta:
                 pass
         data = self.decode(item)
         if partial:  # projections: validate each field that is there, leave the rest unset
-            return self.cls.model_construct(
+            entity = self.cls.model_construct(
                 **{k: self._adapter(k).validate_python(v) for k, v in data.items()}
             )
-        return self.cls.model_validate(data)
+        else:
+            entity = self.cls.model_validate(data)
+        return self._canonical_sets(entity) if self._set_fields else entity
+
+    def _canonical_sets(self, entity: Any) -> Any:
+        """Validation rebuilds set fields as plain sets; give them back the canonical order the codecs read
+        them in (what the fast builders return), so output never depends on ``PYTHONHASHSEED``."""
+        values = entity.__dict__
+        for name in self._set_fields:
+            value = values.get(name)
+            if type(value) is set:
+                values[name] = CanonicalSet(value)
+        return entity
 
     def _adapter(self, name: str) -> TypeAdapter[Any]:
         adapters = self.__dict__.setdefault("_adapters", {})
