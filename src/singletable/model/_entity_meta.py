@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter
 
-from singletable.model._codecs import AV, CanonicalSet, Codec
-from singletable.model._errors import MissingKeyFields
+from singletable.model._codecs import AV, CanonicalSet, Codec, refused
+from singletable.model._errors import FieldTypeError, MissingKeyFields
 from singletable.model._expr import Path
 from singletable.model._read_items import Fallback, entity_builder
 from singletable.model._templates import BoundKey
@@ -102,7 +102,14 @@ class EntityMeta:
         for name, attr, dump in self._stored:
             value = values.get(name)
             if value is not None:
-                av = dump(value)
+                try:
+                    av = dump(value)
+                except Exception as error:
+                    if refused(error):
+                        raise FieldTypeError(
+                            self.type, name, self.fields[name].codec.expected, value
+                        ) from None
+                    raise
                 if av is not None:
                     item[attr] = av
         for key in self._primary:
