@@ -185,12 +185,16 @@ def _key_str(value: Any, spec: str) -> str:
 
 
 def _key_text(value: Any, spec: str) -> str:
+    if value.__class__ is str:  # the common case first: keys are rendered on every request
+        return format(value, spec) if spec else value
     if not isinstance(value, str):
         raise TypeError(value)
     return format(value, spec) if spec else value
 
 
 def _key_number(value: Any, spec: str) -> str:
+    if value.__class__ is int:
+        return format(value, spec) if spec else str(value)
     if isinstance(value, bool):
         raise KeyTemplateError("a boolean cannot fill a numeric key slot")
     if not _is_number(value):
@@ -204,12 +208,16 @@ def _is_number(value: Any) -> bool:
 
 def _dump_int(value: Any) -> AV:
     """An int field's value; a float or Decimal only when it is a whole number (never silently truncated)."""
+    if value.__class__ is int:
+        return {"N": str(value)}
     if not _is_number(value) or (not isinstance(value, int) and value != int(value)):
         raise TypeError(value)
     return {"N": str(int(value))}
 
 
 def _dump_float(value: Any) -> AV:
+    if value.__class__ is float:
+        return {"N": _number_text(value)}
     if not _is_number(value):
         raise TypeError(value)
     return {"N": _number_text(float(value))}
@@ -222,6 +230,8 @@ def _dump_decimal(value: Any) -> AV:
 
 
 def _dump_text(value: Any) -> AV:
+    if value.__class__ is str:
+        return {"S": value}
     if not isinstance(value, str):
         raise TypeError(value)
     return {"S": value}
@@ -481,7 +491,7 @@ def _dict_codec(annotation: Any, precision: str) -> Codec:
 
 
 def _sequence(value: Any) -> list[Any] | tuple[Any, ...]:
-    if not isinstance(value, list | tuple):
+    if value.__class__ is not list and not isinstance(value, list | tuple):
         raise TypeError(value)  # a string or a set is not a list (a string would become its characters)
     return value
 

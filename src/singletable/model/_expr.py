@@ -313,33 +313,42 @@ def compile_update(
 ) -> str:
     sets, removes, adds, deletes = list(extra_set), list(extra_remove), [], []
     for action in actions:
-        path, kind, codec = c.path(action.path), action.kind, action.path.codec
-        if kind == "set":
-            if action.value is None:
+        try:
+            path, kind, codec = c.path(action.path), action.kind, action.path.codec
+            if kind == "set":
+                if action.value is None:
+                    removes.append(path)
+                else:
+                    sets.append(f"{path} = {c.value(dump_value(codec, action.value))}")
+            elif kind == "remove":
                 removes.append(path)
+            elif kind == "add":
+                adds.append(f"{path} {c.value(dump_value(codec, action.value))}")
+            elif kind == "subtract":
+                sets.append(f"{path} = {path} - {c.value(dump_value(codec, action.value))}")
+            elif kind in ("append", "prepend"):
+                value = c.value(dump_value(codec, action.value))
+                empty = c.value({"L": []})
+                current = f"if_not_exists({path}, {empty})"
+                combined = (
+                    f"list_append({current}, {value})"
+                    if kind == "append"
+                    else f"list_append({value}, {current})"
+                )
+                sets.append(f"{path} = {combined}")
+            elif kind == "delete":
+                deletes.append(f"{path} {c.value(dump_value(codec, action.value))}")
+            elif kind == "if_not_exists":
+                value = c.value(dump_value(codec, action.value))
+                sets.append(f"{path} = if_not_exists({path}, {value})")
             else:
-                sets.append(f"{path} = {c.value(typed_value(action.path, codec, action.value))}")
-        elif kind == "remove":
-            removes.append(path)
-        elif kind == "add":
-            adds.append(f"{path} {c.value(typed_value(action.path, codec, action.value))}")
-        elif kind == "subtract":
-            sets.append(f"{path} = {path} - {c.value(typed_value(action.path, codec, action.value))}")
-        elif kind in ("append", "prepend"):
-            value = c.value(typed_value(action.path, codec, action.value))
-            empty = c.value({"L": []})
-            current = f"if_not_exists({path}, {empty})"
-            combined = (
-                f"list_append({current}, {value})" if kind == "append" else f"list_append({value}, {current})"
-            )
-            sets.append(f"{path} = {combined}")
-        elif kind == "delete":
-            deletes.append(f"{path} {c.value(typed_value(action.path, codec, action.value))}")
-        elif kind == "if_not_exists":
-            value = c.value(typed_value(action.path, codec, action.value))
-            sets.append(f"{path} = if_not_exists({path}, {value})")
-        else:
-            raise AssertionError(kind)
+                raise AssertionError(kind)
+        except Exception as error:
+            if refused(error):
+                raise FieldTypeError(
+                    action.path.entity, _field_name(action.path), action.path.codec.expected, action.value
+                ) from None
+            raise
     out = []
     if sets:
         out.append("SET " + ", ".join(sets))

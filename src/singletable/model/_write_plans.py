@@ -30,6 +30,7 @@ from singletable.model._write_requests import (
     WriteTarget,
     conjoin,
     finish,
+    item_label,
     not_exists,
     unchanged,
     update_keeping_created,
@@ -145,7 +146,7 @@ def plan_create(dest: WriteTarget, entity: Entity) -> tuple[list[RequestPart], E
         RequestPart(
             "Put",
             finish({"TableName": dest.table_name, "Item": item}, c, not_exists(meta, c)),
-            PartLabel("create", meta.type),
+            item_label("create", meta.type),
             meta,
         )
     ]
@@ -178,7 +179,7 @@ def plan_put(
     stamp(meta, values, dest.clock(), creating=values.get(meta.created) is None if meta.created else False)
     c = Compiler()
     conds: list[str | Cond | None] = [condition]
-    label = PartLabel("put", meta.type, meta.version is not None)
+    label = item_label("put", meta.type, meta.version is not None)
     if meta.version:
         conds.append(_next_version(meta, meta.version, values, c))
     extra: list[RequestPart] = []
@@ -312,7 +313,7 @@ def plan_delete(
     key = meta.primary_key(given)
     c = Compiler()
     conds: list[str | Cond | None] = [condition]
-    label = PartLabel("delete", meta.type, expected_version is not None)
+    label = item_label("delete", meta.type, expected_version is not None)
     if expected_version is not None:
         conds.append(getattr(meta.cls.f, meta.version) == expected_version)  # type: ignore[arg-type]
     extra: list[RequestPart] = []
@@ -331,4 +332,4 @@ def plan_check(dest: WriteTarget, target: KeyRef | Entity, condition: Cond) -> R
     meta, given, _ = address(target)
     c = Compiler()
     params = finish({"TableName": dest.table_name, "Key": meta.primary_key(given)}, c, condition.compile(c))
-    return RequestPart("ConditionCheck", params, PartLabel("check", meta.type), meta)
+    return RequestPart("ConditionCheck", params, item_label("check", meta.type), meta)

@@ -11,6 +11,7 @@ no stage reaches into :class:`~singletable.model.DB`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -79,6 +80,11 @@ class PartLabel(NamedTuple):
         elif self.role == "derived":
             what += f" {self.field}"
         return what + (" (versioned)" if self.versioned else "")
+
+
+# The label of a part that writes the entity's own item: one per (role, entity, versioned), shared -- labels
+# are immutable, and every write makes one.
+item_label = functools.cache(PartLabel)
 
 
 @dataclass(slots=True)
@@ -209,7 +215,7 @@ def update_request(
     params = finish(
         {"TableName": table_name, "Key": change.key, "UpdateExpression": expression}, c, conjoin(c, conds)
     )
-    label = PartLabel("update", meta.type, change.expected_version is not None)
+    label = item_label("update", meta.type, change.expected_version is not None)
     return RequestPart("Update", params, label, meta)
 
 
