@@ -67,7 +67,7 @@ class UpdateValues:
     known: dict[str, Any]
     touched: set[str]
     unknown: set[str]
-    watched: set[str]
+    watched: frozenset[str]
     now: datetime
 
 
@@ -107,9 +107,13 @@ def address(target: KeyRef | Entity) -> tuple[EntityMeta, dict[str, Any], int | 
     return target.meta, dict(target.values), None
 
 
-def watched_fields(meta: EntityMeta) -> set[str]:
-    """Fields whose change needs the stored item first: unique fields and derived items' sources."""
-    watched = set(meta.unique)
-    for derived in meta.derived:
-        watched.update(derived.on or ())
+def watched_fields(meta: EntityMeta) -> frozenset[str]:
+    """Fields whose change needs the stored item first: unique fields and derived items' sources (worked out
+    once per entity: every update asks)."""
+    watched = meta.__dict__.get("_watched")
+    if watched is None:
+        found = set(meta.unique)
+        for derived in meta.derived:
+            found.update(derived.on or ())
+        watched = meta.__dict__["_watched"] = frozenset(found)
     return watched
