@@ -17,11 +17,13 @@ from singletable.model import cursor
 from singletable.model._adapter import Adapter, adapt
 from singletable.model._db import DB, Page, connect
 from singletable.model._derived import Derived
-from singletable.model._entity import Entity, EntityMeta, KeyRef
+from singletable.model._entity import Entity
+from singletable.model._entity_meta import EntityMeta, KeyRef
 from singletable.model._errors import (
     AlreadyExists,
     ConditionFailed,
     DeclarationError,
+    FieldTypeError,
     InvalidCursor,
     KeyTemplateError,
     MissingKeyFields,
@@ -36,7 +38,7 @@ from singletable.model._expr import Action, Cond, Path
 from singletable.model._patterns import Collection, Grouped, Pattern, Query
 from singletable.model._table import GSI, LSI, Index, Table, env
 from singletable.model._templates import Key, Keys
-from singletable.model._writes import guard_key
+from singletable.model._write_keys import guard_key
 
 __all__ = [
     "DB",
@@ -52,6 +54,7 @@ __all__ = [
     "Derived",
     "Entity",
     "EntityMeta",
+    "FieldTypeError",
     "Grouped",
     "Index",
     "InvalidCursor",

@@ -11,7 +11,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import singletable
+from singletable.engine._engine import Engine
 from singletable.engine._errors import DynamoDBError
+from singletable.engine._registry import OPERATIONS
 from singletable.model._errors import ConditionFailed, RequestError
 
 
@@ -54,8 +57,6 @@ class EngineAdapter(Adapter):
             raise to_request_error(error.code, error.message, error.item, error.extra) from None
 
     def supports(self, operation: str) -> bool:
-        from singletable.engine._registry import OPERATIONS
-
         return operation in OPERATIONS
 
     def close(self) -> None:
@@ -67,7 +68,7 @@ class Boto3Adapter(Adapter):
     def __init__(self, client: Any) -> None:
         self.client = client
         self._methods: dict[str, Any] = {}
-        from botocore.exceptions import ClientError
+        from botocore.exceptions import ClientError  # the client extra: loaded only for a boto3 client
 
         self._client_error = ClientError
 
@@ -92,11 +93,7 @@ def adapt(target: Any) -> Adapter:
         return target
     if isinstance(target, str):
         if target.startswith(("http://", "https://")):
-            import singletable
-
             return Boto3Adapter(singletable.client(target))
-        from singletable.engine._engine import Engine
-
         return EngineAdapter(Engine(target), owned=True)
     if hasattr(target, "execute") and hasattr(target, "storage"):
         return EngineAdapter(target)

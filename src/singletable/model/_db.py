@@ -2,7 +2,8 @@
 
 The same code runs on the embedded engine (called natively, no botocore) and on any endpoint through boto3;
 only the :mod:`adapter <singletable.model._adapter>` differs. Reads return typed entities; writes are planned
-by :mod:`writes <singletable.model._writes>` and sent as one request or one transaction.
+by :mod:`singletable.model._write_plans` and sent by :mod:`singletable.model._write_runner` as one request
+or one transaction; what those stages need of the table travels in a ``WriteTarget`` made for each write.
 """
 
 from __future__ import annotations
@@ -10,27 +11,26 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, TypeVar, overload
 
 from singletable.model import cursor as cursors
 from singletable.model._adapter import Adapter, adapt
-from singletable.model._batch import Transaction, batch_get, batch_write, run_ops
-from singletable.model._construct import Fallback
-from singletable.model._entity import Entity, EntityMeta, KeyRef
+from singletable.model._batches import batch_get, batch_write
+from singletable.model._codecs import AV
+from singletable.model._entity import Entity
+from singletable.model._entity_meta import EntityMeta, KeyRef
 from singletable.model._errors import ConditionFailed, NotFound, RequestError
 from singletable.model._expr import Action, Cond
-from singletable.model._ops import stored_after_failure
 from singletable.model._patterns import Grouped, Query
+from singletable.model._read_items import Fallback
 from singletable.model._table import Table
-from singletable.model._values import AV
-from singletable.model._writes import (
-    guard_key,
-    plan_create,
-    plan_delete,
-    plan_put,
-    plan_update,
-)
+from singletable.model._transaction import Transaction
+from singletable.model._write_keys import guard_key
+from singletable.model._write_plans import plan_create, plan_delete, plan_put, plan_update
+from singletable.model._write_requests import WriteTarget, stored_after_failure
+from singletable.model._write_runner import send
+from singletable.model._write_values import utc_now
 
 E = TypeVar("E", bound=Entity)
 # An upsert whose createdAt guess was wrong retries with the stored value; more attempts only happen while
@@ -74,8 +74,9 @@ class DB:
         self.table_name = name or table.resolved_name()
         secret = cursor_secret or cursors.default_secret()
         self._secret = secret.encode() if isinstance(secret, str) else secret
-        self.clock = clock or (lambda: datetime.now(UTC))
+        self.clock = clock or utc_now
         self._get_params: dict[str, Any] = {"TableName": self.table_name}
+        self._dest = WriteTarget(self.table_name, self.call, self.clock)
 
     def close(self) -> None:
         self.adapter.close()
@@ -169,26 +170,22 @@ class DB:
         item = self.call("GetItem", {"TableName": self.table_name, "Key": key}).get("Item")
         return None if item is None else meta.from_item(item)  # type: ignore[return-value]
 
-    def _read_item(self, key: dict[str, AV], attributes: list[str] | None = None) -> dict[str, AV] | None:
-        """The stored item (strongly consistent), as planning a write needs it; ``attributes`` projects."""
-        params: dict[str, Any] = {"TableName": self.table_name, "Key": key, "ConsistentRead": True}
-        if attributes:
-            names = {f"#a{i}": name for i, name in enumerate(attributes)}
-            params["ProjectionExpression"] = ", ".join(names)
-            params["ExpressionAttributeNames"] = names
-        return self.call("GetItem", params).get("Item")
-
-    def _read_values(self, meta: EntityMeta, key: dict[str, AV]) -> dict[str, Any] | None:
-        item = self._read_item(key)
-        return None if item is None else meta.decode(item)
+    def _write_target(self) -> WriteTarget:
+        """What planning and sending a write need of this table. Checked at each write, so a replaced
+        ``call`` or ``clock`` (tests spy on requests, demos fix the time) is honoured."""
+        dest = self._dest
+        if dest.call is not self.call or dest.clock is not self.clock or dest.table_name != self.table_name:
+            dest = self._dest = WriteTarget(self.table_name, self.call, self.clock)
+        return dest
 
     # -- writes -----------------------------------------------------------------------------------------
 
     def create(self, entity: E) -> E:
         """Write a new entity; :class:`AlreadyExists` if its key is taken, :class:`UniqueViolation` if a
         unique value is. Returns the entity as stored (timestamps, version)."""
-        ops, result = plan_create(self, entity)
-        run_ops(self, ops)
+        dest = self._write_target()
+        parts, result = plan_create(dest, entity)
+        send(dest.call, parts)
         return result  # type: ignore[return-value]
 
     def put(self, entity: E, *, condition: Cond | None = None) -> E:
@@ -197,14 +194,15 @@ class DB:
         Index keys built from createdAt follow the stored value. Their put guesses it (one request for a new
         entity or one read from the table); a wrong guess returns the stored item and is retried with it.
         """
+        dest = self._write_target()
         stored = None
         for attempt in range(PUT_ATTEMPTS):
-            ops, result = plan_put(self, entity, condition, stored=stored)
+            parts, result = plan_put(dest, entity, condition, stored=stored)
             try:
-                run_ops(self, ops)
+                send(dest.call, parts)
                 return result  # type: ignore[return-value]
             except ConditionFailed as error:
-                stored = stored_after_failure(ops[0], error.item)
+                stored = stored_after_failure(parts[0], error.item)
                 if stored is None or attempt == PUT_ATTEMPTS - 1:
                     raise
         raise AssertionError("unreachable")
@@ -224,27 +222,29 @@ class DB:
         checks its version. Returns the updated entity; :class:`NotFound` if there is none, unless
         ``upsert=True`` (counters: ``db.update(Sequence.key(), Sequence.f.value.add(1), upsert=True)``).
         """
-        ops, meta, _ = plan_update(self, target, actions, condition, sets, upsert)
-        if len(ops) == 1:
+        dest = self._write_target()
+        parts, meta, _ = plan_update(dest, target, actions, condition, sets, upsert)
+        if len(parts) == 1:
             params = dict(
-                ops[0].params, ReturnValues="ALL_NEW", ReturnValuesOnConditionCheckFailure="ALL_OLD"
+                parts[0].params, ReturnValues="ALL_NEW", ReturnValuesOnConditionCheckFailure="ALL_OLD"
             )
-            response = run_ops(self, ops, single_params=params)
+            response = send(dest.call, parts, single_params=params)
             return meta.from_item(response["Attributes"])
-        run_ops(self, ops)
+        send(dest.call, parts)
         return self.get(KeyRef(meta, _key_fields(meta, target)), consistent=True)
 
     def delete(self, target: Any, /, *, condition: Cond | None = None, **key: Any) -> None:
         """Delete an entity (its guards and derived items go with it): ``db.delete(User, username="x")``."""
         if isinstance(target, type):
             target = target.key(**key)
-        ops, _ = plan_delete(self, target, condition)
-        if ops:
-            run_ops(self, ops)
+        dest = self._write_target()
+        parts, _ = plan_delete(dest, target, condition)
+        if parts:
+            send(dest.call, parts)
 
     def transaction(self) -> Transaction:
         """``with db.transaction() as tx: tx.create(...); tx.check(...)`` -- all or nothing."""
-        return Transaction(self)
+        return Transaction(self._write_target())
 
     def batch_get(self, targets: list[Any], *, consistent: bool = False, raw: bool = False) -> list[Any]:
         """Entities for many keys (100 per request, unprocessed keys retried), in the order asked.
@@ -252,11 +252,11 @@ class DB:
         ``raw=True`` takes plain primary keys (``{"PK": {"S": ...}, ...}``, such as :func:`guard_key` gives)
         and returns the stored items as AttributeValue dicts, for items that are not entities.
         """
-        return batch_get(self, targets, consistent=consistent, raw=raw)
+        return batch_get(self.call, self.table_name, targets, consistent=consistent, raw=raw)
 
     def batch_write(self, put: list[Entity] = (), delete: list[Any] = ()) -> None:  # type: ignore[assignment]
         """Bulk put/delete (25 per request, unprocessed items retried with backoff); not atomic."""
-        batch_write(self, list(put), list(delete))
+        batch_write(self._write_target(), list(put), list(delete))
 
     # -- queries ----------------------------------------------------------------------------------------
 
@@ -331,7 +331,7 @@ class DB:
                 raws = [r for r in items if (t := r.get(type_attr)) == type_av or (t is None and matches(r))]
                 try:
                     entities = [build(r) for r in raws] if build is not None else [from_item(r) for r in raws]
-                except Fallback:  # an item the fast builder leaves to validation (model/_construct.py)
+                except Fallback:  # an item the fast builder leaves to validation (model/_read_items.py)
                     entities = [from_item(r) for r in raws]
             else:
                 entities, raws = self._decode(items, metas, partial, limit)
@@ -363,7 +363,7 @@ class DB:
         """Index items -> full items by primary key, in index order (seed 001's KEYS_ONLY email lookup)."""
         keys = [self.table.pk_name] + ([self.table.sk_name] if self.table.sk_name else [])
         wanted = [{k: raw[k] for k in keys} for raw in items]
-        found = batch_get(self, wanted, raw=True)
+        found = batch_get(self.call, self.table_name, wanted, raw=True)
         by_key = {_frozen(item, keys): item for item in found}
         out = []
         for raw in items:

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel
 
+from singletable.model._entity_meta import EntityMeta
 from singletable.model._errors import DeclarationError
-
-if TYPE_CHECKING:
-    from singletable.model._entity import Entity, EntityMeta
 
 
 @dataclass(eq=False)
@@ -28,7 +26,7 @@ class Derived:
     change the derived items (defaults: ``each`` and the shared fields; with ``build``, every field).
     """
 
-    target: type[Entity]
+    target: type[Any]
     each: str | None = None
     as_: str | None = None
     build: Callable[[Any], Any] | None = None
@@ -52,7 +50,7 @@ class Derived:
             self.on = tuple(meta.fields)
         return self
 
-    def items(self, owner: Mapping[str, Any]) -> list[Entity]:
+    def items(self, owner: Mapping[str, Any]) -> list[Any]:
         """The derived entities for an owner's field values (empty when the owner has none)."""
         if self.build is not None:
             built = self.build(self.owner.cls.model_construct(**owner))

@@ -39,6 +39,22 @@ class MissingKeyFields(KeyTemplateError):
         )
 
 
+class FieldTypeError(ModelError, TypeError):
+    """A value does not fit the declared type of the field it is written to, compared with or keyed by.
+
+    Raised before any request is sent, so a wrong value can never be stored (and break every later read of
+    the item). ``entity`` is the entity's type name, ``field`` the field (with its nested path, if any),
+    ``expected`` the declared type, ``value`` the value given.
+    """
+
+    def __init__(self, entity: str, field: str, expected: str, value: Any) -> None:
+        self.entity = entity
+        self.field = field
+        self.expected = expected
+        self.value = value
+        super().__init__(f"{entity}.{field} is {expected}; {value!r} ({type(value).__name__}) does not fit")
+
+
 class RequestError(ModelError):
     """DynamoDB refused a request; ``code`` and ``message`` are DynamoDB's own."""
 

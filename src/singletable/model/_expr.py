@@ -14,7 +14,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from singletable.engine._expressions.reserved import DOCUMENTED_RESERVED_WORDS
-from singletable.model._values import ANY, Codec, dump_value
+from singletable.model._codecs import ANY, AV, Codec, dump_value, refused
+from singletable.model._errors import FieldTypeError
 
 _PLAIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 # Words an expression could read as something other than an attribute name.
@@ -128,11 +129,13 @@ class Cond:
         if op == "NOT_EXISTS":
             return f"attribute_not_exists({c.path(args[0])})"
         if op == "BEGINS_WITH":
+            if not isinstance(args[1], str):
+                raise FieldTypeError(args[0].entity, _field_name(args[0]), "str (a prefix)", args[1])
             return f"begins_with({c.path(args[0])}, {c.value({'S': args[1]})})"
         if op == "CONTAINS":
             path, value = args
             codec = path.codec.item or ANY if path.codec.kind in ("L", "SS", "NS", "BS") else path.codec
-            return f"contains({c.path(path)}, {c.value(dump_value(codec, value))})"
+            return f"contains({c.path(path)}, {c.value(typed_value(path, codec, value))})"
         if op == "TYPE":
             return f"attribute_type({c.path(args[0])}, {c.value({'S': args[1]})})"
         raise AssertionError(op)
@@ -144,9 +147,28 @@ def _operand(c: Compiler, value: Any, like: Any = None) -> str:
     if isinstance(value, Size):
         return f"size({c.path(value.path)})"
     if isinstance(like, Size):
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise FieldTypeError(like.path.entity, f"{_field_name(like.path)}.size()", "int", value)
         return c.value({"N": str(value)})
-    codec = like.codec if isinstance(like, Path) else ANY
-    return c.value(dump_value(codec, value))
+    if isinstance(like, Path):
+        return c.value(typed_value(like, like.codec, value))
+    return c.value(dump_value(ANY, value))
+
+
+def _field_name(path: Path) -> str:
+    """The field with its nested steps, as error messages name it: ``analytics['views']``."""
+    return path.field + "".join(f"[{s!r}]" for s in path.steps[1:])
+
+
+def typed_value(path: Path, codec: Codec, value: Any) -> AV:
+    """``value`` as the AttributeValue ``path``'s declared type gives it; a value of another type raises
+    :class:`FieldTypeError` (it would be stored as that other type, or a condition would never hold)."""
+    try:
+        return dump_value(codec, value)
+    except Exception as error:
+        if refused(error):
+            raise FieldTypeError(path.entity, _field_name(path), codec.expected, value) from None
+        raise
 
 
 class _Comparable:
@@ -291,33 +313,42 @@ def compile_update(
 ) -> str:
     sets, removes, adds, deletes = list(extra_set), list(extra_remove), [], []
     for action in actions:
-        path, kind, codec = c.path(action.path), action.kind, action.path.codec
-        if kind == "set":
-            if action.value is None:
+        try:
+            path, kind, codec = c.path(action.path), action.kind, action.path.codec
+            if kind == "set":
+                if action.value is None:
+                    removes.append(path)
+                else:
+                    sets.append(f"{path} = {c.value(dump_value(codec, action.value))}")
+            elif kind == "remove":
                 removes.append(path)
+            elif kind == "add":
+                adds.append(f"{path} {c.value(dump_value(codec, action.value))}")
+            elif kind == "subtract":
+                sets.append(f"{path} = {path} - {c.value(dump_value(codec, action.value))}")
+            elif kind in ("append", "prepend"):
+                value = c.value(dump_value(codec, action.value))
+                empty = c.value({"L": []})
+                current = f"if_not_exists({path}, {empty})"
+                combined = (
+                    f"list_append({current}, {value})"
+                    if kind == "append"
+                    else f"list_append({value}, {current})"
+                )
+                sets.append(f"{path} = {combined}")
+            elif kind == "delete":
+                deletes.append(f"{path} {c.value(dump_value(codec, action.value))}")
+            elif kind == "if_not_exists":
+                value = c.value(dump_value(codec, action.value))
+                sets.append(f"{path} = if_not_exists({path}, {value})")
             else:
-                sets.append(f"{path} = {c.value(dump_value(codec, action.value))}")
-        elif kind == "remove":
-            removes.append(path)
-        elif kind == "add":
-            adds.append(f"{path} {c.value(dump_value(codec, action.value))}")
-        elif kind == "subtract":
-            sets.append(f"{path} = {path} - {c.value(dump_value(codec, action.value))}")
-        elif kind in ("append", "prepend"):
-            value = c.value(dump_value(codec, action.value))
-            empty = c.value({"L": []})
-            current = f"if_not_exists({path}, {empty})"
-            combined = (
-                f"list_append({current}, {value})" if kind == "append" else f"list_append({value}, {current})"
-            )
-            sets.append(f"{path} = {combined}")
-        elif kind == "delete":
-            deletes.append(f"{path} {c.value(dump_value(codec, action.value))}")
-        elif kind == "if_not_exists":
-            value = c.value(dump_value(codec, action.value))
-            sets.append(f"{path} = if_not_exists({path}, {value})")
-        else:
-            raise AssertionError(kind)
+                raise AssertionError(kind)
+        except Exception as error:
+            if refused(error):
+                raise FieldTypeError(
+                    action.path.entity, _field_name(action.path), action.path.codec.expected, action.value
+                ) from None
+            raise
     out = []
     if sets:
         out.append("SET " + ", ".join(sets))

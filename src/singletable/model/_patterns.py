@@ -11,16 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from singletable.model._codecs import AV
+from singletable.model._entity_meta import EntityMeta
 from singletable.model._errors import DeclarationError, KeyTemplateError, MissingKeyFields
 from singletable.model._expr import Compiler, Cond, Path
 from singletable.model._table import Index, Table
 from singletable.model._templates import TOP, BoundKey, KeyTemplate, Slot
-from singletable.model._values import AV
-
-if TYPE_CHECKING:
-    from singletable.model._entity import Entity, EntityMeta
 
 
 def key_for(meta: EntityMeta, attribute: str) -> BoundKey | None:
@@ -360,7 +358,7 @@ class Collection:
     table: Table
     name: str
     pk: str
-    entities: tuple[type[Entity], ...]
+    entities: tuple[type[Any], ...]
     index: str | None = None
     sk_prefix: str | None = None
 
@@ -411,20 +409,20 @@ class Collection:
 class Grouped:
     """A collection's result: every entity in key order, and each type's list by class."""
 
-    def __init__(self, items: Iterable[Entity]) -> None:
+    def __init__(self, items: Iterable[Any]) -> None:
         self.items = list(items)
 
-    def of(self, cls: type[Entity]) -> list[Any]:
+    def of(self, cls: type[Any]) -> list[Any]:
         return [e for e in self.items if type(e) is cls]
 
-    def __getitem__(self, cls: type[Entity]) -> list[Any]:
+    def __getitem__(self, cls: type[Any]) -> list[Any]:
         return self.of(cls)
 
-    def one(self, cls: type[Entity]) -> Any:
+    def one(self, cls: type[Any]) -> Any:
         found = self.of(cls)
         return found[0] if found else None
 
-    def __iter__(self) -> Iterator[Entity]:
+    def __iter__(self) -> Iterator[Any]:
         return iter(self.items)
 
     def __len__(self) -> int:

@@ -13,12 +13,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from singletable.model._codecs import build_codec
 from singletable.model._errors import DeclarationError
 from singletable.model._expr import Path
-from singletable.model._values import build_codec
 
 if TYPE_CHECKING:
-    from singletable.model._entity import EntityMeta
+    from singletable.model._entity_meta import EntityMeta
     from singletable.model._patterns import Collection
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")

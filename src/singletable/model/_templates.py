@@ -17,8 +17,8 @@ from functools import cached_property
 from typing import Any
 from urllib.parse import quote, unquote
 
-from singletable.model._errors import DeclarationError, KeyTemplateError
-from singletable.model._values import Codec
+from singletable.model._codecs import Codec, refused
+from singletable.model._errors import DeclarationError, FieldTypeError, KeyTemplateError
 
 _SLOT = re.compile(
     r"\{(?P<field>[A-Za-z_][A-Za-z0-9_]*)(?:\[(?P<start>-?\d*):(?P<stop>-?\d*)\])?"
@@ -164,7 +164,13 @@ class BoundKey:
         return tuple(dict.fromkeys(self.template.fields + self.when_fields + extra))
 
     def slot_text(self, slot: Slot, value: Any) -> str:
-        text = self.codecs[slot.field].key(value, slot.spec)
+        codec = self.codecs[slot.field]
+        try:
+            text = codec.key(value, slot.spec)
+        except Exception as error:
+            if refused(error):  # a value of another type than the field's: refused, never keyed
+                raise FieldTypeError(self.entity, slot.field, codec.expected, value) from None
+            raise
         if slot.start is not None or slot.stop is not None:
             text = text[slot.start : slot.stop]
         for name in slot.filters:

@@ -23,14 +23,11 @@ import typing
 import uuid
 from collections.abc import Callable, Mapping
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel
 
-from singletable.model._values import AV, Codec
-
-if TYPE_CHECKING:
-    from singletable.model._entity import EntityMeta
+from singletable.model._codecs import AV, Codec
 
 _SCALARS = (str, int, float, bool, Decimal, dt.datetime, dt.date, bytes, uuid.UUID)
 _IMMUTABLE = (type(None), str, int, float, bool, bytes, Decimal, dt.datetime, dt.date, uuid.UUID, enum.Enum)
@@ -300,17 +297,21 @@ def _field_plan(
     return form, convert, (("recover", None) if recoverable else default)
 
 
-def entity_builder(meta: EntityMeta) -> Callable[[Mapping[str, AV]], Any] | None:
-    """A builder for full items of this entity, or None if its items must be validated."""
-    cls = meta.cls
-    if not _plain_model(cls) or meta._unstored:
+def entity_builder(
+    cls: type[BaseModel], fields: Mapping[str, tuple[str, Codec]], recoverable: set[str]
+) -> Callable[[Mapping[str, AV]], Any] | None:
+    """A builder for full items of an entity class, or None if its items must be validated.
+
+    ``fields`` maps each field to its attribute and codec; ``recoverable`` names the fields a key can
+    supply when their attribute is absent (such items go to validation, which reads them from the key).
+    """
+    if not _plain_model(cls):
         return None
-    recoverable = {slot.field for key in meta._recover for slot in key.template.slots if slot.reversible}
-    fields = []
+    plans = []
     for name, info in cls.model_fields.items():
-        spec = meta.fields[name]
-        plan = _field_plan(info, spec.codec, recoverable=name in recoverable)
+        attribute, codec = fields[name]
+        plan = _field_plan(info, codec, recoverable=name in recoverable)
         if plan is None:
             return None
-        fields.append((name, spec.attribute, *plan))
-    return _generate(cls, fields)
+        plans.append((name, attribute, *plan))
+    return _generate(cls, plans)

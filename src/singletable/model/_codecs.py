@@ -12,7 +12,7 @@ import enum
 import types
 import typing
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from decimal import Decimal
@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from singletable.model._errors import DeclarationError, KeyTemplateError
+from singletable.model._errors import DeclarationError, KeyTemplateError, ModelError
 
 AV = dict[str, Any]
 PRECISIONS = {"seconds": "seconds", "milliseconds": "milliseconds", "microseconds": "microseconds"}
@@ -65,6 +65,33 @@ def _load_number_any(text: str) -> int | float:
         return int(text)
     except ValueError:
         return float(text)
+
+
+def _order(element: Any) -> Any:
+    return element.value if isinstance(element, enum.Enum) else element
+
+
+class CanonicalSet(set):  # type: ignore[type-arg]
+    """A set read from DynamoDB (SS, NS, BS): a plain ``set`` that iterates, prints and serialises its
+    elements in sorted order, so the same stored set looks the same on every run (a ``set`` of strings
+    iterates in an order that changes with ``PYTHONHASHSEED``) and on every backend. Equality, membership
+    and every set operation are ``set``'s; operations return plain sets."""
+
+    __slots__ = ()
+
+    def __iter__(self) -> Iterator[Any]:
+        elements = list(set.__iter__(self))
+        try:
+            elements.sort(key=_order)
+        except TypeError:  # elements of no common order (a set of Any): by their text, still canonical
+            elements.sort(key=repr)
+        return iter(elements)
+
+    def __repr__(self) -> str:
+        return "{" + ", ".join(repr(e) for e in self) + "}" if self else "set()"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (CanonicalSet, (list(set.__iter__(self)),))
 
 
 def dump_any(value: Any) -> AV | None:
@@ -120,13 +147,13 @@ def load_any(av: AV) -> Any:
     if kind == "L":
         return [load_any(v) for v in raw]
     if kind == "SS":
-        return set(raw)
+        return CanonicalSet(raw)
     if kind == "NS":
-        return {_load_number_any(v) for v in raw}
+        return CanonicalSet(_load_number_any(v) for v in raw)
     if kind == "B":
         return raw
     if kind == "BS":
-        return set(raw)
+        return CanonicalSet(raw)
     raise KeyTemplateError(f"unknown AttributeValue type {kind}")
 
 
@@ -142,6 +169,7 @@ class Codec:
     python: Any = None
     item: Codec | None = None  # element codec for lists, sets and dict values
     fields: dict[str, tuple[str, Codec]] = field(default_factory=dict)  # nested model: name -> (attr, codec)
+    expected: str = "Any"  # the declared type, as error messages name it
 
     def child(self, step: str | int) -> Codec:
         """The codec of a nested path step, for typed references like ``Listing.f.analytics.views``."""
@@ -156,10 +184,83 @@ def _key_str(value: Any, spec: str) -> str:
     return format(value, spec) if spec else str(value)
 
 
+def _key_text(value: Any, spec: str) -> str:
+    if value.__class__ is str:  # the common case first: keys are rendered on every request
+        return format(value, spec) if spec else value
+    if not isinstance(value, str):
+        raise TypeError(value)
+    return format(value, spec) if spec else value
+
+
 def _key_number(value: Any, spec: str) -> str:
+    if value.__class__ is int:
+        return format(value, spec) if spec else str(value)
     if isinstance(value, bool):
         raise KeyTemplateError("a boolean cannot fill a numeric key slot")
+    if not _is_number(value):
+        raise TypeError(value)
     return format(value, spec) if spec else _number_text(value)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float | Decimal) and not isinstance(value, bool)
+
+
+def _dump_int(value: Any) -> AV:
+    """An int field's value; a float or Decimal only when it is a whole number (never silently truncated)."""
+    if value.__class__ is int:
+        return {"N": str(value)}
+    if not _is_number(value) or (not isinstance(value, int) and value != int(value)):
+        raise TypeError(value)
+    return {"N": str(int(value))}
+
+
+def _dump_float(value: Any) -> AV:
+    if value.__class__ is float:
+        return {"N": _number_text(value)}
+    if not _is_number(value):
+        raise TypeError(value)
+    return {"N": _number_text(float(value))}
+
+
+def _dump_decimal(value: Any) -> AV:
+    if not _is_number(value):
+        raise TypeError(value)
+    return {"N": str(value)}
+
+
+def _dump_text(value: Any) -> AV:
+    if value.__class__ is str:
+        return {"S": value}
+    if not isinstance(value, str):
+        raise TypeError(value)
+    return {"S": value}
+
+
+def _dump_bool(value: Any) -> AV:
+    if not isinstance(value, bool):
+        raise TypeError(value)
+    return {"BOOL": value}
+
+
+def _dump_date(value: Any) -> AV:
+    if not isinstance(value, date) or isinstance(value, datetime):
+        raise TypeError(value)
+    return {"S": value.isoformat()}
+
+
+def _dump_bytes(value: Any) -> AV:
+    if not isinstance(value, bytes | bytearray):
+        raise TypeError(value)
+    return {"B": bytes(value)}
+
+
+def _dump_uuid(value: Any) -> AV:
+    if isinstance(value, str):
+        uuid.UUID(value)  # a UUID's text is fine; anything else is refused (ValueError)
+    elif not isinstance(value, uuid.UUID):
+        raise TypeError(value)
+    return {"S": str(value)}
 
 
 ANY = Codec("ANY", dump_any, load_any, _key_str, str)
@@ -167,6 +268,8 @@ ANY = Codec("ANY", dump_any, load_any, _key_str, str)
 
 def _make_datetime(precision: str) -> Codec:
     def dump(value: datetime) -> AV:
+        if not isinstance(value, datetime):
+            raise TypeError(value)
         return {"S": format_datetime(value, precision)}
 
     def load(av: AV) -> datetime:
@@ -188,12 +291,22 @@ def ttl_codec() -> Codec:
             if value.tzinfo is None:
                 value = value.replace(tzinfo=UTC)
             return {"N": str(int(value.timestamp()))}
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise TypeError(value)
         return {"N": str(int(value))}
 
     def load(av: AV) -> datetime:
         return datetime.fromtimestamp(int(Decimal(av["N"])), UTC)
 
-    return Codec("TTL", dump, load, lambda v, s: dump(v)["N"], lambda t: load({"N": t}), python=datetime)
+    return Codec(
+        "TTL",
+        dump,
+        load,
+        lambda v, s: dump(v)["N"],
+        lambda t: load({"N": t}),
+        python=datetime,
+        expected="datetime",
+    )
 
 
 def _scalar(python: Any, precision: str) -> Codec | None:
@@ -208,31 +321,29 @@ def _scalar(python: Any, precision: str) -> Codec | None:
 def _number_codec(python: Any) -> Codec | None:
     """``int``, ``float`` and ``Decimal``: stored as N, read back as the declared type."""
     if python is int:
-        return Codec("N", lambda v: {"N": str(int(v))}, _load_int, _key_number, int, python=int)
+        return Codec("N", _dump_int, _load_int, _key_number, int, python=int)
     if python is float:
         return Codec(
             "N",
-            lambda v: {"N": _number_text(float(v))},
+            _dump_float,
             lambda av: float(av["N"]),
             _key_number,
             float,
             python=float,
         )
     if python is Decimal:
-        return Codec(
-            "N", lambda v: {"N": str(v)}, lambda av: Decimal(av["N"]), _key_number, Decimal, python=Decimal
-        )
+        return Codec("N", _dump_decimal, lambda av: Decimal(av["N"]), _key_number, Decimal, python=Decimal)
     return None
 
 
 def _plain_codec(python: Any) -> Codec | None:
     """``str``, ``bool``, ``date``, ``bytes`` and ``UUID``: each as its natural DynamoDB type."""
     if python is str:
-        return Codec("S", lambda v: {"S": v}, lambda av: av["S"], _key_str, str, python=str)
+        return Codec("S", _dump_text, lambda av: av["S"], _key_text, str, python=str)
     if python is bool:
         return Codec(
             "BOOL",
-            lambda v: {"BOOL": v},
+            _dump_bool,
             lambda av: av["BOOL"],
             lambda v, s: "true" if v else "false",
             lambda t: t == "true",
@@ -241,7 +352,7 @@ def _plain_codec(python: Any) -> Codec | None:
     if python is date:
         return Codec(
             "S",
-            lambda v: {"S": v.isoformat()},
+            _dump_date,
             lambda av: date.fromisoformat(av["S"]),
             lambda v, s: v.isoformat(),
             date.fromisoformat,
@@ -250,16 +361,14 @@ def _plain_codec(python: Any) -> Codec | None:
     if python is bytes:
         return Codec(
             "B",
-            lambda v: {"B": bytes(v)},
+            _dump_bytes,
             lambda av: av["B"],
             lambda v, s: v.hex(),
             bytes.fromhex,
             python=bytes,
         )
     if python is uuid.UUID:
-        return Codec(
-            "S", lambda v: {"S": str(v)}, lambda av: uuid.UUID(av["S"]), _key_str, uuid.UUID, python=uuid.UUID
-        )
+        return Codec("S", _dump_uuid, lambda av: uuid.UUID(av["S"]), _key_str, uuid.UUID, python=uuid.UUID)
     return None
 
 
@@ -284,6 +393,19 @@ def build_codec(annotation: Any, precision: str = "milliseconds") -> Codec:
     if origin in (typing.Union, types.UnionType):
         options = [a for a in typing.get_args(annotation) if a is not type(None)]
         return build_codec(options[0], precision) if len(options) == 1 else ANY
+    codec = _typed_codec(annotation, origin, precision)
+    if codec is not ANY:
+        codec.expected = _type_name(annotation)
+    return codec
+
+
+def _type_name(annotation: Any) -> str:
+    if isinstance(annotation, type) and not typing.get_args(annotation):
+        return annotation.__name__
+    return str(annotation).replace("typing.", "")
+
+
+def _typed_codec(annotation: Any, origin: Any, precision: str) -> Codec:
     if origin is typing.Literal:
         values = typing.get_args(annotation)
         return _scalar(type(values[0]), precision) or ANY
@@ -309,7 +431,7 @@ def _list_codec(annotation: Any, precision: str) -> Codec:
     item = build_codec(args[0], precision) if args else ANY
     return Codec(
         "L",
-        lambda v: {"L": [_dump_nested(item, x) for x in v]},
+        lambda v: {"L": [_dump_nested(item, x) for x in _sequence(v)]},
         lambda av: [_load_nested(item, x) for x in av["L"]],
         _key_str,
         str,
@@ -323,19 +445,29 @@ def _set_codec(annotation: Any, precision: str) -> Codec:
     args = typing.get_args(annotation)
     item = build_codec(args[0], precision) if args else ANY
     kind = {"S": "SS", "N": "NS", "B": "BS"}.get(item.kind, "SS")
+
+    def elements(v: Any) -> Any:
+        """The set's elements, each checked against the element type (a string is not a set of letters)."""
+        if not isinstance(v, set | frozenset | list | tuple):
+            raise TypeError(v)
+        if item is not ANY:
+            for x in v:
+                item.dump(x)
+        return v
+
     if kind == "NS":
 
         def dump(v: Any) -> AV | None:
-            return {"NS": [_number_text(x) for x in v]} if v else None
+            return {"NS": [_number_text(x) for x in elements(v)]} if v else None
     else:
 
         def dump(v: Any) -> AV | None:
-            return {kind: sorted(v)} if v else None
+            return {kind: sorted(elements(v))} if v else None
 
     return Codec(
         kind,
         dump,
-        lambda av: {item.load({item.kind if kind == "NS" else kind[0]: x}) for x in av[kind]},
+        lambda av: CanonicalSet(item.load({item.kind if kind == "NS" else kind[0]: x}) for x in av[kind]),
         _key_str,
         str,
         python=set,
@@ -349,13 +481,25 @@ def _dict_codec(annotation: Any, precision: str) -> Codec:
     item = build_codec(args[1], precision) if len(args) == 2 else ANY
     return Codec(
         "M",
-        lambda v: {"M": {str(k): _dump_nested(item, x) for k, x in v.items()}},
+        lambda v: {"M": {str(k): _dump_nested(item, x) for k, x in _mapping(v).items()}},
         lambda av: {k: _load_nested(item, x) for k, x in av["M"].items()},
         _key_str,
         str,
         python=dict,
         item=item,
     )
+
+
+def _sequence(value: Any) -> list[Any] | tuple[Any, ...]:
+    if value.__class__ is not list and not isinstance(value, list | tuple):
+        raise TypeError(value)  # a string or a set is not a list (a string would become its characters)
+    return value
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise TypeError(value)
+    return value
 
 
 def _dump_nested(codec: Codec, value: Any) -> AV:
@@ -397,15 +541,21 @@ def _model_codec(model: type[BaseModel], precision: str) -> Codec:
 
 
 def dump_value(codec: Codec, value: Any) -> AV:
-    """A value for an expression placeholder: typed by the path it is compared with or assigned to."""
+    """A value for an expression placeholder: typed by the path it is compared with or assigned to.
+
+    A value the declared type refuses raises (TypeError, ValueError or AttributeError, which the expression
+    compiler reports as :class:`~singletable.model.FieldTypeError`): it is never stored as some other type.
+    """
     if value is None:
         return {"NULL": True}
     if codec.kind in ("SS", "NS", "BS") and not isinstance(value, set | frozenset | list | tuple):
-        return codec.item.dump(value) if codec.item else dump_any(value)
-    try:
-        dumped = codec.dump(value)
-    except (TypeError, AttributeError, ValueError):
-        dumped = dump_any(value)
+        return codec.item.dump(value) if codec.item else dump_any(value)  # one element: contains()
+    dumped = codec.dump(value)
     if dumped is None:
         raise KeyTemplateError("DynamoDB cannot store an empty set")
     return dumped
+
+
+def refused(error: BaseException) -> bool:
+    """Whether ``error`` is a codec refusing a value (not a model error of its own, like a NaN number)."""
+    return isinstance(error, TypeError | ValueError | AttributeError) and not isinstance(error, ModelError)

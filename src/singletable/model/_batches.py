@@ -1,0 +1,106 @@
+"""Batch reads and writes: BatchGetItem and BatchWriteItem, chunked to DynamoDB's limits and retried.
+
+``db.batch_get`` asks for 100 keys per request and ``db.batch_write`` sends 25 puts or deletes per request;
+whatever DynamoDB leaves unprocessed is sent again with exponential backoff, up to :data:`MAX_ATTEMPTS`.
+Batch writes are not atomic, so entities with uniqueness guards or derived items (which must change together
+with their owner) are refused and pointed to ``db.put``/``db.create`` or a transaction.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from singletable.model._entity import Entity
+from singletable.model._entity_meta import KeyRef
+from singletable.model._errors import ModelError, RequestError
+from singletable.model._write_keys import frozen_key
+from singletable.model._write_requests import Call, WriteTarget
+from singletable.model._write_values import stamp
+
+MAX_ATTEMPTS = 8
+
+
+def _chunks(items: list[Any], size: int) -> Iterable[list[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _backoff(attempt: int) -> None:
+    if attempt >= MAX_ATTEMPTS:
+        raise RequestError(
+            "ProvisionedThroughputExceededException", f"items still unprocessed after {MAX_ATTEMPTS} attempts"
+        )
+    time.sleep(min(0.025 * 2**attempt, 1.0))
+
+
+def batch_get(
+    call: Call, table_name: str, targets: list[Any], *, consistent: bool = False, raw: bool = False
+) -> list[Any]:
+    """The entities (or, with ``raw``, the stored items) at these keys, in the order asked; missing ones
+    are left out."""
+    wanted: list[tuple[Any, dict[str, Any]]] = []
+    for target in targets:
+        if raw:
+            wanted.append((None, target))
+        elif isinstance(target, KeyRef):
+            wanted.append((target.meta, target.item_key()))
+        else:
+            meta = type(target).model_entity()
+            wanted.append((meta, meta.primary_key(target.__dict__)))
+    unique = list({frozen_key(k): k for _, k in wanted}.values())
+    found: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for chunk in _chunks(unique, 100):
+        request: dict[str, Any] = {table_name: {"Keys": chunk}}
+        if consistent:
+            request[table_name]["ConsistentRead"] = True
+        attempt = 0
+        while request:
+            response = call("BatchGetItem", {"RequestItems": request})
+            for item in response.get("Responses", {}).get(table_name, []):
+                found[frozen_key({k: item[k] for k in chunk[0]})] = item
+            request = response.get("UnprocessedKeys") or {}
+            if request:
+                _backoff(attempt)
+                attempt += 1
+    out = []
+    for meta, key in wanted:
+        item = found.get(frozen_key(key))
+        if item is not None:
+            out.append(item if meta is None else meta.from_item(item))
+    return out
+
+
+def batch_write(dest: WriteTarget, puts: list[Entity], deletes: list[Any]) -> None:
+    """Put and delete entities, 25 per request, retrying what DynamoDB leaves unprocessed."""
+    requests: list[dict[str, Any]] = []
+    for entity in puts:
+        meta = type(entity).model_entity()
+        if meta.unique or meta.derived:
+            raise ModelError(
+                f"{meta.type} has unique fields or derived items, which need transactions: "
+                "use db.put/db.create (or db.transaction()) instead of batch_write"
+            )
+        values = meta.values(entity)
+        stamp(
+            meta, values, dest.clock(), creating=values.get(meta.created) is None if meta.created else False
+        )
+        if meta.version and values.get(meta.version) is None:
+            values[meta.version] = 1
+        requests.append({"PutRequest": {"Item": meta.to_item(values)}})
+    for target in deletes:
+        if isinstance(target, Entity):
+            target = target.key()
+        if target.meta.unique or target.meta.derived:
+            raise ModelError(f"{target.meta.type} has unique fields or derived items: use db.delete instead")
+        requests.append({"DeleteRequest": {"Key": target.item_key()}})
+    for chunk in _chunks(requests, 25):
+        pending: dict[str, Any] = {dest.table_name: chunk}
+        attempt = 0
+        while pending:
+            response = dest.call("BatchWriteItem", {"RequestItems": pending})
+            pending = response.get("UnprocessedItems") or {}
+            if pending:
+                _backoff(attempt)
+                attempt += 1

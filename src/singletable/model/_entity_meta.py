@@ -1,0 +1,298 @@
+"""An entity's compiled declaration: what the runtime knows of one entity type.
+
+:class:`EntityMeta` is plain data built once, when the entity class is created (by the compiler in
+:mod:`singletable.model._entity`): field specs with their codecs, key templates bound to those codecs,
+uniqueness guards, timestamps and version fields, and the fast item decoder. Reads, writes, patterns and
+derived items take an ``EntityMeta``; none of them needs the ``Entity`` base class, so this module sits below
+all of them and imports none of them (the annotations name them for readers only).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pydantic import TypeAdapter
+
+from singletable.model._codecs import AV, CanonicalSet, Codec, refused
+from singletable.model._errors import FieldTypeError, MissingKeyFields
+from singletable.model._expr import Path
+from singletable.model._read_items import Fallback, entity_builder
+from singletable.model._templates import BoundKey
+
+if TYPE_CHECKING:  # annotations only: these modules import this one
+    from singletable.model._derived import Derived
+    from singletable.model._patterns import Pattern
+    from singletable.model._table import Table
+
+
+@dataclass(eq=False)
+class FieldSpec:
+    name: str
+    attribute: str
+    codec: Codec
+    required: bool
+    stored: bool = True  # False when the attribute is a key built from this field (seed 000's siteId)
+
+
+@dataclass(eq=False)
+class EntityMeta:
+    """The compiled declaration of one entity type."""
+
+    cls: type[Any]  # the Entity subclass (its module imports this one)
+    type: str
+    table: Table
+    fields: dict[str, FieldSpec]
+    keys: dict[str, BoundKey]
+    unique: dict[str, BoundKey] = field(default_factory=dict)
+    version: str | None = None
+    ttl: str | None = None
+    created: str | None = None
+    updated: str | None = None
+    derived: list[Derived] = field(default_factory=list)
+    patterns: dict[str, Pattern] = field(default_factory=dict)
+    # Unique field -> primary-key fields its guard item also stores (seed 003's USEREMAIL#... Username).
+    guard_carry: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        table = self.table
+        self.pk = self.keys[table.pk_name]
+        self.sk = self.keys.get(table.sk_name) if table.sk_name else None
+        self.primary_fields = tuple(dict.fromkeys(self.pk.needs + (self.sk.needs if self.sk else ())))
+        self.attribute_of = {f.name: f.attribute for f in self.fields.values()}
+        self.field_of = {f.attribute: f.name for f in self.fields.values()}
+        self._type_av = {"S": self.type}
+        self._stored = [(f.name, f.attribute, f.codec.dump) for f in self.fields.values() if f.stored]
+        self._loads = [(f.name, f.attribute, f.codec.load) for f in self.fields.values() if f.stored]
+        self._primary = [k for k in (self.pk, self.sk) if k is not None]
+        self._secondary = [k for a, k in self.keys.items() if k not in self._primary]
+        # Fields that can be read back from keys: for projections that omit them and for unstored fields.
+        self._recover: list[BoundKey] = [
+            k for k in self.keys.values() if any(s.reversible for s in k.template.slots)
+        ]
+        self._unstored = [f.name for f in self.fields.values() if not f.stored]
+        self._set_fields = [f.name for f in self.fields.values() if f.codec.kind in ("SS", "NS", "BS")]
+        # Index keys built from createdAt. An upsert keeps the *stored* createdAt, so these keys must be built
+        # from the stored value too (see plan_put). A primary key naming it makes it part of the item's
+        # identity: the stored value is then the one in hand, and nothing extra is needed.
+        self._created_keys = (
+            [k for k in self._secondary if self.created in k.needs]
+            if self.created and self.created not in self.primary_fields
+            else []
+        )
+        self._decode_stored = _decoder(self._loads, {f.name: f.codec.kind for f in self.fields.values()})
+        recoverable = {s.field for key in self._recover for s in key.template.slots if s.reversible}
+        # None: items of this entity are validated by pydantic
+        self._build = None if self._unstored else entity_builder(self.cls, self._attributes(), recoverable)
+
+    def _attributes(self) -> dict[str, tuple[str, Codec]]:
+        return {f.name: (f.attribute, f.codec) for f in self.fields.values()}
+
+    # -- items ------------------------------------------------------------------------------------------
+
+    def values(self, entity: Any, **overrides: Any) -> dict[str, Any]:
+        values = dict(entity.__dict__)
+        values.update(overrides)
+        return values
+
+    def to_item(self, values: Mapping[str, Any]) -> dict[str, AV]:
+        """The item for a complete entity: stored fields, every applicable key, the type attribute."""
+        item: dict[str, AV] = {}
+        for name, attr, dump in self._stored:
+            value = values.get(name)
+            if value is not None:
+                try:
+                    av = dump(value)
+                except Exception as error:
+                    if refused(error):
+                        raise FieldTypeError(
+                            self.type, name, self.fields[name].codec.expected, value
+                        ) from None
+                    raise
+                if av is not None:
+                    item[attr] = av
+        for key in self._primary:
+            if not key.applies(values):
+                raise MissingKeyFields(self.type, key.attribute, key.template.text, key.missing(values))
+            item[key.attribute] = key.value(values)
+        for key in self._secondary:
+            if key.applies(values):
+                item[key.attribute] = key.value(values)
+        item[self.table.type_attribute] = self._type_av
+        return item
+
+    def primary_key(self, values: Mapping[str, Any]) -> dict[str, AV]:
+        key = {}
+        for bound in self._primary:
+            missing = bound.missing(values)
+            if missing:
+                raise MissingKeyFields(
+                    self.type,
+                    bound.attribute,
+                    bound.template.text,
+                    missing,
+                    "to address one item give every primary-key field",
+                )
+            key[bound.attribute] = bound.value(values)
+        return key
+
+    def decode(self, item: Mapping[str, AV]) -> dict[str, Any]:
+        data = self._decode_stored(item)
+        if len(data) < len(self.fields):
+            for key in self._recover:
+                av = item.get(key.attribute)
+                if av is None or "S" not in av:
+                    continue
+                parsed = key.parse(av["S"])
+                if parsed:
+                    for name, value in parsed.items():
+                        data.setdefault(name, value)
+        return data
+
+    def from_item(self, item: Mapping[str, AV], *, partial: bool = False) -> Any:
+        if not partial and self._build is not None:
+            try:
+                return self._build(item)  # the codecs already gave the declared types (model/_read_items.py)
+            except Fallback:
+                pass
+        data = self.decode(item)
+        if partial:  # projections: validate each field that is there, leave the rest unset
+            entity = self.cls.model_construct(
+                **{k: self._adapter(k).validate_python(v) for k, v in data.items()}
+            )
+        else:
+            entity = self.cls.model_validate(data)
+        return self._canonical_sets(entity) if self._set_fields else entity
+
+    def _canonical_sets(self, entity: Any) -> Any:
+        """Validation rebuilds set fields as plain sets; give them back the canonical order the codecs read
+        them in (what the fast builders return), so output never depends on ``PYTHONHASHSEED``."""
+        values = entity.__dict__
+        for name in self._set_fields:
+            value = values.get(name)
+            if type(value) is set:
+                values[name] = CanonicalSet(value)
+        return entity
+
+    def _adapter(self, name: str) -> TypeAdapter[Any]:
+        adapters = self.__dict__.setdefault("_adapters", {})
+        adapter = adapters.get(name)
+        if adapter is None:
+            adapter = adapters[name] = TypeAdapter(self.cls.model_fields[name].annotation)
+        return adapter
+
+    def matches(self, item: Mapping[str, AV]) -> bool:
+        """Whether an item is of this type: by the type attribute, else by the shape of its keys."""
+        av = item.get(self.table.type_attribute)
+        if av is not None:
+            return av.get("S") == self.type
+        for key in self._primary:
+            stored = item.get(key.attribute)
+            if stored is None or ("S" in stored and key.parse(stored["S"]) is None):
+                return False
+        return True
+
+    # -- introspection ----------------------------------------------------------------------------------
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "class": self.cls.__qualname__,
+            "fields": [
+                {
+                    "name": f.name,
+                    "attribute": f.attribute,
+                    "type": f.codec.kind,
+                    "python": getattr(f.codec.python, "__name__", None),
+                    "required": f.required,
+                    "stored": f.stored,
+                }
+                for f in self.fields.values()
+            ],
+            "keys": [k.describe() for k in self.keys.values()],
+            "unique": [
+                {"field": n, "guard": k.template.text}
+                | ({"carries": list(self.guard_carry[n])} if self.guard_carry.get(n) else {})
+                for n, k in self.unique.items()
+            ],
+            "version": self.version,
+            "ttl": self.ttl,
+            "timestamps": {"created": self.created, "updated": self.updated},
+            "derived": [d.describe() for d in self.derived],
+            "patterns": [p.describe() for p in self.patterns.values()],
+        }
+
+
+def _returns_text(load: Callable[[AV], Any]) -> bool:
+    """Whether a string codec hands the text back unchanged, so decoding may skip calling it.
+
+    Codecs that validate (an enum refuses ``"x"``) must always be called.
+    """
+    try:
+        return load({"S": "x"}) == "x"
+    except (ValueError, TypeError):
+        return False
+
+
+def _decoder(
+    loads: list[tuple[str, str, Callable[[AV], Any]]], kinds: dict[str, str]
+) -> Callable[[Mapping[str, AV]], dict[str, Any]]:
+    """One straight-line function per entity: reading items is the hot path of every query.
+
+    Strings are taken from the AttributeValue inline; other types call their codec. Generated from the
+    entity's own field list (names are passed as constants, never spliced into code).
+    """
+    lines = ["def decode(item):", "    data = {}", "    get = item.get"]
+    env: dict[str, Any] = {}
+    for i, (name, attr, load) in enumerate(loads):
+        env[f"A{i}"], env[f"N{i}"], env[f"L{i}"] = attr, name, load
+        lines.append(f"    av = get(A{i})")
+        if kinds[name] == "S" and load.__name__ == "<lambda>" and _returns_text(load):
+            lines += [
+                "    if av is not None:",
+                "        v = av.get('S')",
+                "        if v is not None:",
+                f"            data[N{i}] = v",
+            ]
+        else:
+            lines += ["    if av is not None and 'NULL' not in av:", f"        data[N{i}] = L{i}(av)"]
+    lines.append("    return data")
+    exec("\n".join(lines), env)
+    return env["decode"]
+
+
+class Fields:
+    """``Entity.f``: typed references to the entity's fields, for conditions, filters and updates."""
+
+    def __init__(self, meta: EntityMeta) -> None:
+        self._meta = meta
+        self._cache: dict[str, Path] = {}
+
+    def __getattr__(self, name: str) -> Path:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        path = self._cache.get(name)
+        if path is None:
+            spec = self._meta.fields.get(name)
+            if spec is None:
+                raise AttributeError(f"{self._meta.type} has no field {name!r}")
+            path = self._cache[name] = Path(self._meta.type, name, (spec.attribute,), spec.codec)
+        return path
+
+    def __getitem__(self, name: str) -> Path:
+        return self.__getattr__(name)
+
+    def __dir__(self) -> Iterable[str]:
+        return list(self._meta.fields)
+
+
+@dataclass(frozen=True)
+class KeyRef:
+    """One entity's address, from ``Post.key(slug="x")`` or ``post.key()``."""
+
+    meta: EntityMeta
+    values: Mapping[str, Any]
+
+    def item_key(self) -> dict[str, AV]:
+        return self.meta.primary_key(self.values)

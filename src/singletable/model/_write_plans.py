@@ -1,0 +1,335 @@
+"""Planning writes: each entity write becomes a list of request parts, in the pipeline's order.
+
+Each planner runs the stages once, in order: the values written (:mod:`singletable.model._write_values`),
+the keys built from them (:mod:`singletable.model._write_keys`), the request parts with their compiled
+expressions and labels (:mod:`singletable.model._write_requests`); :mod:`singletable.model._write_runner`
+sends them. One part runs as a plain PutItem/UpdateItem/DeleteItem; several (an entity with its uniqueness
+guards and derived items) run as one TransactWriteItems, and inside ``db.transaction()`` parts from many calls
+are gathered into one. Planning is where the model's promises are kept: sparse index keys are computed from
+the values being written, a partial update rebuilds every key that depends on a field it changes (or refuses,
+naming the missing fields), ``createdAt`` survives upserts -- and so do the index keys built from it --,
+versions are checked and bumped. What planning needs of the table (its name, the clock, a read of the stored
+item) comes in a :class:`~singletable.model._write_requests.WriteTarget`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from singletable.model._codecs import AV
+from singletable.model._entity import Entity
+from singletable.model._entity_meta import EntityMeta, KeyRef
+from singletable.model._errors import KeyTemplateError, NotFound
+from singletable.model._expr import Action, Compiler, Cond
+from singletable.model._write_keys import frozen_key, guard_key, rebuilt_keys
+from singletable.model._write_requests import (
+    PartLabel,
+    RequestPart,
+    Stored,
+    WriteTarget,
+    conjoin,
+    finish,
+    item_label,
+    not_exists,
+    unchanged,
+    update_keeping_created,
+    update_request,
+)
+from singletable.model._write_values import UpdateValues, address, result_entity, stamp, update_values
+
+# -- uniqueness guards and derived items -----------------------------------------------------------------
+
+
+def _guard_ops(
+    dest: WriteTarget,
+    meta: EntityMeta,
+    old: Mapping[str, Any] | None,
+    new: Mapping[str, Any] | None,
+    owner_key: dict[str, AV],
+) -> list[RequestPart]:
+    ops = []
+    for name in meta.unique:
+        before = old.get(name) if old else None
+        after = new.get(name) if new else None
+        if before == after:
+            continue
+        if before is not None:
+            ops.append(
+                RequestPart(
+                    "Delete",
+                    {"TableName": dest.table_name, "Key": guard_key(meta, name, before)},
+                    PartLabel("release", meta.type, field=name, value=before),
+                )
+            )
+        if after is not None:
+            c = Compiler()
+            item = {**guard_key(meta, name, after), "owner": {"M": owner_key}}
+            for carried in meta.guard_carry.get(name, ()):
+                av = meta.fields[carried].codec.dump(new[carried]) if new else None
+                if av is not None:
+                    item[meta.attribute_of[carried]] = av
+            ops.append(
+                RequestPart(
+                    "Put",
+                    finish({"TableName": dest.table_name, "Item": item}, c, not_exists(meta, c)),
+                    PartLabel("claim", meta.type, field=name, value=after),
+                )
+            )
+    return ops
+
+
+def _derived_ops(
+    dest: WriteTarget, meta: EntityMeta, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None
+) -> list[RequestPart]:
+    ops = []
+    for derived in meta.derived:
+        before = {frozen_key(e.key().item_key()): e for e in derived.items(old)} if old else {}
+        after = {frozen_key(e.key().item_key()): e for e in derived.items(new)} if new else {}
+        for key, entity in before.items():
+            if key not in after:
+                ops.append(
+                    RequestPart(
+                        "Delete",
+                        {"TableName": dest.table_name, "Key": entity.key().item_key()},
+                        PartLabel("derived", meta.type, field=derived.name),
+                    )
+                )
+        for key, entity in after.items():
+            if key not in before or before[key] != entity:
+                target = entity.model_entity()
+                values = target.values(entity)
+                stamp(target, values, dest.clock(), creating=True)
+                ops.append(
+                    RequestPart(
+                        "Put",
+                        {"TableName": dest.table_name, "Item": target.to_item(values)},
+                        PartLabel("derived", meta.type, field=derived.name),
+                    )
+                )
+    return ops
+
+
+def _sources_unchanged(meta: EntityMeta, touched: set[str] | None = None) -> list[str]:
+    """The derived items' source fields a write must find stored as it read them. Derived items are planned
+    from the item as read; if a concurrent writer changes their source fields in between, this write must
+    fail (ConditionFailed, retry), or both writers' derived items would survive (seed 000: two admins
+    re-tagging a site at once would leave a stale TAG# item in byTag)."""
+    out: list[str] = []
+    seen: set[str] = set(meta.unique)  # unique fields are already conditioned
+    for derived in meta.derived:
+        sources = derived.on or ()
+        if touched is not None and not touched.intersection(sources):
+            continue
+        for name in sources:
+            spec = meta.fields.get(name)
+            if spec is None or not spec.stored or name in seen:
+                continue  # key-only fields never change
+            seen.add(name)
+            out.append(name)
+    return out
+
+
+# -- create / put ---------------------------------------------------------------------------------------
+
+
+def plan_create(dest: WriteTarget, entity: Entity) -> tuple[list[RequestPart], Entity]:
+    meta = type(entity).model_entity()
+    values = meta.values(entity)
+    stamp(meta, values, dest.clock(), creating=True)
+    if meta.version:
+        values[meta.version] = 1
+    result = result_entity(entity, values)
+    item = meta.to_item(values)
+    c = Compiler()
+    ops = [
+        RequestPart(
+            "Put",
+            finish({"TableName": dest.table_name, "Item": item}, c, not_exists(meta, c)),
+            item_label("create", meta.type),
+            meta,
+        )
+    ]
+    if meta.unique or meta.derived:
+        key = meta.primary_key(values)
+        ops += _guard_ops(dest, meta, None, values, key)
+        ops += _derived_ops(dest, meta, None, values)
+    return ops, result
+
+
+def plan_put(
+    dest: WriteTarget,
+    entity: Entity,
+    condition: Cond | None = None,
+    *,
+    stored: Stored | None = None,
+    read: bool = False,
+) -> tuple[list[RequestPart], Entity]:
+    """An upsert. Keeps the stored createdAt; checks and bumps the version; swaps guards and derived items.
+
+    Index keys built from createdAt are built from the *stored* createdAt, or the entry would sit where the
+    item's createdAt says it is not. UpdateItem cannot build a key from a stored attribute, so such a put is a
+    PutItem conditioned on what it assumes createdAt to be (``stored``; by default the entity's own, or
+    absent): a wrong guess fails, returns the stored item, and :meth:`DB.put` retries with it. ``read=True``
+    reads it first instead (inside a transaction, which cannot be retried piecemeal). Either way the write is
+    conditioned, so no concurrent writer can slip in between.
+    """
+    meta = type(entity).model_entity()
+    values = meta.values(entity)
+    stamp(meta, values, dest.clock(), creating=values.get(meta.created) is None if meta.created else False)
+    c = Compiler()
+    conds: list[str | Cond | None] = [condition]
+    label = item_label("put", meta.type, meta.version is not None)
+    if meta.version:
+        conds.append(_next_version(meta, meta.version, values, c))
+    extra: list[RequestPart] = []
+    assumed: Stored | None = None
+    if meta.unique or meta.derived:
+        swap_conds, extra = _put_over_stored(dest, meta, values, c)
+        conds += swap_conds
+    elif meta._created_keys:
+        assumed = _assume_created(dest, meta, values, stored, read)
+    result = result_entity(entity, values)  # the values are final: createdAt is the stored one
+    if assumed is not None:
+        conds.append(assumed.condition(meta, c))
+    item = meta.to_item(values)
+    if meta.created is None or meta.unique or meta.derived or meta._created_keys:
+        params: dict[str, Any] = {"TableName": dest.table_name, "Item": item}
+        if assumed is not None and not read:  # a wrong guess must say what is stored, for the retry
+            params["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
+        params = finish(params, c, conjoin(c, conds))
+        return [RequestPart("Put", params, label, meta, assumed), *extra], result
+    params = finish(
+        update_keeping_created(dest.table_name, meta, meta.created, item, c), c, conjoin(c, conds)
+    )
+    return [RequestPart("Update", params, label, meta)], result
+
+
+def _next_version(meta: EntityMeta, version: str, values: dict[str, Any], c: Compiler) -> str:
+    """The condition that the stored ``version`` field is the entity's (or that there is no item), with the
+    version bumped in ``values``."""
+    expected = values.get(version)
+    if expected is None:
+        values[version] = 1
+        return not_exists(meta, c)
+    values[version] = expected + 1
+    return f"{c.name(meta.attribute_of[version])} = {c.value({'N': str(expected)})}"
+
+
+def _put_over_stored(
+    dest: WriteTarget, meta: EntityMeta, values: dict[str, Any], c: Compiler
+) -> tuple[list[str | Cond | None], list[RequestPart]]:
+    """A put of an entity with guards or derived items: read the stored item, keep its createdAt, and
+    swap the guards and derived items it had for the new ones -- conditioned on the item as read."""
+    conds: list[str | Cond | None] = []
+    key = meta.primary_key(values)
+    raw = dest.read_item(key)
+    old = None if raw is None else meta.decode(raw)
+    if old is None:
+        conds.append(not_exists(meta, c))
+    else:
+        conds += [unchanged(c, meta, name, old) for name in meta.unique]
+        if meta.created and old.get(meta.created) is not None:
+            values[meta.created] = old[meta.created]
+        if meta._created_keys:  # the keys below are built from the createdAt just read: keep it so
+            conds.append(Stored.of(meta, raw).condition(meta, c))
+        conds += [unchanged(c, meta, name, old) for name in _sources_unchanged(meta)]
+    return conds, _guard_ops(dest, meta, old, values, key) + _derived_ops(dest, meta, old, values)
+
+
+def _assume_created(
+    dest: WriteTarget, meta: EntityMeta, values: dict[str, Any], stored: Stored | None, read: bool
+) -> Stored:
+    """What the put assumes is stored (read first when ``read``, else ``stored`` or the entity's own
+    createdAt); its createdAt goes into ``values`` so the keys built from it agree with the item."""
+    created = meta.fields[meta.created].codec  # type: ignore[index]
+    if stored is None and read:
+        key = meta.primary_key(values)
+        stored = Stored.of(meta, dest.read_item(key, [*key, meta.attribute_of[meta.created]]))  # type: ignore[index]
+    assumed = stored or Stored(None, created.dump(values[meta.created]))
+    if assumed.exists and assumed.created is not None:
+        values[meta.created] = created.load(assumed.created)
+    return assumed
+
+
+# -- update ---------------------------------------------------------------------------------------------
+
+
+def plan_update(
+    dest: WriteTarget,
+    target: KeyRef | Entity,
+    actions: Iterable[Action],
+    condition: Cond | None,
+    sets: Mapping[str, Any],
+    upsert: bool = False,
+) -> tuple[list[RequestPart], EntityMeta, dict[str, AV]]:
+    """A partial update: the actions (and ``field=value`` sets), updatedAt, every key that reads a changed
+    field rebuilt in the same request, guards and derived items swapped, the version checked and bumped.
+
+    The stages in order: the values (the target, its actions, updatedAt), the stored item when a guard or
+    derived item depends on a touched field, the keys those values change, the request."""
+    change = update_values(target, actions, sets, dest.clock())
+    meta = change.meta
+    checked: list[str] = []
+    old: dict[str, Any] | None = None
+    extra: list[RequestPart] = []
+    if change.watched:
+        checked, old, extra = _update_over_stored(dest, change)
+    rebuilt = rebuilt_keys(meta, change.known, change.touched, change.unknown)
+    part = update_request(dest.table_name, change, rebuilt, condition, upsert, checked, old)
+    return [part, *extra], meta, change.key
+
+
+def _update_over_stored(
+    dest: WriteTarget, change: UpdateValues
+) -> tuple[list[str], dict[str, Any], list[RequestPart]]:
+    """An update of fields that feed guards or derived items: read the stored item, swap those for the new
+    values, and fill the update's known values with the stored ones. Returns the fields whose stored value
+    the update must be conditioned on (as read), the values read, and the guard and derived-item parts."""
+    meta, watched, known = change.meta, change.watched, change.known
+    if watched & change.unknown:
+        raise KeyTemplateError(
+            f"{meta.type}: {sorted(watched & change.unknown)} feed uniqueness guards or derived "
+            "items, so they can only be set or removed, not changed arithmetically"
+        )
+    old = dest.read_values(meta, change.key)
+    if old is None:
+        raise NotFound(f"{meta.type} {change.key} does not exist")
+    new = {**old, **{n: known[n] for n in change.touched if n in known}}
+    checked = [n for n in meta.unique if n in watched] + _sources_unchanged(meta, change.touched)
+    parts = _guard_ops(dest, meta, old, new, change.key) + _derived_ops(dest, meta, old, new)
+    for name, value in new.items():
+        known.setdefault(name, value)
+    return checked, old, parts
+
+
+# -- delete and checks ----------------------------------------------------------------------------------
+
+
+def plan_delete(
+    dest: WriteTarget, target: KeyRef | Entity, condition: Cond | None
+) -> tuple[list[RequestPart], EntityMeta]:
+    meta, given, expected_version = address(target)
+    key = meta.primary_key(given)
+    c = Compiler()
+    conds: list[str | Cond | None] = [condition]
+    label = item_label("delete", meta.type, expected_version is not None)
+    if expected_version is not None:
+        conds.append(getattr(meta.cls.f, meta.version) == expected_version)  # type: ignore[arg-type]
+    extra: list[RequestPart] = []
+    if meta.unique or meta.derived:
+        old = dest.read_values(meta, key)
+        if old is None:
+            return [], meta
+        conds += [unchanged(c, meta, name, old) for name in meta.unique]
+        conds += [unchanged(c, meta, name, old) for name in _sources_unchanged(meta)]
+        extra = _guard_ops(dest, meta, old, None, key) + _derived_ops(dest, meta, old, None)
+    params = finish({"TableName": dest.table_name, "Key": key}, c, conjoin(c, conds))
+    return [RequestPart("Delete", params, label, meta), *extra], meta
+
+
+def plan_check(dest: WriteTarget, target: KeyRef | Entity, condition: Cond) -> RequestPart:
+    meta, given, _ = address(target)
+    c = Compiler()
+    params = finish({"TableName": dest.table_name, "Key": meta.primary_key(given)}, c, condition.compile(c))
+    return RequestPart("ConditionCheck", params, item_label("check", meta.type), meta)

@@ -1,0 +1,119 @@
+"""The first stage of a write: the field values it stores, checked against the entity.
+
+A whole-entity write (create, put, a batch put) takes the entity's field values and stamps them -- createdAt
+on a new item, updatedAt always. A partial update's actions are checked (each names a field of this entity,
+none changes the primary key), and sorted into what the update knows: the values it sets or removes, the
+fields it touches, and those whose new value depends on the stored one. Keys are planned from these values
+next (:mod:`singletable.model._write_keys`); the values become AttributeValues through each field's codec
+(:mod:`singletable.model._codecs`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from singletable.model._codecs import AV
+from singletable.model._entity import Entity
+from singletable.model._entity_meta import EntityMeta, KeyRef
+from singletable.model._errors import KeyTemplateError
+from singletable.model._expr import Action
+
+
+def utc_now() -> datetime:
+    """The default clock: the current time, timezone-aware UTC."""
+    return datetime.now(UTC)
+
+
+def stamp(meta: EntityMeta, values: dict[str, Any], now: datetime, creating: bool) -> None:
+    """Keep the entity's timestamps: createdAt when ``creating`` and not given, updatedAt always."""
+    if meta.created and (creating and values.get(meta.created) is None):
+        values[meta.created] = now
+    if meta.updated:
+        values[meta.updated] = now
+
+
+def result_entity(entity: Any, values: dict[str, Any]) -> Any:
+    """The entity as written: ``entity`` itself, or a copy with the values the write filled in."""
+    changed = {k: v for k, v in values.items() if entity.__dict__.get(k) is not v}
+    return entity.model_copy(update=changed) if changed else entity
+
+
+def check_actions(meta: EntityMeta, actions: list[Action]) -> None:
+    """Every action is on a field of this entity, and none changes the primary key (a new item)."""
+    for action in actions:
+        if action.path.entity != meta.type:
+            raise KeyTemplateError(f"{action!r} is a field of {action.path.entity}, not {meta.type}")
+        if action.path.field in meta.primary_fields:
+            raise KeyTemplateError(
+                f"{meta.type}.{action.path.field} is part of the primary key; a changed key is a new item: "
+                "create the new entity and delete the old one (in one transaction)"
+            )
+
+
+@dataclass(slots=True)
+class UpdateValues:
+    """What a partial update writes, as the first stage sees it: the entity type, the primary key, the
+    version the caller holds (None for a key), the actions (updatedAt included), the field values known
+    after the update, the fields it touches, those whose new value depends on the stored one, and the
+    touched fields that feed uniqueness guards or derived items (the stored item is read for those)."""
+
+    meta: EntityMeta
+    key: dict[str, AV]
+    expected_version: int | None
+    actions: list[Action]
+    known: dict[str, Any]
+    touched: set[str]
+    unknown: set[str]
+    watched: frozenset[str]
+    now: datetime
+
+
+def update_values(
+    target: Any, actions: Iterable[Action], sets: Mapping[str, Any], now: datetime
+) -> UpdateValues:
+    """The update's values: its target addressed, its actions (and ``field=value`` sets) checked, and
+    updatedAt set to ``now`` unless the caller sets it."""
+    meta, given, expected_version = address(target)
+    key = meta.primary_key(given)
+    actions = list(actions) + [getattr(meta.cls.f, name).set(value) for name, value in sets.items()]
+    check_actions(meta, actions)
+    known: dict[str, Any] = {n: given[n] for n in meta.primary_fields}
+    touched: set[str] = set()
+    unknown: set[str] = set()
+    for action in actions:
+        touched.add(action.path.field)
+        if action.known:
+            known[action.path.field] = None if action.kind == "remove" else action.value
+        else:
+            unknown.add(action.path.field)
+    if meta.updated and meta.updated not in touched:
+        known[meta.updated] = now
+        touched.add(meta.updated)
+        actions.append(getattr(meta.cls.f, meta.updated).set(now))
+    watched = watched_fields(meta) & touched
+    return UpdateValues(meta, key, expected_version, actions, known, touched, unknown, watched, now)
+
+
+def address(target: KeyRef | Entity) -> tuple[EntityMeta, dict[str, Any], int | None]:
+    """What a write addresses: the entity type, the given field values, and the version an entity holds
+    (None for a key, which checks no version)."""
+    if isinstance(target, Entity):
+        meta = type(target).model_entity()
+        version = target.__dict__.get(meta.version) if meta.version else None
+        return meta, dict(target.__dict__), version
+    return target.meta, dict(target.values), None
+
+
+def watched_fields(meta: EntityMeta) -> frozenset[str]:
+    """Fields whose change needs the stored item first: unique fields and derived items' sources (worked out
+    once per entity: every update asks)."""
+    watched = meta.__dict__.get("_watched")
+    if watched is None:
+        found = set(meta.unique)
+        for derived in meta.derived:
+            found.update(derived.on or ())
+        watched = meta.__dict__["_watched"] = frozenset(found)
+    return watched
