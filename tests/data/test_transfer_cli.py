@@ -4,12 +4,14 @@ a pipe, one-line errors and what was committed on stderr, exit codes fit for scr
 from __future__ import annotations
 
 import json
+from functools import partial
 
 from transfer_support import SPEC, contents, create, full_item, load, table_name
 
 from serving import run_cli
-from singletable.data import open_target
-from singletable.data._formats import item_json
+from singletable.data import open_target, render_item
+
+item_json = partial(render_item, spaced=True)  # one item as export writes it
 
 
 def _source(tmp_path, n=40):

@@ -21,7 +21,7 @@ import click
 
 from singletable import data
 from singletable._cli._output import Format, description_table, show, write_items, write_json
-from singletable.data._json import loads
+from singletable.data._item_json import loads
 from singletable.data._keys import split_argument
 from singletable.data._targets import is_url
 
