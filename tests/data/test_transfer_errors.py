@@ -19,13 +19,13 @@ from singletable.data import (
     TransferError,
     TransferInterrupted,
     copy_table,
+    count,
     export_table,
     import_table,
     open_target,
     render_item,
 )
 from singletable.data._formats import FormatError
-from singletable.data._tables import count
 
 STREAMED = {**SPEC, "StreamSpecification": {"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"}}
 BIG = "x" * (400 * 1024)

@@ -32,7 +32,8 @@ from singletable.data._checkpoint import (
 from singletable.data._formats import FormatError, SourceFile, SourceLine, read_lines, source_files
 from singletable.data._item_json import dumps, item_from_json, item_to_json, plain_value, render_item
 from singletable.data._loader import ItemLoader, LoadRefused
-from singletable.data._tables import TableError, count, describe, ensure_table, key_names, scan_pages
+from singletable.data._look import count, scan_pages
+from singletable.data._tables import TableError, describe, ensure_table, key_names
 from singletable.data._targets import Target, TargetError, open_target
 from singletable.data._writers import open_writer
 
@@ -84,7 +85,7 @@ def export_table(
             raise TransferError(f"table {table} does not exist in {source.name}", summary)
         writer = open_writer(format, destination, description, plain)
         try:
-            for _segment, items, _last in scan_pages(source, table, segments):
+            for _segment, items, _last in scan_pages(source, {"TableName": table}, segments):
                 for item in items:
                     summary.bytes += writer.write(item)
                 summary.items += len(items)
@@ -349,7 +350,7 @@ def _copy_pages(
     positions = {str(s): None for s in range(segments)} if saved is None else dict(saved)
     try:
         with Interrupts(stop_after) as interrupts:
-            for segment, items, last in scan_pages(src, table, segments, start):
+            for segment, items, last in scan_pages(src, {"TableName": table}, segments, start):
                 _copy_chunk(loader, items, summary, point, keys)
                 if progress is not None:
                     summary.bytes += sum(len(render_item(i, spaced=True)) for i in items)
