@@ -11,10 +11,12 @@ group words the library's refusals for every command (:mod:`singletable._cli._fa
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sqlite3
 import sys
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import click
@@ -64,7 +66,34 @@ _item_output = output_options(
 )
 
 
+@dataclass(frozen=True)
+class _Read:
+    """What ``query`` and ``scan`` share: the index, the filter and its placeholders, limit, consistency,
+    design."""
+
+    index: str | None
+    filter_text: str | None
+    values: str | None
+    names: str | None
+    limit: int | None
+    consistent: bool
+    design: str | None
+
+    def filter(self, plain: bool) -> data.Expression | None:
+        return _filter(self.filter_text, self.values, self.names, plain)
+
+    def loaded_design(self) -> data.Design | None:
+        return data.load_design(self.design) if self.design else None
+
+
 def _read_options(command: Callable[..., None]) -> Callable[..., None]:
+    """The options of :class:`_Read`, given to the command as one ``read``."""
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> None:
+        read = _Read(**{name: kwargs.pop(name) for name in _Read.__dataclass_fields__})
+        command(*args, read=read, **kwargs)
+
     for option in reversed(
         (
             click.option("--index", "-i", metavar="NAME", help="Read this secondary index."),
@@ -76,8 +105,8 @@ def _read_options(command: Callable[..., None]) -> Callable[..., None]:
             click.option("--design", metavar="MODULE", help="A design module: label items by entity."),
         )
     ):
-        command = option(command)
-    return command
+        run = option(run)
+    return run
 
 
 def _filter(text: str | None, values: str | None, names: str | None, plain: bool) -> data.Expression | None:
@@ -202,15 +231,9 @@ def get(
 def query(
     target: str,
     arguments: tuple[str, ...],
-    index: str | None,
-    filter_text: str | None,
-    values: str | None,
-    names: str | None,
-    limit: int | None,
-    consistent: bool,
-    design: str | None,
     newest_first: bool,
     table_name: str | None,
+    read: _Read,
     form: Format,
 ) -> None:
     """Query TABLE by key: TARGET TABLE PK=VALUE [SORT-KEY CONDITION].
@@ -221,16 +244,17 @@ def query(
     With --design MODULE: TARGET ENTITY.PATTERN [VALUE...] [FIELD=VALUE...] runs a declared access pattern,
     and TARGET PK=VALUE [...] queries the design's table (or --table), labelling items by entity.
     """
-    loaded = data.load_design(design) if design else None
+    loaded = read.loaded_design()
     label = loaded.label if loaded else None
+    index = read.index
     with _opened(target) as opened:
         if loaded is not None and not _is_condition(arguments[0]):
-            if index or filter_text or consistent:
+            if index or read.filter_text or read.consistent:
                 raise click.UsageError(
                     "a pattern declares its own index and filter; drop --index, --filter and --consistent"
                 )
             _pattern_query(
-                opened, loaded, arguments, form, limit=limit, newest_first=newest_first, table=table_name
+                opened, loaded, arguments, form, limit=read.limit, newest_first=newest_first, table=table_name
             )
             return
         if loaded is not None:
@@ -242,10 +266,10 @@ def query(
             table,
             data.key_condition(conditions, data.describe_keys(opened, table, index)),
             index=index,
-            filter=_filter(filter_text, values, names, form.plain),
-            limit=limit,
+            filter=read.filter(form.plain),
+            limit=read.limit,
             newest_first=newest_first,
-            consistent=consistent,
+            consistent=read.consistent,
         )
         write_items(items, form, keys=_item_keys(opened, table, index, loaded), label=label, title=table)
 
@@ -289,21 +313,10 @@ def _field_argument(argument: str) -> tuple[str, str]:
 @click.option("--segment", type=click.IntRange(min=0), help="Read only this segment of --segments.")
 @_item_output
 def scan(
-    target: str,
-    table: str | None,
-    index: str | None,
-    filter_text: str | None,
-    values: str | None,
-    names: str | None,
-    limit: int | None,
-    consistent: bool,
-    design: str | None,
-    segments: int,
-    segment: int | None,
-    form: Format,
+    target: str, table: str | None, segments: int, segment: int | None, read: _Read, form: Format
 ) -> None:
     """Every item of TABLE (the design's table with --design), --segments N read at once."""
-    loaded = data.load_design(design) if design else None
+    loaded = read.loaded_design()
     if table is None:
         if loaded is None:
             raise click.UsageError("Missing argument 'TABLE'.")
@@ -312,15 +325,15 @@ def scan(
         items = data.scan(
             opened,
             table,
-            index=index,
-            filter=_filter(filter_text, values, names, form.plain),
-            limit=limit,
+            index=read.index,
+            filter=read.filter(form.plain),
+            limit=read.limit,
             segments=segments,
             segment=segment,
-            consistent=consistent,
+            consistent=read.consistent,
         )
         label = loaded.label if loaded else None
-        write_items(items, form, keys=_item_keys(opened, table, index, loaded), label=label, title=table)
+        write_items(items, form, keys=_item_keys(opened, table, read.index, loaded), label=label, title=table)
 
 
 @click.command()
