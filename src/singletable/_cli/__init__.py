@@ -19,6 +19,8 @@ from singletable._cli.transfer import COMMANDS as TRANSFER_COMMANDS
 
 # Commands that read their arguments into a request: a ValueError from the library is a usage error (exit 2).
 _READ_ARGUMENTS = frozenset(command.name for command in LOOK_COMMANDS)
+# Commands over singletable.data: their ValueError or OSError is an expected failure, worded as one line.
+_DATA_COMMANDS = _READ_ARGUMENTS | {command.name for command in TRANSFER_COMMANDS}
 
 
 class _Commands(click.Group):
@@ -31,7 +33,8 @@ class _Commands(click.Group):
             quiet_stdout()
             return None
         except Exception as error:
-            shown = failure(error, self._usage_context(ctx, error))
+            data_command = ctx.invoked_subcommand in _DATA_COMMANDS
+            shown = failure(error, self._usage_context(ctx, error), data_command=data_command)
             if shown is None:
                 raise
             raise shown from None

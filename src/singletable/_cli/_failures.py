@@ -5,13 +5,15 @@ which words it once for every command:
 
 - ``MissingExtra``: its line, naming the extra to install; exit 1.
 - ``TargetError``: ``CODE: message``, DynamoDB's own words (or ``EndpointConnectionError: ...``); exit 1.
-- ``FormatError``, ``OSError``: its text (a source or destination that cannot be used); exit 1.
+- ``FormatError``, and a data command's ``OSError``: its text (a source or destination that cannot be
+  used); exit 1.
 - ``TransferError``: the reason, what was committed, how to resume; exit 1 (130 when interrupted).
 - ``ValueError``: the library's word on an argument. For a command that reads its arguments into a request
-  (the look commands) a usage error, exit 2; for the others its text, exit 1.
+  (the look commands) a usage error, exit 2; for export, import and copy its text, exit 1.
 
-Anything else is a bug and keeps its traceback. A closed pipe (``singletable scan ... | head``) is not a
-failure: the reader has all it wants, and the command ends quietly with 0 (:func:`quiet_stdout`).
+Anything else (a ValueError in ``demo``, say) is a bug and keeps its traceback. A closed pipe
+(``singletable scan ... | head``) is not a failure: the reader has all it wants, and the command ends quietly
+with 0 (:func:`quiet_stdout`).
 """
 
 from __future__ import annotations
@@ -48,9 +50,12 @@ class TransferStopped(click.ClickException):
         click.echo("\n".join(lines), err=True)
 
 
-def failure(error: Exception, usage: click.Context | None) -> click.ClickException | None:
+def failure(
+    error: Exception, usage: click.Context | None, *, data_command: bool
+) -> click.ClickException | None:
     """``error`` as the click exception that shows it (see the module docstring), or None when it is not an
-    expected failure. ``usage``: the command's context when its ValueErrors are usage errors."""
+    expected failure. ``usage``: the command's context when its ValueErrors are usage errors;
+    ``data_command``: a command over ``singletable.data``, whose ValueError and OSError are expected."""
     if isinstance(error, click.ClickException):
         return None  # click's own, shown by click
     if isinstance(error, MissingExtra):
@@ -63,7 +68,7 @@ def failure(error: Exception, usage: click.Context | None) -> click.ClickExcepti
         return click.ClickException(f"{error.code}: {error.message}")
     if isinstance(error, ValueError) and usage is not None:
         return click.UsageError(str(error), ctx=usage)
-    if isinstance(error, FormatError | ValueError | OSError):
+    if isinstance(error, FormatError) or (data_command and isinstance(error, ValueError | OSError)):
         return click.ClickException(str(error))
     return None
 
