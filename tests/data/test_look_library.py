@@ -7,7 +7,7 @@ import json
 from decimal import Decimal
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from singletable import data
@@ -238,6 +238,8 @@ def test_a_limit_without_a_filter_reads_no_more_than_it_returns(target, tmp_path
 
 @given(st.text(), st.sampled_from(["=", "<", "<=", ">", ">=", "^="]), st.text())
 def test_any_value_text_survives_the_shorthand(pk, op, sk):
+    # "SK<=" + "x" and "SK<" + "=x" are the same text: the longer operator is read, so skip that pair.
+    assume(not (op in ("<", ">") and sk.startswith("=")))
     assert key_from_arguments([f"PK={pk}"], KeySchema(("PK", "S"), None)) == {"PK": {"S": pk}}
     condition = key_condition([f"PK={pk}", f"SK{op}{sk}"], KeySchema(("PK", "S"), ("SK", "S")))
     assert condition.values == {":k0": {"S": pk}, ":k1": {"S": sk}}

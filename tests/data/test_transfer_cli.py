@@ -4,12 +4,14 @@ a pipe, one-line errors and what was committed on stderr, exit codes fit for scr
 from __future__ import annotations
 
 import json
+from functools import partial
 
 from transfer_support import SPEC, contents, create, full_item, load, table_name
 
 from serving import run_cli
-from singletable.data import open_target
-from singletable.data._formats import item_json
+from singletable.data import open_target, render_item
+
+item_json = partial(render_item, spaced=True)  # one item as export writes it
 
 
 def _source(tmp_path, n=40):
@@ -136,3 +138,26 @@ def test_copy_without_table_copies_every_table(tmp_path):
     assert len(result.stdout.splitlines()) == 2
     with open_target(str(tmp_path / "all.db")) as target:
         assert sorted(target.call("ListTables")["TableNames"]) == sorted([first, "second"])
+
+
+def test_an_unwritable_destination_and_an_unreadable_checkpoint_are_one_line_errors(tmp_path):
+    db = str(tmp_path / "a.db")
+    with open_target(db) as target:
+        name = table_name()
+        create(target, name)
+    nowhere = tmp_path / "missing" / "out.jsonl"
+    unwritable = run_cli("export", db, name, str(nowhere))
+    assert (unwritable.returncode, unwritable.stdout, unwritable.stderr) == (
+        1,
+        "",
+        f"Error: [Errno 2] No such file or directory: '{nowhere}'\n",
+    )
+    source, checkpoint = tmp_path / "in.jsonl", tmp_path / "cp.json"
+    source.write_text(item_json({"PK": {"S": "a"}, "SK": {"N": "1"}}) + "\n")
+    checkpoint.write_text("not json")
+    unreadable = run_cli("import", db, name, str(source), "--checkpoint", str(checkpoint), "--resume")
+    assert (unreadable.returncode, unreadable.stderr) == (
+        1,
+        f"Error: checkpoint {checkpoint} cannot be read (Expecting value: line 1 column 1 (char 0)): "
+        "delete it to start over\n",
+    )

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from functools import partial
 
 import pytest
 from transfer_support import SPEC, ThrottlingProxy, contents, create, full_item, load, table_name
@@ -18,15 +19,17 @@ from singletable.data import (
     TransferError,
     TransferInterrupted,
     copy_table,
+    count,
     export_table,
     import_table,
     open_target,
+    render_item,
 )
-from singletable.data._formats import FormatError, item_json
-from singletable.data._tables import count
+from singletable.data._formats import FormatError
 
 STREAMED = {**SPEC, "StreamSpecification": {"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"}}
 BIG = "x" * (400 * 1024)
+item_json = partial(render_item, spaced=True)  # one item as export writes it
 
 
 @pytest.fixture(params=["file", "http", "reference"])

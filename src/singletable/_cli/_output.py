@@ -21,8 +21,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text  # item text is shown as is, never read as rich markup
 
-from singletable.data import render_item, to_plain
-from singletable.data._json import dumps
+from singletable.data import render_item
+from singletable.data._item_json import value_text
 
 Item = dict[str, Any]
 
@@ -112,8 +112,7 @@ _VISIBLE = str.maketrans({c: f"\\x{c:02x}" for c in (*range(32), 127) if chr(c) 
 
 def cell_text(value: dict[str, Any]) -> str:
     """An attribute value as a person reads it in a table cell: text as is, the rest as plain JSON."""
-    plain = to_plain({"v": value})["v"]
-    return (plain if isinstance(plain, str) else dumps(plain)).translate(_VISIBLE)
+    return value_text(value).translate(_VISIBLE)
 
 
 def show(renderable: Any, form: Format) -> None:

@@ -4,7 +4,8 @@ Each command is a thin layer over a function of :mod:`singletable.data`: it open
 database file, or an http(s) endpoint URL), turns its arguments into the call (keys as ``NAME=VALUE``, typed
 from DescribeTable), and prints the answer with :mod:`singletable._cli._output`. Exit codes fit a shell:
 0 done, 1 the target refused or could not be reached (one line: DynamoDB's error code and message, or an
-item ``get`` did not find), 2 a usage error (click's, and arguments this module cannot read).
+item ``get`` did not find), 2 a usage error (click's, and arguments this module cannot read). The command
+group words the library's refusals for every command (:mod:`singletable._cli._failures`).
 """
 
 from __future__ import annotations
@@ -15,33 +16,23 @@ import os
 import sqlite3
 import sys
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import click
 
 from singletable import data
+from singletable._cli._options import (
+    json_option,
+    output_options,
+    plain_option,
+    segments_option,
+    target_argument,
+)
 from singletable._cli._output import Format, description_table, show, write_items, write_json
-from singletable.data._json import loads
+from singletable.data._item_json import loads
 from singletable.data._keys import split_argument
 from singletable.data._targets import is_url
-
-
-def _fails_cleanly(command: Callable[..., None]) -> Callable[..., None]:
-    """Turn the library's refusals into click's one-line failures (exit 1 for the target, 2 for usage)."""
-
-    @functools.wraps(command)
-    def run(*args: Any, **kwargs: Any) -> None:
-        try:
-            command(*args, **kwargs)
-        except data.TargetError as error:
-            raise click.ClickException(f"{error.code}: {error.message}") from None
-        except ValueError as error:  # the library's word on an argument (DesignError is one)
-            raise click.UsageError(str(error)) from None
-        except BrokenPipeError:  # `singletable scan ... | head`: the reader has all it wants
-            with contextlib.suppress(OSError):
-                sys.stdout = open(os.devnull, "w")  # noqa: SIM115 -- keeps the interpreter's exit quiet
-
-    return run
 
 
 @contextlib.contextmanager
@@ -67,20 +58,42 @@ def _opened(target: str) -> Iterator[data.Target]:
         yield opened
 
 
-def _output_options(command: Callable[..., None]) -> Callable[..., None]:
-    for option in reversed(
-        (
-            click.option("--json", "as_json", is_flag=True, help="Write a JSON array (DynamoDB JSON)."),
-            click.option("--jsonl", "as_jsonl", is_flag=True, help="Write one JSON item per line."),
-            click.option("--plain", is_flag=True, help="Plain JSON instead of DynamoDB JSON (in and out)."),
-            click.option("--pager/--no-pager", default=True, help="Page a long table on a terminal."),
-        )
-    ):
-        command = option(command)
-    return command
+_item_output = output_options(
+    "Write a JSON array (DynamoDB JSON).",
+    "Write one JSON item per line.",
+    plain_help="Plain JSON instead of DynamoDB JSON (in and out).",
+    pager=True,
+)
+
+
+@dataclass(frozen=True)
+class _Read:
+    """What ``query`` and ``scan`` share: the index, the filter and its placeholders, limit, consistency,
+    design."""
+
+    index: str | None
+    filter_text: str | None
+    values: str | None
+    names: str | None
+    limit: int | None
+    consistent: bool
+    design: str | None
+
+    def filter(self, plain: bool) -> data.Expression | None:
+        return _filter(self.filter_text, self.values, self.names, plain)
+
+    def loaded_design(self) -> data.Design | None:
+        return data.load_design(self.design) if self.design else None
 
 
 def _read_options(command: Callable[..., None]) -> Callable[..., None]:
+    """The options of :class:`_Read`, given to the command as one ``read``."""
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> None:
+        read = _Read(**{name: kwargs.pop(name) for name in _Read.__dataclass_fields__})
+        command(*args, read=read, **kwargs)
+
     for option in reversed(
         (
             click.option("--index", "-i", metavar="NAME", help="Read this secondary index."),
@@ -92,8 +105,8 @@ def _read_options(command: Callable[..., None]) -> Callable[..., None]:
             click.option("--design", metavar="MODULE", help="A design module: label items by entity."),
         )
     ):
-        command = option(command)
-    return command
+        run = option(run)
+    return run
 
 
 def _filter(text: str | None, values: str | None, names: str | None, plain: bool) -> data.Expression | None:
@@ -142,13 +155,10 @@ def _item_keys(target: data.Target, table: str, index: str | None, design: data.
 
 
 @click.command()
-@click.argument("target")
-@click.option("--json", "as_json", is_flag=True, help="Write a JSON array of names.")
-@click.option("--jsonl", "as_jsonl", is_flag=True, help="Write one JSON string per line.")
-@_fails_cleanly
-def tables(target: str, as_json: bool, as_jsonl: bool) -> None:
+@target_argument()
+@output_options("Write a JSON array of names.", "Write one JSON string per line.")
+def tables(target: str, form: Format) -> None:
     """List the tables of TARGET (a database file or an endpoint URL), one name per line."""
-    form = Format.of(as_json, as_jsonl, False)
     with _opened(target) as opened:
         names = list(data.tables(opened))
     if form.kind == "json":
@@ -161,10 +171,9 @@ def tables(target: str, as_json: bool, as_jsonl: bool) -> None:
 
 
 @click.command()
-@click.argument("target")
+@target_argument()
 @click.argument("table")
-@click.option("--json", "as_json", is_flag=True, help="Write DescribeTable's answer as JSON.")
-@_fails_cleanly
+@json_option("Write DescribeTable's answer as JSON.")
 def describe(target: str, table: str, as_json: bool) -> None:
     """Show a table's keys, indexes, item count and settings (DescribeTable)."""
     with _opened(target) as opened:
@@ -176,14 +185,13 @@ def describe(target: str, table: str, as_json: bool) -> None:
 
 
 @click.command()
-@click.argument("target")
+@target_argument()
 @click.argument("table")
 @click.argument("key", nargs=-1)
 @click.option("--key-json", metavar="JSON", help="The key as a JSON object instead of NAME=VALUE arguments.")
 @click.option("--consistent", is_flag=True, help="Strongly consistent read.")
 @click.option("--design", metavar="MODULE", help="A design module: label the item by entity.")
-@_output_options
-@_fails_cleanly
+@_item_output
 def get(
     target: str,
     table: str,
@@ -191,28 +199,24 @@ def get(
     key_json: str | None,
     consistent: bool,
     design: str | None,
-    as_json: bool,
-    as_jsonl: bool,
-    plain: bool,
-    pager: bool,
+    form: Format,
 ) -> None:
     """Show the item with KEY (NAME=VALUE for each key attribute: PK=USER#1 SK=PROFILE). Exit 1 if absent."""
-    form = Format.of(as_json, as_jsonl, plain, pager)
     loaded = data.load_design(design) if design else None
     with _opened(target) as opened:
-        the_key = _key(opened, table, key, key_json, plain)
+        the_key = _key(opened, table, key, key_json, form.plain)
         item = data.get(opened, table, the_key, consistent=consistent)
         keys = _item_keys(opened, table, None, loaded) if item is not None and form.kind == "table" else []
     if item is None:
         raise click.ClickException(f"no item in {table} with key {data.render_item(the_key, plain=True)}")
     if form.kind == "json":
-        click.echo(data.render_item(item, plain=plain))
+        click.echo(data.render_item(item, plain=form.plain))
     else:
         write_items([item], form, keys=keys, label=loaded.label if loaded else None, title=table)
 
 
 @click.command()
-@click.argument("target")
+@target_argument()
 @click.argument("arguments", nargs=-1, required=True, metavar="TABLE CONDITION... | PATTERN [FIELD=VALUE]...")
 @_read_options
 @click.option("--newest-first", "-r", is_flag=True, help="Descending sort-key order.")
@@ -223,24 +227,14 @@ def get(
     metavar="NAME",
     help="With --design: the table's name on TARGET (default: the design's).",
 )
-@_output_options
-@_fails_cleanly
+@_item_output
 def query(
     target: str,
     arguments: tuple[str, ...],
-    index: str | None,
-    filter_text: str | None,
-    values: str | None,
-    names: str | None,
-    limit: int | None,
-    consistent: bool,
-    design: str | None,
     newest_first: bool,
     table_name: str | None,
-    as_json: bool,
-    as_jsonl: bool,
-    plain: bool,
-    pager: bool,
+    read: _Read,
+    form: Format,
 ) -> None:
     """Query TABLE by key: TARGET TABLE PK=VALUE [SORT-KEY CONDITION].
 
@@ -250,17 +244,17 @@ def query(
     With --design MODULE: TARGET ENTITY.PATTERN [VALUE...] [FIELD=VALUE...] runs a declared access pattern,
     and TARGET PK=VALUE [...] queries the design's table (or --table), labelling items by entity.
     """
-    form = Format.of(as_json, as_jsonl, plain, pager)
-    loaded = data.load_design(design) if design else None
+    loaded = read.loaded_design()
     label = loaded.label if loaded else None
+    index = read.index
     with _opened(target) as opened:
         if loaded is not None and not _is_condition(arguments[0]):
-            if index or filter_text or consistent:
+            if index or read.filter_text or read.consistent:
                 raise click.UsageError(
                     "a pattern declares its own index and filter; drop --index, --filter and --consistent"
                 )
             _pattern_query(
-                opened, loaded, arguments, form, limit=limit, newest_first=newest_first, table=table_name
+                opened, loaded, arguments, form, limit=read.limit, newest_first=newest_first, table=table_name
             )
             return
         if loaded is not None:
@@ -272,10 +266,10 @@ def query(
             table,
             data.key_condition(conditions, data.describe_keys(opened, table, index)),
             index=index,
-            filter=_filter(filter_text, values, names, plain),
-            limit=limit,
+            filter=read.filter(form.plain),
+            limit=read.limit,
             newest_first=newest_first,
-            consistent=consistent,
+            consistent=read.consistent,
         )
         write_items(items, form, keys=_item_keys(opened, table, index, loaded), label=label, title=table)
 
@@ -312,35 +306,17 @@ def _field_argument(argument: str) -> tuple[str, str]:
 
 
 @click.command()
-@click.argument("target")
+@target_argument()
 @click.argument("table", required=False)
 @_read_options
-@click.option(
-    "--segments", type=click.IntRange(min=1, max=1000000), default=1, help="Parallel-scan segments."
-)
+@segments_option("Parallel-scan segments.", show_default=False)
 @click.option("--segment", type=click.IntRange(min=0), help="Read only this segment of --segments.")
-@_output_options
-@_fails_cleanly
+@_item_output
 def scan(
-    target: str,
-    table: str | None,
-    index: str | None,
-    filter_text: str | None,
-    values: str | None,
-    names: str | None,
-    limit: int | None,
-    consistent: bool,
-    design: str | None,
-    segments: int,
-    segment: int | None,
-    as_json: bool,
-    as_jsonl: bool,
-    plain: bool,
-    pager: bool,
+    target: str, table: str | None, segments: int, segment: int | None, read: _Read, form: Format
 ) -> None:
     """Every item of TABLE (the design's table with --design), --segments N read at once."""
-    form = Format.of(as_json, as_jsonl, plain, pager)
-    loaded = data.load_design(design) if design else None
+    loaded = read.loaded_design()
     if table is None:
         if loaded is None:
             raise click.UsageError("Missing argument 'TABLE'.")
@@ -349,23 +325,22 @@ def scan(
         items = data.scan(
             opened,
             table,
-            index=index,
-            filter=_filter(filter_text, values, names, plain),
-            limit=limit,
+            index=read.index,
+            filter=read.filter(form.plain),
+            limit=read.limit,
             segments=segments,
             segment=segment,
-            consistent=consistent,
+            consistent=read.consistent,
         )
         label = loaded.label if loaded else None
-        write_items(items, form, keys=_item_keys(opened, table, index, loaded), label=label, title=table)
+        write_items(items, form, keys=_item_keys(opened, table, read.index, loaded), label=label, title=table)
 
 
 @click.command()
-@click.argument("target")
+@target_argument()
 @click.argument("table")
 @click.argument("item", required=False)
-@click.option("--plain", is_flag=True, help="The items are plain JSON, not DynamoDB JSON.")
-@_fails_cleanly
+@plain_option("The items are plain JSON, not DynamoDB JSON.")
 def put(target: str, table: str, item: str | None, plain: bool) -> None:
     """Write ITEM (a JSON object), or each line of JSON Lines on stdin when ITEM is - or missing."""
     lines = [(0, item)] if item not in (None, "-") else list(enumerate(sys.stdin, start=1))
@@ -395,13 +370,12 @@ def _count(n: int) -> str:
 
 
 @click.command()
-@click.argument("target")
+@target_argument()
 @click.argument("table")
 @click.argument("key", nargs=-1)
 @click.option("--key-json", metavar="JSON", help="The key as a JSON object instead of NAME=VALUE arguments.")
-@click.option("--plain", is_flag=True, help="--key-json and the printed item are plain JSON.")
-@click.option("--json", "as_json", is_flag=True, help="Print the deleted item as JSON.")
-@_fails_cleanly
+@plain_option("--key-json and the printed item are plain JSON.")
+@json_option("Print the deleted item as JSON.")
 def delete(
     target: str, table: str, key: tuple[str, ...], key_json: str | None, plain: bool, as_json: bool
 ) -> None:
@@ -414,15 +388,14 @@ def delete(
 
 
 @click.command()
-@click.argument("target")
+@target_argument()
 @click.argument("table")
 @click.argument("key_condition", nargs=-1)
 @click.option("--index", "-i", metavar="NAME", help="Count in this secondary index.")
 @click.option("--filter", "filter_text", metavar="EXPR", help="A DynamoDB FilterExpression.")
 @click.option("--values", metavar="JSON", help="Its :placeholders, a JSON object.")
 @click.option("--names", metavar="JSON", help="Its #placeholders, a JSON object of names.")
-@click.option("--plain", is_flag=True, help="--values is plain JSON.")
-@_fails_cleanly
+@plain_option("--values is plain JSON.")
 def count(
     target: str,
     table: str,

@@ -4,7 +4,7 @@
 On a terminal a rich progress line shows items, bytes and rate on stderr; in a pipe nothing but the final
 one-line summary (stdout) is printed. A transfer that stops prints why (file, line, key) and how many items
 were committed, on stderr, and exits 1 (130 when interrupted with Ctrl-C); import and copy then say how to
-resume.
+resume. The command group words these failures, as every command's (:mod:`singletable._cli._failures`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,14 @@ from typing import Any
 
 import click
 
-FORMAT = click.Choice(["dynamodb", "jsonl", "csv"])
+from singletable._cli._options import (
+    checkpoint_options,
+    format_option,
+    json_option,
+    plain_option,
+    segments_option,
+    target_argument,
+)
 
 
 def _guess_format(path: str) -> str:
@@ -69,52 +76,17 @@ def _report(summary: Any, as_json: bool, text: str) -> None:
     click.echo(json.dumps(summary.as_dict()) if as_json else text)
 
 
-def _fail(error: Any, resume_hint: bool) -> None:
-    """A stopped transfer: the reason, what was committed, how to go on; exit 1 (130 on Ctrl-C)."""
-    from singletable.data import TransferInterrupted
-
-    summary = error.summary
-    lines = [f"Error: {error.message}", f"{summary.items:,} items committed to {summary.table}"]
-    if summary.rejected:
-        lines[-1] += f", {summary.rejected:,} lines rejected"
-    if resume_hint and error.checkpoint is not None and Path(error.checkpoint).exists():
-        lines.append(f"checkpoint {error.checkpoint}: run the same command with --resume to continue")
-    click.echo("\n".join(lines), err=True)
-    sys.exit(130 if isinstance(error, TransferInterrupted) else 1)
-
-
-@contextlib.contextmanager
-def _errors(resume_hint: bool) -> Iterator[None]:
-    from singletable.data import FormatError, TargetError, TransferError
-
-    try:
-        yield
-    except TransferError as error:
-        _fail(error, resume_hint)
-    except (FormatError, TargetError, ValueError, OSError) as error:
-        raise click.ClickException(str(error)) from None
-
-
 @click.command("export")
-@click.argument("target")
+@target_argument()
 @click.argument("table")
 @click.argument("destination")
-@click.option(
-    "--format",
-    "format_",
-    type=FORMAT,
-    help="dynamodb (S3 export layout, a directory), jsonl or csv. "
-    "Default: from DESTINATION's name (.jsonl, .csv, [.gz]), else dynamodb.",
+@format_option(
+    "dynamodb (S3 export layout, a directory), jsonl or csv. "
+    "Default: from DESTINATION's name (.jsonl, .csv, [.gz]), else dynamodb."
 )
-@click.option("--plain", is_flag=True, help="Plain JSON values instead of DynamoDB JSON (jsonl, csv).")
-@click.option(
-    "--segments",
-    default=1,
-    show_default=True,
-    type=click.IntRange(1, 1000000),
-    help="Parallel-scan segments read at once.",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@plain_option("Plain JSON values instead of DynamoDB JSON (jsonl, csv).")
+@segments_option()
+@json_option("Print the summary as JSON.")
 def export(
     target: str, table: str, destination: str, format_: str | None, plain: bool, segments: int, as_json: bool
 ) -> None:
@@ -122,7 +94,7 @@ def export(
     from singletable.data import export_table
 
     format_ = format_ or _guess_format(destination)
-    with _errors(False), _progress(f"export {table}") as progress:
+    with _progress(f"export {table}") as progress:
         summary = export_table(
             target, table, destination, format=format_, plain=plain, segments=segments, progress=progress
         )
@@ -135,17 +107,14 @@ def export(
 
 
 @click.command("import")
-@click.argument("target")
+@target_argument()
 @click.argument("table")
 @click.argument("source")
-@click.option(
-    "--format",
-    "format_",
-    type=FORMAT,
-    help="dynamodb (an S3 export copied to disk), jsonl or csv. "
-    "Default: a directory is dynamodb, else from SOURCE's name.",
+@format_option(
+    "dynamodb (an S3 export copied to disk), jsonl or csv. "
+    "Default: a directory is dynamodb, else from SOURCE's name."
 )
-@click.option("--plain", is_flag=True, help="The lines hold plain JSON values, not DynamoDB JSON.")
+@plain_option("The lines hold plain JSON values, not DynamoDB JSON.")
 @click.option(
     "--schema",
     help="Create TABLE when missing: a DescribeTable JSON file, or a design module "
@@ -160,10 +129,9 @@ def export(
     "file and go on.",
 )
 @click.option("--reject-file", help="Where rejected lines go (default SOURCE.TABLE.rejects.jsonl).")
-@click.option("--checkpoint", help="Checkpoint file (default SOURCE.TABLE.import-checkpoint.json).")
-@click.option("--resume", is_flag=True, help="Continue an interrupted import from its checkpoint.")
+@checkpoint_options("import", "Checkpoint file (default SOURCE.TABLE.import-checkpoint.json).")
 @click.option("--chunk-size", type=click.IntRange(1, 1000000), help="Items per committed chunk.")
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@json_option("Print the summary as JSON.")
 def import_(
     target: str,
     table: str,
@@ -182,7 +150,7 @@ def import_(
     from singletable.data import import_table
 
     format_ = format_ or ("dynamodb" if Path(source).is_dir() else _guess_format(source))
-    with _errors(True), _progress(f"import {table}") as progress:
+    with _progress(f"import {table}") as progress:
         summary = import_table(
             target,
             table,
@@ -206,21 +174,12 @@ def import_(
 
 
 @click.command("copy")
-@click.argument("source")
-@click.argument("destination")
+@target_argument("source")
+@target_argument("destination")
 @click.option("--table", "tables", multiple=True, help="A table to copy (repeat for several; default: all).")
-@click.option(
-    "--segments",
-    default=1,
-    show_default=True,
-    type=click.IntRange(1, 1000000),
-    help="Parallel-scan segments read at once.",
-)
-@click.option(
-    "--checkpoint", help="Checkpoint file (one table only; default SOURCE.TABLE.copy-checkpoint.json)."
-)
-@click.option("--resume", is_flag=True, help="Continue an interrupted copy from its checkpoint.")
-@click.option("--json", "as_json", is_flag=True, help="Print each table's summary as JSON.")
+@segments_option()
+@checkpoint_options("copy", "Checkpoint file (one table only; default SOURCE.TABLE.copy-checkpoint.json).")
+@json_option("Print each table's summary as JSON.")
 def copy(
     source: str,
     destination: str,
@@ -233,12 +192,13 @@ def copy(
     """Copy tables from SOURCE to DESTINATION (each a database file or an endpoint URL), creating missing
     tables like the source's, and compare the item counts of both sides at the end."""
     from singletable.data import copy_table, open_target
+    from singletable.data import tables as table_names
 
     if checkpoint and len(tables) != 1:
         raise click.UsageError("--checkpoint needs exactly one --table")
     mismatched = []
-    with _errors(True), open_target(source) as src, open_target(destination, durable=True) as dst:
-        names = list(tables) or _all_tables(src)
+    with open_target(source) as src, open_target(destination, durable=True) as dst:
+        names = list(tables) or list(table_names(src))
         for name in names:
             with _progress(f"copy {name}") as progress:
                 summary = copy_table(
@@ -254,17 +214,6 @@ def copy(
             )
     if mismatched:
         raise click.ClickException(f"item counts differ after the copy for: {', '.join(mismatched)}")
-
-
-def _all_tables(target: Any) -> list[str]:
-    names: list[str] = []
-    params: dict[str, Any] = {}
-    while True:
-        page = target.call("ListTables", **params)
-        names.extend(page["TableNames"])
-        if "LastEvaluatedTableName" not in page:
-            return names
-        params["ExclusiveStartTableName"] = page["LastEvaluatedTableName"]
 
 
 COMMANDS = (export, import_, copy)

@@ -7,7 +7,14 @@ The ``singletable`` commands ``tables``, ``describe``, ``get``, ``query``, ``sca
 from singletable.data._checkpoint import TransferError, TransferInterrupted, TransferSummary
 from singletable.data._design import Design, DesignError, load_design, run_pattern
 from singletable.data._formats import FormatError
-from singletable.data._json import item_from_json, item_to_json, parse_item, render_item
+from singletable.data._item_json import (
+    from_plain,
+    item_from_json,
+    item_to_json,
+    parse_item,
+    render_item,
+    to_plain,
+)
 from singletable.data._keys import (
     Expression,
     KeySchema,
@@ -17,7 +24,6 @@ from singletable.data._keys import (
     key_schema,
 )
 from singletable.data._look import count, delete, describe, get, put, query, scan, tables
-from singletable.data._plain import from_plain, to_plain
 from singletable.data._targets import Target, TargetError, open_target
 from singletable.data._transfer import copy_table, export_table, import_table
 

@@ -1,4 +1,4 @@
-"""The file formats of export and import: JSON Lines, CSV, and DynamoDB's export-to-S3 layout on disk.
+"""Reading the file formats of import: JSON Lines, CSV, and DynamoDB's export-to-S3 layout on disk.
 
 Reading yields :class:`SourceLine`\\ s -- an item, or the reason a line is not one -- each naming its file and
 line number, so every refusal downstream can say where the bad input is. Nothing is skipped silently: a
@@ -11,7 +11,7 @@ Formats (``FORMATS``):
   ``manifest-summary.json``, ``manifest-files.json`` (one JSON object per line, each naming a
   ``dataFileS3Key``) and ``data/*.json.gz``, whose lines are ``{"Item": {...DynamoDB JSON...}}``. Reading
   accepts the export directory itself (``.../AWSDynamoDB/<ExportId>``) or any directory above it holding
-  exactly one export. See :mod:`singletable.data._s3_layout` for the writing side.
+  exactly one export. See :mod:`singletable.data._writers` for the writing side.
 - ``jsonl``: one item per line, DynamoDB JSON (``{"PK": {"S": "a"}}``; the export's ``{"Item": ...}``
   wrapper is accepted too), or plain JSON with ``plain=True``. ``.gz`` files are read and written gzipped.
 - ``csv``: a header row of attribute names, one item per row. A cell holds the attribute in DynamoDB JSON
@@ -29,16 +29,19 @@ import os
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from decimal import Decimal
 from pathlib import Path
 from typing import Any, TextIO
 
-import orjson
-
-from singletable.data._plain import from_plain, plain_value
+from singletable.data._item_json import (
+    NotJSON,
+    attribute_value,
+    from_plain,
+    item_from_json,
+    loads,
+    value_from_json,
+)
 
 FORMATS = ("dynamodb", "jsonl", "csv")
-TYPES = frozenset(("S", "N", "B", "BOOL", "NULL", "L", "M", "SS", "NS", "BS"))
 SUMMARY = "manifest-summary.json"
 FILES = "manifest-files.json"
 
@@ -168,19 +171,17 @@ def _open_text(path: Path, gzipped: bool) -> TextIO:
 
 def _json_line(name: str, number: int, text: str, plain: bool) -> SourceLine:
     try:
-        # DynamoDB JSON writes numbers as text, so orjson (fast, floats) reads it exactly; plain JSON
-        # numbers need Decimal to keep their 38 digits.
-        value = json.loads(text, parse_float=Decimal) if plain else orjson.loads(text)
-    except ValueError as error:
-        return SourceLine(name, number, error=f"not JSON ({error})", text=text)
+        value = loads(text, fast=not plain)  # plain JSON numbers need Decimal to keep their 38 digits
+    except NotJSON as error:
+        return SourceLine(name, number, error=f"not JSON ({error.detail})", text=text)
     try:
-        item = parse_item(value, plain)
+        item = line_item(value, plain)
     except ValueError as error:
         return SourceLine(name, number, error=str(error), text=text)
     return SourceLine(name, number, item=item, text=text)
 
 
-def parse_item(value: Any, plain: bool) -> Item:
+def line_item(value: Any, plain: bool) -> Item:
     """A decoded JSON line as an item of AttributeValues (raises ValueError saying what is wrong)."""
     if not isinstance(value, dict):
         raise ValueError(f"not an item: a JSON {type(value).__name__}, not an object")
@@ -188,49 +189,7 @@ def parse_item(value: Any, plain: bool) -> Item:
         return from_plain(value)
     if set(value) == {"Item"} and isinstance(value["Item"], dict):
         value = value["Item"]
-    for name, attribute in value.items():
-        if not (isinstance(attribute, dict) and len(attribute) == 1 and next(iter(attribute)) in TYPES):
-            raise ValueError(
-                f'attribute {name!r} is not DynamoDB JSON (like {{"S": "text"}}); for plain JSON use --plain'
-            )
-    return _decode_binary(value)
-
-
-def _decode_binary(item: Item) -> Item:
-    """DynamoDB JSON carries binary as base64 text; the engine and boto3 take bytes."""
-    for value in item.values():
-        if not ("S" in value or "N" in value or "BOOL" in value or "NULL" in value):
-            return {name: decode_value(value) for name, value in item.items()}
-    return item  # only scalars without binary: nothing to decode (the common case, kept cheap)
-
-
-def decode_value(value: dict[str, Any]) -> dict[str, Any]:
-    ((kind, inner),) = value.items()
-    if kind == "B":
-        return {"B": _bytes(inner)}
-    if kind == "BS":
-        return {"BS": [_bytes(b) for b in inner]}
-    if kind == "L":
-        return {"L": [decode_value(v) for v in inner]}
-    if kind == "M":
-        return {"M": {k: decode_value(v) for k, v in inner.items()}}
-    if kind == "N" and not isinstance(inner, str):
-        raise ValueError(f"a number must be text in DynamoDB JSON, not {inner!r}")
-    if kind == "NS":
-        return {"NS": [str(n) for n in inner]}
-    return value
-
-
-def _bytes(text: Any) -> bytes:
-    import base64
-    import binascii
-
-    if isinstance(text, bytes):
-        return text
-    try:
-        return base64.b64decode(text, validate=True)
-    except (binascii.Error, TypeError, ValueError):
-        raise ValueError(f"binary value {text!r} is not base64") from None
+    return item_from_json(value, hint="; for plain JSON use --plain")
 
 
 def _csv_lines(path: Path, name: str, plain: bool, skip: int) -> Iterator[SourceLine]:
@@ -249,72 +208,20 @@ def _csv_lines(path: Path, name: str, plain: bool, skip: int) -> Iterator[Source
                 yield SourceLine(name, number, error=f"{len(row)} cells for {len(header)} columns", text=text)
                 continue
             try:
-                item = {column: _cell(cell, plain) for column, cell in zip(header, row, strict=True) if cell}
+                cells = zip(header, row, strict=True)
+                item = {column: _cell(column, cell, plain) for column, cell in cells if cell}
                 yield SourceLine(name, number, item=item, text=text)
             except ValueError as error:
                 yield SourceLine(name, number, error=str(error), text=text)
 
 
-def _cell(cell: str, plain: bool) -> dict[str, Any]:
-    if plain:
-        try:
-            value = json.loads(cell, parse_float=Decimal)
-        except ValueError:
-            return {"S": cell}
-        return from_plain({"v": value})["v"] if not isinstance(value, str) else {"S": value}
+def _cell(column: str, cell: str, plain: bool) -> dict[str, Any]:
     try:
-        value = json.loads(cell)
-    except ValueError:
+        value = loads(cell)
+    except NotJSON:
+        if plain:
+            return {"S": cell}
         raise ValueError(f"cell {cell[:40]!r} is not DynamoDB JSON; for plain values use --plain") from None
-    return next(iter(parse_item({"v": value}, False).values()))
-
-
-# -- writing ---------------------------------------------------------------------------------------------
-
-
-def encode_value(value: dict[str, Any]) -> dict[str, Any]:
-    """An AttributeValue as DynamoDB JSON: binary as base64 text (the inverse of :func:`decode_value`)."""
-    import base64
-
-    ((kind, inner),) = value.items()
-    if kind == "B":
-        return {"B": base64.b64encode(inner).decode("ascii")}
-    if kind == "BS":
-        return {"BS": [base64.b64encode(b).decode("ascii") for b in inner]}
-    if kind == "L":
-        return {"L": [encode_value(v) for v in inner]}
-    if kind == "M":
-        return {"M": {k: encode_value(v) for k, v in inner.items()}}
-    return value
-
-
-def item_json(item: Item, plain: bool = False) -> str:
-    """One item as one line of JSON (DynamoDB JSON, or plain)."""
-    if plain:
-        return plain_json({k: plain_value(v) for k, v in item.items()})
-    return json.dumps({k: encode_value(v) for k, v in item.items()}, ensure_ascii=False)
-
-
-def cell_text(value: dict[str, Any], plain: bool) -> str:
-    """One CSV cell (see the module docstring)."""
     if not plain:
-        return json.dumps(encode_value(value), ensure_ascii=False)
-    if "S" in value:
-        return value["S"]
-    return plain_json(plain_value(value))
-
-
-def plain_json(value: Any) -> str:
-    """Plain values as JSON text, numbers written exactly (a ``Decimal`` keeps all 38 digits; ``json`` would
-    need a float)."""
-    if isinstance(value, dict):
-        return (
-            "{"
-            + ", ".join(f"{json.dumps(k, ensure_ascii=False)}: {plain_json(v)}" for k, v in value.items())
-            + "}"
-        )
-    if isinstance(value, list):
-        return "[" + ", ".join(plain_json(v) for v in value) + "]"
-    if isinstance(value, Decimal):
-        return str(value)
-    return json.dumps(value, ensure_ascii=False)
+        return value_from_json(value, column, "; for plain values use --plain")
+    return {"S": value} if isinstance(value, str) else attribute_value(value)

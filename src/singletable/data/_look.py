@@ -180,51 +180,82 @@ def _pages(target: Target, operation: str, params: dict[str, Any], limit: int | 
         params["ExclusiveStartKey"] = response["LastEvaluatedKey"]
 
 
-_DONE = object()
-
-
 def _parallel(target: Target, params: dict[str, Any], segments: int, limit: int | None) -> Iterator[Item]:
-    """Scan ``segments`` segments on as many threads; items as they arrive, errors raised in the caller."""
-    results: queue.Queue[Any] = queue.Queue(maxsize=segments * 4)
+    """Scan ``segments`` segments on as many threads; items as they arrive, at most ``limit``."""
+    given = 0
+    for _segment, items, _last in scan_pages(target, params, segments):
+        for item in items:
+            yield item
+            given += 1
+            if limit is not None and given >= limit:
+                return
+
+
+# One page of a scan: (segment, items, LastEvaluatedKey or None when the segment is done).
+Page = tuple[int, list[Item], Item | None]
+
+
+def scan_pages(
+    target: Target, params: dict[str, Any], segments: int = 1, start: dict[int, Item | None] | None = None
+) -> Iterator[Page]:
+    """Every page of a Scan request, ``segments`` parallel-scan segments at once (one thread each); the
+    scan behind ``scan(segments=N)``, export and copy.
+
+    ``start`` gives segments resumed from a checkpoint their ExclusiveStartKey; segments it marks done
+    (absent from it when it is given) are not read again. Pages of one segment arrive in order; an error in
+    a reader is raised in the caller, and closing the iterator stops the readers.
+    """
+    todo = {s: None for s in range(segments)} if start is None else dict(start)
+    if segments == 1 and todo:
+        yield from _segment_pages(target, params, 0, 1, todo.get(0))
+        return
+    pages: queue.Queue[Page | BaseException | int] = queue.Queue(maxsize=2 * max(1, len(todo)))
     stop = threading.Event()
 
-    def read(segment: int) -> None:
+    def run(segment: int, key: Item | None) -> None:
         try:
-            for item in _pages(
-                target, "Scan", {**params, "Segment": segment, "TotalSegments": segments}, None
-            ):
+            for page in _segment_pages(target, params, segment, segments, key):
                 if stop.is_set():
-                    break
-                results.put(item)
-        except Exception as error:  # handed to the consumer, which re-raises it
-            results.put(error)
-        finally:
-            results.put(_DONE)
+                    return
+                pages.put(page)
+            pages.put(segment)
+        except BaseException as error:  # handed to the consumer, which raises it
+            pages.put(error)
 
-    threads = [threading.Thread(target=read, args=(s,), daemon=True) for s in range(segments)]
+    threads = [threading.Thread(target=run, args=item, daemon=True) for item in todo.items()]
     for thread in threads:
         thread.start()
-    return _drain(results, stop, segments, limit)
-
-
-def _drain(
-    results: queue.Queue[Any], stop: threading.Event, segments: int, limit: int | None
-) -> Iterator[Item]:
-    running, given = segments, 0
+    running = len(threads)
     try:
         while running:
-            got = results.get()
-            if got is _DONE:
+            got = pages.get()
+            if isinstance(got, int):
                 running -= 1
-            elif isinstance(got, Exception):
+            elif isinstance(got, BaseException):
                 raise got
             else:
                 yield got
-                given += 1
-                if limit is not None and given >= limit:
-                    return
     finally:
         stop.set()
-        while running:  # let blocked readers finish so their threads end
-            if results.get() is _DONE:
-                running -= 1
+        while any(t.is_alive() for t in threads):  # let blocked readers finish so their threads end
+            try:
+                pages.get(timeout=0.05)
+            except queue.Empty:
+                pass
+
+
+def _segment_pages(
+    target: Target, params: dict[str, Any], segment: int, segments: int, key: Item | None
+) -> Iterator[Page]:
+    params = dict(params)
+    if segments > 1:
+        params.update(Segment=segment, TotalSegments=segments)
+    if key is not None:
+        params["ExclusiveStartKey"] = key
+    while True:
+        page = target.call("Scan", **params)
+        last = page.get("LastEvaluatedKey")
+        yield segment, page["Items"], last
+        if last is None:
+            return
+        params["ExclusiveStartKey"] = last

@@ -1,5 +1,5 @@
-"""What export, import and copy need of a table: its description, creating it from a schema, reading it
-page by page (parallel-scan segments on threads), and counting it.
+"""What export, import and copy need of a table: its description, and creating it from a schema (reading
+and counting it are :mod:`._look`'s ``scan_pages`` and ``count``).
 
 A schema for a missing table is either a DescribeTable answer saved as JSON (``{"Table": {...}}`` or the
 TableDescription itself: what ``aws dynamodb describe-table`` prints) or a design module -- a Python module
@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import importlib
 import json
-import queue
-import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from singletable.data import _look as look
 from singletable.data._targets import Target, TargetError
 
 Item = dict[str, Any]
@@ -30,7 +28,7 @@ class TableError(Exception):
 def describe(target: Target, table: str) -> dict[str, Any] | None:
     """The table's TableDescription, or None when it does not exist."""
     try:
-        return target.call("DescribeTable", TableName=table)["Table"]
+        return look.describe(target, table)
     except TargetError as error:
         if error.code == "ResourceNotFoundException":
             return None
@@ -135,83 +133,3 @@ def params_from_design(module_name: str, table: str) -> dict[str, Any]:
             f"schema {module_name}: declares {len(tables)} singletable.model.Table objects, not one"
         )
     return tables[0].create_table_params(table)
-
-
-def count(target: Target, table: str) -> int:
-    """How many items the table holds (a Scan with Select=COUNT, every page)."""
-    total = 0
-    params: dict[str, Any] = {"TableName": table, "Select": "COUNT"}
-    while True:
-        page = target.call("Scan", **params)
-        total += page["Count"]
-        if "LastEvaluatedKey" not in page:
-            return total
-        params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
-
-
-# One page of a scan: (segment, items, LastEvaluatedKey or None when the segment is done).
-Page = tuple[int, list[Item], Item | None]
-
-
-def scan_pages(
-    target: Target, table: str, segments: int = 1, start: dict[int, Item | None] | None = None
-) -> Iterator[Page]:
-    """Every page of the table, ``segments`` parallel-scan segments at once (one thread each).
-
-    ``start`` gives segments resumed from a checkpoint their ExclusiveStartKey; segments it marks done
-    (absent from it when it is given) are not read again. Pages of one segment arrive in order.
-    """
-    todo = {s: None for s in range(segments)} if start is None else dict(start)
-    if segments == 1 and todo:
-        yield from _segment_pages(target, table, 0, 1, todo.get(0))
-        return
-    pages: queue.Queue[Page | BaseException | int] = queue.Queue(maxsize=2 * max(1, len(todo)))
-    stop = threading.Event()
-
-    def run(segment: int, key: Item | None) -> None:
-        try:
-            for page in _segment_pages(target, table, segment, segments, key):
-                if stop.is_set():
-                    return
-                pages.put(page)
-            pages.put(segment)
-        except BaseException as error:  # handed to the consumer, which raises it
-            pages.put(error)
-
-    threads = [threading.Thread(target=run, args=item, daemon=True) for item in todo.items()]
-    for thread in threads:
-        thread.start()
-    running = len(threads)
-    try:
-        while running:
-            got = pages.get()
-            if isinstance(got, int):
-                running -= 1
-            elif isinstance(got, BaseException):
-                raise got
-            else:
-                yield got
-    finally:
-        stop.set()
-        while any(t.is_alive() for t in threads):
-            try:
-                pages.get(timeout=0.05)
-            except queue.Empty:
-                pass
-
-
-def _segment_pages(
-    target: Target, table: str, segment: int, segments: int, key: Item | None
-) -> Iterator[Page]:
-    params: dict[str, Any] = {"TableName": table}
-    if segments > 1:
-        params.update(Segment=segment, TotalSegments=segments)
-    if key is not None:
-        params["ExclusiveStartKey"] = key
-    while True:
-        page = target.call("Scan", **params)
-        last = page.get("LastEvaluatedKey")
-        yield segment, page["Items"], last
-        if last is None:
-            return
-        params["ExclusiveStartKey"] = last

@@ -16,7 +16,6 @@ at the first, after committing every line before it; ``on_error="reject"`` write
 from __future__ import annotations
 
 import contextlib
-import json
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -30,18 +29,11 @@ from singletable.data._checkpoint import (
     TransferSummary,
     default_checkpoint,
 )
-from singletable.data._formats import (
-    FormatError,
-    SourceFile,
-    SourceLine,
-    decode_value,
-    encode_value,
-    read_lines,
-    source_files,
-)
+from singletable.data._formats import FormatError, SourceFile, SourceLine, read_lines, source_files
+from singletable.data._item_json import dumps, item_from_json, item_to_json, plain_value, render_item
 from singletable.data._loader import ItemLoader, LoadRefused
-from singletable.data._plain import plain_value
-from singletable.data._tables import TableError, count, describe, ensure_table, key_names, scan_pages
+from singletable.data._look import count, scan_pages
+from singletable.data._tables import TableError, describe, ensure_table, key_names
 from singletable.data._targets import Target, TargetError, open_target
 from singletable.data._writers import open_writer
 
@@ -66,7 +58,7 @@ def describe_key(item: Item | None, keys: list[str]) -> str:
     """`` (key PK="a", SK="b")`` for messages, from whatever key attributes the item has."""
     if not item:
         return ""
-    parts = [f"{name}={json.dumps(plain_value(item[name]), default=str)}" for name in keys if name in item]
+    parts = [f"{name}={dumps(plain_value(item[name]))}" for name in keys if name in item]
     return f" (key {', '.join(parts)})" if parts else " (no key attributes)"
 
 
@@ -93,7 +85,7 @@ def export_table(
             raise TransferError(f"table {table} does not exist in {source.name}", summary)
         writer = open_writer(format, destination, description, plain)
         try:
-            for _segment, items, _last in scan_pages(source, table, segments):
+            for _segment, items, _last in scan_pages(source, {"TableName": table}, segments):
                 for item in items:
                     summary.bytes += writer.write(item)
                 summary.items += len(items)
@@ -123,7 +115,7 @@ class _Rejects:
 
     def add(self, line: SourceLine, key: str, error: str) -> None:
         record = {"file": line.file, "line": line.line, "key": key.strip(), "error": error, "text": line.text}
-        self.handle.write((json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))  # type: ignore[union-attr]
+        self.handle.write((dumps(record, spaced=True) + "\n").encode("utf-8"))  # type: ignore[union-attr]
 
     def sync(self) -> int:
         if self.handle is None:
@@ -358,14 +350,14 @@ def _copy_pages(
     positions = {str(s): None for s in range(segments)} if saved is None else dict(saved)
     try:
         with Interrupts(stop_after) as interrupts:
-            for segment, items, last in scan_pages(src, table, segments, start):
+            for segment, items, last in scan_pages(src, {"TableName": table}, segments, start):
                 _copy_chunk(loader, items, summary, point, keys)
                 if progress is not None:
-                    summary.bytes += sum(len(json.dumps(encode_value({"M": i}))) for i in items)
+                    summary.bytes += sum(len(render_item(i, spaced=True)) for i in items)
                 if last is None:
                     positions.pop(str(segment), None)
                 else:
-                    positions[str(segment)] = _encode_key(last)
+                    positions[str(segment)] = item_to_json(last)
                 state.items = summary.items
                 state.position = {"segments": positions, "total": segments}
                 state.save(point)
@@ -392,9 +384,5 @@ def _copy_chunk(
         raise TransferError(f"item{describe_key(items[position], keys)}: {code}: {message}", summary, point)
 
 
-def _encode_key(key: Item) -> Item:
-    return {name: encode_value(value) for name, value in key.items()}
-
-
 def _decode_key(key: Item | None) -> Item | None:
-    return None if key is None else {name: decode_value(value) for name, value in key.items()}
+    return None if key is None else item_from_json(key)

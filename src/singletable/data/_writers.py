@@ -32,7 +32,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from singletable.data._formats import FILES, SUMMARY, FormatError, cell_text, item_json
+from singletable.data._formats import FILES, SUMMARY, FormatError
+from singletable.data._item_json import dumps, render_item, value_text, value_to_json
 
 Item = dict[str, Any]
 ITEMS_PER_DATA_FILE = 250_000
@@ -66,7 +67,7 @@ class S3LayoutWriter:
         if self._handle is None or self._count >= self.items_per_file:
             self._finish_file()
             self._open_file()
-        line = ('{"Item":' + item_json(item) + "}\n").encode("utf-8")
+        line = ('{"Item":' + render_item(item, spaced=True) + "}\n").encode("utf-8")
         self._handle.write(line)  # type: ignore[union-attr]
         self._count += 1
         self.items += 1
@@ -151,7 +152,7 @@ class JsonLinesWriter:
         self.items = 0
 
     def write(self, item: Item) -> int:
-        line = (item_json(item, self.plain) + "\n").encode("utf-8")
+        line = (render_item(item, plain=self.plain, spaced=True) + "\n").encode("utf-8")
         self._handle.write(line)
         self.items += 1
         return len(line)
@@ -187,11 +188,15 @@ class CsvWriter:
         for name in item:
             if name not in self.columns:
                 self.columns[name] = None
-        row = {name: cell_text(value, self.plain) for name, value in item.items()}
+        row = {name: self._cell(value) for name, value in item.items()}
         line = json.dumps(row, ensure_ascii=False)
         self._spool.write(line + "\n")
         self.items += 1
         return len(line.encode("utf-8")) + 1
+
+    def _cell(self, value: dict[str, Any]) -> str:
+        """The attribute in DynamoDB JSON (lossless), or with ``plain`` text as is and the rest plain JSON."""
+        return value_text(value, spaced=True) if self.plain else dumps(value_to_json(value), spaced=True)
 
     def close(self) -> Path:
         self._spool.close()

@@ -1,0 +1,87 @@
+"""The arguments and options the data commands share, declared once so every command spells them alike.
+
+A TARGET (a database file or an endpoint URL), ``--json``/``--jsonl`` output, ``--plain`` JSON, the
+parallel-scan ``--segments`` and a transfer's ``--format``, ``--checkpoint`` and ``--resume``. Each takes the
+help text the command words for itself (``--json`` prints items for ``scan``, a summary for ``export``);
+:func:`output_options` turns ``--json``/``--jsonl``/``--plain``/``--pager`` into one :class:`Format`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from singletable._cli._output import Format
+
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+FORMATS = click.Choice(["dynamodb", "jsonl", "csv"])
+
+
+def target_argument(name: str = "target") -> Decorator:
+    """A TARGET: a database file or an http(s):// endpoint URL (``source``/``destination`` for copy)."""
+    return click.argument(name)
+
+
+def json_option(help: str) -> Decorator:
+    return click.option("--json", "as_json", is_flag=True, help=help)
+
+
+def jsonl_option(help: str) -> Decorator:
+    return click.option("--jsonl", "as_jsonl", is_flag=True, help=help)
+
+
+def plain_option(help: str) -> Decorator:
+    return click.option("--plain", is_flag=True, help=help)
+
+
+def segments_option(
+    help: str = "Parallel-scan segments read at once.", show_default: bool = True
+) -> Decorator:
+    return click.option(
+        "--segments", default=1, show_default=show_default, type=click.IntRange(1, 1000000), help=help
+    )
+
+
+def format_option(help: str) -> Decorator:
+    return click.option("--format", "format_", type=FORMATS, help=help)
+
+
+def checkpoint_options(operation: str, checkpoint_help: str) -> Decorator:
+    """``--checkpoint FILE`` and ``--resume`` of an import or a copy."""
+
+    def add(command: Callable[..., Any]) -> Callable[..., Any]:
+        resume = f"Continue an interrupted {operation} from its checkpoint."
+        command = click.option("--resume", is_flag=True, help=resume)(command)
+        return click.option("--checkpoint", help=checkpoint_help)(command)
+
+    return add
+
+
+def output_options(
+    json_help: str, jsonl_help: str, *, plain_help: str | None = None, pager: bool = False
+) -> Decorator:
+    """``--json``, ``--jsonl`` (and ``--plain``, ``--pager/--no-pager`` when asked), given to the command as
+    one ``form`` (:class:`Format`)."""
+
+    def add(command: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(command)
+        def run(
+            *args: Any, as_json: bool, as_jsonl: bool, plain: bool = False, pager: bool = True, **kwargs: Any
+        ) -> Any:
+            return command(*args, form=Format.of(as_json, as_jsonl, plain, pager), **kwargs)
+
+        options = [json_option(json_help), jsonl_option(jsonl_help)]
+        if plain_help is not None:
+            options.append(plain_option(plain_help))
+        if pager:
+            options.append(
+                click.option("--pager/--no-pager", default=True, help="Page a long table on a terminal.")
+            )
+        for option in reversed(options):
+            run = option(run)
+        return run
+
+    return add

@@ -1,0 +1,244 @@
+"""Items as JSON, both ways: the one place the data tools turn AttributeValues into JSON and back.
+
+In memory an item is AttributeValues with ``bytes`` for binary (what the engine and boto3 take and give).
+Two JSON forms carry it:
+
+- **DynamoDB JSON** (``{"S": "x"}``, ``{"N": "1.5"}``) says every type; binary is base64 text, as in the wire
+  protocol, the AWS CLI and S3 exports. :func:`item_to_json` and :func:`item_from_json` convert; reading
+  checks every value and names the first one that is not well formed by its path (``a.b[0]``).
+- **Plain JSON** (``"x"``, ``1.5``) is what people and most tools read and write. :func:`to_plain` loses what
+  plain JSON cannot say: sets become lists (sorted, so output is the same on every run), binary becomes
+  base64 text, numbers become ``int`` or ``Decimal``. :func:`from_plain` maps back the types plain JSON has:
+  text -> S, true/false -> BOOL, null -> NULL, numbers -> N, arrays -> L, objects -> M.
+
+Numbers never pass through ``float``: :func:`loads` reads them as ``int`` or ``Decimal`` and :func:`dumps`
+writes a ``Decimal`` digit for digit (DynamoDB numbers have 38 significant digits). Look, put, export,
+import and copy all convert here, so an item reads and prints the same way in every command.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from decimal import Decimal
+from json.encoder import encode_basestring  # the C encoder's own, non-ASCII kept as is
+from typing import Any
+
+import orjson
+
+AttributeValue = dict[str, Any]
+Item = dict[str, AttributeValue]
+_SCALARS = {"S": str, "N": str, "BOOL": bool, "NULL": bool}
+_COMPACT = (",", ":")
+_SPACED = (", ", ": ")
+_LEAVES = json.JSONEncoder(ensure_ascii=False)  # numbers, true/false, null
+
+
+class NotJSON(ValueError):
+    """Text that is not JSON; ``detail`` is the parser's own account of where it breaks."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(f"not JSON: {detail}")
+        self.detail = detail
+
+
+# -- DynamoDB JSON ---------------------------------------------------------------------------------------
+
+
+def item_to_json(item: Item) -> dict[str, Any]:
+    """An item as DynamoDB JSON, ready for :func:`dumps`: binary values become base64 text."""
+    return {name: value_to_json(value) for name, value in item.items()}
+
+
+def value_to_json(value: AttributeValue) -> AttributeValue:
+    """One AttributeValue as DynamoDB JSON (the inverse of :func:`value_from_json`)."""
+    ((kind, inner),) = value.items()
+    if kind == "B":
+        return {"B": _to_base64(inner)}
+    if kind == "BS":
+        return {"BS": [_to_base64(member) for member in inner]}
+    if kind == "L":
+        return {"L": [value_to_json(member) for member in inner]}
+    if kind == "M":
+        return {"M": {name: value_to_json(member) for name, member in inner.items()}}
+    return value
+
+
+def item_from_json(data: Any, *, hint: str = "") -> Item:
+    """DynamoDB JSON (parsed) as an item; ``ValueError`` names the first attribute that is not well formed.
+    ``hint`` ends the message when a value is not DynamoDB JSON at all (``import`` suggests ``--plain``)."""
+    if not isinstance(data, dict):
+        raise ValueError(f"an item must be a JSON object, not {_json_type(data)}")
+    item: Item = {}
+    for name, value in data.items():
+        # The common case inline (an import reads millions): a scalar of the right type is kept as it is.
+        if type(value) is dict and len(value) == 1:
+            ((kind, inner),) = value.items()
+            if type(inner) is _SCALARS.get(kind):
+                item[name] = value
+                continue
+        item[name] = value_from_json(value, name, hint)
+    return item
+
+
+def value_from_json(value: Any, where: str, hint: str = "") -> AttributeValue:
+    """One DynamoDB JSON value, binary decoded; ``where`` is its path, for the message when it is wrong."""
+    if not isinstance(value, dict) or len(value) != 1:
+        raise ValueError(
+            f'{where}: not DynamoDB JSON (a value is one type and its content, like {{"S": "x"}}){hint}'
+        )
+    ((kind, inner),) = value.items()
+    scalar = _SCALARS.get(kind)
+    if scalar is not None and isinstance(inner, scalar):
+        return value
+    if kind == "B" and isinstance(inner, str):
+        return {"B": _from_base64(inner, where)}
+    if kind in ("SS", "NS", "BS") and isinstance(inner, list) and all(isinstance(m, str) for m in inner):
+        return {"BS": [_from_base64(member, where) for member in inner]} if kind == "BS" else value
+    if kind == "L" and isinstance(inner, list):
+        return {"L": [value_from_json(member, f"{where}[{i}]") for i, member in enumerate(inner)]}
+    if kind == "M" and isinstance(inner, dict):
+        return {"M": {name: value_from_json(member, f"{where}.{name}") for name, member in inner.items()}}
+    raise ValueError(
+        f"{where}: {kind!r} holding {_json_type(inner, article=True)} is not a DynamoDB JSON value"
+    )
+
+
+def _to_base64(raw: bytes | str) -> str:
+    return raw if isinstance(raw, str) else base64.b64encode(raw).decode("ascii")
+
+
+def _from_base64(text: str, where: str) -> bytes:
+    try:
+        return base64.b64decode(text, validate=True)
+    except binascii.Error:
+        raise ValueError(f"{where}: binary values are base64 text, not {text!r}") from None
+
+
+def _json_type(value: Any, *, article: bool = False) -> str:
+    names = {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}
+    name = names.get(type(value), "number")
+    return f"{'an' if name[0] in 'ao' else 'a'} {name}" if article else name
+
+
+# -- plain JSON ------------------------------------------------------------------------------------------
+
+
+def to_plain(item: Item) -> dict[str, Any]:
+    """An item of AttributeValues as plain values."""
+    return {name: plain_value(value) for name, value in item.items()}
+
+
+def plain_value(value: AttributeValue) -> Any:
+    """One AttributeValue as a plain value (see the module docstring for what is lost)."""
+    ((kind, inner),) = value.items()
+    if kind == "S" or kind == "BOOL":
+        return inner
+    if kind == "N":
+        return _number(inner)
+    if kind == "B":
+        return _to_base64(inner)
+    if kind == "NULL":
+        return None
+    if kind == "L":
+        return [plain_value(element) for element in inner]
+    if kind == "M":
+        return {name: plain_value(element) for name, element in inner.items()}
+    if kind == "SS":
+        return sorted(inner)
+    if kind == "NS":
+        return sorted((_number(n) for n in inner), key=Decimal)
+    if kind == "BS":
+        return sorted(_to_base64(b) for b in inner)
+    raise ValueError(f"not an AttributeValue type: {kind!r}")
+
+
+def from_plain(item: dict[str, Any]) -> Item:
+    """A plain JSON object as an item of AttributeValues."""
+    if not isinstance(item, dict):
+        raise ValueError(f"an item must be a JSON object, not {type(item).__name__}")
+    return {name: attribute_value(value) for name, value in item.items()}
+
+
+def attribute_value(value: Any) -> AttributeValue:
+    """One plain value as an AttributeValue."""
+    if isinstance(value, bool):  # before int: bool is an int in Python
+        return {"BOOL": value}
+    if isinstance(value, str):
+        return {"S": value}
+    if value is None:
+        return {"NULL": True}
+    if isinstance(value, int | Decimal):
+        return {"N": str(value)}
+    if isinstance(value, float):
+        return {"N": repr(value)}
+    if isinstance(value, list):
+        return {"L": [attribute_value(element) for element in value]}
+    if isinstance(value, dict):
+        return {"M": {name: attribute_value(element) for name, element in value.items()}}
+    raise ValueError(f"no DynamoDB type for a plain value of type {type(value).__name__}")
+
+
+def _number(text: str) -> int | Decimal:
+    number = Decimal(text)
+    return int(number) if number == number.to_integral_value() and "e" not in text.lower() else number
+
+
+# -- text ------------------------------------------------------------------------------------------------
+
+
+def loads(text: str, *, fast: bool = False) -> Any:
+    """JSON text, numbers as ``int`` or ``Decimal`` (never ``float``); :class:`NotJSON` says where it breaks.
+    ``fast`` reads with orjson, for DynamoDB JSON only: its numbers are text, so a bare number (which
+    orjson reads as a float) is refused by :func:`item_from_json` anyway."""
+    try:
+        return orjson.loads(text) if fast else json.loads(text, parse_float=Decimal)
+    except ValueError as error:  # json.JSONDecodeError and orjson.JSONDecodeError are ValueErrors
+        raise NotJSON(str(error)) from None
+
+
+def dumps(value: Any, *, spaced: bool = False) -> str:
+    """JSON text, compact (or with ``", "`` and ``": "`` when ``spaced``), a ``Decimal`` written digit for
+    digit, other text as is (not ``\\u`` escaped)."""
+    separators = _SPACED if spaced else _COMPACT
+    try:  # the C encoder, when nothing in the value needs more than it can do (no Decimal)
+        return json.dumps(value, ensure_ascii=False, separators=separators)
+    except TypeError:
+        return _dumps_exact(value, separators)
+
+
+def _dumps_exact(value: Any, separators: tuple[str, str]) -> str:
+    if isinstance(value, str):
+        return encode_basestring(value)
+    if isinstance(value, dict):
+        between, colon = separators
+        return (
+            "{"
+            + between.join(
+                f"{encode_basestring(k)}{colon}{_dumps_exact(v, separators)}" for k, v in value.items()
+            )
+            + "}"
+        )
+    if isinstance(value, list):
+        return "[" + separators[0].join(_dumps_exact(v, separators) for v in value) + "]"
+    if isinstance(value, Decimal):
+        return str(value)
+    return _LEAVES.encode(value)
+
+
+def parse_item(text: str, *, plain: bool = False) -> Item:
+    """An item from JSON text: DynamoDB JSON, or plain JSON when ``plain``."""
+    data = loads(text)
+    return from_plain(data) if plain else item_from_json(data)
+
+
+def render_item(item: Item, *, plain: bool = False, spaced: bool = False) -> str:
+    """An item as one line of JSON: DynamoDB JSON, or plain JSON when ``plain`` (``spaced``: see dumps)."""
+    return dumps(to_plain(item) if plain else item_to_json(item), spaced=spaced)
+
+
+def value_text(value: AttributeValue, *, spaced: bool = False) -> str:
+    """An attribute as a person reads it (a table cell, a plain CSV cell): text as is, the rest plain JSON."""
+    plain = plain_value(value)
+    return plain if isinstance(plain, str) else dumps(plain, spaced=spaced)

@@ -1,0 +1,157 @@
+"""The one module of item conversions (data/_item_json.py), as every data command uses it: DynamoDB JSON and
+plain JSON both ways, the exact-number dumper, and import's wording of a line or cell that is not an item."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from singletable.data import import_table, item_from_json, item_to_json, open_target, render_item
+from singletable.data._item_json import dumps, loads, value_text
+
+SPEC = {
+    "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"}],
+    "AttributeDefinitions": [{"AttributeName": "PK", "AttributeType": "S"}],
+    "BillingModeSummary": {"BillingMode": "PAY_PER_REQUEST"},
+}
+
+names = st.text(min_size=1, max_size=5)
+numbers = st.decimals(allow_nan=False, allow_infinity=False, places=3).map(lambda d: str(d.normalize()))
+scalars = st.one_of(
+    st.builds(lambda s: {"S": s}, st.text(max_size=5)),
+    st.builds(lambda n: {"N": n}, numbers),
+    st.builds(lambda b: {"B": b}, st.binary(max_size=5)),
+    st.builds(lambda b: {"BOOL": b}, st.booleans()),
+    st.just({"NULL": True}),
+    st.builds(lambda s: {"SS": sorted(s)}, st.sets(st.text(max_size=3), min_size=1, max_size=3)),
+    st.builds(lambda s: {"BS": sorted(s)}, st.sets(st.binary(max_size=3), min_size=1, max_size=3)),
+)
+values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(
+        st.builds(lambda items: {"L": items}, st.lists(inner, max_size=3)),
+        st.builds(lambda m: {"M": m}, st.dictionaries(names, inner, max_size=3)),
+    ),
+    max_leaves=8,
+)
+items = st.dictionaries(names, values, max_size=4)
+plain_json = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=5), st.floats(allow_nan=False)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=3), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@given(items)
+def test_any_item_survives_dynamodb_json_text(item):
+    assert item_from_json(json.loads(render_item(item))) == item
+    assert item_from_json(json.loads(render_item(item, spaced=True))) == item
+    assert item_from_json(item_to_json(item)) == item
+
+
+@given(plain_json, st.booleans())
+def test_dumps_writes_what_json_writes_when_no_decimal_is_inside(value, spaced):
+    separators = (", ", ": ") if spaced else (",", ":")
+    assert dumps(value, spaced=spaced) == json.dumps(value, ensure_ascii=False, separators=separators)
+
+
+@given(st.decimals(allow_nan=False, allow_infinity=False), st.text(max_size=5), st.booleans())
+def test_dumps_writes_a_decimal_digit_for_digit_anywhere(number, text, spaced):
+    value = {text: [number, {"n": number, "t": text}], "x": None}
+    assert loads(dumps(value, spaced=spaced)) == value
+    assert str(number) in dumps(value, spaced=spaced)
+
+
+def test_text_is_never_escaped_and_keys_are_written_like_values():
+    assert dumps({"é": "é"}) == '{"é":"é"}'
+    assert dumps({"é": Decimal("1.5")}, spaced=True) == '{"é": 1.5}'
+
+
+def test_a_table_or_plain_csv_cell_is_text_as_is_and_the_rest_plain_json():
+    assert value_text({"S": 'a "b"'}) == 'a "b"'
+    assert value_text({"B": b"hi"}) == "aGk="
+    assert value_text({"M": {"n": {"N": "1.50"}, "l": {"L": [{"S": "x"}]}}}) == '{"n":1.50,"l":["x"]}'
+    assert value_text({"NS": ["10", "9.5"]}, spaced=True) == "[9.5, 10]"
+
+
+@pytest.mark.parametrize(
+    ("line", "error"),
+    [
+        ('{"PK": {"S": 1}}', "PK: 'S' holding a number is not a DynamoDB JSON value"),
+        ('{"PK": {"S": "a"}, "n": {"N": 5}}', "n: 'N' holding a number is not a DynamoDB JSON value"),
+        (
+            '{"PK": "a"}',
+            'PK: not DynamoDB JSON (a value is one type and its content, like {"S": "x"}); '
+            "for plain JSON use --plain",
+        ),
+        (
+            '{"PK": {"S": "a"}, "m": {"M": {"b": {"B": "!!"}}}}',
+            "m.b: binary values are base64 text, not '!!'",
+        ),
+        ('"a"', "not an item: a JSON str, not an object"),
+    ],
+)
+def test_an_import_line_that_is_not_an_item_is_refused_with_its_path(tmp_path, line, error):
+    source = tmp_path / "in.jsonl"
+    source.write_text('{"PK": {"S": "ok"}}\n' + line + "\n")
+    rejects = tmp_path / "rejects.jsonl"
+    summary = import_table(
+        str(tmp_path / "a.db"),
+        "Items",
+        source,
+        format="jsonl",
+        schema={"Table": SPEC},
+        on_error="reject",
+        reject_file=rejects,
+    )
+    assert (summary.items, summary.rejected) == (1, 1)
+    assert json.loads(rejects.read_text())["error"] == error
+
+
+def test_a_csv_cell_that_is_not_dynamodb_json_names_its_column(tmp_path):
+    source = tmp_path / "in.csv"
+    source.write_text('PK,n,m\n"{""S"": ""a""}",x,\n"{""S"": ""b""}",,"{""X"": 1}"\n"{""S"": ""c""}",,\n')
+    rejects = tmp_path / "rejects.jsonl"
+    summary = import_table(
+        str(tmp_path / "a.db"),
+        "Items",
+        source,
+        format="csv",
+        schema={"Table": SPEC},
+        on_error="reject",
+        reject_file=rejects,
+    )
+    assert (summary.items, summary.rejected) == (1, 2)
+    assert [json.loads(line)["error"] for line in rejects.read_text().splitlines()] == [
+        "cell 'x' is not DynamoDB JSON; for plain values use --plain",
+        "m: 'X' holding a number is not a DynamoDB JSON value",
+    ]
+    with open_target(str(tmp_path / "a.db")) as target:
+        assert target.call("GetItem", TableName="Items", Key={"PK": {"S": "c"}})["Item"] == {"PK": {"S": "c"}}
+
+
+def test_a_refused_items_number_key_is_named_with_its_digits(tmp_path):
+    spec = {
+        "KeySchema": [{"AttributeName": "K", "KeyType": "HASH"}],
+        "AttributeDefinitions": [{"AttributeName": "K", "AttributeType": "N"}],
+        "BillingModeSummary": {"BillingMode": "PAY_PER_REQUEST"},
+    }
+    source = tmp_path / "in.jsonl"
+    source.write_text('{"K": {"N": "1.50"}, "big": {"S": "' + "x" * 400 * 1024 + '"}}\n')
+    rejects = tmp_path / "rejects.jsonl"
+    import_table(
+        str(tmp_path / "a.db"),
+        "Nums",
+        source,
+        format="jsonl",
+        schema={"Table": spec},
+        on_error="reject",
+        reject_file=rejects,
+    )
+    assert json.loads(rejects.read_text())["key"] == "(key K=1.50)"  # digits as given, unquoted
