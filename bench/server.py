@@ -206,6 +206,18 @@ def rss_kib(pid: int) -> int:
     return total
 
 
+def _measure(
+    pid: int, endpoint: str, port: int, clients: int, seconds: float, warm_up: bool = False
+) -> dict[str, float]:
+    """Idle memory, then the preload and the timed mix (after one untimed pass when ``warm_up``: a JIT)."""
+    time.sleep(0.5)
+    idle = rss_kib(pid)
+    preload(endpoint)
+    if warm_up:
+        load(port, clients, seconds)
+    return {**load(port, clients, seconds), "idle_rss_mib": idle / 1024}
+
+
 def bench_ours(
     server: str, workers: int, clients: int, seconds: float, in_memory: bool = False
 ) -> dict[str, float]:
@@ -215,13 +227,10 @@ def bench_ours(
         db = None if in_memory else Path(tmp) / "bench.sqlite3"
         process = ServerProcess(db, args=("--server", server, "--workers", str(workers)))
         try:
-            time.sleep(0.5)
-            idle = rss_kib(process.process.pid)
-            preload(process.endpoint)
-            result = load(process.port, clients, seconds)
+            result = _measure(process.process.pid, process.endpoint, process.port, clients, seconds)
         finally:
             process.stop()
-    return {**result, "startup_s": process.ready_after, "idle_rss_mib": idle / 1024}
+    return {**result, "startup_s": process.ready_after}
 
 
 def bench_reference(clients: int, seconds: float) -> dict[str, float] | None:
@@ -235,14 +244,10 @@ def bench_reference(clients: int, seconds: float) -> dict[str, float] | None:
         return None
     startup = time.perf_counter() - started
     try:
-        time.sleep(0.5)
-        idle = rss_kib(server.process.pid)
-        preload(server.endpoint)
-        load(server.port, clients, seconds)  # JIT warm-up pass, not reported
-        result = load(server.port, clients, seconds)
+        result = _measure(server.process.pid, server.endpoint, server.port, clients, seconds, warm_up=True)
     finally:
         server.stop()
-    return {**result, "startup_s": startup, "idle_rss_mib": idle / 1024}
+    return {**result, "startup_s": startup}
 
 
 def bench_dynoxide(clients: int, seconds: float, on_file: bool) -> dict[str, float] | None:
@@ -255,13 +260,10 @@ def bench_dynoxide(clients: int, seconds: float, on_file: bool) -> dict[str, flo
             print(f"Dynoxide skipped: {why}")
             return None
         try:
-            time.sleep(0.5)
-            idle = rss_kib(server.process.pid)
-            preload(server.endpoint)
-            result = load(server.port, clients, seconds)
+            result = _measure(server.process.pid, server.endpoint, server.port, clients, seconds)
         finally:
             server.stop()
-    return {**result, "startup_s": server.ready_after, "idle_rss_mib": idle / 1024}
+    return {**result, "startup_s": server.ready_after}
 
 
 OURS_IN_MEMORY = "singletable serve (uvicorn, 1w, memory)"

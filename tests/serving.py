@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
 from pathlib import Path
 from typing import Any
+
+from reference import free_port
 
 
 def run_cli(*args: str, without: tuple[str, ...] = (), timeout: float = 60.0) -> subprocess.CompletedProcess:
@@ -24,12 +25,6 @@ def run_cli(*args: str, without: tuple[str, ...] = (), timeout: float = 60.0) ->
         *args,
     ]
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class ServerProcess:
