@@ -28,7 +28,7 @@ from singletable.model._table import Table
 from singletable.model._transaction import Transaction
 from singletable.model._write_keys import guard_key
 from singletable.model._write_plans import plan_create, plan_delete, plan_put, plan_update
-from singletable.model._write_requests import WriteTarget, stored_after_failure
+from singletable.model._write_requests import WriteTarget, changed_since_read, stored_after_failure
 from singletable.model._write_runner import send
 from singletable.model._write_values import utc_now
 
@@ -36,6 +36,9 @@ E = TypeVar("E", bound=Entity)
 # An upsert whose createdAt guess was wrong retries with the stored value; more attempts only happen while
 # other writers keep deleting and re-creating the item.
 PUT_ATTEMPTS = 4
+# A partial update planned from a read of the fields its keys need is tried again this often when a
+# concurrent writer changes them in between (each attempt is conditioned on what it read).
+UPDATE_ATTEMPTS = 8
 
 
 @dataclass
@@ -223,15 +226,29 @@ class DB:
         ``upsert=True`` (counters: ``db.update(Sequence.key(), Sequence.f.value.add(1), upsert=True)``).
         """
         dest = self._write_target()
-        parts, meta, _ = plan_update(dest, target, actions, condition, sets, upsert)
-        if len(parts) == 1:
-            params = dict(
-                parts[0].params, ReturnValues="ALL_NEW", ReturnValuesOnConditionCheckFailure="ALL_OLD"
-            )
-            response = send(dest.call, parts, single_params=params)
-            return meta.from_item(response["Attributes"])
-        send(dest.call, parts)
-        return self.get(KeyRef(meta, _key_fields(meta, target)), consistent=True)
+        stored = None
+        for _attempt in range(UPDATE_ATTEMPTS):
+            parts, meta, _ = plan_update(dest, target, actions, condition, sets, upsert, stored)
+            try:
+                if len(parts) == 1:
+                    params = dict(
+                        parts[0].params, ReturnValues="ALL_NEW", ReturnValuesOnConditionCheckFailure="ALL_OLD"
+                    )
+                    response = send(dest.call, parts, single_params=params)
+                    return meta.from_item(response["Attributes"])
+                send(dest.call, parts)
+                return self.get(KeyRef(meta, _key_fields(meta, target)), consistent=True)
+            except ConditionFailed as error:
+                if not changed_since_read(parts[0], error.item):
+                    raise
+                stored = error.item  # a concurrent writer changed what the keys were built from: again
+        raise ConditionFailed(
+            "ConditionalCheckFailedException",
+            f"{meta.type}: another writer changed {', '.join(parts[0].relied or ())} under each of "
+            f"{UPDATE_ATTEMPTS} attempts of this update, which rebuilds keys from them; nothing was written, "
+            "try again",
+            item=stored,
+        )
 
     def delete(self, target: Any, /, *, condition: Cond | None = None, **key: Any) -> None:
         """Delete an entity (its guards and derived items go with it): ``db.delete(User, username="x")``."""

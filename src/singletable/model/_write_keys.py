@@ -4,17 +4,22 @@ A whole item gets its keys from :meth:`EntityMeta.to_item <singletable.model._en
 (every applicable key, sparse ones only while their condition holds). This module holds what the other writes
 need: the guard item's key for a unique value, and -- for a partial update -- the new value of every index
 key that reads a field the update changes (set in the same request), or None when it no longer applies
-(removed), or a refusal naming the missing fields rather than a stale index.
+(removed). A key the update's own values decide needs nothing more (closing a task removes its sparse key
+without the template's fields); one that needs fields the update does not give names them
+(:func:`stored_fields_needed`), the planner reads them and conditions the update on them; one that needs a
+field the update computes on the server is refused, naming it, rather than left stale.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from singletable.model._codecs import AV
 from singletable.model._entity import Entity
 from singletable.model._entity_meta import EntityMeta
 from singletable.model._errors import MissingKeyFields
+from singletable.model._templates import BoundKey
 
 
 def guard_key(entity: type[Entity] | EntityMeta, name: str, value: Any) -> dict[str, AV]:
@@ -33,32 +38,74 @@ def frozen_key(key: dict[str, AV]) -> tuple[Any, ...]:
     return tuple(sorted((k, next(iter(v.values()))) for k, v in key.items()))
 
 
-def rebuilt_keys(
-    meta: EntityMeta, known: dict[str, Any], touched: set[str], unknown: set[str]
-) -> list[tuple[str, AV | None]]:
-    """The index keys a partial update changes: every key that reads a touched field, with its new value,
-    or None when it no longer applies (it is removed); if its other fields are unknown we refuse rather
-    than leave an index stale."""
-    out: list[tuple[str, AV | None]] = []
+def _applies(bound: BoundKey, values: Mapping[str, Any]) -> bool | None:
+    """Whether ``bound`` (or its alternative) is written for ``values``, or None when that depends on a
+    field ``values`` does not hold. A template field that is None, or a condition whose fields are all
+    known and that is false, decides it without the other fields."""
+    undecided = False
+    for name in bound.template.fields:
+        if name not in values:
+            undecided = True
+        elif values[name] is None:
+            return _otherwise(bound, values)
+    if bound.when is not None:
+        if all(name in values for name in bound.when_fields):
+            if not bound.when(**{name: values[name] for name in bound.when_fields}):
+                return _otherwise(bound, values)
+        else:
+            undecided = True
+    return None if undecided else True
+
+
+def _otherwise(bound: BoundKey, values: Mapping[str, Any]) -> bool | None:
+    return False if bound.otherwise is None else _applies(bound.otherwise, values)
+
+
+def stored_fields_needed(
+    meta: EntityMeta, known: Mapping[str, Any], touched: set[str], unknown: set[str]
+) -> list[str]:
+    """The fields a partial update must read from the stored item to rebuild the index keys it changes:
+    those of every key that reads a touched field and that the update's own values do not decide. A key
+    that needs a field the update changes arithmetically (its new value is only known on the server) is
+    refused, naming the field."""
+    needed: dict[str, None] = {}
     for bound in meta._secondary:
         needs = bound.needs
-        if not touched.intersection(needs):
+        if not touched.intersection(needs) or _applies(bound, known) is not None:
             continue
-        missing = [n for n in needs if n not in known or n in unknown]
-        if missing and bound.otherwise is None and any(n in known and known[n] is None for n in needs):
-            out.append((bound.attribute, None))  # a needed field is gone: the key cannot apply
-            continue
-        if missing:
-            changed = sorted(touched.intersection(needs))
+        blocked = [name for name in needs if name in unknown]
+        if blocked:
             raise MissingKeyFields(
                 meta.type,
                 bound.attribute,
                 bound.template.text,
-                missing,
-                f"updating {', '.join(changed)} changes it; pass "
-                f"{', '.join(missing)} in the same update so the key can be rebuilt",
+                blocked,
+                f"the update computes {' and '.join(blocked)} from the stored value (add, subtract, "
+                "append...), so the new value is not known to rebuild the key; "
+                "set it to its new value instead",
             )
-        out.append((bound.attribute, bound.value(known) if bound.applies(known) else None))
+        for name in needs:
+            if name not in known:
+                needed[name] = None
+    return list(needed)
+
+
+def rebuilt_keys(
+    meta: EntityMeta, values: Mapping[str, Any], touched: set[str]
+) -> list[tuple[str, AV | None]]:
+    """The index keys a partial update changes: every key that reads a touched field, with its new value,
+    or None when it no longer applies (it is removed). ``values`` are the update's known values, completed
+    with the stored ones :func:`stored_fields_needed` asked for."""
+    out: list[tuple[str, AV | None]] = []
+    for bound in meta._secondary:
+        if not touched.intersection(bound.needs):
+            continue
+        applies = _applies(bound, values)
+        if applies is None:  # stored_fields_needed read every field that decides it
+            raise MissingKeyFields(
+                meta.type, bound.attribute, bound.template.text, [n for n in bound.needs if n not in values]
+            )
+        out.append((bound.attribute, bound.value(values) if applies else None))
     return out
 
 

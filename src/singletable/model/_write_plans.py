@@ -6,8 +6,9 @@ expressions and labels (:mod:`singletable.model._write_requests`); :mod:`singlet
 sends them. One part runs as a plain PutItem/UpdateItem/DeleteItem; several (an entity with its uniqueness
 guards and derived items) run as one TransactWriteItems, and inside ``db.transaction()`` parts from many calls
 are gathered into one. Planning is where the model's promises are kept: sparse index keys are computed from
-the values being written, a partial update rebuilds every key that depends on a field it changes (or refuses,
-naming the missing fields), ``createdAt`` survives upserts -- and so do the index keys built from it --,
+the values being written, a partial update rebuilds every key that depends on a field it changes (from a
+read of the fields it does not give, conditioned on them, or refuses naming the field), ``createdAt`` survives
+upserts -- and so do the index keys built from it --,
 versions are checked and bumped. What planning needs of the table (its name, the clock, a read of the stored
 item) comes in a :class:`~singletable.model._write_requests.WriteTarget`.
 """
@@ -22,7 +23,7 @@ from singletable.model._entity import Entity
 from singletable.model._entity_meta import EntityMeta, KeyRef
 from singletable.model._errors import KeyTemplateError, NotFound
 from singletable.model._expr import Action, Compiler, Cond
-from singletable.model._write_keys import frozen_key, guard_key, rebuilt_keys
+from singletable.model._write_keys import frozen_key, guard_key, rebuilt_keys, stored_fields_needed
 from singletable.model._write_requests import (
     PartLabel,
     RequestPart,
@@ -262,45 +263,67 @@ def plan_update(
     condition: Cond | None,
     sets: Mapping[str, Any],
     upsert: bool = False,
+    stored: Mapping[str, AV] | None = None,
 ) -> tuple[list[RequestPart], EntityMeta, dict[str, AV]]:
     """A partial update: the actions (and ``field=value`` sets), updatedAt, every key that reads a changed
     field rebuilt in the same request, guards and derived items swapped, the version checked and bumped.
 
-    The stages in order: the values (the target, its actions, updatedAt), the stored item when a guard or
-    derived item depends on a touched field, the keys those values change, the request."""
+    The stages in order: the values (the target, its actions, updatedAt), the stored item when a guard,
+    derived item or key depends on a field the update does not give, the keys those values change, the
+    request -- conditioned on every stored value it relied on being stored as read, so a concurrent change
+    fails it rather than leaving an index entry built from a stale value (``DB.update`` then plans again,
+    with ``stored``: the item the failed attempt returned).
+    """
     change = update_values(target, actions, sets, dest.clock())
     meta = change.meta
+    needed = stored_fields_needed(meta, change.known, change.touched, change.unknown)
     checked: list[str] = []
     old: dict[str, Any] | None = None
     extra: list[RequestPart] = []
-    if change.watched:
-        checked, old, extra = _update_over_stored(dest, change)
-    rebuilt = rebuilt_keys(meta, change.known, change.touched, change.unknown)
+    values: Mapping[str, Any] = change.known
+    if change.watched or needed:
+        old = _stored_values(dest, change, stored, upsert and not change.watched)
+        if change.watched:
+            checked, extra = _update_over_stored(dest, change, old)
+        checked += [name for name in needed if name not in checked]
+        values = {**{name: old.get(name) for name in needed}, **change.known}
+    rebuilt = rebuilt_keys(meta, values, change.touched)
     part = update_request(dest.table_name, change, rebuilt, condition, upsert, checked, old)
+    if checked:
+        part.relied = {name: old.get(name) for name in checked}  # type: ignore[union-attr]
     return [part, *extra], meta, change.key
 
 
+def _stored_values(
+    dest: WriteTarget, change: UpdateValues, stored: Mapping[str, AV] | None, absent_ok: bool
+) -> dict[str, Any]:
+    """The stored entity's field values the update plans from (``stored``, or read now); {} for an upsert
+    of an item that is not there yet, NotFound for anything else."""
+    meta = change.meta
+    old = meta.decode(stored) if stored is not None else dest.read_values(meta, change.key)
+    if old is None:
+        if not absent_ok:
+            raise NotFound(f"{meta.type} {change.key} does not exist")
+        return {}
+    return old
+
+
 def _update_over_stored(
-    dest: WriteTarget, change: UpdateValues
-) -> tuple[list[str], dict[str, Any], list[RequestPart]]:
-    """An update of fields that feed guards or derived items: read the stored item, swap those for the new
-    values, and fill the update's known values with the stored ones. Returns the fields whose stored value
-    the update must be conditioned on (as read), the values read, and the guard and derived-item parts."""
+    dest: WriteTarget, change: UpdateValues, old: dict[str, Any]
+) -> tuple[list[str], list[RequestPart]]:
+    """An update of fields that feed guards or derived items: swap those for the new values. Returns the
+    fields whose stored value the update must be conditioned on (as read in ``old``), and the guard and
+    derived-item parts."""
     meta, watched, known = change.meta, change.watched, change.known
     if watched & change.unknown:
         raise KeyTemplateError(
             f"{meta.type}: {sorted(watched & change.unknown)} feed uniqueness guards or derived "
             "items, so they can only be set or removed, not changed arithmetically"
         )
-    old = dest.read_values(meta, change.key)
-    if old is None:
-        raise NotFound(f"{meta.type} {change.key} does not exist")
     new = {**old, **{n: known[n] for n in change.touched if n in known}}
     checked = [n for n in meta.unique if n in watched] + _sources_unchanged(meta, change.touched)
     parts = _guard_ops(dest, meta, old, new, change.key) + _derived_ops(dest, meta, old, new)
-    for name, value in new.items():
-        known.setdefault(name, value)
-    return checked, old, parts
+    return checked, parts
 
 
 # -- delete and checks ----------------------------------------------------------------------------------

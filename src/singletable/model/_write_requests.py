@@ -98,6 +98,8 @@ class RequestPart:
     meta: EntityMeta | None = field(default=None, repr=False)
     # An upsert of an entity with createdAt-derived keys: what it assumed about the stored createdAt.
     assumed: Stored | None = None
+    # An update planned from a read of the stored item: the field values it relied on (and is conditioned on).
+    relied: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -142,6 +144,16 @@ def stored_after_failure(part: RequestPart, item: Mapping[str, AV] | None) -> St
         return None
     actual = Stored.of(part.meta, item)
     return None if part.assumed.admits(actual) else actual
+
+
+def changed_since_read(part: RequestPart, item: Mapping[str, AV] | None) -> bool:
+    """After a failed update planned from a read: whether a field it relied on is no longer stored as read
+    (so planning it again from ``item``, the stored item the failure returned, may succeed) -- rather than
+    the caller's condition or version failing, which is reported as such."""
+    if not part.relied or part.meta is None or item is None:
+        return False
+    now = part.meta.decode(item)
+    return any(now.get(name) != value for name, value in part.relied.items())
 
 
 # -- conditions ------------------------------------------------------------------------------------------
