@@ -397,7 +397,9 @@ def _address(target: Any, key: dict[str, Any]) -> tuple[EntityMeta, dict[str, AV
         meta = type(target).model_entity()
         return meta, meta.primary_key(target.__dict__)
     meta = target.model_entity()
-    refuse_unknown(f"db.get({target.__name__})", key, meta.primary_fields)
+    for name in key:
+        if name not in meta.primary_names:
+            refuse_unknown(f"db.get({target.__name__})", key, meta.primary_names)
     return meta, meta.primary_key(key)
 
 

@@ -9,7 +9,7 @@ all of them and imports none of them (the annotations name them for readers only
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -60,6 +60,7 @@ class EntityMeta:
         self.pk = self.keys[table.pk_name]
         self.sk = self.keys.get(table.sk_name) if table.sk_name else None
         self.primary_fields = tuple(dict.fromkeys(self.pk.needs + (self.sk.needs if self.sk else ())))
+        self.primary_names = dict.fromkeys(self.primary_fields)  # what db.get(cls, **key) takes, in order
         self.attribute_of = {f.name: f.attribute for f in self.fields.values()}
         self.field_of = {f.attribute: f.name for f in self.fields.values()}
         self._type_av = {"S": self.type}
@@ -295,12 +296,13 @@ class Fields:
         return list(self._meta.fields)
 
 
-def refuse_unknown(where: str, given: Iterable[str], valid: Iterable[str]) -> None:
-    """Raise :class:`UnknownArgument` if ``given`` names anything ``valid`` does not hold."""
-    allowed = list(valid)
-    unknown = [name for name in given if name not in allowed]
-    if unknown:
-        raise UnknownArgument(where, unknown, allowed)
+def refuse_unknown(where: str, given: Iterable[str], valid: Collection[str]) -> None:
+    """Raise :class:`UnknownArgument` if ``given`` names anything ``valid`` does not hold (cheap when all is
+    well: reads call it on every request, so ``valid`` should be a set or dict there)."""
+    for name in given:
+        if name not in valid:
+            allowed = list(valid)
+            raise UnknownArgument(where, [n for n in given if n not in allowed], allowed)
 
 
 @dataclass(frozen=True)

@@ -62,6 +62,7 @@ class Pattern:
         self.index_obj = table.index(self.index)
         if self.scan:
             self.pk_key = self.sk_key = None
+            self.takes: dict[str, None] = {}
             return self
         pk_attr = self.index_obj.pk if self.index_obj else table.pk_name
         sk_attr = self.index_obj.sk if self.index_obj else table.sk_name
@@ -101,6 +102,8 @@ class Pattern:
                 )
             else:
                 self.sk_key = key_for(meta, sk_attr)
+        # The keyword arguments a call takes: the partition key's fields, then the sort key's.
+        self.takes = dict.fromkeys((*self.arguments, *(self.sk_key.template.fields if self.sk_key else ())))
         for key in filter(None, (self.pk_key, self.sk_key)):
             for name_ in key.template.fields:
                 if name_ not in meta.fields:
@@ -120,11 +123,9 @@ class Pattern:
             raise TypeError(f"{self.name}() takes {len(self.arguments)} positional arguments")
         values.update(zip(self.arguments, args, strict=False))
         meta = self.meta
-        if self.pk_key is not None:
-            valid = dict.fromkeys((*self.arguments, *(self.sk_key.template.fields if self.sk_key else ())))
-            refuse_unknown(f"{meta.cls.__name__}.{self.name}()", values, valid)
-        elif values:
-            refuse_unknown(f"{meta.cls.__name__}.{self.name}()", values, ())
+        for name in values:
+            if name not in self.takes:
+                refuse_unknown(f"{meta.cls.__name__}.{self.name}()", values, self.takes)
         query = Query(
             meta.table,
             [meta],
