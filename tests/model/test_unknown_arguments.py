@@ -9,6 +9,7 @@ The collection runs on every target; the refusals are plain unit tests (nothing 
 from __future__ import annotations
 
 import pytest
+from pydantic import Field
 
 from singletable.model import (
     Collection,
@@ -42,6 +43,12 @@ class Comment(Entity, table=tracker, type="COMMENT"):
     text: str = ""
 
     keys = Keys(PK="PROJECT#{project}", SK="ISSUE#{number:06d}#COMMENT#{comment_id}")
+
+
+class Aliased(Entity, table=tracker, type="ALIASED"):
+    record_id: str = Field(alias="RecordID")
+
+    keys = Keys(PK="RECORD#{record_id}", SK="RECORD")
 
 
 thread = Collection(
@@ -125,6 +132,19 @@ def test_db_reads_and_deletes_refuse_unknown_arguments(tmp_path) -> None:
         db.update(Issue.key(project="p", number=1), titel="x")
     assert db.get(Issue, project="p", number=1) is None
     db.close()
+
+
+def test_an_entity_constructor_refuses_a_name_that_is_neither_a_field_nor_an_alias() -> None:
+    error = _refused(
+        lambda: Issue(project="p", number=1, slug="s", titel="x"),
+        "Issue()",
+        ["titel"],
+        ["project", "number", "slug", "title"],
+    )
+    assert isinstance(error, TypeError)
+    assert Issue(project="p", number=1, slug="s", title="x").title == "x"
+    assert Aliased(RecordID="r1").record_id == Aliased(record_id="r1").record_id == "r1"
+    _refused(lambda: Aliased(RecordId="r1"), "Aliased()", ["RecordId"], ["record_id", "RecordID"])
 
 
 def test_an_unknown_class_keyword_is_a_declaration_error() -> None:

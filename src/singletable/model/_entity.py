@@ -41,6 +41,18 @@ class _HybridKey:
         return key
 
 
+def _constructor_names(cls: type[BaseModel]) -> dict[str, None]:
+    """The keyword arguments an entity's constructor takes: its field names, then their aliases."""
+    names = dict.fromkeys(cls.__pydantic_fields__)
+    for info in cls.__pydantic_fields__.values():
+        if info.alias:
+            names[info.alias] = None
+    return names
+
+
+_init_names: dict[type[BaseModel], dict[str, None]] = {}
+
+
 class Entity(BaseModel):
     """Base class of entities: ``class User(Entity, table=app, type="USER"): ...``.
 
@@ -63,6 +75,18 @@ class Entity(BaseModel):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         # Class keywords are consumed by __pydantic_init_subclass__, once pydantic has built the fields.
         super().__init_subclass__()
+
+    def __init__(self, /, **data: Any) -> None:
+        # pydantic would drop an unknown name silently (extra="ignore"): a misspelt optional field would
+        # quietly take its default. Items read from the table never come through here (model/_read_items.py).
+        cls = type(self)
+        names = _init_names.get(cls)
+        if names is None:
+            names = _init_names[cls] = _constructor_names(cls)
+        for name in data:
+            if name not in names:
+                refuse_unknown(f"{cls.__name__}()", data, names)
+        super().__init__(**data)
 
     if not TYPE_CHECKING:  # type checkers must keep seeing unknown attributes as errors
 
