@@ -19,8 +19,8 @@ from singletable.model._adapter import Adapter, adapt
 from singletable.model._batches import batch_get, batch_write
 from singletable.model._codecs import AV
 from singletable.model._entity import Entity
-from singletable.model._entity_meta import EntityMeta, KeyRef
-from singletable.model._errors import ConditionFailed, NotFound, RequestError
+from singletable.model._entity_meta import EntityMeta, KeyRef, refuse_unknown
+from singletable.model._errors import ConditionFailed, NotFound, RequestError, UnknownArgument
 from singletable.model._expr import Action, Cond
 from singletable.model._patterns import Grouped, Query
 from singletable.model._read_items import Fallback
@@ -157,9 +157,10 @@ class DB:
     def find(self, cls: type[E], /, **unique: Any) -> E | None:
         """The entity holding a unique value, through its guard item: ``db.find(User, email="a@x")``."""
         meta = cls.model_entity()
+        refuse_unknown(f"db.find({cls.__name__})", unique, meta.unique)
+        if len(unique) != 1:
+            raise UnknownArgument(f"db.find({cls.__name__})", [], list(meta.unique), "exactly one of")
         ((name, value),) = unique.items()
-        if name not in meta.unique:
-            raise KeyError(f"{meta.type}.{name} is not declared unique")
         guard = self.call(
             "GetItem",
             {"TableName": self.table_name, "Key": guard_key(meta, name, value), "ConsistentRead": True},
@@ -253,7 +254,10 @@ class DB:
     def delete(self, target: Any, /, *, condition: Cond | None = None, **key: Any) -> None:
         """Delete an entity (its guards and derived items go with it): ``db.delete(User, username="x")``."""
         if isinstance(target, type):
+            refuse_unknown(f"db.delete({target.__name__})", key, target.model_entity().primary_fields)
             target = target.key(**key)
+        elif key:
+            refuse_unknown("db.delete(a key or an entity)", key, ())
         dest = self._write_target()
         parts, _ = plan_delete(dest, target, condition)
         if parts:
@@ -402,12 +406,17 @@ def _which(metas: list[EntityMeta], raw: dict[str, AV]) -> EntityMeta | None:
 
 
 def _address(target: Any, key: dict[str, Any]) -> tuple[EntityMeta, dict[str, AV]]:
+    if key and isinstance(target, (KeyRef, Entity)):
+        refuse_unknown("db.get(a key or an entity)", key, ())
     if isinstance(target, KeyRef):
         return target.meta, target.item_key()
     if isinstance(target, Entity):
         meta = type(target).model_entity()
         return meta, meta.primary_key(target.__dict__)
     meta = target.model_entity()
+    for name in key:
+        if name not in meta.primary_names:
+            refuse_unknown(f"db.get({target.__name__})", key, meta.primary_names)
     return meta, meta.primary_key(key)
 
 

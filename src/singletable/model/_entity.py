@@ -11,14 +11,14 @@ items declared in a class body and binds them to the compiled entity; they, in t
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
 from singletable.model._codecs import Codec, build_codec, ttl_codec
 from singletable.model._derived import Derived
-from singletable.model._entity_meta import EntityMeta, Fields, FieldSpec, KeyRef
-from singletable.model._errors import DeclarationError
+from singletable.model._entity_meta import EntityMeta, Fields, FieldSpec, KeyRef, refuse_unknown
+from singletable.model._errors import DeclarationError, FieldNotLoaded
 from singletable.model._patterns import Pattern
 from singletable.model._table import Table
 from singletable.model._templates import BoundKey, Key, Keys, KeyTemplate
@@ -30,6 +30,8 @@ class _HybridKey:
     def __get__(self, instance: Entity | None, owner: type[Entity]) -> Callable[..., KeyRef]:
         def key(*args: Any, **values: Any) -> KeyRef:
             meta = owner.model_entity()
+            if values:
+                refuse_unknown(f"{owner.__name__}.key()", values, meta.fields)
             if instance is not None:
                 values = {**instance.__dict__, **values}
             if args:
@@ -37,6 +39,18 @@ class _HybridKey:
             return KeyRef(meta, values)
 
         return key
+
+
+def _constructor_names(cls: type[BaseModel]) -> dict[str, None]:
+    """The keyword arguments an entity's constructor takes: its field names, then their aliases."""
+    names = dict.fromkeys(cls.__pydantic_fields__)
+    for info in cls.__pydantic_fields__.values():
+        if info.alias:
+            names[info.alias] = None
+    return names
+
+
+_init_names: dict[type[BaseModel], dict[str, None]] = {}
 
 
 class Entity(BaseModel):
@@ -62,6 +76,28 @@ class Entity(BaseModel):
         # Class keywords are consumed by __pydantic_init_subclass__, once pydantic has built the fields.
         super().__init_subclass__()
 
+    def __init__(self, /, **data: Any) -> None:
+        # pydantic would drop an unknown name silently (extra="ignore"): a misspelt optional field would
+        # quietly take its default. Items read from the table never come through here (model/_read_items.py).
+        cls = type(self)
+        names = _init_names.get(cls)
+        if names is None:
+            names = _init_names[cls] = _constructor_names(cls)
+        for name in data:
+            if name not in names:
+                refuse_unknown(f"{cls.__name__}()", data, names)
+        super().__init__(**data)
+
+    if not TYPE_CHECKING:  # type checkers must keep seeing unknown attributes as errors
+
+        def __getattr__(self, name: str) -> Any:
+            # Only reached when normal lookup fails: a whole entity holds every field in its __dict__, so a
+            # field missing there is one a projection did not load (model/_entity_meta.py, from_item).
+            cls = type(self)
+            if name in cls.__pydantic_fields__ and cls.__entity_meta__ is not None:
+                raise FieldNotLoaded(cls.__entity_meta__.type, name, list(self.__dict__))
+            return super().__getattr__(name)
+
     @classmethod
     def __pydantic_init_subclass__(
         cls,
@@ -74,7 +110,12 @@ class Entity(BaseModel):
         timestamps: bool = True,
         **kwargs: Any,
     ) -> None:
-        super().__pydantic_init_subclass__(**kwargs)
+        if kwargs:
+            raise DeclarationError(
+                f"{cls.__name__}: unknown class keyword(s) {', '.join(kwargs)}; an entity takes "
+                "table, type, unique, version, ttl, timestamps"
+            )
+        super().__pydantic_init_subclass__()
         if table is None:
             return
         meta = _compile(cls, table, type or cls.__name__.upper(), unique, version, ttl, timestamps)

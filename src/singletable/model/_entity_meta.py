@@ -9,14 +9,14 @@ all of them and imports none of them (the annotations name them for readers only
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter
 
 from singletable.model._codecs import AV, CanonicalSet, Codec, refused
-from singletable.model._errors import FieldTypeError, MissingKeyFields
+from singletable.model._errors import FieldTypeError, MissingKeyFields, PartialEntity, UnknownArgument
 from singletable.model._expr import Path
 from singletable.model._read_items import Fallback, entity_builder
 from singletable.model._templates import BoundKey
@@ -60,6 +60,7 @@ class EntityMeta:
         self.pk = self.keys[table.pk_name]
         self.sk = self.keys.get(table.sk_name) if table.sk_name else None
         self.primary_fields = tuple(dict.fromkeys(self.pk.needs + (self.sk.needs if self.sk else ())))
+        self.primary_names = dict.fromkeys(self.primary_fields)  # what db.get(cls, **key) takes, in order
         self.attribute_of = {f.name: f.attribute for f in self.fields.values()}
         self.field_of = {f.attribute: f.name for f in self.fields.values()}
         self._type_av = {"S": self.type}
@@ -91,9 +92,12 @@ class EntityMeta:
 
     # -- items ------------------------------------------------------------------------------------------
 
-    def values(self, entity: Any, **overrides: Any) -> dict[str, Any]:
+    def values(self, entity: Any) -> dict[str, Any]:
+        """The field values of a whole entity, to be written as one item; a partial entity (read with a
+        projection) is refused, since its unloaded fields would be written as defaults."""
         values = dict(entity.__dict__)
-        values.update(overrides)
+        if len(values) < len(self.fields):
+            raise PartialEntity(self.type, [n for n in self.fields if n not in values])
         return values
 
     def to_item(self, values: Mapping[str, Any]) -> dict[str, AV]:
@@ -157,10 +161,13 @@ class EntityMeta:
             except Fallback:
                 pass
         data = self.decode(item)
-        if partial:  # projections: validate each field that is there, leave the rest unset
-            entity = self.cls.model_construct(
-                **{k: self._adapter(k).validate_python(v) for k, v in data.items()}
-            )
+        if partial:  # projections: validate each field that is there; the rest are absent, not defaults
+            loaded = {k: self._adapter(k).validate_python(v) for k, v in data.items()}
+            entity = self.cls.model_construct(**loaded)
+            state = entity.__dict__
+            for name in self.fields:
+                if name not in loaded:
+                    del state[name]  # reading it raises FieldNotLoaded (Entity.__getattr__)
         else:
             entity = self.cls.model_validate(data)
         return self._canonical_sets(entity) if self._set_fields else entity
@@ -276,7 +283,9 @@ class Fields:
         if path is None:
             spec = self._meta.fields.get(name)
             if spec is None:
-                raise AttributeError(f"{self._meta.type} has no field {name!r}")
+                raise AttributeError(
+                    f"{self._meta.type} has no field {name!r}; its fields are {', '.join(self._meta.fields)}"
+                )
             path = self._cache[name] = Path(self._meta.type, name, (spec.attribute,), spec.codec)
         return path
 
@@ -285,6 +294,15 @@ class Fields:
 
     def __dir__(self) -> Iterable[str]:
         return list(self._meta.fields)
+
+
+def refuse_unknown(where: str, given: Iterable[str], valid: Collection[str]) -> None:
+    """Raise :class:`UnknownArgument` if ``given`` names anything ``valid`` does not hold (cheap when all is
+    well: reads call it on every request, so ``valid`` should be a set or dict there)."""
+    for name in given:
+        if name not in valid:
+            allowed = list(valid)
+            raise UnknownArgument(where, [n for n in given if n not in allowed], allowed)
 
 
 @dataclass(frozen=True)

@@ -110,3 +110,47 @@ class TransactionFailed(RequestError):
 
 class InvalidCursor(ModelError, ValueError):
     """A pagination cursor was altered, forged, or belongs to another query."""
+
+
+class UnknownArgument(ModelError, TypeError):
+    """A keyword argument the call does not take (a misspelt key field, a template field of another entity).
+
+    ``where`` names the call, ``unknown`` the names it does not take and ``valid`` the ones it does; nothing
+    is sent.
+    """
+
+    def __init__(self, where: str, unknown: list[str], valid: list[str], how: str = "") -> None:
+        self.where = where
+        self.unknown = unknown
+        self.valid = valid
+        takes = f"{how} {', '.join(valid)}".strip() if valid else "no keyword arguments"
+        if unknown:
+            super().__init__(f"{where} got unknown argument(s) {', '.join(unknown)}; it takes {takes}")
+        else:
+            super().__init__(f"{where} takes {takes}")
+
+
+class FieldNotLoaded(ModelError, AttributeError):
+    """A field of a partial entity (read with ``.select(...)``) that the projection did not load."""
+
+    def __init__(self, entity: str, field: str, loaded: list[str]) -> None:
+        self.entity = entity
+        self.field = field
+        self.loaded = loaded
+        super().__init__(
+            f"{entity}.{field} was not loaded: this entity was read with a projection (.select) that did not "
+            f"include it; loaded fields: {', '.join(loaded)}"
+        )
+
+
+class PartialEntity(ModelError, TypeError):
+    """A partial entity (read with ``.select(...)``) given to a write that stores whole entities."""
+
+    def __init__(self, entity: str, missing: list[str]) -> None:
+        self.entity = entity
+        self.missing = missing
+        super().__init__(
+            f"{entity} was read with a projection (.select) and lacks {', '.join(missing)}; writing it whole "
+            "would overwrite them with defaults. Use db.update(entity, field=value, ...) to change the "
+            "loaded fields"
+        )

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from singletable.model._codecs import AV
-from singletable.model._entity_meta import EntityMeta
+from singletable.model._entity_meta import EntityMeta, refuse_unknown
 from singletable.model._errors import DeclarationError, KeyTemplateError, MissingKeyFields
 from singletable.model._expr import Compiler, Cond, Path
 from singletable.model._table import Index, Table
@@ -62,6 +62,7 @@ class Pattern:
         self.index_obj = table.index(self.index)
         if self.scan:
             self.pk_key = self.sk_key = None
+            self.takes: dict[str, None] = {}
             return self
         pk_attr = self.index_obj.pk if self.index_obj else table.pk_name
         sk_attr = self.index_obj.sk if self.index_obj else table.sk_name
@@ -101,6 +102,8 @@ class Pattern:
                 )
             else:
                 self.sk_key = key_for(meta, sk_attr)
+        # The keyword arguments a call takes: the partition key's fields, then the sort key's.
+        self.takes = dict.fromkeys((*self.arguments, *(self.sk_key.template.fields if self.sk_key else ())))
         for key in filter(None, (self.pk_key, self.sk_key)):
             for name_ in key.template.fields:
                 if name_ not in meta.fields:
@@ -120,6 +123,9 @@ class Pattern:
             raise TypeError(f"{self.name}() takes {len(self.arguments)} positional arguments")
         values.update(zip(self.arguments, args, strict=False))
         meta = self.meta
+        for name in values:
+            if name not in self.takes:
+                refuse_unknown(f"{meta.cls.__name__}.{self.name}()", values, self.takes)
         query = Query(
             meta.table,
             [meta],
@@ -376,14 +382,36 @@ class Collection:
         self.pk_key = BoundKey(
             attr, template, self.table.key_types[attr], codecs, self.table.delimiter, self.name
         )
+        self.sk_key: BoundKey | None = None
+        sk_attr = self.index_obj.sk if self.index_obj else self.table.sk_name
+        if self.sk_prefix and sk_attr:
+            # A prefix is a template like the keys: its fields are call arguments, rendered as keys render
+            # them (format specs included); the literal text before the first missing one is the prefix.
+            prefix = KeyTemplate.parse(self.sk_prefix)
+            for name in prefix.fields:
+                if name not in codecs:
+                    raise DeclarationError(
+                        f"collection {self.name}: sk_prefix {self.sk_prefix!r} uses {name}, which no member "
+                        "entity has"
+                    )
+            self.sk_key = BoundKey(sk_attr, prefix, "S", codecs, self.table.delimiter, self.name)
+        elif self.sk_prefix:
+            raise DeclarationError(f"collection {self.name}: sk_prefix needs a sort key, and there is none")
+        self.arguments = tuple(
+            dict.fromkeys((*template.fields, *(self.sk_key.template.fields if self.sk_key else ())))
+        )
         self.table.collections[self.name] = self
 
     def __call__(self, *args: Any, **values: Any) -> Query:
-        values.update(zip(self.pk_key.template.fields, args, strict=False))
+        """The query for one partition: the partition key's fields, then the sort-key prefix's (positionally
+        too); prefix fields left out end the prefix at the literal text before them."""
+        if len(args) > len(self.arguments):
+            raise TypeError(f"{self.name}() takes {len(self.arguments)} positional arguments")
+        refuse_unknown(f"collection {self.name}()", values, self.arguments)
+        values.update(zip(self.arguments, args, strict=False))
         missing = self.pk_key.missing(values)
         if missing:
             raise MissingKeyFields(self.name, self.pk_key.attribute, self.pk_key.template.text, missing)
-        sk_attr = self.index_obj.sk if self.index_obj else self.table.sk_name
         query = Query(
             self.table,
             self.metas,
@@ -391,9 +419,11 @@ class Collection:
             name=self.name,
             pk=(self.pk_key.attribute, self.pk_key.value(values)),
         )
-        if self.sk_prefix and sk_attr:
-            query.sk_key = BoundKey(sk_attr, KeyTemplate.parse(self.sk_prefix), "S", {}, "", self.name)
-            query.sk = ("begins_with", {"S": self.sk_prefix})
+        if self.sk_key is not None:
+            text, _ = self.sk_key.prefix(values)
+            query.sk_key, query.values = self.sk_key, values
+            if text:
+                query.sk = ("begins_with", {"S": text})
         return query
 
     def describe(self) -> dict[str, Any]:

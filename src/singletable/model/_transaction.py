@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from singletable.model._entity import Entity
-from singletable.model._entity_meta import KeyRef
+from singletable.model._entity_meta import KeyRef, refuse_unknown
 from singletable.model._expr import Action, Cond
 from singletable.model._write_plans import plan_check, plan_create, plan_delete, plan_put, plan_update
 from singletable.model._write_requests import PartLabel, RequestPart, WriteTarget
@@ -47,7 +47,10 @@ class Transaction:
 
     def delete(self, target: Any, /, *, condition: Cond | None = None, **key: Any) -> None:
         if isinstance(target, type):
+            refuse_unknown(f"tx.delete({target.__name__})", key, target.model_entity().primary_fields)
             target = target.key(**key)
+        elif key:
+            refuse_unknown("tx.delete(a key or an entity)", key, ())
         self.parts += plan_delete(self.dest, target, condition)[0]
 
     def check(self, target: KeyRef | Entity, condition: Cond) -> None:
