@@ -8,6 +8,7 @@ or one transaction; what those stages need of the table travels in a ``WriteTarg
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from singletable.model._batches import batch_get, batch_write
 from singletable.model._codecs import AV
 from singletable.model._entity import Entity
 from singletable.model._entity_meta import EntityMeta, KeyRef
-from singletable.model._errors import ConditionFailed, NotFound, RequestError
+from singletable.model._errors import ConditionFailed, DBClosed, NotFound, RequestError, RequestRefused
 from singletable.model._expr import Action, Cond
 from singletable.model._patterns import Grouped, Query
 from singletable.model._read_items import Fallback
@@ -36,6 +37,9 @@ E = TypeVar("E", bound=Entity)
 # An upsert whose createdAt guess was wrong retries with the stored value; more attempts only happen while
 # other writers keep deleting and re-creating the item.
 PUT_ATTEMPTS = 4
+# DynamoDB's table names: 3 to 255 characters of these.
+TABLE_NAME = re.compile(r"[a-zA-Z0-9_.-]{3,255}")
+DB_CLOSED = "this DB was closed (db.close()); connect() again to use the table"
 
 
 @dataclass
@@ -71,7 +75,7 @@ class DB:
         self.table = table
         self.adapter = adapter
         self.call = adapter.call
-        self.table_name = name or table.resolved_name()
+        self.table_name = checked_table_name(name or table.resolved_name())
         secret = cursor_secret or cursors.default_secret()
         self._secret = secret.encode() if isinstance(secret, str) else secret
         self.clock = clock or utc_now
@@ -79,7 +83,10 @@ class DB:
         self._dest = WriteTarget(self.table_name, self.call, self.clock)
 
     def close(self) -> None:
+        """Release the adapter (an engine ``connect`` opened from a path); every later call raises
+        :class:`DBClosed`."""
         self.adapter.close()
+        self.call = _closed
 
     def __enter__(self) -> DB:
         return self
@@ -371,6 +378,20 @@ class DB:
             if full is not None:
                 out.append({**full, **{k: v for k, v in raw.items() if k not in full}})
         return out
+
+
+def _closed(operation: str, params: dict[str, Any]) -> dict[str, Any]:
+    raise DBClosed(DB_CLOSED)
+
+
+def checked_table_name(name: str) -> str:
+    """``name`` if DynamoDB accepts it as a table name; else :class:`RequestRefused` saying why."""
+    if not isinstance(name, str) or not TABLE_NAME.fullmatch(name):
+        raise RequestRefused(
+            f"table name {name!r} is not one DynamoDB accepts: it must be 3 to 255 characters, "
+            "each a letter, a digit, '_', '-' or '.'"
+        )
+    return name
 
 
 def _frozen(item: dict[str, AV], keys: list[str]) -> tuple[Any, ...]:
