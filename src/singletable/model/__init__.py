@@ -40,6 +40,7 @@ from singletable.model._expr import Action, Cond, Path
 from singletable.model._patterns import Collection, Grouped, Pattern, Query
 from singletable.model._table import GSI, LSI, Index, Table, env
 from singletable.model._templates import Key, Keys
+from singletable.model._trace import Trace, TracedRequest
 from singletable.model._write_keys import guard_key
 
 __all__ = [
@@ -75,6 +76,8 @@ __all__ = [
     "RequestError",
     "RequestRefused",
     "Table",
+    "Trace",
+    "TracedRequest",
     "TransactionFailed",
     "UniqueViolation",
     "VersionConflict",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar, overload
@@ -26,6 +27,7 @@ from singletable.model._expr import Action, Cond
 from singletable.model._patterns import Grouped, Query
 from singletable.model._read_items import Fallback
 from singletable.model._table import Table
+from singletable.model._trace import Trace
 from singletable.model._transaction import Transaction
 from singletable.model._write_keys import guard_key
 from singletable.model._write_plans import plan_create, plan_delete, plan_put, plan_update
@@ -87,6 +89,20 @@ class DB:
         :class:`DBClosed`."""
         self.adapter.close()
         self.call = _closed
+
+    @contextmanager
+    def trace(self) -> Iterator[Trace]:
+        """``with db.trace() as trace:`` records every request this DB sends in the block (from any thread),
+        each with its ConsumedCapacity: ``trace.operations``, ``trace.capacity_units``, ``trace.requests``.
+        Only traced requests ask for their capacity; outside a trace nothing is wrapped."""
+        recording = Trace()
+        untraced = self.call
+        self.call = recording.traced(untraced)
+        try:
+            yield recording
+        finally:
+            if self.call is not _closed:
+                self.call = untraced
 
     def __enter__(self) -> DB:
         return self
