@@ -37,6 +37,7 @@ from singletable.model._errors import (
     VersionConflict,
 )
 from singletable.model._expr import Action, Cond, Path
+from singletable.model._page_sizing import CostlyPage
 from singletable.model._patterns import Collection, Grouped, Pattern, Query
 from singletable.model._table import GSI, LSI, Index, Table, env
 from singletable.model._templates import Key, Keys
@@ -53,6 +54,7 @@ __all__ = [
     "Collection",
     "Cond",
     "ConditionFailed",
+    "CostlyPage",
     "DBClosed",
     "DeclarationError",
     "Derived",

@@ -24,6 +24,7 @@ from singletable.model._entity import Entity
 from singletable.model._entity_meta import EntityMeta, KeyRef
 from singletable.model._errors import ConditionFailed, DBClosed, NotFound, RequestError, RequestRefused
 from singletable.model._expr import Action, Cond
+from singletable.model._page_sizing import PageSizer
 from singletable.model._patterns import Grouped, Query
 from singletable.model._read_items import Fallback
 from singletable.model._table import Table
@@ -302,11 +303,16 @@ class DB:
                     return
 
     def page(self, query: Query, *, size: int = 25, cursor: str | None = None) -> Page:
-        """One page of ``size`` entities and a signed cursor to the next (None when there is no more)."""
+        """One page of ``size`` entities and a signed cursor to the next (None when there is no more).
+
+        Requests are sized by what they keep (``model/_page_sizing.py``); a page that still takes many
+        round trips warns with :class:`CostlyPage`."""
         start = cursors.decode(self._secret, query.fingerprint(), cursor) if cursor else None
         out: list[tuple[Any, dict[str, AV]]] = []
-        for entity, raw in self._stream(query, start, size + 1):
+        sizer = PageSizer(size)
+        for entity, raw in self._stream(query, start, size + 1, sizer):
             if len(out) == size:
+                sizer.warn_if_costly(_named(query), size)
                 last = out[-1][1]
                 keys = self.table.key_attributes(query.index)
                 token = cursors.encode(
@@ -314,6 +320,7 @@ class DB:
                 )
                 return Page([e for e, _ in out], token)
             out.append((entity, raw))
+        sizer.warn_if_costly(_named(query), size)
         return Page([e for e, _ in out], None)
 
     def collect(self, query: Query) -> Grouped:
@@ -321,13 +328,18 @@ class DB:
         return Grouped(e for e, _ in self._stream(query, None, None))
 
     def _stream(
-        self, query: Query, start: dict[str, AV] | None, page_size: int | None
+        self, query: Query, start: dict[str, AV] | None, page_size: int | None, sizer: PageSizer | None = None
     ) -> Iterator[tuple[Any, dict[str, AV]]]:
-        for entities, raws in self._pages(query, start, page_size, None):
+        for entities, raws in self._pages(query, start, page_size, None, sizer):
             yield from zip(entities, raws, strict=True)
 
     def _pages(
-        self, query: Query, start: dict[str, AV] | None, page_size: int | None, limit: int | None
+        self,
+        query: Query,
+        start: dict[str, AV] | None,
+        page_size: int | None,
+        limit: int | None,
+        sizer: PageSizer | None = None,
     ) -> Iterator[tuple[list[Any], list[dict[str, AV]]]]:
         """Each response's entities and the items they came from; stops decoding once ``limit`` are out."""
         op, base = query.request(self.table_name)
@@ -343,7 +355,9 @@ class DB:
             params = dict(base)
             if start:
                 params["ExclusiveStartKey"] = start
-            if page_size:
+            if sizer is not None:
+                params["Limit"] = sizer.limit
+            elif page_size:
                 params["Limit"] = page_size
             response = self.call(op, params)
             items = response.get("Items", [])
@@ -358,6 +372,8 @@ class DB:
                     entities = [from_item(r) for r in raws]
             else:
                 entities, raws = self._decode(items, metas, partial, limit)
+            if sizer is not None:
+                sizer.record(response.get("ScannedCount", len(items)), len(entities))
             yield entities, raws
             if limit is not None:
                 limit -= len(entities)
@@ -394,6 +410,11 @@ class DB:
             if full is not None:
                 out.append({**full, **{k: v for k, v in raw.items() if k not in full}})
         return out
+
+
+def _named(query: Query) -> str:
+    """``NOTE.of_user``: a query by its entity types and pattern, for messages."""
+    return "/".join(meta.type for meta in query.entities) + (f".{query.name}" if query.name else "")
 
 
 def _closed(operation: str, params: dict[str, Any]) -> dict[str, Any]:
