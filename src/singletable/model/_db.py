@@ -312,7 +312,8 @@ class DB:
         sizer = PageSizer(size)
         for entity, raw in self._stream(query, start, size + 1, sizer):
             if len(out) == size:
-                sizer.warn_if_costly(_named(query), size)
+                if sizer.costly:
+                    sizer.warn(_named(query), size)
                 last = out[-1][1]
                 keys = self.table.key_attributes(query.index)
                 token = cursors.encode(
@@ -320,7 +321,8 @@ class DB:
                 )
                 return Page([e for e, _ in out], token)
             out.append((entity, raw))
-        sizer.warn_if_costly(_named(query), size)
+        if sizer.costly:
+            sizer.warn(_named(query), size)
         return Page([e for e, _ in out], None)
 
     def collect(self, query: Query) -> Grouped:

@@ -51,13 +51,18 @@ class PageSizer:
         estimate = math.ceil(needed * self.read / max(self.kept, 1))
         self.limit = max(needed, min(estimate, 8 * self.limit, MAX_LIMIT))
 
-    def warn_if_costly(self, name: str, size: int) -> None:
-        if self.requests > WARN_REQUESTS and self.kept * 4 < self.read:
-            warnings.warn(
-                CostlyPage(
-                    f"{name}: a page of {size} took {self.requests} requests, read {self.read} "
-                    f"items and kept {self.kept}; other entity types share its key prefix or its filter "
-                    "discards most items -- give the pattern a key prefix or an index of its own"
-                ),
-                stacklevel=3,
-            )
+    @property
+    def costly(self) -> bool:
+        """More than :data:`WARN_REQUESTS` requests, keeping less than a quarter of what they read."""
+        return self.requests > WARN_REQUESTS and self.kept * 4 < self.read
+
+    def warn(self, name: str, size: int) -> None:
+        """Raise :class:`CostlyPage` with the numbers (for a page that is :attr:`costly`)."""
+        warnings.warn(
+            CostlyPage(
+                f"{name}: a page of {size} took {self.requests} requests, read {self.read} "
+                f"items and kept {self.kept}; other entity types share its key prefix or its filter "
+                "discards most items -- give the pattern a key prefix or an index of its own"
+            ),
+            stacklevel=3,
+        )
