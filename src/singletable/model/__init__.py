@@ -22,6 +22,7 @@ from singletable.model._entity_meta import EntityMeta, KeyRef
 from singletable.model._errors import (
     AlreadyExists,
     ConditionFailed,
+    DBClosed,
     DeclarationError,
     FieldNotLoaded,
     FieldTypeError,
@@ -32,15 +33,18 @@ from singletable.model._errors import (
     NotFound,
     PartialEntity,
     RequestError,
+    RequestRefused,
     TransactionFailed,
     UniqueViolation,
     UnknownArgument,
     VersionConflict,
 )
 from singletable.model._expr import Action, Cond, Path
+from singletable.model._page_sizing import CostlyPage
 from singletable.model._patterns import Collection, Grouped, Pattern, Query
 from singletable.model._table import GSI, LSI, Index, Table, env
 from singletable.model._templates import Key, Keys
+from singletable.model._trace import Trace, TracedRequest
 from singletable.model._write_keys import guard_key
 
 __all__ = [
@@ -53,6 +57,8 @@ __all__ = [
     "Collection",
     "Cond",
     "ConditionFailed",
+    "CostlyPage",
+    "DBClosed",
     "DeclarationError",
     "Derived",
     "Entity",
@@ -75,7 +81,10 @@ __all__ = [
     "Pattern",
     "Query",
     "RequestError",
+    "RequestRefused",
     "Table",
+    "Trace",
+    "TracedRequest",
     "TransactionFailed",
     "UniqueViolation",
     "UnknownArgument",

@@ -9,13 +9,16 @@ is called through ``Engine.execute`` (no botocore anywhere in the path); a boto3
 from __future__ import annotations
 
 import re
+import sqlite3
 from typing import Any
 
 import singletable
 from singletable.engine._engine import Engine
 from singletable.engine._errors import DynamoDBError
 from singletable.engine._registry import OPERATIONS
-from singletable.model._errors import ConditionFailed, RequestError
+from singletable.model._errors import ConditionFailed, DBClosed, RequestError
+
+ENGINE_CLOSED = "the Engine this DB uses was closed (engine.close()); connect() to an open Engine"
 
 
 def _snake(name: str) -> str:
@@ -55,6 +58,10 @@ class EngineAdapter(Adapter):
             return self._execute(operation, params)
         except DynamoDBError as error:
             raise to_request_error(error.code, error.message, error.item, error.extra) from None
+        except sqlite3.ProgrammingError as error:
+            if "closed" not in str(error):
+                raise
+            raise DBClosed(ENGINE_CLOSED) from None
 
     def supports(self, operation: str) -> bool:
         return operation in OPERATIONS

@@ -8,8 +8,10 @@ or one transaction; what those stages need of the table travels in a ``WriteTarg
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar, overload
@@ -20,11 +22,20 @@ from singletable.model._batches import batch_get, batch_write
 from singletable.model._codecs import AV
 from singletable.model._entity import Entity
 from singletable.model._entity_meta import EntityMeta, KeyRef, refuse_unknown
-from singletable.model._errors import ConditionFailed, NotFound, RequestError, UnknownArgument
+from singletable.model._errors import (
+    ConditionFailed,
+    DBClosed,
+    NotFound,
+    RequestError,
+    RequestRefused,
+    UnknownArgument,
+)
 from singletable.model._expr import Action, Cond
+from singletable.model._page_sizing import PageSizer
 from singletable.model._patterns import Grouped, Query
 from singletable.model._read_items import Fallback
 from singletable.model._table import Table
+from singletable.model._trace import Trace
 from singletable.model._transaction import Transaction
 from singletable.model._write_keys import guard_key
 from singletable.model._write_plans import plan_create, plan_delete, plan_put, plan_update
@@ -39,6 +50,9 @@ PUT_ATTEMPTS = 4
 # A partial update planned from a read of the fields its keys need is tried again this often when a
 # concurrent writer changes them in between (each attempt is conditioned on what it read).
 UPDATE_ATTEMPTS = 8
+# DynamoDB's table names: 3 to 255 characters of these.
+TABLE_NAME = re.compile(r"[a-zA-Z0-9_.-]{3,255}")
+DB_CLOSED = "this DB was closed (db.close()); connect() again to use the table"
 
 
 @dataclass
@@ -74,7 +88,7 @@ class DB:
         self.table = table
         self.adapter = adapter
         self.call = adapter.call
-        self.table_name = name or table.resolved_name()
+        self.table_name = checked_table_name(name or table.resolved_name())
         secret = cursor_secret or cursors.default_secret()
         self._secret = secret.encode() if isinstance(secret, str) else secret
         self.clock = clock or utc_now
@@ -82,7 +96,24 @@ class DB:
         self._dest = WriteTarget(self.table_name, self.call, self.clock)
 
     def close(self) -> None:
+        """Release the adapter (an engine ``connect`` opened from a path); every later call raises
+        :class:`DBClosed`."""
         self.adapter.close()
+        self.call = _closed
+
+    @contextmanager
+    def trace(self) -> Iterator[Trace]:
+        """``with db.trace() as trace:`` records every request this DB sends in the block (from any thread),
+        each with its ConsumedCapacity: ``trace.operations``, ``trace.capacity_units``, ``trace.requests``.
+        Only traced requests ask for their capacity; outside a trace nothing is wrapped."""
+        recording = Trace()
+        untraced = self.call
+        self.call = recording.traced(untraced)
+        try:
+            yield recording
+        finally:
+            if self.call is not _closed:
+                self.call = untraced
 
     def __enter__(self) -> DB:
         return self
@@ -300,11 +331,17 @@ class DB:
                     return
 
     def page(self, query: Query, *, size: int = 25, cursor: str | None = None) -> Page:
-        """One page of ``size`` entities and a signed cursor to the next (None when there is no more)."""
+        """One page of ``size`` entities and a signed cursor to the next (None when there is no more).
+
+        Requests are sized by what they keep (``model/_page_sizing.py``); a page that still takes many
+        round trips warns with :class:`CostlyPage`."""
         start = cursors.decode(self._secret, query.fingerprint(), cursor) if cursor else None
         out: list[tuple[Any, dict[str, AV]]] = []
-        for entity, raw in self._stream(query, start, size + 1):
+        sizer = PageSizer(size)
+        for entity, raw in self._stream(query, start, size + 1, sizer):
             if len(out) == size:
+                if sizer.costly:
+                    sizer.warn(_named(query), size)
                 last = out[-1][1]
                 keys = self.table.key_attributes(query.index)
                 token = cursors.encode(
@@ -312,6 +349,8 @@ class DB:
                 )
                 return Page([e for e, _ in out], token)
             out.append((entity, raw))
+        if sizer.costly:
+            sizer.warn(_named(query), size)
         return Page([e for e, _ in out], None)
 
     def collect(self, query: Query) -> Grouped:
@@ -319,13 +358,18 @@ class DB:
         return Grouped(e for e, _ in self._stream(query, None, None))
 
     def _stream(
-        self, query: Query, start: dict[str, AV] | None, page_size: int | None
+        self, query: Query, start: dict[str, AV] | None, page_size: int | None, sizer: PageSizer | None = None
     ) -> Iterator[tuple[Any, dict[str, AV]]]:
-        for entities, raws in self._pages(query, start, page_size, None):
+        for entities, raws in self._pages(query, start, page_size, None, sizer):
             yield from zip(entities, raws, strict=True)
 
     def _pages(
-        self, query: Query, start: dict[str, AV] | None, page_size: int | None, limit: int | None
+        self,
+        query: Query,
+        start: dict[str, AV] | None,
+        page_size: int | None,
+        limit: int | None,
+        sizer: PageSizer | None = None,
     ) -> Iterator[tuple[list[Any], list[dict[str, AV]]]]:
         """Each response's entities and the items they came from; stops decoding once ``limit`` are out."""
         op, base = query.request(self.table_name)
@@ -341,7 +385,9 @@ class DB:
             params = dict(base)
             if start:
                 params["ExclusiveStartKey"] = start
-            if page_size:
+            if sizer is not None:
+                params["Limit"] = sizer.limit
+            elif page_size:
                 params["Limit"] = page_size
             response = self.call(op, params)
             items = response.get("Items", [])
@@ -356,6 +402,8 @@ class DB:
                     entities = [from_item(r) for r in raws]
             else:
                 entities, raws = self._decode(items, metas, partial, limit)
+            if sizer is not None:
+                sizer.record(response.get("ScannedCount", len(items)), len(entities))
             yield entities, raws
             if limit is not None:
                 limit -= len(entities)
@@ -392,6 +440,25 @@ class DB:
             if full is not None:
                 out.append({**full, **{k: v for k, v in raw.items() if k not in full}})
         return out
+
+
+def _named(query: Query) -> str:
+    """``NOTE.of_user``: a query by its entity types and pattern, for messages."""
+    return "/".join(meta.type for meta in query.entities) + (f".{query.name}" if query.name else "")
+
+
+def _closed(operation: str, params: dict[str, Any]) -> dict[str, Any]:
+    raise DBClosed(DB_CLOSED)
+
+
+def checked_table_name(name: str) -> str:
+    """``name`` if DynamoDB accepts it as a table name; else :class:`RequestRefused` saying why."""
+    if not isinstance(name, str) or not TABLE_NAME.fullmatch(name):
+        raise RequestRefused(
+            f"table name {name!r} is not one DynamoDB accepts: it must be 3 to 255 characters, "
+            "each a letter, a digit, '_', '-' or '.'"
+        )
+    return name
 
 
 def _frozen(item: dict[str, AV], keys: list[str]) -> tuple[Any, ...]:

@@ -108,6 +108,17 @@ class TransactionFailed(RequestError):
         self.labels = labels
 
 
+class RequestRefused(ModelError, ValueError):
+    """A request DynamoDB would reject, refused by the model before anything is sent: a table name outside
+    DynamoDB's naming rules, a transaction of more actions than DynamoDB takes. The message says what and
+    why."""
+
+
+class DBClosed(ModelError, RuntimeError):
+    """The :class:`~singletable.model.DB` was closed (``db.close()``), or the Engine behind it was
+    (``engine.close()``); connect again to use the table."""
+
+
 class InvalidCursor(ModelError, ValueError):
     """A pagination cursor was altered, forged, or belongs to another query."""
 
