@@ -42,6 +42,7 @@ from singletable.model._errors import (
 from singletable.model._expr import Action, Cond, Path
 from singletable.model._page_sizing import CostlyPage
 from singletable.model._patterns import Collection, Grouped, Pattern, Query
+from singletable.model._sequence import Sequence, SequenceContended
 from singletable.model._table import GSI, LSI, Index, Table, env
 from singletable.model._templates import Key, Keys
 from singletable.model._trace import Trace, TracedRequest
@@ -82,6 +83,8 @@ __all__ = [
     "Query",
     "RequestError",
     "RequestRefused",
+    "Sequence",
+    "SequenceContended",
     "Table",
     "Trace",
     "TracedRequest",
