@@ -8,6 +8,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from singletable.model import (
     DB,
@@ -19,6 +21,7 @@ from singletable.model import (
     SequenceContended,
     Table,
     UniqueViolation,
+    connect,
 )
 
 tracker = Table(name="tracker")
@@ -94,6 +97,25 @@ def test_a_failed_create_consumes_no_number(open_db: Any) -> None:
     assert seq.current(db) == 1
     assert numbers(db) == [1, 2]
     assert db.find(Issue, slug="fresh") is None  # nothing of the failed creates was written
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from("abcdef"), max_size=14))
+def test_any_mix_of_creates_and_failed_creates_leaves_no_gap(slugs: list[str]) -> None:
+    """Repeated slugs fail with UniqueViolation; the numbers given are exactly 1..(creates that succeeded)."""
+    with connect(tracker, ":memory:", name="issues") as db:
+        db.create_table()
+        seq = issues()
+        given_numbers = []
+        for slug in slugs:
+            try:
+                given_numbers.append(seq.create(db, issue(slug)).number)
+            except UniqueViolation:
+                pass
+        expected = list(range(1, len(set(slugs)) + 1))
+        assert given_numbers == expected
+        assert numbers(db) == expected
+        assert seq.current(db) == len(expected)
 
 
 def test_a_writer_that_loses_the_race_retries_then_gives_up(open_db: Any) -> None:
