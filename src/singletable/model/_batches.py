@@ -12,9 +12,11 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
+from singletable.model._codecs import AV
 from singletable.model._entity import Entity
 from singletable.model._entity_meta import KeyRef
 from singletable.model._errors import ModelError, RequestError
+from singletable.model._read_items import BAD_ITEM, stored_item_error
 from singletable.model._write_keys import frozen_key
 from singletable.model._write_requests import Call, WriteTarget
 from singletable.model._write_values import stamp
@@ -68,7 +70,7 @@ def batch_get(
     for meta, key in wanted:
         item = found.get(frozen_key(key))
         if item is not None:
-            out.append(item if meta is None else meta.from_item(item))
+            out.append(item if meta is None else _entity(meta, item, table_name))
     return out
 
 
@@ -104,3 +106,11 @@ def batch_write(dest: WriteTarget, puts: list[Entity], deletes: list[Any]) -> No
             if pending:
                 _backoff(attempt)
                 attempt += 1
+
+
+def _entity(meta: Any, item: dict[str, AV], table_name: str) -> Any:
+    """The entity of one found item; :class:`StoredItemError` if the item does not fit it."""
+    try:
+        return meta.from_item(item)
+    except BAD_ITEM as error:
+        raise stored_item_error(meta, item, table_name, error) from None

@@ -33,7 +33,7 @@ from singletable.model._errors import (
 from singletable.model._expr import Action, Cond
 from singletable.model._page_sizing import PageSizer
 from singletable.model._patterns import Grouped, Query
-from singletable.model._read_items import Fallback
+from singletable.model._read_items import BAD_ITEM, Fallback, checked_on_bad_item, stored_item_error
 from singletable.model._table import Table
 from singletable.model._trace import Trace
 from singletable.model._transaction import Transaction
@@ -176,7 +176,12 @@ class DB:
         if consistent:
             params["ConsistentRead"] = True
         item = self.call("GetItem", params).get("Item")
-        return None if item is None else meta.from_item(item)
+        if item is None:
+            return None
+        try:
+            return meta.from_item(item)
+        except BAD_ITEM as error:  # an item another tool (or older code) wrote
+            raise stored_item_error(meta, item, self.table_name, error) from None
 
     def must_get(self, target: Any, /, **key: Any) -> Any:
         found = self.get(target, **key)
@@ -203,7 +208,12 @@ class DB:
         # schema order so the request is the same everywhere.
         key = {k: owner[k] for k in (self.table.pk_name, self.table.sk_name) if k and k in owner}
         item = self.call("GetItem", {"TableName": self.table_name, "Key": key}).get("Item")
-        return None if item is None else meta.from_item(item)  # type: ignore[return-value]
+        if item is None:
+            return None
+        try:
+            return meta.from_item(item)  # type: ignore[return-value]
+        except BAD_ITEM as error:
+            raise stored_item_error(meta, item, self.table_name, error) from None
 
     def _write_target(self) -> WriteTarget:
         """What planning and sending a write need of this table. Checked at each write, so a replaced
@@ -319,26 +329,34 @@ class DB:
         limit: int | None = None,
         cursor: str | None = None,
         page_size: int | None = None,
+        on_bad_item: str = "raise",
     ) -> Iterator[Any]:
-        """Entities from a pattern, fetched page by page as you iterate; ``limit`` caps entities returned."""
+        """Entities from a pattern, fetched page by page as you iterate; ``limit`` caps entities returned.
+
+        A stored item that does not fit its entity raises :class:`StoredItemError`; ``on_bad_item="skip"``
+        leaves such items out, ``"raw"`` yields them as stored (AttributeValue dicts)."""
+        on_bad = checked_on_bad_item(on_bad_item)
         start = cursors.decode(self._secret, query.fingerprint(), cursor) if cursor else None
         wanted = limit
-        for entities, _ in self._pages(query, start, page_size, limit):
+        for entities, _ in self._pages(query, start, page_size, limit, on_bad=on_bad):
             yield from entities  # a page is decoded at once: no per-entity generator hop on the hot path
             if wanted is not None:
                 wanted -= len(entities)
                 if wanted <= 0:
                     return
 
-    def page(self, query: Query, *, size: int = 25, cursor: str | None = None) -> Page:
+    def page(
+        self, query: Query, *, size: int = 25, cursor: str | None = None, on_bad_item: str = "raise"
+    ) -> Page:
         """One page of ``size`` entities and a signed cursor to the next (None when there is no more).
 
         Requests are sized by what they keep (``model/_page_sizing.py``); a page that still takes many
-        round trips warns with :class:`CostlyPage`."""
+        round trips warns with :class:`CostlyPage`. ``on_bad_item`` as for :meth:`query`."""
+        on_bad = checked_on_bad_item(on_bad_item)
         start = cursors.decode(self._secret, query.fingerprint(), cursor) if cursor else None
         out: list[tuple[Any, dict[str, AV]]] = []
         sizer = PageSizer(size)
-        for entity, raw in self._stream(query, start, size + 1, sizer):
+        for entity, raw in self._stream(query, start, size + 1, sizer, on_bad):
             if len(out) == size:
                 if sizer.costly:
                     sizer.warn(_named(query), size)
@@ -353,14 +371,21 @@ class DB:
             sizer.warn(_named(query), size)
         return Page([e for e, _ in out], None)
 
-    def collect(self, query: Query) -> Grouped:
-        """Every entity of a collection (all pages), grouped by type."""
-        return Grouped(e for e, _ in self._stream(query, None, None))
+    def collect(self, query: Query, *, on_bad_item: str = "raise") -> Grouped:
+        """Every entity of a collection (all pages), grouped by type; ``on_bad_item`` as for :meth:`query`
+        (raw items are grouped under ``dict``)."""
+        on_bad = checked_on_bad_item(on_bad_item)
+        return Grouped(e for e, _ in self._stream(query, None, None, None, on_bad))
 
     def _stream(
-        self, query: Query, start: dict[str, AV] | None, page_size: int | None, sizer: PageSizer | None = None
+        self,
+        query: Query,
+        start: dict[str, AV] | None,
+        page_size: int | None,
+        sizer: PageSizer | None = None,
+        on_bad: str = "raise",
     ) -> Iterator[tuple[Any, dict[str, AV]]]:
-        for entities, raws in self._pages(query, start, page_size, None, sizer):
+        for entities, raws in self._pages(query, start, page_size, None, sizer, on_bad):
             yield from zip(entities, raws, strict=True)
 
     def _pages(
@@ -370,6 +395,7 @@ class DB:
         page_size: int | None,
         limit: int | None,
         sizer: PageSizer | None = None,
+        on_bad: str = "raise",
     ) -> Iterator[tuple[list[Any], list[dict[str, AV]]]]:
         """Each response's entities and the items they came from; stops decoding once ``limit`` are out."""
         op, base = query.request(self.table_name)
@@ -398,10 +424,10 @@ class DB:
                 raws = [r for r in items if (t := r.get(type_attr)) == type_av or (t is None and matches(r))]
                 try:
                     entities = [build(r) for r in raws] if build is not None else [from_item(r) for r in raws]
-                except Fallback:  # an item the fast builder leaves to validation (model/_read_items.py)
-                    entities = [from_item(r) for r in raws]
+                except _SLOW:  # an item for validation, or one that does not fit (model/_read_items.py)
+                    entities, raws = self._decode(raws, metas, partial, None, on_bad)
             else:
-                entities, raws = self._decode(items, metas, partial, limit)
+                entities, raws = self._decode(items, metas, partial, limit, on_bad)
             if sizer is not None:
                 sizer.record(response.get("ScannedCount", len(items)), len(entities))
             yield entities, raws
@@ -414,15 +440,29 @@ class DB:
                 return
 
     def _decode(
-        self, items: list[dict[str, AV]], metas: list[EntityMeta], partial: bool, limit: int | None
+        self,
+        items: list[dict[str, AV]],
+        metas: list[EntityMeta],
+        partial: bool,
+        limit: int | None,
+        on_bad: str,
     ) -> tuple[list[Any], list[dict[str, AV]]]:
-        """A page of several types (or a projection, or past a limit): each item by its own type."""
+        """A page of several types (or a projection, or past a limit, or holding an item that does not fit
+        its entity): each item by its own type; an unfit one raised, skipped or kept raw (``on_bad``)."""
         entities: list[Any] = []
         raws: list[dict[str, AV]] = []
         for raw in items:
             meta = _which(metas, raw)
             if meta is not None:
-                entities.append(meta.from_item(raw, partial=partial))
+                try:
+                    entities.append(meta.from_item(raw, partial=partial))
+                except BAD_ITEM as error:
+                    bad = stored_item_error(meta, raw, self.table_name, error)
+                    if on_bad == "raise":
+                        raise bad from None
+                    if on_bad == "skip":
+                        continue
+                    entities.append(raw)
                 raws.append(raw)
                 if limit is not None and len(entities) >= limit:
                     break
@@ -440,6 +480,9 @@ class DB:
             if full is not None:
                 out.append({**full, **{k: v for k, v in raw.items() if k not in full}})
         return out
+
+
+_SLOW = (Fallback, *BAD_ITEM)
 
 
 def _named(query: Query) -> str:

@@ -261,6 +261,8 @@ def _decoder(
                 "        v = av.get('S')",
                 "        if v is not None:",
                 f"            data[N{i}] = v",
+                "        elif 'NULL' not in av:",
+                f"            data[N{i}] = L{i}(av)",  # another type: the codec raises (StoredItemError)
             ]
         else:
             lines += ["    if av is not None and 'NULL' not in av:", f"        data[N{i}] = L{i}(av)"]

@@ -165,3 +165,36 @@ class PartialEntity(ModelError, TypeError):
             "would overwrite them with defaults. Use db.update(entity, field=value, ...) to change the "
             "loaded fields"
         )
+
+
+class StoredItemError(ModelError, ValueError):
+    """A stored item does not fit its entity (written by another tool, or by older code).
+
+    Raised by every read (get, query, page, collect, batch_get) instead of a bare ``KeyError`` or a
+    validation error: ``table`` is the table's name, ``key`` the item's primary key (attribute -> value),
+    ``entity`` the entity type, ``attribute`` the stored attribute that does not fit (None when no single
+    one is to blame), ``expected`` the declared type and ``stored`` what the item holds there. A query can
+    skip such items or hand them back raw instead: ``db.query(..., on_bad_item="skip" | "raw")``.
+    """
+
+    def __init__(
+        self,
+        table: str,
+        key: dict[str, Any],
+        entity: str,
+        attribute: str | None,
+        expected: str,
+        stored: str,
+    ) -> None:
+        self.table = table
+        self.key = key
+        self.entity = entity
+        self.attribute = attribute
+        self.expected = expected
+        self.stored = stored
+        where = ", ".join(f"{name}={value!r}" for name, value in key.items())
+        what = f"attribute {attribute!r}" if attribute else "the item"
+        super().__init__(
+            f"table {table!r}, item ({where}): {what} does not fit {entity}: expected {expected}, "
+            f"stored {stored}"
+        )

@@ -25,9 +25,10 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from singletable.model._codecs import AV, Codec
+from singletable.model._errors import ModelError, StoredItemError
 
 _SCALARS = (str, int, float, bool, Decimal, dt.datetime, dt.date, bytes, uuid.UUID)
 _IMMUTABLE = (type(None), str, int, float, bool, bytes, Decimal, dt.datetime, dt.date, uuid.UUID, enum.Enum)
@@ -49,6 +50,14 @@ _SLOTS = {
 
 
 _MISSING = object()
+
+
+# What decoding raises on a stored item that does not fit its entity (pydantic's ValidationError is a
+# ValueError). Reads catch these around whole pages, so good items pay nothing for the check.
+BAD_ITEM = (KeyError, TypeError, ValueError, ArithmeticError, AttributeError)
+ON_BAD_ITEM = ("raise", "skip", "raw")
+# The DynamoDB type each codec kind is stored as, for messages.
+_STORED_AS = {"DT": "S", "TTL": "N", "MODEL": "M", "ANY": "any type"}
 
 
 class Fallback(Exception):
@@ -132,8 +141,8 @@ def _default(info: Any) -> tuple[str, Any] | None:
 # Inline forms of the commonest conversions: the codec's result without a call per attribute. They read the
 # AttributeValue's member directly; an absent attribute (TypeError), a NULL or a member of another type
 # (KeyError) and a number int() refuses, like "1E+2" (ValueError), are handled off the fast path: absent and
-# NULL count as missing, a scalar goes to its codec (which reports a bad value as it always has), a text of
-# another type counts as missing (as the decoder always treated it) and a nested model goes to validation.
+# NULL count as missing, a scalar or a text goes to its codec (which decodes it or raises: an item that does
+# not fit its entity, reported by the read as StoredItemError) and a nested model goes to validation.
 _INLINE = {
     "text": "get(A{i})['S']",
     "int": "int(get(A{i})['N'])",
@@ -179,10 +188,8 @@ def _generate(
                 *_missing(i, how, " " * 8),
             ]
             continue
-        if form in _SCALAR_FORMS:
-            bad = [f"            d[N{i}] = C{i}(av)"]
-        elif form == "text":
-            bad = _missing(i, how, " " * 12)
+        if form in _SCALAR_FORMS or form == "text":
+            bad = [f"            d[N{i}] = C{i}(av)"]  # the codec decodes it or says it does not fit
         else:
             bad = ["            raise Fallback"]
         lines += [
@@ -315,3 +322,56 @@ def entity_builder(
             return None
         plans.append((name, attribute, *plan))
     return _generate(cls, plans)
+
+
+def checked_on_bad_item(value: Any) -> str:
+    """``value`` if it is one of :data:`ON_BAD_ITEM`; else a :class:`ModelError` naming them."""
+    if value not in ON_BAD_ITEM:
+        raise ModelError(f"on_bad_item must be one of {', '.join(map(repr, ON_BAD_ITEM))}, not {value!r}")
+    return value
+
+
+def stored_item_error(meta: Any, item: Mapping[str, AV], table: str, error: BaseException) -> StoredItemError:
+    """Why ``item`` does not fit ``meta``'s entity, given what decoding it raised (``error``).
+
+    Each stored attribute is decoded again with its field's codec; the first that fails is the one named.
+    Otherwise validation's own complaint (a required field absent, a constraint) names the field. An error
+    that is about neither is not the item's fault and is raised again as it was.
+    """
+    key_names = [n for n in (meta.table.pk_name, meta.table.sk_name) if n]
+    key = {n: _shown(item[n]) for n in key_names if isinstance(item.get(n), Mapping)}
+    for spec in meta.fields.values():
+        av = item.get(spec.attribute)
+        if not spec.stored or av is None or (isinstance(av, Mapping) and "NULL" in av):
+            continue
+        try:
+            spec.codec.load(av)
+        except BAD_ITEM:
+            return StoredItemError(table, key, meta.type, spec.attribute, _expected(spec.codec), _stored(av))
+    if isinstance(error, ValidationError):
+        problem = error.errors()[0]
+        spec = meta.fields.get(problem["loc"][0]) if problem["loc"] else None
+        if spec is None:
+            return StoredItemError(table, key, meta.type, None, meta.type, problem["msg"])
+        av = item.get(spec.attribute)
+        found = "nothing (the attribute is absent)" if av is None or "NULL" in av else _stored(av)
+        return StoredItemError(
+            table, key, meta.type, spec.attribute, _expected(spec.codec), f"{found}: {problem['msg']}"
+        )
+    raise error
+
+
+def _expected(codec: Codec) -> str:
+    return f"{codec.expected} ({_STORED_AS.get(codec.kind, codec.kind)})"
+
+
+def _shown(av: Any) -> Any:
+    return next(iter(av.values())) if isinstance(av, Mapping) and len(av) == 1 else av
+
+
+def _stored(av: Any) -> str:
+    if not isinstance(av, Mapping) or len(av) != 1:
+        return f"{av!r:.60} (not an AttributeValue)"
+    ((kind, value),) = av.items()
+    text = repr(value)
+    return f"{kind} {text if len(text) <= 60 else text[:57] + '...'}"
