@@ -10,6 +10,7 @@ the request has no condition parameter at all).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from singletable.engine import _codec as codec
@@ -60,7 +61,7 @@ def prepare_put(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
     pk, sk = key_from_item(schema, item)
     if schema.index_key_checks:
         check_index_keys(schema, item)
-    condition = None if plain else _put_condition(params)
+    condition = None if plain else _condition(params, lambda: legacy.expected(params))
     return PreparedWrite(
         PUT,
         schema,
@@ -74,8 +75,10 @@ def prepare_put(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
     )
 
 
-def _put_condition(params: dict[str, Any]) -> Any:
-    """The request's ConditionExpression (or legacy Expected), with the expression parameters' checks."""
+def _condition(params: dict[str, Any], legacy_condition: Callable[[], Any]) -> Any:
+    """The request's ConditionExpression, or ``legacy_condition()`` (Expected) without one, with the
+    expression parameters' checks. PutItem reads Expected here; DeleteItem has read it earlier, as
+    DynamoDB orders its errors, and passes what it found."""
     text = params.get("ConditionExpression")
     expressions = RequestExpressions(
         params.get("ExpressionAttributeNames"),
@@ -83,7 +86,7 @@ def _put_condition(params: dict[str, Any]) -> Any:
         uses_expressions=text is not None,
         absent="ConditionExpression is null",
     )
-    condition = expressions.condition(text) if text is not None else legacy.expected(params)
+    condition = expressions.condition(text) if text is not None else legacy_condition()
     expressions.finish()
     return condition
 
@@ -97,15 +100,7 @@ def prepare_delete(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrit
     check_return_values(params.get("ReturnValues"), DELETE_RETURN_VALUES)
     key = params["Key"]
     pk, sk = key_from_request(schema, key)
-    text = params.get("ConditionExpression")
-    expressions = RequestExpressions(
-        params.get("ExpressionAttributeNames"),
-        params.get("ExpressionAttributeValues"),
-        uses_expressions=text is not None,
-        absent="ConditionExpression is null",
-    )
-    condition = expressions.condition(text) if text is not None else legacy_condition
-    expressions.finish()
+    condition = _condition(params, lambda: legacy_condition)
     return PreparedWrite(
         DELETE,
         schema,
