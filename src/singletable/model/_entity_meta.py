@@ -19,6 +19,7 @@ from singletable.model._codecs import AV, CanonicalSet, Codec, refused
 from singletable.model._errors import FieldTypeError, MissingKeyFields, PartialEntity, UnknownArgument
 from singletable.model._expr import Path
 from singletable.model._read_items import Fallback, entity_builder
+from singletable.model._source import class_source, field_limits
 from singletable.model._templates import BoundKey
 
 if TYPE_CHECKING:  # annotations only: these modules import this one
@@ -203,9 +204,11 @@ class EntityMeta:
     # -- introspection ----------------------------------------------------------------------------------
 
     def describe(self) -> dict[str, Any]:
+        lines = class_source(self.cls)
         return {
             "type": self.type,
             "class": self.cls.__qualname__,
+            "source": lines.at(None) if lines else None,
             "fields": [
                 {
                     "name": f.name,
@@ -214,10 +217,15 @@ class EntityMeta:
                     "python": getattr(f.codec.python, "__name__", None),
                     "required": f.required,
                     "stored": f.stored,
+                    **field_limits(self.cls.model_fields[f.name]),
+                    "source": lines.member(f.name) if lines else None,
                 }
                 for f in self.fields.values()
             ],
-            "keys": [k.describe() for k in self.keys.values()],
+            "keys": [
+                k.describe() | {"source": lines.key(k.attribute) if lines else None}
+                for k in self.keys.values()
+            ],
             "unique": [
                 {"field": n, "guard": k.template.text}
                 | ({"carries": list(self.guard_carry[n])} if self.guard_carry.get(n) else {})

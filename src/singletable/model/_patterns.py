@@ -17,6 +17,7 @@ from singletable.model._codecs import AV
 from singletable.model._entity_meta import EntityMeta, refuse_unknown
 from singletable.model._errors import DeclarationError, KeyTemplateError, MissingKeyFields
 from singletable.model._expr import Compiler, Cond, Path
+from singletable.model._source import as_dict, caller, class_source
 from singletable.model._table import Index, Table
 from singletable.model._templates import TOP, BoundKey, KeyTemplate, Slot
 
@@ -172,16 +173,30 @@ class Pattern:
             "entity": self.meta.type if self.meta else None,
             "operation": "Scan" if self.scan else "Query",
             "index": self.index,
-            "pk": None
-            if not self.pk_key
-            else {"attribute": self.pk_key.attribute, "template": self.pk_key.template.text},
-            "sk": None
-            if not self.sk_key
-            else {"attribute": self.sk_key.attribute, "template": self.sk_key.template.text},
+            "pk": _key_described(self.pk_key),
+            "sk": _key_described(self.sk_key),
             "arguments": list(self.arguments),
             "newest_first": self.newest_first,
             "doc": self.doc or None,
+            "hydrate": self.hydrate,
+            "filter": self.filter is not None,
+            "prefix": self.prefix,
+            "source": self._source(),
         }
+
+    def _source(self) -> dict[str, Any] | None:
+        lines = class_source(self.meta.cls) if self.meta else None
+        return lines.member(self.name) if lines else None
+
+
+def _key_described(key: BoundKey | None) -> dict[str, Any] | None:
+    if key is None:
+        return None
+    return {
+        "attribute": key.attribute,
+        "template": key.template.text,
+        "parts": key.template.describe_parts(),
+    }
 
 
 @dataclass(eq=False)
@@ -369,6 +384,7 @@ class Collection:
     sk_prefix: str | None = None
 
     def __post_init__(self) -> None:
+        self.source = caller(2)  # the line that declared the collection
         self.metas = [e.model_entity() for e in self.entities]
         self.index_obj = self.table.index(self.index)
         attr = self.index_obj.pk if self.index_obj else self.table.pk_name
@@ -433,6 +449,7 @@ class Collection:
             "pk": self.pk,
             "entities": [m.type for m in self.metas],
             "sk_prefix": self.sk_prefix,
+            "source": as_dict(self.source),
         }
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from singletable.model._codecs import build_codec
 from singletable.model._errors import DeclarationError
 from singletable.model._expr import Path
+from singletable.model._source import Source, as_dict, caller
 
 if TYPE_CHECKING:
     from singletable.model._entity_meta import EntityMeta
@@ -87,6 +88,11 @@ class Index:
     sk_type: str = "S"
     projection: str | tuple[str, ...] = "ALL"
     local: bool = False
+    source: Source | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.source is None:  # built directly: the line that called Index(...)
+            self.source = caller(2)
 
     @property
     def projection_type(self) -> str:
@@ -109,6 +115,7 @@ class Index:
             "sk": None if self.sk is None else {"attribute": self.sk, "type": self.sk_type},
             "projection": self.projection_type,
             "include": None if isinstance(self.projection, str) else list(self.projection),
+            "source": as_dict(self.source),
         }
 
 
@@ -136,13 +143,13 @@ def GSI(name: str, pk: KeySpec, sk: KeySpec | None = None, projection: str | Ite
     pk_name, pk_type = _key(pk)
     sk_name, sk_type = _key(sk)
     assert pk_name is not None
-    return Index(name, pk_name, sk_name, pk_type, sk_type, _projection(projection))
+    return Index(name, pk_name, sk_name, pk_type, sk_type, _projection(projection), source=caller(1))
 
 
 def LSI(name: str, sk: KeySpec, projection: str | Iterable[str] = "ALL") -> Index:
     """A local secondary index: the table's partition key with another sort key."""
     sk_name, sk_type = _key(sk)
-    return Index(name, "", sk_name, "S", sk_type, _projection(projection), local=True)
+    return Index(name, "", sk_name, "S", sk_type, _projection(projection), local=True, source=caller(1))
 
 
 def _camel(name: str) -> str:
@@ -184,6 +191,7 @@ class Table:
     collections: dict[str, Collection] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
+        self.source = caller(2)  # the line that declared the table (dataclass __init__ calls this)
         self.pk_name, self.pk_type = _key(self.pk)
         self.sk_name, self.sk_type = _key(self.sk)
         if self.naming not in NAMING:
@@ -310,6 +318,7 @@ class Table:
                 "naming": self.naming,
                 "datetime_precision": self.datetime_precision,
                 "ttl_attribute": self.ttl_attribute,
+                "source": as_dict(self.source),
             },
             "indexes": [i.describe() for i in self.indexes],
             "entities": [meta.describe() for meta in self.entities.values()],

@@ -102,6 +102,21 @@ class KeyTemplate:
             seen[slot.field] = None
         return tuple(seen)
 
+    def describe_parts(self) -> list[str | dict[str, Any]]:
+        """The template as data: literal text, and each slot with its field, slice, filters and format."""
+        return [
+            part
+            if isinstance(part, str)
+            else {
+                "field": part.field,
+                "slice": None if part.start is None and part.stop is None else [part.start, part.stop],
+                "filters": list(part.filters),
+                "spec": part.spec,
+                "reversible": part.reversible,
+            }
+            for part in self.parts
+        ]
+
     @property
     def literal_prefix(self) -> str:
         """The text before the first slot: what every key of this shape begins with."""
@@ -265,6 +280,7 @@ class BoundKey:
         return {
             "attribute": self.attribute,
             "template": self.template.text,
+            "parts": self.template.describe_parts(),
             "type": self.key_type,
             "fields": list(self.template.fields),
             "condition_fields": list(self.when_fields) or None,
