@@ -12,6 +12,7 @@ from __future__ import annotations
 import click
 
 from singletable._cli._failures import failure, quiet_stdout
+from singletable._cli.check import check
 from singletable._cli.demo import demo
 from singletable._cli.look import COMMANDS as LOOK_COMMANDS
 from singletable._cli.serve import serve
@@ -56,3 +57,4 @@ def main() -> None:
 
 for _command in (demo, serve, *LOOK_COMMANDS, *TRANSFER_COMMANDS):
     main.add_command(_command)
+main.add_command(check)
