@@ -37,6 +37,12 @@ from singletable._extras import require
     help="HTTP server implementation (see docs/performance.md for why uvicorn).",
 )
 @click.option(
+    "--record",
+    type=click.Path(dir_okay=False, writable=True),
+    help="Append every request to FILE as a JSON line (operation, params, capacity, time) for "
+    "singletable check --traffic.",
+)
+@click.option(
     "--log-level",
     default="warning",
     show_default=True,
@@ -51,6 +57,7 @@ def serve(
     credentials: str | None,
     server: str,
     log_level: str,
+    record: str | None,
 ) -> None:
     """Serve DynamoDB's JSON API over HTTP (boto3, AWS CLI and SDKs with --endpoint-url)."""
     if db and in_memory:
@@ -75,11 +82,17 @@ def serve(
         credentials=credentials,
         server=server,
         log_level=log_level,
+        record=record,
     )
     try:
         check_can_serve(options.db, host, port, credentials)
     except CannotServe as problem:
         raise click.ClickException(str(problem)) from None
+    if record:
+        try:
+            open(record, "a").close()  # only to know it can be written before serving
+        except OSError as error:
+            raise click.ClickException(f"cannot record to {record}: {error.strerror}") from None
     click.echo(
         f"singletable serving {options.db} on http://{host}:{port} ({server}, {workers} worker(s))",
         err=True,

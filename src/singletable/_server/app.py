@@ -36,6 +36,7 @@ DEFAULT_METHODS = b"GET,POST,OPTIONS"
 
 ENV_DB = "SINGLETABLE_SERVE_DB"
 ENV_CREDENTIALS = "SINGLETABLE_CREDENTIALS"
+ENV_RECORD = "SINGLETABLE_SERVE_RECORD"
 
 
 class _TooLarge(Exception):
@@ -60,23 +61,35 @@ class DynamoDBApp:
         engine: Engine | None = None,
         verifier: Any = None,
         own_process: bool = False,
+        record: str | None = None,
     ) -> None:
         self.path = path
+        self.record = record  # serve --record FILE: every request as a JSON line (_server/record.py)
         self.verifier = verifier
         # Set by ``singletable serve``, whose worker processes run nothing but this app.
         self.own_process = own_process
         self._engine = engine
         self._owns_engine = engine is None
-        self._dispatcher: Dispatcher | None = Dispatcher(engine) if engine is not None else None
+        self._dispatcher: Dispatcher | None = self._new_dispatcher(engine) if engine is not None else None
+
+    def _new_dispatcher(self, engine: Engine) -> Dispatcher:
+        if self.record is None:
+            return Dispatcher(engine)
+        from singletable._server.record import RecordingDispatcher
+
+        return RecordingDispatcher(engine, self.record)
 
     @property
     def dispatcher(self) -> Dispatcher:
         if self._dispatcher is None:
             self._engine = Engine(self.path)
-            self._dispatcher = Dispatcher(self._engine)
+            self._dispatcher = self._new_dispatcher(self._engine)
         return self._dispatcher
 
     def close(self) -> None:
+        closing = getattr(self._dispatcher, "close", None)
+        if closing is not None:
+            closing()  # the recording file
         if self._owns_engine and self._engine is not None:
             self._engine.close()
             self._engine = None
@@ -221,4 +234,5 @@ def create_app() -> DynamoDBApp:
         os.environ.get(ENV_DB, ":memory:"),
         verifier=load_verifier(os.environ.get(ENV_CREDENTIALS)),
         own_process=True,
+        record=os.environ.get(ENV_RECORD) or None,
     )

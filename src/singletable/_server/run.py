@@ -15,7 +15,7 @@ import signal
 from dataclasses import dataclass
 from typing import Any
 
-from singletable._server.app import ENV_CREDENTIALS, ENV_DB, DynamoDBApp
+from singletable._server.app import ENV_CREDENTIALS, ENV_DB, ENV_RECORD, DynamoDBApp
 
 SERVERS = ("uvicorn", "granian")
 APP_FACTORY = "singletable._server.app:create_app"
@@ -30,6 +30,7 @@ class ServeOptions:
     credentials: str | None = None
     server: str = "uvicorn"
     log_level: str = "warning"
+    record: str | None = None  # --record FILE
 
 
 def _prepare_environment(options: ServeOptions) -> None:
@@ -38,6 +39,10 @@ def _prepare_environment(options: ServeOptions) -> None:
         os.environ[ENV_CREDENTIALS] = options.credentials
     else:
         os.environ.pop(ENV_CREDENTIALS, None)
+    if options.record:
+        os.environ[ENV_RECORD] = os.path.abspath(options.record)
+    else:
+        os.environ.pop(ENV_RECORD, None)
 
 
 def _fast_loop() -> str:
@@ -83,7 +88,12 @@ def serve_uvicorn(options: ServeOptions) -> None:
     if options.workers == 1:
         from singletable._server.sigv4 import load_verifier
 
-        app = DynamoDBApp(options.db, verifier=load_verifier(options.credentials), own_process=True)
+        app = DynamoDBApp(
+            options.db,
+            verifier=load_verifier(options.credentials),
+            own_process=True,
+            record=options.record,
+        )
         # uvicorn re-raises the stop signal after its graceful shutdown; with these no-op handlers in place
         # beforehand, a clean stop exits 0 instead of dying by SIGTERM or printing a KeyboardInterrupt.
         for stop_signal in (signal.SIGTERM, signal.SIGINT):

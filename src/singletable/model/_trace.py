@@ -4,12 +4,20 @@ A test can then say what a page costs -- ``trace.operations == ["Query"]``, ``tr
 -- on any target. While tracing, each request that can report its capacity asks for it
 (``ReturnConsumedCapacity="TOTAL"``); outside a trace the DB's call is the adapter's own, untouched, so
 untraced requests cost nothing extra (no wrapper, no capacity in the response).
+
+``trace.save("traffic.jsonl")`` writes the requests as JSON Lines, one per request, in the format
+``singletable serve --record`` writes (docs/design-tools.md, "Recorded traffic"), so
+``singletable check MODULE --traffic traffic.jsonl`` can check what an application really sent.
 """
 
 from __future__ import annotations
 
+import base64
+import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from singletable.model._errors import ModelError
@@ -39,13 +47,35 @@ class TracedRequest:
     the trace adds), the ConsumedCapacity DynamoDB answered (a dict, or a list of them for batches and
     transactions; None when the operation reports none or the request failed), the items a read returned
     (``Count``, for Query and Scan) and the error, if it failed (as the request reported it: a create's
-    taken key is the request's :class:`ConditionFailed`, which the write then raises as ``AlreadyExists``)."""
+    taken key is the request's :class:`ConditionFailed`, which the write then raises as ``AlreadyExists``);
+    ``scanned_count`` the items a Query or Scan read before its filter, ``time`` when it was answered
+    (seconds since the epoch)."""
 
     operation: str
     params: dict[str, Any]
     capacity: Any = None
     count: int | None = None
     error: ModelError | None = None
+    scanned_count: int | None = None
+    time: float | None = None
+
+    def record(self) -> dict[str, Any]:
+        """The request as one line of recorded traffic (JSON-ready; binary values as base64 text)."""
+        error = None
+        if self.error is not None:
+            error = {
+                "code": getattr(self.error, "code", type(self.error).__name__),
+                "message": getattr(self.error, "message", str(self.error)),
+            }
+        return {
+            "time": self.time,
+            "operation": self.operation,
+            "params": self.params,
+            "capacity": self.capacity,
+            "count": self.count,
+            "scanned_count": self.scanned_count,
+            "error": error,
+        }
 
     @property
     def capacity_units(self) -> float:
@@ -73,6 +103,13 @@ class Trace:
     def __len__(self) -> int:
         return len(self.requests)
 
+    def save(self, path: str | Path) -> None:
+        """Write the requests to ``path`` as JSON Lines (replacing it), the format ``singletable serve
+        --record`` writes and ``singletable check --traffic`` reads."""
+        with open(path, "w", encoding="utf-8") as out:
+            for request in self.requests:
+                out.write(json.dumps(request.record(), default=_json_value, separators=(",", ":")) + "\n")
+
     def traced(self, call: Call) -> Call:
         """``call``, recording each request into this trace and asking for its capacity."""
         requests = self.requests
@@ -84,13 +121,28 @@ class Trace:
             try:
                 response = call(operation, sent)
             except ModelError as error:
-                requests.append(TracedRequest(operation, dict(params), error=error))
+                requests.append(TracedRequest(operation, dict(params), error=error, time=time.time()))
                 raise
             requests.append(
                 TracedRequest(
-                    operation, dict(params), response.get("ConsumedCapacity"), response.get("Count")
+                    operation,
+                    dict(params),
+                    response.get("ConsumedCapacity"),
+                    response.get("Count"),
+                    scanned_count=response.get("ScannedCount"),
+                    time=time.time(),
                 )
             )
             return response
 
         return traced_call
+
+
+def _json_value(value: Any) -> Any:
+    """What JSON lacks in request parameters: binary values (base64, as DynamoDB's wire format writes them)
+    and sets (as lists)."""
+    if isinstance(value, bytes | bytearray):
+        return base64.b64encode(value).decode("ascii")
+    if isinstance(value, set | frozenset):
+        return sorted(value, key=repr)
+    raise TypeError(f"cannot record a {type(value).__name__} in a request")
