@@ -105,3 +105,13 @@ def test_model_without_pydantic(code):
     assert library_failure(code, ("pydantic",)) == (
         "MissingExtra: singletable.model needs the 'model' extra: pip install 'singletable[model]' | None"
     )
+
+
+def test_check_without_pydantic():
+    result = run_cli("check", "singletable.examples.hustlehub.design", without=("pydantic",))
+    assert_one_line_failure(
+        result, "singletable check needs the 'model' extra: pip install 'singletable[model]'"
+    )
+    assert library_failure("import singletable.design", ("pydantic",)) == (
+        "MissingExtra: singletable.design needs the 'model' extra: pip install 'singletable[model]' | None"
+    )

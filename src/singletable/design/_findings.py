@@ -17,7 +17,6 @@ from typing import Any
 from singletable.design._rules import RULE_LIST, RULES, SEVERITIES
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-INFORMATION_URI = "https://github.com/singletable/singletable/blob/main/docs/design-tools.md#check"
 
 
 @dataclass(frozen=True)
@@ -138,13 +137,12 @@ class CheckReport:
                 "fullDescription": {"text": rule.why},
                 "help": {"text": f"{rule.why}. Fix: {rule.fix}."},
                 "defaultConfiguration": {"level": rule.severity},
-                "helpUri": INFORMATION_URI,
             }
             for rule in RULE_LIST
         ]
         index = {rule.id: i for i, rule in enumerate(RULE_LIST)}
         results = [_sarif_result(f, index[f.rule]) for f in self.findings]
-        driver = {"name": "singletable check", "informationUri": INFORMATION_URI, "rules": rules}
+        driver: dict[str, Any] = {"name": "singletable check", "rules": rules}
         if version:
             driver["version"] = version
         return {

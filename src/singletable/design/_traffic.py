@@ -238,9 +238,8 @@ def _hot_keys(records: list[Recorded], table: Any) -> list[Finding]:
             Finding(
                 "ST703",
                 f"{where} key {value}",
-                f"{hits} of {total} requests ({hits / total:.0%}) to {where} used partition key "
-                f"{keys[place][0]} = {value} ({used:g} capacity units{rate}), across {len(values)} "
-                "distinct value(s)",
+                f"{hits} of {total} requests ({hits / total:.0%}) used {keys[place][0]} = {value} "
+                f"({used:g} capacity units{rate}); {len(values)} distinct value(s) in all",
                 **first[(*place, value)].where(),
             )
         )
