@@ -3,7 +3,9 @@
 ``--json`` writes one JSON array, ``--jsonl`` one item per line, both in DynamoDB JSON (binary as base64) or,
 with ``--plain``, in plain JSON; both stream, so a scan of a million items never sits in memory. The table
 a person reads puts the entity (with ``--design``) and the key attributes first, then every other attribute
-in the order items first show it, and goes through a pager when it is taller than the terminal.
+in the order items first show it, and goes through a pager when it is taller than the terminal. On a narrow
+terminal it shows the attributes that fit, never at the expense of the entity and key columns (each as wide as
+its values, up to :data:`KEY_COLUMN_WIDTH`), and its caption says how many it left out: ``--json`` shows them.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ def write_items(
     if form.kind == "json":
         return _write_array(render_item(item, plain=form.plain) for item in items)
     rows = list(items)
-    show(_items_table(rows, keys, label, title), form)
+    show(_items_table(rows, keys, label, title, width=Console().width), form)
     return len(rows)
 
 
@@ -82,24 +84,84 @@ def _write_array(lines: Iterator[str]) -> int:
     return written
 
 
-def _items_table(rows: list[Item], keys: list[str], label: Callable[[Item], str] | None, title: str) -> Table:
+KEY_COLUMN_WIDTH = 40  # key and entity columns are kept as wide as their values, up to this
+OTHER_COLUMN_WIDTH = 30  # other attributes wrap (fold) at this width
+COLUMN_COST = 3  # what rich puts around a column of a SIMPLE_HEAD table: padding and the gap
+TABLE_EDGES = 2
+
+
+def _items_table(
+    rows: list[Item],
+    keys: list[str],
+    label: Callable[[Item], str] | None,
+    title: str,
+    width: int | None = None,
+) -> Table:
+    """The items as a table ``width`` columns wide (None: every attribute, however wide)."""
     present = [k for k in keys if any(k in row for row in rows)]
     others: dict[str, None] = {}
     for row in rows:
         for name in row:
             if name not in others and name not in present:
                 others[name] = None
-    table = Table(box=box.SIMPLE_HEAD, title=title or None, caption=_count(len(rows)), caption_justify="left")
-    if label is not None:
-        table.add_column("entity", style="bold magenta", no_wrap=True)
+    labels = [label(row).translate(_VISIBLE) for row in rows] if label is not None else None
+    label_width = min(max([len("entity"), *map(len, labels)]), KEY_COLUMN_WIDTH) if labels is not None else 0
+    key_widths = {k: _natural_width(rows, k, KEY_COLUMN_WIDTH) for k in present}
+    required = TABLE_EDGES + sum(w + COLUMN_COST for w in key_widths.values())
+    required += label_width + COLUMN_COST if labels is not None else 0
+    shown = _fitting(rows, list(others), required, width)
+    keys_fit = width is None or required <= width  # else the key columns share the width, their values folded
+    caption = _count(len(rows))
+    if len(shown) < len(others):
+        caption += (
+            f"; {len(others) - len(shown)} more attribute(s) not shown at this width (--json shows them all)"
+        )
+    table = Table(box=box.SIMPLE_HEAD, title=title or None, caption=caption, caption_justify="left")
+    if labels is not None:
+        table.add_column("entity", style="bold magenta", overflow="fold", min_width=label_width)
     for name in present:
-        table.add_column(Text(name.translate(_VISIBLE)), style="bold cyan", overflow="fold")
-    for name in others:
-        table.add_column(Text(name.translate(_VISIBLE)), overflow="fold")
-    for row in rows:
-        cells = [Text(cell_text(row[name])) if name in row else Text() for name in (*present, *others)]
-        table.add_row(*([Text(label(row).translate(_VISIBLE))] if label is not None else []), *cells)
+        table.add_column(
+            Text(name.translate(_VISIBLE)),
+            style="bold cyan",
+            overflow="fold",
+            min_width=key_widths[name] if keys_fit else None,
+        )
+    for name in shown:
+        table.add_column(
+            Text(name.translate(_VISIBLE)),
+            overflow="fold",
+            min_width=min(len(name), OTHER_COLUMN_WIDTH),
+            max_width=OTHER_COLUMN_WIDTH,
+        )
+    for n, row in enumerate(rows):
+        cells = [Text(cell_text(row[name])) if name in row else Text() for name in (*present, *shown)]
+        table.add_row(*([Text(labels[n])] if labels is not None else []), *cells)
     return table
+
+
+def _fitting(rows: list[Item], others: list[str], used: int, width: int | None) -> list[str]:
+    """The other attributes that fit beside the entity and key columns (``used`` wide), in order (a wide one
+    is skipped, narrower ones after it still shown)."""
+    if width is None:
+        return others
+    shown = []
+    for name in others:
+        need = _natural_width(rows, name, OTHER_COLUMN_WIDTH) + COLUMN_COST
+        if used + need <= width:
+            shown.append(name)
+            used += need
+    return shown
+
+
+def _natural_width(rows: list[Item], name: str, cap: int) -> int:
+    """How wide a column wants to be: its name or its longest value line, at most ``cap``."""
+    widest = len(name)
+    for row in rows:
+        if name in row:
+            widest = max(widest, *(len(line) for line in cell_text(row[name]).splitlines() or [""]))
+            if widest >= cap:
+                return cap
+    return widest
 
 
 def _count(n: int) -> str:
