@@ -67,17 +67,27 @@ class ClassLines:
         return self.at(self.keys.get(attribute, self.members.get("keys")))
 
 
-@lru_cache(maxsize=256)
 def _class_lines(path: str, name: str) -> ClassLines | None:
+    return _classes(path).get(name)
+
+
+@lru_cache(maxsize=64)
+def _classes(path: str) -> dict[str, ClassLines]:
+    """Every class statement of a file by name, read once per file (the first of several with one name:
+    classes declared inside functions share names, and the first is a fair pointer)."""
     try:
         with open(path, encoding="utf-8") as handle:
             tree = ast.parse(handle.read(), path)
     except (OSError, SyntaxError, ValueError):
-        return None
-    found = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and node.name == name]
-    if not found:
-        return None
-    node = found[0]  # several classes of one name (declared inside functions): the first is a fair pointer
+        return {}
+    found: dict[str, ClassLines] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and node.name not in found:
+            found[node.name] = _members(path, node)
+    return found
+
+
+def _members(path: str, node: ast.ClassDef) -> ClassLines:
     lines = ClassLines(path, node.lineno)
     for statement in node.body:
         if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
