@@ -9,7 +9,6 @@ Exit codes, for CI: 0 when nothing at or above the threshold was found, or witho
 from __future__ import annotations
 
 import json
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
 import click
@@ -112,6 +111,8 @@ def _show(report: CheckReport, config_source: str | None) -> None:
 
 
 def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version  # only for SARIF: keeps CLI start-up light
+
     try:
         return version("singletable")
     except PackageNotFoundError:
