@@ -47,6 +47,7 @@ SEED_FINDINGS = {
 MISTAKES = {
     ("ST201", "Chapter.SK"),
     ("ST202", "Chapter.SK"),
+    ("ST203", "Issue.of_project"),
     ("ST204", "Chapter.latest_by_owner"),
     ("ST301", "Chapter.everything"),
     ("ST302", "Chapter.long_ones"),
@@ -129,6 +130,10 @@ def test_every_other_mistake_is_caught_once() -> None:
     assert "lacks owner, text" in by_rule["ST401"].message
     assert "(N), a key attribute index byScore declares S" in by_rule["ST403"].message
     assert "1 ALL-projection index(es) copy it" in by_rule["ST502"].message
+    assert by_rule["ST203"].message == (
+        "begins_with(SK, …) on 'PROJECT#{project}' with SK prefix 'ISSUE#' also reads IssueComment "
+        "(SK = 'ISSUE#{number:06d}#COMMENT#{comment_id}')"
+    )
     assert [f.severity for f in report.findings][:6] == ["error"] * 6  # most severe first
 
 

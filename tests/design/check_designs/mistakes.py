@@ -51,3 +51,24 @@ class Reader(Entity, table=app, type="READER", ttl="purge_at"):
     purge_at: datetime | None = None
 
     keys = Keys(PK="READER#{reader_id}", SK="READER")
+
+
+class Issue(Entity, table=app, type="ISSUE"):
+    """Issue 18's own example: issues and their comments under one project, ISSUE#<n> and
+    ISSUE#<n>#COMMENT#<id>, so listing a project's issues by begins_with(SK, "ISSUE#") reads every comment."""
+
+    project: str
+    number: int = Field(ge=1)
+    title: str
+
+    keys = Keys(PK="PROJECT#{project}", SK="ISSUE#{number:06d}")
+    of_project = Pattern(doc="a project's issues")
+
+
+class IssueComment(Entity, table=app, type="ISSUE_COMMENT"):
+    project: str
+    number: int = Field(ge=1)
+    comment_id: str
+
+    keys = Keys(PK="PROJECT#{project}", SK="ISSUE#{number:06d}#COMMENT#{comment_id}")
+    on_issue = Pattern(doc="an issue's comments: begins_with(SK, ISSUE#<n>#COMMENT#)")
