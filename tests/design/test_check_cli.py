@@ -171,7 +171,7 @@ def test_sarif_output_is_valid_sarif(runner: CliRunner) -> None:
     run = log["runs"][0]
     rules = run["tool"]["driver"]["rules"]
     assert len({r["id"] for r in rules}) == len(rules) and rules[0]["id"] == "ST001"
-    assert len(run["results"]) == 13
+    assert len(run["results"]) == 15
     for entry in run["results"]:
         assert rules[entry["ruleIndex"]]["id"] == entry["ruleId"]
         assert entry["level"] == rules[entry["ruleIndex"]]["defaultConfiguration"]["level"]

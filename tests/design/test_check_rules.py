@@ -45,6 +45,8 @@ SEED_FINDINGS = {
 }
 
 MISTAKES = {
+    ("ST101", "Setting.GSI2PK"),
+    ("ST103", "Setting.PK"),
     ("ST201", "Chapter.SK"),
     ("ST202", "Chapter.SK"),
     ("ST203", "Issue.of_project"),
@@ -134,7 +136,10 @@ def test_every_other_mistake_is_caught_once() -> None:
         "begins_with(SK, …) on 'PROJECT#{project}' with SK prefix 'ISSUE#' also reads IssueComment "
         "(SK = 'ISSUE#{number:06d}#COMMENT#{comment_id}')"
     )
-    assert [f.severity for f in report.findings][:6] == ["error"] * 6  # most severe first
+    assert [f.severity for f in report.findings][:7] == ["error"] * 7  # most severe first
+    assert "Setting has the one primary key PK = 'settings', SK = 'settings', yet GSI2SK = '{name}'" in (
+        by_rule["ST103"].message
+    )
 
 
 def test_a_design_that_does_not_declare_is_a_finding_at_its_line() -> None:

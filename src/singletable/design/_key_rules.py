@@ -1,4 +1,5 @@
-"""The checks on keys: partitions that concentrate traffic (ST101, ST102), sort keys that do not sort as
+"""The checks on keys: partitions that concentrate traffic (ST101, ST102), a fixed primary key on an entity
+meant to have many items (ST103), sort keys that do not sort as
 their values do (ST201, ST202), ``begins_with`` prefixes another type shares (ST203) and orders no index
 can give (ST204).
 
@@ -44,6 +45,8 @@ def partition_findings(view: DesignView) -> list[Finding]:
         pk_attribute, _ = view.keys_of(index)
         for entity, pk, sk in view.members(index):
             if index is None and (sk is None or sk.constant):
+                if pk.constant:
+                    findings += _one_item(view, entity, pk)
                 continue  # one item per partition value: a singleton or a bounded set, not a hot partition
             for text, when in _constant_values(pk):
                 if (entity.name, pk_attribute, text) in seen:
@@ -72,6 +75,31 @@ def partition_findings(view: DesignView) -> list[Finding]:
                     )
                 )
     return findings
+
+
+def _one_item(view: DesignView, entity: EntityView, pk: Template) -> list[Finding]:
+    """ST103: a fixed primary key (a singleton), though an index key of the entity varies by field."""
+    varying = [
+        template
+        for index in view.indexes
+        for template in (entity.template(a) for a in view.keys_of(index))
+        if template is not None and not template.constant and template.attribute not in (view.pk, view.sk)
+    ]
+    if not varying:
+        return []  # a real singleton: a counter, the settings of the whole application
+    shown = ", ".join(f"{t.attribute} = {t.text!r}" for t in varying)
+    sk = entity.template(view.sk)
+    key = f"{view.pk} = {pk.text!r}" + (f", {view.sk} = {sk.text!r}" if sk is not None else "")
+    return [
+        Finding(
+            "ST103",
+            f"{entity.name}.{view.pk}",
+            f"every {entity.name} has the one primary key {key}, yet {shown} varies: each write replaces "
+            "the last",
+            entity=entity.name,
+            **at(pk.source),
+        )
+    ]
 
 
 def _constant_values(pk: Template) -> Iterator[tuple[str, str]]:

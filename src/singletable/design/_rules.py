@@ -57,6 +57,15 @@ RULE_LIST = (
         "key on a field with many values, or add a shard suffix to the few-valued one",
     ),
     Rule(
+        "ST103",
+        "one-item-entity",
+        "error",
+        "an entity whose primary key is fixed, though its index keys vary by field",
+        "a primary key identifies one item: every write of the entity replaces the one before, so the table "
+        "holds one of them however many the index keys suggest",
+        "put the identifying field in the primary key (settings#{name})",
+    ),
+    Rule(
         "ST201",
         "number-sorts-as-text",
         "warning",

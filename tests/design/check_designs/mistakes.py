@@ -72,3 +72,12 @@ class IssueComment(Entity, table=app, type="ISSUE_COMMENT"):
 
     keys = Keys(PK="PROJECT#{project}", SK="ISSUE#{number:06d}#COMMENT#{comment_id}")
     on_issue = Pattern(doc="an issue's comments: begins_with(SK, ISSUE#<n>#COMMENT#)")
+
+
+class Setting(Entity, table=app, type="SETTING"):
+    """Seed 002's settings as its document wrote them: PK = SK = "settings", listed by name on an index."""
+
+    name: str
+    value: str
+
+    keys = Keys(PK="settings", SK="settings", GSI2PK="SETTINGS", GSI2SK="{name}")
