@@ -13,6 +13,7 @@ import click
 
 from singletable._cli._failures import failure, quiet_stdout
 from singletable._cli.demo import demo
+from singletable._cli.docs import docs
 from singletable._cli.look import COMMANDS as LOOK_COMMANDS
 from singletable._cli.serve import serve
 from singletable._cli.transfer import COMMANDS as TRANSFER_COMMANDS
@@ -56,3 +57,4 @@ def main() -> None:
 
 for _command in (demo, serve, *LOOK_COMMANDS, *TRANSFER_COMMANDS):
     main.add_command(_command)
+main.add_command(docs)
