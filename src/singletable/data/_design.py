@@ -56,8 +56,8 @@ def _import(name: str) -> ModuleType:
             if spec is None or spec.loader is None or not os.path.isfile(name):
                 raise ImportError(f"no such file: {name}")
             module = importlib.util.module_from_spec(spec)
-            # Registered as importing by name would: pydantic resolves postponed annotations (``from
-            # __future__ import annotations``) in sys.modules[cls.__module__], and tools find the module there.
+            # Registered as an import by name would be: pydantic resolves postponed annotations
+            # (``from __future__ import annotations``) in sys.modules[cls.__module__]; tools look there too.
             sys.modules[spec.name] = module
             spec.loader.exec_module(module)
             return module
