@@ -12,6 +12,7 @@ from __future__ import annotations
 import click
 
 from singletable._cli._failures import failure, quiet_stdout
+from singletable._cli.cost import cost
 from singletable._cli.demo import demo
 from singletable._cli.docs import docs
 from singletable._cli.look import COMMANDS as LOOK_COMMANDS
@@ -58,3 +59,4 @@ def main() -> None:
 for _command in (demo, serve, *LOOK_COMMANDS, *TRANSFER_COMMANDS):
     main.add_command(_command)
 main.add_command(docs)
+main.add_command(cost)

@@ -21,7 +21,7 @@ from typing import Any
 from singletable.data._design import Design
 from singletable.design import _document as doc
 from singletable.design._collections import Labeller, partitions
-from singletable.design._samples import generated_entity, loaded_db, table_items
+from singletable.design._samples import example_values, loaded_db, table_items
 from singletable.design._svg import render
 from singletable.examples._render import describe as describe_request
 from singletable.model import DB, ModelError
@@ -226,22 +226,6 @@ def _pattern_section(
         blocks.append(doc.Paragraph([("text", f"One query for {members} together.")]))
         blocks += _request_blocks(design, db, lambda c=collection, a=call: c(**a))
     return blocks
-
-
-def example_values(meta: Any, items: list[dict[str, Any]], labeller: Labeller, index: Any) -> dict[str, Any]:
-    """Field values of the first item of ``meta``'s entity (one the index holds, when it is sparse), else of
-    a generated one: the arguments a documented pattern is called with."""
-    name = meta.cls.__name__
-    wanted = index.pk if index is not None else None
-    mine = [i for i in items if labeller(i) == name]
-    mine.sort(key=lambda i: json.dumps(i, sort_keys=True, default=str))
-    generated = dict(generated_entity(meta.cls, 0).__dict__)
-    for item in mine:
-        if wanted is None or wanted in item:
-            found = meta.decode(item)
-            # A field the item leaves empty (a shard number that is off) takes the generated value.
-            return {**generated, **{k: v for k, v in found.items() if v is not None}}
-    return generated
 
 
 def _request_blocks(design: Design, db: DB, build: Any) -> list[doc.Block]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import enum
 import importlib
+import json
 import sys
 import types
 import typing
@@ -64,13 +65,15 @@ def sample_loader(table: Table) -> Callable[[DB], None] | None:
     return None
 
 
-def loaded_db(table: Table, *, sizes: Mapping[str, Mapping[str, int]] | None = None) -> tuple[DB, str]:
+def loaded_db(
+    table: Table, *, sizes: Mapping[str, Mapping[str, int]] | None = None, generated: bool = False
+) -> tuple[DB, str]:
     """A fresh in-memory table holding the design's items, and where they came from (``"sample"`` or
-    ``"generated"``). ``sizes`` (entity class -> field -> characters) asks for generated items with
-    strings that long, whatever sample data the design has."""
+    ``"generated"``). ``generated``, or ``sizes`` (entity class -> field -> characters of its strings), asks
+    for generated items whatever sample data the design has."""
     from singletable.examples import DEMO_CLOCK, DEMO_CURSOR_SECRET
 
-    load = None if sizes else sample_loader(table)
+    load = None if sizes or generated else sample_loader(table)
     db = connect(table, ":memory:", clock=lambda: DEMO_CLOCK, cursor_secret=DEMO_CURSOR_SECRET)
     db.create_table()
     if load is not None:
@@ -109,20 +112,29 @@ def generated_entity(cls: type[Any], n: int, sizes: Mapping[str, int] | None = N
     """
     meta = cls.model_entity()
     partition = set(meta.pk.needs)
+    lengths = sizes or {}
+    retried: set[str] = set()
     values: dict[str, Any] = {}
     for name, info in cls.model_fields.items():
         if name in (meta.created, meta.updated, meta.version):
             continue
         index = n % PARTITION_POOL if name in partition and name not in _sort_fields(meta) else n
-        values[name] = value_for(info.annotation, name, index, (sizes or {}).get(name, 0))
+        values[name] = value_for(info.annotation, name, index, lengths.get(name, 0))
     if meta.ttl and isinstance(values.get(meta.ttl), dt.datetime):
         values[meta.ttl] += TTL_AHEAD  # the engine's TTL sweeper must not delete items while they are drawn
-    for _attempt in range(len(values) + 1):
+    for _attempt in range(2 * len(values) + 1):
         try:
             return cls(**values)
         except ValidationError as error:
             optional = [f for f in values if not cls.model_fields[f].is_required()]
             bad = {str(e["loc"][0]) for e in error.errors() if e["loc"]}
+            # A required field out of its bounds (an order at most 999) is tried once with its first value.
+            small = {b for b in bad - set(optional) if b in values and b not in retried}
+            for name in small:
+                retried.add(name)
+                values[name] = value_for(cls.model_fields[name].annotation, name, 0, lengths.get(name, 0))
+            if small:
+                continue
             # A model validator's error names no field: give optional fields their defaults, last first.
             fixable = {b for b in bad if b in optional} if bad else set(optional[-1:])
             if not fixable:
@@ -194,3 +206,21 @@ def _scalar(annotation: Any, name: str, n: int, length: int) -> Any:
     raise SampleError(
         f"field {name}: no generated value for type {annotation!r}; give the design sample data"
     )
+
+
+def example_values(
+    meta: Any, items: list[dict[str, Any]], labeller: Callable[[dict[str, Any]], str], index: Any
+) -> dict[str, Any]:
+    """Field values of the first item of ``meta``'s entity (one the index holds, when it is sparse), else of
+    a generated one: the arguments a documented or measured pattern is called with."""
+    name = meta.cls.__name__
+    wanted = index.pk if index is not None else None
+    mine = [i for i in items if labeller(i) == name]
+    mine.sort(key=lambda i: json.dumps(i, sort_keys=True, default=str))
+    generated = dict(generated_entity(meta.cls, 0).__dict__)
+    for item in mine:
+        if wanted is None or wanted in item:
+            found = meta.decode(item)
+            # A field the item leaves empty (a shard number that is off) takes the generated value.
+            return {**generated, **{k: v for k, v in found.items() if v is not None}}
+    return generated
