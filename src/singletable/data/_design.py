@@ -52,14 +52,21 @@ def load_design(spec: str) -> Design:
 def _import(name: str) -> ModuleType:
     try:
         if name.endswith(".py"):
-            spec = importlib.util.spec_from_file_location(os.path.basename(name)[:-3], name)
+            module_name = os.path.basename(name)[:-3]
+            if module_name in sys.modules:  # never shadow an imported module of the same name
+                module_name = f"_singletable_design_{len(sys.modules)}_{module_name}"
+            spec = importlib.util.spec_from_file_location(module_name, name)
             if spec is None or spec.loader is None or not os.path.isfile(name):
                 raise ImportError(f"no such file: {name}")
             module = importlib.util.module_from_spec(spec)
-            # Registered as an import by name would be: pydantic resolves postponed annotations
-            # (``from __future__ import annotations``) in sys.modules[cls.__module__]; tools look there too.
-            sys.modules[spec.name] = module
-            spec.loader.exec_module(module)
+            # Registered as imports are: pydantic resolves a model's postponed annotations (`from __future__
+            # import annotations`) through sys.modules[cls.__module__].
+            sys.modules[module_name] = module
+            try:
+                spec.loader.exec_module(module)
+            except BaseException:
+                del sys.modules[module_name]
+                raise
             return module
         if os.getcwd() not in sys.path:  # as `python -m` does: a design beside the user imports
             sys.path.insert(0, os.getcwd())
