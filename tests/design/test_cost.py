@@ -370,3 +370,9 @@ def test_a_design_that_cannot_be_loaded_fails_in_one_line(tmp_path) -> None:
         "Error: cannot import design module no_such_design: ModuleNotFoundError: "
         "No module named 'no_such_design'\n",
     )
+
+
+def test_a_scan_pattern_is_priced_with_the_fix_that_gives_it_a_key(seed_reports) -> None:
+    (scan,) = [line for line in seed_reports["tracker"].lines if line.source == "Org.every_org"]
+    assert (scan.kind, scan.target, scan.units) == ("read", "table", 500_000.0)  # 10^6 calls x 0.5
+    assert scan.fix.startswith("a Scan reads the whole table on every call")

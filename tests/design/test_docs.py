@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from singletable._cli import main
 from singletable.data import load_design
@@ -444,3 +446,94 @@ def test_a_design_file_with_postponed_annotations_loads(tmp_path) -> None:
     docs = design_docs(load_design(str(design)))
     assert [key for key, _ in rows_of(docs.pictures["table.svg"])] == ["PAINT#only"]
     assert "come from the design's sample data" in docs.markdown
+
+
+def test_a_scan_pattern_is_documented_as_the_scan_it_sends(tracker_docs) -> None:
+    operation, params = request_after(tracker_docs.markdown, "1. Org.every_org")
+    assert (operation, params) == (
+        "Scan",
+        {
+            "TableName": "tracker",
+            "FilterExpression": "(entityType = :v0)",
+            "ExpressionAttributeValues": {":v0": {"S": "ORG"}},
+        },
+    )
+    section = tracker_docs.markdown.split("### 1. Org.every_org\n", 1)[1].split("\n### ", 1)[0]
+    # 4 generated items of each of 6 entities (orgs share 2 keys: 2 items) and the users' 4 email guards: 26.
+    assert section.endswith(
+        "On these items it returns 2 items of the 26 it reads (0.5 read units, one page).\n"
+    )
+
+
+# -- every text survives escaping (hypothesis) ---------------------------------------------------------------
+
+TEXT = st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=40)
+
+
+@given(key=TEXT, entity=TEXT)
+@settings(max_examples=150, deadline=None)
+def test_any_text_in_a_picture_is_read_back_as_the_same_text(key, entity) -> None:
+    from singletable.design._collections import Cell, Partition
+    from singletable.design._svg import render
+
+    svg = render(key, entity, [Partition(key, [Cell(key, entity, {"PK": key})])], {entity: "#E69F00"})
+    root = ET.fromstring(svg)
+    titles = [t.text or "" for t in root.iter(f"{SVG}title")]
+    assert titles[0] == f"{key}: {entity}" and titles[1] == key
+    assert titles[2] == f"{entity}\nPK = {key}"
+
+
+@given(text=TEXT)
+@settings(max_examples=150, deadline=None)
+def test_any_text_in_the_page_is_read_back_as_the_same_text(text) -> None:
+    from html.parser import HTMLParser
+
+    from singletable.design import _document as doc
+
+    page = doc.page(
+        text, [doc.Heading(2, text, text), doc.Paragraph([("code", text)]), doc.Table([text], [[text]])]
+    )
+
+    class Reader(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.texts: dict[str, str] = {}
+            self.tags: list[str] = []
+            self.at: list[str] = []
+            self.anchor = ""
+
+        def handle_starttag(self, tag, attrs) -> None:
+            self.tags.append(tag)
+            self.at.append(tag)
+            self.anchor = dict(attrs).get("id", self.anchor) if tag == "h2" else self.anchor
+
+        def handle_endtag(self, tag) -> None:
+            self.at.pop()
+
+        def handle_data(self, data) -> None:
+            if self.at:
+                self.texts[self.at[-1]] = self.texts.get(self.at[-1], "") + data
+
+    reader = Reader()
+    reader.feed(page)
+    assert reader.tags == [
+        "html", "head", "meta", "meta", "meta", "title", "style", "body", "h2", "p", "code",
+        "table", "thead", "tr", "th", "tbody", "tr", "td",
+    ]  # fmt: skip
+    assert reader.texts.get("title", "") == text and reader.texts.get("h2", "") == text
+    assert reader.texts.get("code", "") == text and reader.texts.get("td", "") == text
+    assert reader.anchor == text
+
+
+@given(key=st.text(max_size=40))
+@settings(max_examples=150, deadline=None)
+def test_a_key_with_characters_xml_cannot_hold_still_gives_a_valid_picture(key) -> None:
+    """DynamoDB strings may hold control characters and XML 1.0 may not: they are drawn as U+FFFD."""
+    from singletable.design._collections import Cell, Partition
+    from singletable.design._svg import render, xml_safe
+
+    svg = render("t", "s", [Partition(key, [Cell(key, "E", {"PK": key})])], {"E": "#E69F00"})
+    titles = [t.text or "" for t in ET.fromstring(svg).iter(f"{SVG}title")]
+    # A parser reads a line end (CR LF, or CR alone) as a newline.
+    assert titles[1] == xml_safe(key).replace("\r\n", "\n").replace("\r", "\n")
+    assert xml_safe("a\x00b\x1fc\td") == "a\ufffdb\ufffdc\td"

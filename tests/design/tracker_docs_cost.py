@@ -32,6 +32,7 @@ class Org(Entity, table=tracker, type="ORG"):
     org_id: str
     name: str
     keys = Keys(PK="ORG#{org_id}", SK="ORG")
+    every_org = Pattern(scan=True, doc="Every org, for the monthly admin report (a Scan)")
 
 
 class User(Entity, table=tracker, type="USER", unique={"email": "EMAIL#{email}"}):

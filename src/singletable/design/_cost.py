@@ -235,7 +235,10 @@ def _index(design: Design, name: str) -> Any:
 
 def _read_fix(found: Any, target: str, units: float, design: Design) -> str:
     if found.scan:
-        return "a Scan reads the whole table on every call: give the pattern a key (a GSI on what it selects)"
+        return (
+            "a Scan reads the whole table on every call (measured here on the design's items, it grows with "
+            "the table): give the pattern a key, a GSI on what it selects"
+        )
     if target == TABLE and found.index is not None:
         return (
             f"{found.index} does not project what {found.name} returns, so every call reads the items again "

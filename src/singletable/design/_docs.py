@@ -240,10 +240,11 @@ def _request_blocks(design: Design, db: DB, build: Any) -> list[doc.Block]:
     ]
     response = db.call(operation, dict(params, ReturnConsumedCapacity="TOTAL"))
     units = (response.get("ConsumedCapacity") or {}).get("CapacityUnits", 0)
-    count = response.get("Count", 0)
-    returned = (
-        f"On these items it returns {count} item{'' if count == 1 else 's'} ({units:g} read units, one page)"
-    )
+    count, scanned = response.get("Count", 0), response.get("ScannedCount", 0)
+    returned = f"On these items it returns {count} item{'' if count == 1 else 's'}"
+    if scanned != count:
+        returned += f" of the {scanned} it reads"
+    returned += f" ({units:g} read units, one page)"
     if query.needs_hydration:
         returned += "; the index does not project every field, so the model then reads them with BatchGetItem"
     return [*blocks, doc.Paragraph([("text", returned + ".")])]

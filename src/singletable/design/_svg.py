@@ -9,6 +9,7 @@ pure function of the items (the same items give the same bytes).
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 
@@ -23,6 +24,14 @@ MARGIN = 16
 CELL_CHARS = 21
 LABEL_CHARS = 36
 FONT = "ui-monospace, SFMono-Regular, Menlo, Consolas, monospace"
+
+
+# What XML 1.0 cannot hold at all (control characters, lone surrogates): a key may, a picture shows U+FFFD.
+_NOT_XML = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_safe(text: str) -> str:
+    return _NOT_XML.sub("\ufffd", text)
 
 
 def shorten(text: str, limit: int) -> str:
@@ -44,7 +53,7 @@ def render(title: str, subtitle: str, rows: list[Partition], colours: Mapping[st
         "svg",
         {"xmlns": "http://www.w3.org/2000/svg", "font-family": FONT, "font-size": "12", "role": "img"},
     )
-    ET.SubElement(svg, "title").text = f"{title}: {subtitle}"
+    ET.SubElement(svg, "title").text = xml_safe(f"{title}: {subtitle}")
     ET.SubElement(svg, "rect", {"width": "100%", "height": "100%", "fill": "#ffffff"})
     _text(svg, MARGIN, 24, title, {"font-size": "15", "font-weight": "bold"})
     _text(svg, MARGIN, 42, subtitle, {"fill": "#444444"})
@@ -72,15 +81,14 @@ def render(title: str, subtitle: str, rows: list[Partition], colours: Mapping[st
 
 def _row(svg: ET.Element, row: Partition, y: int, label_width: float, colours: Mapping[str, str]) -> None:
     group = ET.SubElement(svg, "g", {"class": "partition"})
-    ET.SubElement(group, "title").text = row.key
+    ET.SubElement(group, "title").text = xml_safe(row.key)
     _text(group, MARGIN, y + 16, shorten(row.key, LABEL_CHARS), {"font-weight": "bold"})
     x = MARGIN + label_width
     for cell in row.cells[:MAX_CELLS]:
         colour = colours.get(cell.entity, "#dddddd")
         item = ET.SubElement(group, "g", {"class": "item"})
-        ET.SubElement(item, "title").text = f"{cell.entity}\n" + "\n".join(
-            f"{name} = {value}" for name, value in cell.keys.items()
-        )
+        keys = "\n".join(f"{name} = {value}" for name, value in cell.keys.items())
+        ET.SubElement(item, "title").text = xml_safe(f"{cell.entity}\n{keys}")
         ET.SubElement(
             item,
             "rect",
@@ -115,4 +123,4 @@ def _legend(svg: ET.Element, y: int, width: int, used: list[str], colours: Mappi
 
 def _text(parent: ET.Element, x: float, y: float, text: str, attrs: Mapping[str, str] | None = None) -> None:
     element = ET.SubElement(parent, "text", {"x": f"{x:g}", "y": f"{y:g}", **(attrs or {})})
-    element.text = text
+    element.text = xml_safe(text)
