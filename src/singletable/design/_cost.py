@@ -80,30 +80,38 @@ class CostReport:
         return self.provisioned_capacity + self.storage
 
     def to_json(self) -> dict[str, Any]:
-        """The report as plain data (``singletable cost --format json``)."""
+        """The report as plain data (``singletable cost --format json``); money rounded to a millionth of
+        the currency, units and bytes as measured."""
         return {
             "table": self.table,
             "items": self.origin,
             "prices": asdict(self.prices),
             "on_demand": {
-                "reads": self.reads,
-                "writes": self.writes,
-                "storage": self.storage,
-                "total": self.on_demand_total,
+                "reads": _money(self.reads),
+                "writes": _money(self.writes),
+                "storage": _money(self.storage),
+                "total": _money(self.on_demand_total),
             },
             "provisioned": {
                 "target_utilization": self.target_utilization,
-                "pools": [asdict(pool) for pool in self.pools],
-                "capacity": self.provisioned_capacity,
-                "storage": self.storage,
-                "total": self.provisioned_total,
+                "pools": [asdict(pool) | {"cost": _money(pool.cost)} for pool in self.pools],
+                "capacity": _money(self.provisioned_capacity),
+                "storage": _money(self.storage),
+                "total": _money(self.provisioned_total),
             },
             "storage_bytes": self.storage_bytes,
-            "lines": [asdict(line) for line in self.lines],
+            "lines": [asdict(line) | {"on_demand": _money(line.on_demand)} for line in self.lines],
             "gsi_write_amplification": self.amplification,
-            "top_cost_drivers": [asdict(line) for line in self.drivers],
+            "top_cost_drivers": [
+                asdict(line) | {"on_demand": _money(line.on_demand)} for line in self.drivers
+            ],
             "unmeasured": self.unmeasured,
         }
+
+
+def _money(amount: float) -> float:
+    """Money as a report shows it: float noise (0.15749999999999997) rounded away."""
+    return round(amount, 6)
 
 
 def design_cost(design: Design, traffic: Traffic, prices: Prices, *, top: int = 5) -> CostReport:
