@@ -257,7 +257,10 @@ def test_every_index_an_entity_writes_is_counted(seed_reports) -> None:
          "{f}:1: [entities.Entri]: no such entity; this design has: Entry"),
         ("[entities.Entry]\ncreates = 1\nwrites = 2\n",
          "{f}:3: [entities.Entry] writes: not a setting; an entity has creates, updates, deletes, stored, "
-         "sizes"),
+         "sizes, update_field"),
+        ("[entities.Entry]\nupdate_field = \"entry_id\"\n",
+         "{f}:2: [entities.Entry] update_field: 'entry_id' is not a field of Entry outside its primary key; "
+         "choose one of account, memo"),
         ("[entities.Entry]\nstored = true\n",
          "{f}:2: [entities.Entry] stored: a number, 0 or more, not True"),
         ("[entities.Entry]\nsizes = { body = 10 }\n",
@@ -372,3 +375,14 @@ def test_a_scan_pattern_is_priced_with_the_fix_that_gives_it_a_key(seed_reports)
     (scan,) = [line for line in seed_reports["tracker"].lines if line.source == "Org.every_org"]
     assert (scan.kind, scan.target, scan.units) == ("read", "table", 500_000.0)  # 10^6 calls x 0.5
     assert scan.fix.startswith("a Scan reads the whole table on every call")
+
+
+def test_an_update_that_moves_an_index_key_costs_a_delete_and_a_put_there(tmp_path) -> None:
+    """``update_field = "account"`` moves the entry in byAccount: its old entry deleted and a new one put,
+    each 1 write unit (DynamoDB rounds each on its own), where the memo update wrote the table alone."""
+    design = load_design(LEDGER)
+    profile = write(tmp_path, "t.toml", LEDGER_PROFILE + 'update_field = "account"\n')
+    report = design_cost(design, load_traffic(profile, design), load_prices())
+    assert report.amplification["Entry"]["update"] == {"table": 2.0, "byAccount": 2.0, "factor": 2.0}
+    index_writes = next(line for line in report.lines if line.kind == "write" and line.target == "byAccount")
+    assert index_writes.units == 1_000_000 * 1 + 2_000_000 * 2 + 500_000 * 1

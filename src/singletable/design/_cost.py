@@ -118,7 +118,8 @@ def design_cost(design: Design, traffic: Traffic, prices: Prices, *, top: int = 
     """Measure ``design`` on the embedded engine and price ``traffic`` at ``prices``."""
     sizes = {name: entity.sizes for name, entity in traffic.entities.items() if entity.sizes}
     page_sizes = {name: p.page_size for name, p in traffic.patterns.items()}
-    measured = measure(design, page_sizes=page_sizes, sizes=sizes)
+    update_fields = {name: e.update_field for name, e in traffic.entities.items() if e.update_field}
+    measured = measure(design, page_sizes=page_sizes, sizes=sizes, update_fields=update_fields)
     lines = _read_lines(measured, traffic, prices, design) + _write_lines(measured, traffic, prices, design)
     lines += _storage_lines(measured, traffic, prices, design)
     report = CostReport(

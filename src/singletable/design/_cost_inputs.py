@@ -18,6 +18,7 @@ A traffic profile::
     deletes = 500
     stored = 1_000_000
     sizes = { body = 4000 }         # characters of a string field: items are then generated at that size
+    update_field = "title"          # what an update changes (default: the first field outside any key)
 
     [provisioned]
     target_utilization = 0.7        # provisioned capacity = average rate / this (auto scaling's default)
@@ -72,6 +73,7 @@ class EntityTraffic:
     deletes: float = 0
     stored: float = 0
     sizes: dict[str, int] = field(default_factory=dict)
+    update_field: str | None = None  # the field an update changes (else the first outside keys and guards)
 
 
 @dataclass(frozen=True)
@@ -215,7 +217,7 @@ def _entity(where: str, text: str, name: str, value: Any, known: Mapping[str, An
         raise CostError(
             f"{where}:{_line(text, name)}: entities.{name}: a table ([entities.{name}]), not {value!r}"
         )
-    allowed = ("creates", "updates", "deletes", "stored", "sizes")
+    allowed = ("creates", "updates", "deletes", "stored", "sizes", "update_field")
     numbers: dict[str, float] = {}
     for key, given in value.items():
         label = f"[entities.{name}] {key}"
@@ -223,7 +225,7 @@ def _entity(where: str, text: str, name: str, value: Any, known: Mapping[str, An
             raise CostError(
                 f"{where}:{_line(text, key)}: {label}: not a setting; an entity has {', '.join(allowed)}"
             )
-        if key != "sizes":
+        if key not in ("sizes", "update_field"):
             numbers[key] = _number(where, text, key, given, label=label)
     sizes = value.get("sizes", {})
     fields_of = known[name].model_fields
@@ -242,7 +244,25 @@ def _entity(where: str, text: str, name: str, value: Any, known: Mapping[str, An
                 f"{where}:{_line(text, field_name)}: [entities.{name}] sizes.{field_name}: characters "
                 f"from 1 to 400000, not {chars!r}"
             )
-    return EntityTraffic(**numbers, sizes=dict(sizes))
+    return EntityTraffic(
+        **numbers, sizes=dict(sizes), update_field=_update_field(where, text, name, value, known)
+    )
+
+
+def _update_field(
+    where: str, text: str, name: str, value: Mapping[str, Any], known: Mapping[str, Any]
+) -> str | None:
+    chosen = value.get("update_field")
+    if chosen is None:
+        return None
+    meta = known[name].model_entity()
+    if chosen not in meta.fields or chosen in meta.primary_fields:
+        choices = ", ".join(f for f in meta.fields if f not in meta.primary_fields)
+        raise CostError(
+            f"{where}:{_line(text, 'update_field')}: [entities.{name}] update_field: {chosen!r} is not a "
+            f"field of {name} outside its primary key; choose one of {choices}"
+        )
+    return str(chosen)
 
 
 def _utilization(where: str, text: str, section: Any) -> float:

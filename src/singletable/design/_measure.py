@@ -83,9 +83,11 @@ def measure(
     *,
     page_sizes: Mapping[str, int] | None = None,
     sizes: Mapping[str, Mapping[str, int]] | None = None,
+    update_fields: Mapping[str, str] | None = None,
 ) -> Measurement:
     """Measure every pattern and every entity's writes and storage of ``design`` (``page_sizes``: entities
-    per call by pattern name; ``sizes``: entity -> field -> characters, for generated items)."""
+    per call by pattern name; ``sizes``: entity -> field -> characters, for generated items;
+    ``update_fields``: entity -> the field its update changes)."""
     db, origin = loaded_db(design.table, sizes=sizes)
     try:
         items = table_items(db)
@@ -97,11 +99,15 @@ def measure(
             storage = _fill_storage(design, storage)
     finally:
         db.close()
-    return Measurement(origin, patterns, _all_writes(design, sizes or {}, failures), storage, failures)
+    writes = _all_writes(design, sizes or {}, update_fields or {}, failures)
+    return Measurement(origin, patterns, writes, storage, failures)
 
 
 def _all_writes(
-    design: Design, sizes: Mapping[str, Mapping[str, int]], failures: dict[str, str]
+    design: Design,
+    sizes: Mapping[str, Mapping[str, int]],
+    update_fields: Mapping[str, str],
+    failures: dict[str, str],
 ) -> dict[str, dict[str, Consumed]]:
     """Each entity's writes, on an empty table: a singleton's create must not find the sample's item."""
     from singletable.examples import DEMO_CLOCK
@@ -110,8 +116,8 @@ def _all_writes(
     try:
         db.create_table()
         return {
-            meta.cls.__name__: _writes(db, meta.cls, sizes.get(meta.cls.__name__, {}), failures)
-            for meta in design.table.entities.values()
+            name: _writes(db, meta.cls, sizes.get(name, {}), update_fields.get(name), failures)
+            for name, meta in ((m.cls.__name__, m) for m in design.table.entities.values())
         }
     finally:
         db.close()
@@ -158,9 +164,10 @@ def _patterns(
 
 
 def _writes(
-    db: DB, cls: type[Any], sizes: Mapping[str, int], failures: dict[str, str]
+    db: DB, cls: type[Any], sizes: Mapping[str, int], update_field: str | None, failures: dict[str, str]
 ) -> dict[str, Consumed]:
-    """Create, update and delete one fresh generated ``cls``, each traced."""
+    """Create, update (``update_field``, or the first field outside keys and guards) and delete one fresh
+    generated ``cls``, each traced."""
     out: dict[str, Consumed] = {}
     meta = cls.model_entity()
     try:
@@ -168,7 +175,7 @@ def _writes(
     except ValueError as error:
         failures[f"{cls.__name__} writes"] = str(error)
         return out
-    field_name = _updatable_field(meta)
+    field_name = update_field or _updatable_field(meta)
     steps = [
         ("create", lambda: db.create(entity)),
         ("update", lambda: _update(db, cls, entity, field_name)),
