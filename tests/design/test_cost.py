@@ -386,3 +386,15 @@ def test_an_update_that_moves_an_index_key_costs_a_delete_and_a_put_there(tmp_pa
     assert report.amplification["Entry"]["update"] == {"table": 2.0, "byAccount": 2.0, "factor": 2.0}
     index_writes = next(line for line in report.lines if line.kind == "write" and line.target == "byAccount")
     assert index_writes.units == 1_000_000 * 1 + 2_000_000 * 2 + 500_000 * 1
+
+
+def test_the_output_in_the_docs_is_what_the_command_prints() -> None:
+    """docs/design-tools.md ("## cost") shows a real run on the Blog API; it cannot drift from the code."""
+    page = (ROOT / "docs" / "design-tools.md").read_text()
+    profile = ROOT / "docs" / "traffic" / "blog_api.toml"
+    result = CliRunner().invoke(
+        main, ["cost", "singletable.examples.blog_api.design", "--traffic", str(profile)]
+    )
+    assert result.exit_code == 0, result.output
+    command = "$ singletable cost singletable.examples.blog_api.design --traffic docs/traffic/blog_api.toml\n"
+    assert command + result.output + "```" in page
