@@ -537,3 +537,29 @@ def test_a_key_with_characters_xml_cannot_hold_still_gives_a_valid_picture(key) 
     # A parser reads a line end (CR LF, or CR alone) as a newline.
     assert titles[1] == xml_safe(key).replace("\r\n", "\n").replace("\r", "\n")
     assert xml_safe("a\x00b\x1fc\td") == "a\ufffdb\ufffdc\td"
+
+
+def test_a_design_can_list_its_sample_items_in_dynamodb_json(tmp_path) -> None:
+    """``SAMPLE_ITEMS`` (the Workbench import's convention): each item is put as it is and drawn."""
+    design = tmp_path / "listed_design.py"
+    design.write_text(
+        "from singletable.model import Entity, Keys, Table\n"
+        "t = Table(name='listed')\n"
+        "class Tag(Entity, table=t, type='TAG'):\n"
+        "    name: str\n"
+        "    keys = Keys(PK='TAG#{name}', SK='TAG')\n"
+        "SAMPLE_ITEMS = [\n"
+        "    {'PK': {'S': 'TAG#b'}, 'SK': {'S': 'TAG'}, 'entityType': {'S': 'TAG'}, 'name': {'S': 'b'}},\n"
+        "    {'PK': {'S': 'TAG#a'}, 'SK': {'S': 'TAG'}, 'entityType': {'S': 'TAG'}, 'name': {'S': 'a'}},\n"
+        "]\n"
+        "BAD = [{'PK': {'S': 'TAG#x'}}]\n"
+    )
+    docs = design_docs(load_design(str(design)))
+    assert [key for key, _ in rows_of(docs.pictures["table.svg"])] == ["TAG#a", "TAG#b"]
+    assert "come from the design's sample data" in docs.markdown
+    design.write_text(
+        design.read_text().replace("SAMPLE_ITEMS = [", "OLD = [").replace("BAD", "SAMPLE_ITEMS")
+    )
+    with pytest.raises(SampleError) as raised:
+        design_docs(load_design(str(design)))
+    assert str(raised.value).startswith("SAMPLE_ITEMS: the item {'PK': {'S': 'TAG#x'}} was refused: ")

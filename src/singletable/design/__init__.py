@@ -20,7 +20,7 @@ if missing(("pydantic",)):
 from singletable.design._cost import CostReport, design_cost
 from singletable.design._cost_inputs import CostError, Prices, Traffic, load_prices, load_traffic
 from singletable.design._docs import DesignDocs, design_docs, write_docs
-from singletable.design._samples import SampleError
+from singletable.design._items import SampleError
 
 __all__ = [
     "CostError",

@@ -5,7 +5,7 @@ becomes -- built by calling the pattern through the model (``Post.by_author(auth
 ``Query.request``) with the values of one of the design's own items, then sent to an in-memory copy of the
 table to say what it returns and consumes. Then one picture of the item collections for the table and one
 per index (:mod:`singletable.design._svg`), drawn from the design's sample data or from items generated from
-its field types (:mod:`singletable.design._samples`). :func:`write_docs` writes ``README.md``, the pictures
+its field types (:mod:`singletable.design._items`). :func:`write_docs` writes ``README.md``, the pictures
 and one self-contained ``index.html``.
 """
 
@@ -21,7 +21,7 @@ from typing import Any
 from singletable.data._design import Design
 from singletable.design import _document as doc
 from singletable.design._collections import Labeller, partitions
-from singletable.design._samples import example_values, loaded_db, table_items
+from singletable.design._items import example_values, loaded_db, table_items
 from singletable.design._svg import render
 from singletable.examples._render import describe as describe_request
 from singletable.model import DB, ModelError

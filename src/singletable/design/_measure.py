@@ -17,7 +17,7 @@ from typing import Any
 
 from singletable.data import Design
 from singletable.design._collections import Labeller
-from singletable.design._samples import example_values, generated_entity, loaded_db, table_items, value_for
+from singletable.design._items import example_values, generated_entity, loaded_db, table_items, value_for
 from singletable.engine._sizes import item_size
 from singletable.model import DB, ModelError, connect
 

@@ -44,14 +44,19 @@ class SampleError(ValueError):
 def sample_loader(table: Table) -> Callable[[DB], None] | None:
     """What writes the design's sample data into a connected DB, or None when it has none.
 
-    A design module may define ``load_sample(db)``; a seed example's package exposes ``EXAMPLE``, whose
-    ``open`` builds the app's service on the DB and ``load`` writes the sample data through it.
+    A design module may define ``load_sample(db)`` (writing through the model), or ``SAMPLE_ITEMS``, a list of
+    items in DynamoDB JSON (what the Workbench import writes; each is put as it is); a seed example's package
+    exposes ``EXAMPLE``, whose ``open`` builds the app's service on the DB and ``load`` writes the sample
+    data through it.
     """
     modules = sorted({meta.cls.__module__ for meta in table.entities.values()})
     for module in modules:
         found = getattr(sys.modules.get(module), "load_sample", None)
         if callable(found):
             return found
+        items = getattr(sys.modules.get(module), "SAMPLE_ITEMS", None)
+        if isinstance(items, list):
+            return lambda db, items=items: _put_items(db, items)
     for module in modules:
         package = module.rpartition(".")[0]
         if not package:
@@ -63,6 +68,14 @@ def sample_loader(table: Table) -> Callable[[DB], None] | None:
         if example is not None and getattr(example, "table", None) is table:
             return lambda db, example=example: example.load(example.open(db))
     return None
+
+
+def _put_items(db: DB, items: list[dict[str, Any]]) -> None:
+    for item in items:
+        try:
+            db.call("PutItem", {"TableName": db.table_name, "Item": item})
+        except ModelError as error:
+            raise SampleError(f"SAMPLE_ITEMS: the item {item!r} was refused: {error}") from None
 
 
 def loaded_db(
