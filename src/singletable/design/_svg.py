@@ -47,7 +47,7 @@ def _ink(colour: str) -> str:
 def render(title: str, subtitle: str, rows: list[Partition], colours: Mapping[str, str]) -> str:
     """The SVG document (text) for one table or index."""
     shown = rows[:MAX_PARTITIONS]
-    label_width = min(LABEL_CHARS, max([len(r.key) for r in shown] + [9])) * CHAR_WIDTH + 12
+    label_width = min(LABEL_CHARS, max([len(r.key) for r in shown] + [14])) * CHAR_WIDTH + 12
     width = int(MARGIN * 2 + label_width + MAX_CELLS * (CELL_WIDTH + GAP) + 70)
     svg = ET.Element(
         "svg",
