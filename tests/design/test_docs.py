@@ -563,3 +563,22 @@ def test_a_design_can_list_its_sample_items_in_dynamodb_json(tmp_path) -> None:
     with pytest.raises(SampleError) as raised:
         design_docs(load_design(str(design)))
     assert str(raised.value).startswith("SAMPLE_ITEMS: the item {'PK': {'S': 'TAG#x'}} was refused: ")
+
+
+def test_sample_data_that_fails_to_load_fails_in_one_line(tmp_path) -> None:
+    design = tmp_path / "failing_sample_design.py"
+    design.write_text(
+        "from singletable.model import Entity, Keys, Table\n"
+        "t = Table(name='failing')\n"
+        "class Tag(Entity, table=t, type='TAG'):\n"
+        "    name: str\n"
+        "    keys = Keys(PK='TAG#{name}', SK='TAG')\n"
+        "def load_sample(db):\n"
+        "    raise RuntimeError('the fixtures server is down')\n"
+    )
+    result = CliRunner().invoke(main, ["docs", str(design), "-o", str(tmp_path / "out")])
+    assert (result.exit_code, result.output) == (
+        1,
+        "Error: the design's sample data could not be loaded: RuntimeError: the fixtures server is down\n",
+    )
+    assert not (tmp_path / "out").exists()

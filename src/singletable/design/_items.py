@@ -90,7 +90,16 @@ def loaded_db(
     db = connect(table, ":memory:", clock=lambda: DEMO_CLOCK, cursor_secret=DEMO_CURSOR_SECRET)
     db.create_table()
     if load is not None:
-        load(db)
+        try:
+            load(db)
+        except SampleError:
+            db.close()
+            raise
+        except Exception as error:  # the design's own code, whatever it raises, in one line
+            db.close()
+            raise SampleError(
+                f"the design's sample data could not be loaded: {type(error).__name__}: {error}"
+            ) from None
         return db, "sample"
     for meta in table.entities.values():
         for n in range(PER_ENTITY):
