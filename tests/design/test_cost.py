@@ -5,6 +5,7 @@ scratch, with every bad profile or prices file refused with its file, line and k
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -16,7 +17,7 @@ from click.testing import CliRunner
 from singletable._cli import main
 from singletable.data import load_design
 from singletable.design import CostError, CostReport, design_cost, load_prices, load_traffic
-from singletable.design._measure import pattern_calls
+from singletable.design._measure import measure, pattern_calls
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -371,10 +372,19 @@ def test_a_design_that_cannot_be_loaded_fails_in_one_line(tmp_path) -> None:
     )
 
 
-def test_a_scan_pattern_is_priced_with_the_fix_that_gives_it_a_key(seed_reports) -> None:
-    (scan,) = [line for line in seed_reports["tracker"].lines if line.source == "Org.every_org"]
-    assert (scan.kind, scan.target, scan.units) == ("read", "table", 500_000.0)  # 10^6 calls x 0.5
-    assert scan.fix.startswith("a Scan reads the whole table on every call")
+def test_a_scan_is_priced_as_reading_everything_the_profile_stores(seed_reports) -> None:
+    """The tracker's admin report scans: on the sample that is half a unit, on the stored table it is every
+    stored byte -- 100,000 items of each entity at their measured size (the overhead is not read) -- in 4 KB
+    units, halved (eventually consistent), for each of the million calls."""
+    report = seed_reports["tracker"]
+    measured = measure(load_design(TRACKER))
+    table_bytes = sum(100_000 * storage.bytes["table"] for storage in measured.storage.values())
+    per_call = math.ceil(table_bytes / 4096) / 2
+    (scan,) = [line for line in report.lines if line.source == "Org.every_org"]
+    assert (scan.kind, scan.target, scan.units) == ("read", "table", pytest.approx(1_000_000 * per_call))
+    assert per_call > 3000  # thousands of units a call, where the sample's scan cost half of one
+    assert scan.fix.startswith(f"a Scan reads the whole table on every call ({per_call:,g} units for what")
+    assert report.drivers[0] == scan  # by far the costliest line
 
 
 def test_an_update_that_moves_an_index_key_costs_a_delete_and_a_put_there(tmp_path) -> None:

@@ -2,8 +2,10 @@
 
 The arithmetic, per target (the table or one index), from :mod:`singletable.design._measure`:
 
-- reads: calls per month x read units one call consumed; writes: items per month x write units one
-  create, update or delete consumed (a transaction's table share is already doubled by DynamoDB);
+- reads: calls per month x read units one call consumed (a Scan, whose size is the table's and not the
+  sample's: every byte the profile stores, in 4 KB units, halved as eventually consistent); writes: items per
+  month x write units one create, update or delete consumed (a transaction's table share is already doubled
+  by DynamoDB);
 - on-demand: read units / 10^6 x the price per million read request units, writes likewise;
 - provisioned: each capacity pool -- the table with its LSIs (they share its throughput), and each GSI --
   gets ``ceil(units per month / seconds per month / target utilization)`` units, at least 1, billed per hour
@@ -25,6 +27,7 @@ from singletable.design._cost_inputs import Prices, Traffic
 from singletable.design._measure import TABLE, Measurement, measure
 
 OVERHEAD = 100  # bytes DynamoDB adds to every item it stores, in the table and in each index
+READ_UNIT = 4096  # bytes one read unit reads (strongly consistent; half a unit eventually consistent)
 KINDS = ("create", "update", "delete")
 
 
@@ -120,8 +123,15 @@ def design_cost(design: Design, traffic: Traffic, prices: Prices, *, top: int = 
     page_sizes = {name: p.page_size for name, p in traffic.patterns.items()}
     update_fields = {name: e.update_field for name, e in traffic.entities.items() if e.update_field}
     measured = measure(design, page_sizes=page_sizes, sizes=sizes, update_fields=update_fields)
-    lines = _read_lines(measured, traffic, prices, design) + _write_lines(measured, traffic, prices, design)
-    lines += _storage_lines(measured, traffic, prices, design)
+    table_bytes = sum(  # what a Scan reads: the items' own bytes (the 100-byte overhead is not read)
+        entity.stored * measured.storage[name].bytes.get(TABLE, 0.0)
+        for name, entity in traffic.entities.items()
+        if name in measured.storage
+    )
+    lines = _read_lines(measured, traffic, prices, design, table_bytes)
+    lines += _write_lines(measured, traffic, prices, design) + _storage_lines(
+        measured, traffic, prices, design
+    )
     report = CostReport(
         design.table_name,
         measured.origin,
@@ -142,7 +152,11 @@ def design_cost(design: Design, traffic: Traffic, prices: Prices, *, top: int = 
     return report
 
 
-def _read_lines(measured: Measurement, traffic: Traffic, prices: Prices, design: Design) -> list[Line]:
+def _read_lines(
+    measured: Measurement, traffic: Traffic, prices: Prices, design: Design, table_bytes: float
+) -> list[Line]:
+    """Each pattern's reads per target. A Scan is the one read whose size is the table's, not the sample's:
+    priced as reading every byte the profile stores (eventually consistent), when that is more."""
     lines = []
     for name, calls in traffic.patterns.items():
         found = measured.patterns.get(name)
@@ -151,7 +165,10 @@ def _read_lines(measured: Measurement, traffic: Traffic, prices: Prices, design:
         if not found.consumed.reads:  # an empty partition: DynamoDB Local and the engine bill nothing
             fix = "this call read no items on the design's items, so its cost could not be measured"
             lines.append(Line("read", name, found.index or TABLE, 0.0, 0.0, fix))
-        for target, units in sorted(found.consumed.reads.items(), key=_target_order):
+        reads = dict(found.consumed.reads)
+        if found.scan and found.index is None:
+            reads[TABLE] = max(reads.get(TABLE, 0.0), math.ceil(table_bytes / READ_UNIT) / 2)
+        for target, units in sorted(reads.items(), key=_target_order):
             monthly = calls.calls * units
             cost = monthly / 1e6 * prices.read_request_units_per_million
             lines.append(Line("read", name, target, monthly, cost, _read_fix(found, target, units, design)))
@@ -245,8 +262,8 @@ def _index(design: Design, name: str) -> Any:
 def _read_fix(found: Any, target: str, units: float, design: Design) -> str:
     if found.scan:
         return (
-            "a Scan reads the whole table on every call (measured here on the design's items, it grows with "
-            "the table): give the pattern a key, a GSI on what it selects"
+            f"a Scan reads the whole table on every call ({units:,g} units for what the profile stores): "
+            "give the pattern a key, a GSI on what it selects"
         )
     if target == TABLE and found.index is not None:
         return (
