@@ -50,12 +50,11 @@ class Consumed:
 
 @dataclass
 class PatternMeasure:
-    """One call of a pattern: what it consumed, how many entities it returned, how it reads."""
+    """One call of a pattern: what it consumed, and how it reads."""
 
     name: str
     index: str | None
     consumed: Consumed
-    returned: int
     filtered: bool
     scan: bool
 
@@ -149,7 +148,7 @@ def _patterns(
         try:
             query = callable_(**{f: values.get(f) for f in arguments})
             with db.trace(capacity="INDEXES") as trace:
-                page = db.page(query, size=page_sizes.get(name, 25), on_bad_item="skip")
+                db.page(query, size=page_sizes.get(name, 25), on_bad_item="skip")
         except (ModelError, TypeError) as error:
             failures[name] = str(error)
             continue
@@ -158,7 +157,7 @@ def _patterns(
             consumed.add(request.operation, request.capacity)
         index_name = index.name if index is not None else None
         out[name] = PatternMeasure(
-            name, index_name, consumed, len(page), query.filter_cond is not None or query.scan, query.scan
+            name, index_name, consumed, query.filter_cond is not None or query.scan, query.scan
         )
     return out
 
