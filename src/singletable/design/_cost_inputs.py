@@ -35,9 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from singletable.data import Design
-from singletable.design._measure import pattern_calls
+from singletable.design._measure import DEFAULT_PAGE_SIZE, pattern_calls
 
-DEFAULT_PAGE_SIZE = 25  # db.page's default
 DEFAULT_UTILIZATION = 0.7
 
 

@@ -23,6 +23,7 @@ from singletable.model import DB, ModelError, connect
 
 TABLE = "table"  # the target name of the table's own share, beside index names
 READS = frozenset({"GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems"})
+DEFAULT_PAGE_SIZE = 25  # entities one call of a pattern reads, unless the profile says: db.page's default
 # The generated entity whose writes are measured (any number: they are written to an empty table).
 FRESH = 1000
 
@@ -148,7 +149,7 @@ def _patterns(
         try:
             query = callable_(**{f: values.get(f) for f in arguments})
             with db.trace(capacity="INDEXES") as trace:
-                db.page(query, size=page_sizes.get(name, 25), on_bad_item="skip")
+                db.page(query, size=page_sizes.get(name, DEFAULT_PAGE_SIZE), on_bad_item="skip")
         except (ModelError, TypeError) as error:
             failures[name] = str(error)
             continue
