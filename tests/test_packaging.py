@@ -122,3 +122,11 @@ def test_demo_runs_from_an_empty_directory(installed: Path, tmp_path: Path, name
     assert result.stdout.startswith(DEMOS[name])
     assert "\n== " in result.stdout
     assert list(tmp_path.iterdir()) == []  # an in-memory demo leaves the directory as it found it
+
+
+def test_cost_reads_its_prices_from_the_installed_wheel(wheel: Path, installed: Path, tmp_path: Path) -> None:
+    """``singletable cost``'s default prices are data shipped in the wheel, not read from a checkout."""
+    assert "singletable/design/prices.toml" in set(zipfile.ZipFile(wheel).namelist())
+    code = "from singletable.design import load_prices; print(load_prices().write_request_units_per_million)"
+    found = _run([sys.executable, "-c", code], installed, tmp_path)
+    assert (found.returncode, found.stdout) == (0, "0.625\n"), found.stderr

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from singletable.model import (
+    GSI,
     Adapter,
     AlreadyExists,
     ConditionFailed,
@@ -126,3 +127,27 @@ def test_traces_nest_and_the_outer_one_sees_everything(open_db: Any) -> None:
     assert outer.operations == ["PutItem", "GetItem"]
     assert inner.operations == ["GetItem"]
     assert isinstance(outer, Trace) and all(isinstance(r, TracedRequest) for r in outer.requests)
+
+
+def test_a_trace_can_ask_for_each_index_share(open_db: Any) -> None:
+    """``db.trace(capacity="INDEXES")``: the table's and each index's units (what ``cost`` prices)."""
+    db = open_db(indexed_table)
+    with db.trace(capacity="INDEXES") as trace:
+        db.create(Tagged(tag_id="1", tag="red"))
+    (put,) = trace.requests
+    assert put.capacity["Table"] == {"CapacityUnits": 1.0}
+    assert put.capacity["GlobalSecondaryIndexes"] == {"byTag": {"CapacityUnits": 1.0}}
+    assert put.capacity_units == 2.0
+    with pytest.raises(ValueError) as raised, db.trace(capacity="ALL"):
+        pass
+    assert str(raised.value) == "db.trace(capacity=...) takes 'TOTAL' or 'INDEXES', not 'ALL'"
+
+
+indexed_table = Table(name="traced-indexes", indexes=[GSI("byTag", pk="tag")])
+
+
+class Tagged(Entity, table=indexed_table, type="TAGGED", timestamps=False):
+    tag_id: str
+    tag: str
+
+    keys = Keys(PK="TAG#{tag_id}", SK="TAG")

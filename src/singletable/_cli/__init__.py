@@ -13,7 +13,9 @@ import click
 
 from singletable._cli._failures import failure, quiet_stdout
 from singletable._cli.check import check
+from singletable._cli.cost import cost
 from singletable._cli.demo import demo
+from singletable._cli.docs import docs
 from singletable._cli.look import COMMANDS as LOOK_COMMANDS
 from singletable._cli.serve import serve
 from singletable._cli.transfer import COMMANDS as TRANSFER_COMMANDS
@@ -58,3 +60,5 @@ def main() -> None:
 for _command in (demo, serve, *LOOK_COMMANDS, *TRANSFER_COMMANDS):
     main.add_command(_command)
 main.add_command(check)
+main.add_command(docs)
+main.add_command(cost)

@@ -102,11 +102,14 @@ class DB:
         self.call = _closed
 
     @contextmanager
-    def trace(self) -> Iterator[Trace]:
+    def trace(self, *, capacity: str = "TOTAL") -> Iterator[Trace]:
         """``with db.trace() as trace:`` records every request this DB sends in the block (from any thread),
         each with its ConsumedCapacity: ``trace.operations``, ``trace.capacity_units``, ``trace.requests``.
-        Only traced requests ask for their capacity; outside a trace nothing is wrapped."""
-        recording = Trace()
+        Only traced requests ask for their capacity; outside a trace nothing is wrapped.
+        ``capacity="INDEXES"`` asks for the table's and each index's share as well."""
+        if capacity not in ("TOTAL", "INDEXES"):
+            raise ValueError(f"db.trace(capacity=...) takes 'TOTAL' or 'INDEXES', not {capacity!r}")
+        recording = Trace(capacity=capacity)
         untraced = self.call
         self.call = recording.traced(untraced)
         try:

@@ -86,9 +86,11 @@ class TracedRequest:
 
 @dataclass
 class Trace:
-    """The requests one ``db.trace()`` block sent, in order."""
+    """The requests one ``db.trace()`` block sent, in order. ``capacity`` is the ``ReturnConsumedCapacity``
+    asked for: ``"TOTAL"``, or ``"INDEXES"`` for the table's and each index's share (what ``cost`` prices)."""
 
     requests: list[TracedRequest] = field(default_factory=list)
+    capacity: str = "TOTAL"
 
     @property
     def operations(self) -> list[str]:
@@ -112,12 +114,12 @@ class Trace:
 
     def traced(self, call: Call) -> Call:
         """``call``, recording each request into this trace and asking for its capacity."""
-        requests = self.requests
+        requests, mode = self.requests, self.capacity
 
         def traced_call(operation: str, params: dict[str, Any]) -> dict[str, Any]:
             sent = params
             if operation in REPORTS_CAPACITY and "ReturnConsumedCapacity" not in params:
-                sent = dict(params, ReturnConsumedCapacity="TOTAL")
+                sent = dict(params, ReturnConsumedCapacity=mode)
             try:
                 response = call(operation, sent)
             except ModelError as error:
