@@ -13,6 +13,8 @@ import click
 
 from singletable._cli._failures import failure, quiet_stdout
 from singletable._cli.demo import demo
+from singletable._cli.design_export import import_workbench
+from singletable._cli.diff import diff
 from singletable._cli.look import COMMANDS as LOOK_COMMANDS
 from singletable._cli.serve import serve
 from singletable._cli.transfer import COMMANDS as TRANSFER_COMMANDS
@@ -21,6 +23,7 @@ from singletable._cli.transfer import COMMANDS as TRANSFER_COMMANDS
 _READ_ARGUMENTS = frozenset(command.name for command in LOOK_COMMANDS)
 # Commands over singletable.data: their ValueError or OSError is an expected failure, worded as one line.
 _DATA_COMMANDS = _READ_ARGUMENTS | {command.name for command in TRANSFER_COMMANDS}
+_DATA_COMMANDS |= {"import-workbench"}  # its ValueError (a model it cannot read) is one line too
 
 
 class _Commands(click.Group):
@@ -56,3 +59,5 @@ def main() -> None:
 
 for _command in (demo, serve, *LOOK_COMMANDS, *TRANSFER_COMMANDS):
     main.add_command(_command)
+main.add_command(import_workbench)
+main.add_command(diff)

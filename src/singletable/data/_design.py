@@ -56,7 +56,14 @@ def _import(name: str) -> ModuleType:
             if spec is None or spec.loader is None or not os.path.isfile(name):
                 raise ImportError(f"no such file: {name}")
             module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
+            # Registered first, as an import does: pydantic resolves a model's postponed annotations
+            # (``from __future__ import annotations``) in the namespace of sys.modules[cls.__module__].
+            sys.modules[spec.name] = module
+            try:
+                spec.loader.exec_module(module)
+            except BaseException:
+                del sys.modules[spec.name]
+                raise
             return module
         if os.getcwd() not in sys.path:  # as `python -m` does: a design beside the user imports
             sys.path.insert(0, os.getcwd())
