@@ -17,6 +17,7 @@ tracker = Table(
     read_capacity=10,
     write_capacity=5,
     stream="NEW_AND_OLD_IMAGES",
+    ttl_attribute="expiresAt",  # the model turns TTL on at create only when the table names it
     indexes=[
         GSI("myOpenIssues", pk="assigneePK", sk="dueSK", projection=["title", "status"]),
         LSI("byPriority", sk=("priority", "N"), projection="KEYS_ONLY"),

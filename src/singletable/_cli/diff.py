@@ -50,17 +50,13 @@ def diff(module: str, target: str, table_name: str | None, as_json: bool) -> Non
 
 
 def _print(name: str, target: str, differences: list) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    console = Console(soft_wrap=False)
+    """One block per difference -- what, where, both sides, the fix -- readable in a terminal or a log."""
     if not differences:
-        console.print(f"{name} on {target} matches the design", highlight=False)
+        click.echo(f"{name} on {target} matches the design")
         return
-    title = f"{name} on {target}: {len(differences)} differences from the design"
-    grid = Table(title=title, title_justify="left")
-    for column in ("kind", "of", "design", "table", "fix"):
-        grid.add_column(column, overflow="fold")
+    count = f"{len(differences)} difference{'s' if len(differences) > 1 else ''}"
+    click.echo(f"{name} on {target}: {count} from the design")
     for d in differences:
-        grid.add_row(d.kind, d.subject, d.design, d.table, d.fix)
-    console.print(grid)
+        click.echo("")
+        click.secho(f"  {d.kind}: {d.subject}", bold=True)
+        click.echo(f"    design: {d.design}\n    table:  {d.table}\n    fix:    {d.fix}")
