@@ -19,6 +19,8 @@ import yaml
 from cfnlint.api import lint_file
 from click.testing import CliRunner
 from design_support import DESIGNS, SEEDS, TRACKER, table_of
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from serving import run_cli
 from singletable._cli import main
@@ -30,6 +32,7 @@ from singletable.design import (
     to_cloudformation,
     to_terraform,
 )
+from singletable.design._cloudformation import yaml_text as _yaml_text
 from singletable.model import DeclarationError, Entity, Keys, Table, connect
 
 
@@ -362,3 +365,20 @@ def test_export_as_a_user_runs_it():
     result = run_cli("export", SEEDS["places"], "--format", "terraform")
     assert result.returncode == 0 and result.stderr == ""
     assert result.stdout == to_terraform(table_of("places"))
+
+
+# -- the YAML emitter, on anything a template may hold ---------------------------------------------------
+
+_text = st.text(st.characters(exclude_categories=("Cs",)), max_size=20)
+_scalars = st.one_of(_text, st.integers(-(10**12), 10**12), st.booleans())
+_documents = st.recursive(
+    _scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(_text, inner, max_size=4)),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(_text, _documents, max_size=5))
+def test_the_yaml_emitter_writes_what_a_yaml_parser_reads_back(document):
+    assert yaml.safe_load(_yaml_text(document)) == document

@@ -3,12 +3,12 @@
 The template is built as plain data first (:func:`cloudformation_template`, also what the CDK export is
 compared with) and written as YAML by a small emitter of our own: the template holds only mappings, lists,
 strings, numbers and booleans, and every string that YAML could read as something else (a number, a date,
-``yes``) is double-quoted, so no YAML library is needed at run time.
+``yes``) is double-quoted with YAML's escapes, so no YAML library is needed at run time (a hypothesis test
+reads arbitrary documents back through PyYAML).
 """
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -82,7 +82,12 @@ def _name_value(spec: TableSpec) -> Any:
 
 def to_cloudformation(table: Any) -> str:
     """``table`` (a :class:`singletable.model.Table`) as a CloudFormation template in YAML."""
-    return "\n".join(_yaml(cloudformation_template(table), 0)) + "\n"
+    return yaml_text(cloudformation_template(table))
+
+
+def yaml_text(document: dict[str, Any]) -> str:
+    """A mapping of mappings, lists, strings, integers and booleans as block YAML."""
+    return "\n".join(_yaml(document, 0)) + "\n" if document else "{}\n"
 
 
 def _yaml(value: Any, indent: int) -> list[str]:
@@ -123,4 +128,15 @@ def _scalar(value: Any) -> str:
     text = str(value)
     if _PLAIN.fullmatch(text) and text.lower() not in _YAML_WORDS:
         return text
-    return json.dumps(text)  # a JSON string is a YAML double-quoted scalar
+    return '"' + "".join(_escaped(c) for c in text) + '"'
+
+
+def _escaped(char: str) -> str:
+    """One character of a YAML double-quoted scalar: printable ASCII as is, the rest escaped (YAML folds
+    raw line separators, and reads ``\\U`` -- not a surrogate pair -- for characters past U+FFFF)."""
+    if char in '"\\':
+        return "\\" + char
+    if " " <= char <= "~":
+        return char
+    code = ord(char)
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
