@@ -346,6 +346,25 @@ def test_a_wrong_number_of_arguments_is_a_usage_error_naming_the_forms(arguments
     assert result.stderr.startswith("Usage: ") and result.stderr.endswith(f"Error: {message}\n")
 
 
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (
+            [SEEDS["places"], "--format", "cdk", "--json"],
+            "--json: only for a table's items, not --format cdk",
+        ),
+        (
+            [SEEDS["places"], "--format", "terraform", "--plain", "--segments", "4"],
+            "--plain, --segments: only for a table's items, not --format terraform",
+        ),
+        (["app.db", "t", "out.jsonl", "--without-lsi"], "--without-lsi: only for --format workbench"),
+    ],
+)
+def test_an_option_of_the_other_form_is_a_usage_error(arguments, message):
+    result = CliRunner().invoke(main, ["export", *arguments])
+    assert result.exit_code == 2 and result.stderr.endswith(f"Error: {message}\n")
+
+
 def test_help_documents_both_forms():
     text = CliRunner().invoke(main, ["export", "--help"]).stdout
     assert "singletable export TARGET TABLE DESTINATION [--format dynamodb|jsonl|csv]" in text

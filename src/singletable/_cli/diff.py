@@ -9,10 +9,14 @@ the target refuses) -- so a deploy pipeline can tell "drifted" from "broken".
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import click
 
 from singletable._cli._options import json_option, target_argument
+
+if TYPE_CHECKING:
+    from singletable.design import Difference
 
 
 class _Trouble(click.ClickException):
@@ -49,7 +53,7 @@ def diff(module: str, target: str, table_name: str | None, as_json: bool) -> Non
         raise click.exceptions.Exit(1)
 
 
-def _print(name: str, target: str, differences: list) -> None:
+def _print(name: str, target: str, differences: list[Difference]) -> None:
     """One block per difference -- what, where, both sides, the fix -- readable in a terminal or a log."""
     if not differences:
         click.echo(f"{name} on {target} matches the design")

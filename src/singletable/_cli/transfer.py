@@ -113,6 +113,15 @@ def export(
       the design MODULE, to DESTINATION (stdout when none).
     """
     if format_ in DESIGN_FORMATS:
+        data_only = [
+            name
+            for name, given in (("--plain", plain), ("--segments", segments != 1), ("--json", as_json))
+            if given
+        ]
+        if data_only:
+            raise click.UsageError(
+                f"{', '.join(data_only)}: only for a table's items, not --format {format_}"
+            )
         if len(arguments) not in (1, 2):
             raise click.UsageError(
                 f"--format {format_} takes {_DESIGN_USAGE}, not {len(arguments)} arguments"
@@ -121,6 +130,8 @@ def export(
 
         write_design_export(format_, arguments[0], arguments[1] if len(arguments) > 1 else None, without_lsi)
         return
+    if without_lsi:
+        raise click.UsageError("--without-lsi: only for --format workbench")
     if len(arguments) != 3:
         raise click.UsageError(
             f"export takes {_DATA_USAGE} (or, with --format {'|'.join(DESIGN_FORMATS)}, {_DESIGN_USAGE}), "

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -51,7 +52,7 @@ _DATA_ACCESS = {"MySql": {}}  # what Workbench writes in every table and facet
 def workbench_model(
     table: Any,
     *,
-    items: list[dict[str, Any]] = (),  # type: ignore[assignment]
+    items: Sequence[dict[str, Any]] = (),
     description: str = "",
     now: datetime | None = None,
     rows_per_facet: int = 20,
@@ -82,7 +83,9 @@ def workbench_model(
     }
 
 
-def _table_model(table: Any, name: str, items: list[dict[str, Any]], rows_per_facet: int) -> dict[str, Any]:
+def _table_model(
+    table: Any, name: str, items: Sequence[dict[str, Any]], rows_per_facet: int
+) -> dict[str, Any]:
     keys = {"PartitionKey": _attribute(table.pk_name, table.pk_type)}
     if table.sk_name:
         keys["SortKey"] = _attribute(table.sk_name, table.sk_type)
@@ -180,7 +183,7 @@ def _index(table: Any, index: Any) -> dict[str, Any]:
     return {"IndexName": index.name, "KeyAttributes": keys, "Projection": projection}
 
 
-def _rows_by_type(table: Any, items: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+def _rows_by_type(table: Any, items: Sequence[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     rows: dict[str, list[dict[str, Any]]] = {}
     for item in items:
         value = item.get(table.type_attribute, {}).get("S")

@@ -250,7 +250,7 @@ def _render(
         "",
         "from singletable.model import GSI, Entity, Keys, Table",
         "",
-        *_table_lines(table, type_attribute, types),
+        *_table_lines(table, type_attribute),
     ]
     for entity in entities:
         lines += ["", "", *_entity_lines(entity)]
@@ -276,7 +276,7 @@ def _key_spec(attribute: dict[str, str]) -> str:
     return repr(name) if kind == "S" else repr((name, kind))
 
 
-def _table_lines(table: dict[str, Any], type_attribute: str, types: dict[str, str]) -> list[str]:
+def _table_lines(table: dict[str, Any], type_attribute: str) -> list[str]:
     keys = table["KeyAttributes"]
     lines = [
         "table = Table(",
