@@ -395,7 +395,7 @@ _documents = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.dictionaries(_text, _documents, max_size=5))
 def test_the_yaml_emitter_writes_what_a_yaml_parser_reads_back(document):
     assert yaml.safe_load(_yaml_text(document)) == document
