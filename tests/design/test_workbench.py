@@ -72,8 +72,7 @@ def test_the_model_has_workbench_s_shape(models):
         "PartitionKeyAlias": "POST#{Slug}",
         "SortKeyAlias": "METADATA#{Slug}",
     }
-    assert post["NonKeyAttributes"][:4] == ["GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK"]
-    assert post["NonKeyAttributes"][-1] == "EntityType"
+    assert post["NonKeyAttributes"][:6] == ["GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK", "EntityType", "PostID"]
     assert [i["IndexName"] for i in table["GlobalSecondaryIndexes"]] == ["GSI1", "GSI2", "GSI3"]
     assert table["GlobalSecondaryIndexes"][2]["KeyAttributes"] == {
         "PartitionKey": {"AttributeName": "EntityType", "AttributeType": "S"},
@@ -171,13 +170,42 @@ def test_the_imported_module_writes_and_reads_the_sample_rows_as_entities(models
     with connect(module.table, str(tmp_path / "blog.db")) as db:
         db.ensure_table()
         post_row = next(r for r in module.SAMPLE_ITEMS if r["EntityType"]["S"] == "POST")
+        fields = module.Post.model_entity().fields
         post = module.Post(
-            **{k: v["S"] for k, v in post_row.items() if "S" in v and k not in ("PK", "SK", "EntityType")}
+            **{
+                f.attribute: post_row[f.attribute]["S"]
+                for f in fields.values()
+                if "S" in post_row.get(f.attribute, {})
+            }
         )
         db.put(post)
         again = db.get(module.Post.key(slug=post.slug))
     assert again.title == post_row["Title"]["S"]
-    assert module.Post.model_entity().keys["PK"].template.text == "POST#{slug}"
+    keys = {a: k.template.text for a, k in module.Post.model_entity().keys.items()}
+    assert keys == {
+        "PK": "POST#{slug}",
+        "SK": "METADATA#{slug}",
+        "GSI1PK": "POSTS_BY_USER#{author_id}",  # inferred from the rows
+        "GSI1SK": "POST#{created_at}",
+        "GSI2PK": "POSTS_BY_CAT#{category}",
+        "GSI2SK": "POST#{created_at}",
+    }
+    with connect(module.table, str(tmp_path / "blog.db")) as db:
+        stored = db.call(
+            "GetItem", {"TableName": "WavyBlog", "Key": {"PK": post_row["PK"], "SK": post_row["SK"]}}
+        )
+    assert {a: stored["Item"][a] for a in ("GSI1PK", "GSI1SK", "GSI2PK")} == {
+        a: post_row[a] for a in ("GSI1PK", "GSI1SK", "GSI2PK")
+    }
+
+
+def test_a_sparse_index_key_stays_a_field(models, tmp_path):
+    path = tmp_path / "imported_hub.py"
+    path.write_text(import_workbench(models["hustlehub"]))
+    module = _load(path)
+    user = module.User.model_entity()
+    assert sorted(user.keys) == ["GSI1PK", "GSI1SK", "PK", "SK"]
+    assert user.fields["gsi3_pk"].attribute == "GSI3PK"  # only admins carry it (Key(..., when=is_admin))
 
 
 HAND_WRITTEN = {

@@ -135,8 +135,8 @@ class _AttributeTypes:
         self.owners: dict[str, str] = {}
 
     def add_entity(self, meta: Any) -> list[str]:
-        """The attributes ``meta``'s items hold besides the table's key, in a stable order: index keys,
-        stored fields, the type attribute."""
+        """The attributes ``meta``'s items hold besides the table's key, in a stable order: index keys (in
+        the order of the indexes), the other key attributes, stored fields, the type attribute."""
         found: dict[str, str] = {}
         for key in meta.describe()["keys"]:
             found.setdefault(key["attribute"], key["type"])
@@ -145,7 +145,14 @@ class _AttributeTypes:
                 found.setdefault(spec.attribute, ATTRIBUTE_TYPES[spec.codec.kind])
         found.setdefault(self.table.type_attribute, "S")
         table_keys = {self.table.pk_name, self.table.sk_name}
-        attributes = [a for a in found if a not in table_keys]
+        # Index keys first, in the indexes' order, whether a template or a field writes them: the order an
+        # imported model gives back, since the model cannot say which of the two an index key was.
+        index_keys = [
+            a for i in self.table.indexes for a in (i.pk, i.sk) if a in found and a not in table_keys
+        ]
+        attributes = list(dict.fromkeys(index_keys)) + [
+            a for a in found if a not in table_keys and a not in index_keys
+        ]
         for attribute in attributes:
             kind = self.key_types.get(attribute, found[attribute])
             known = self.types.setdefault(attribute, kind)

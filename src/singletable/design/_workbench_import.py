@@ -7,8 +7,10 @@ hold, ...), its key aliases become key templates. An alias with ``{attribute}`` 
 --format workbench`` writes) is a template over those attributes; an alias without slots is a constant when
 every sample row holds exactly it (``METADATA``), else Workbench's usual display name for a key whose
 value is the item's own (``ProductId``) -- a field of that name, which the key is built from. The rows
-become the module's ``SAMPLE_ITEMS``, so exporting the module again gives the same model. Index keys other
-than the table's stay plain fields: the model does not say how they are built.
+become the module's ``SAMPLE_ITEMS``, so exporting the module again gives the same model. The model does
+not say how index keys are built; the rows often show it (``POSTS_BY_USER#john_doe`` where ``AuthorID`` is
+``john_doe``, in every row): such a key becomes the template the rows agree on, and a key some row lacks
+(a sparse index) or that no template explains stays a plain field.
 """
 
 from __future__ import annotations
@@ -67,6 +69,15 @@ def design_source(model: dict[str, Any], table_name: str | None = None) -> str:
     keys = table.get("KeyAttributes") or {}
     key_attributes = [keys[k]["AttributeName"] for k in ("PartitionKey", "SortKey") if k in keys]
     entities = [_entity(facet, types, key_attributes, type_attribute, keys) for facet in facets]
+    index_keys = {
+        index_keys[k]["AttributeName"]
+        for index in _list(table, "GlobalSecondaryIndexes", "GlobalSecondaryIndexes")
+        for index_keys in [index.get("KeyAttributes") or {}]
+        for k in ("PartitionKey", "SortKey")
+        if k in index_keys
+    }
+    for entity, facet in zip(entities, facets, strict=True):
+        _infer_index_keys(entity, facet.get("TableData") or [], index_keys)
     _unique_class_names(entities)
     rows = [row for facet in facets for row in facet.get("TableData") or []]
     return _render(model, table, type_attribute, entities, rows, types)
@@ -164,6 +175,68 @@ def _entity(
     return entity
 
 
+def _infer_index_keys(entity: _Entity, rows: list[dict[str, Any]], index_keys: set[str]) -> None:
+    """Index keys the sample rows show how to build: ``POSTS_BY_USER#john_doe`` in every row whose
+    ``AuthorID`` is ``john_doe`` is the template ``POSTS_BY_USER#{author_id}``. A key some row lacks
+    (a sparse index), or whose rows disagree, stays a plain field."""
+    in_table_keys = {n for t in entity.keys.values() for n in _SLOT.findall(t)}
+    for attribute in [a for a in entity.fields if a in index_keys]:
+        if not rows or entity.fields[attribute].name in in_table_keys:
+            continue
+        template = _common_template(entity, attribute, rows)
+        if template is not None:
+            del entity.fields[attribute]
+            entity.keys[attribute] = template
+            for name in _SLOT.findall(template):
+                next(f for f in entity.fields.values() if f.name == name).required = True
+
+
+def _common_template(entity: _Entity, attribute: str, rows: list[dict[str, Any]]) -> str | None:
+    keys = [_scalar(row.get(attribute)) for row in rows]
+    if any(k is None or "{" in k or "}" in k for k in keys):
+        return None
+
+    def value(row: dict[str, Any], item: _Field) -> str:
+        found = _scalar(row.get(item.attribute))
+        return found if found and "#" not in found else ""  # a value holding the delimiter cannot be a slot
+
+    # The fields whose value is inside the key in every row, longest first: the slots a template can have.
+    sources = [f for a, f in entity.fields.items() if a != attribute]
+    usable = [
+        f for f in sources if all(value(r, f) and value(r, f) in k for r, k in zip(rows, keys, strict=True))
+    ]
+    usable.sort(key=lambda f: -min(len(value(r, f)) for r in rows))
+    templates = {
+        _slots(key, [(value(row, f), f.name) for f in usable]) for row, key in zip(rows, keys, strict=True)
+    }
+    if len(templates) != 1:
+        return None
+    (template,) = templates
+    if "N" in rows[0][attribute] and not re.fullmatch(r"\{[A-Za-z0-9_]+\}", template):
+        return None  # a number key is one numeric field
+    return template if "{" in template or len(rows) > 1 else None
+
+
+def _scalar(value: Any) -> str | None:
+    """The text of an ``S`` or ``N`` AttributeValue, else None."""
+    if not isinstance(value, dict):
+        return None
+    found = value.get("S", value.get("N"))
+    return found if isinstance(found, str) else None
+
+
+def _slots(key: str, candidates: list[tuple[str, str]]) -> str:
+    """``key`` with each candidate value (the first place it occurs in literal text) as its slot."""
+    parts: list[tuple[bool, str]] = [(False, key)]
+    for text, name in candidates:
+        for i, (is_slot, part) in enumerate(parts):
+            if not is_slot and text in part:
+                before, _, after = part.partition(text)
+                parts[i : i + 1] = [(False, before), (True, name), (False, after)]
+                break
+    return "".join("{" + part + "}" if is_slot else part for is_slot, part in parts)
+
+
 def _kind(types: dict[str, str], attribute: str, rows: list[dict[str, Any]]) -> str:
     kind = types.get(attribute, "S")
     if kind == "N":  # a number is an int unless a sample row holds a fraction
@@ -241,8 +314,8 @@ def _render(
         _docstring(str(model.get("ModelMetadata", {}).get("Description") or "")),
         f"# Generated by `singletable import-workbench` from the NoSQL Workbench model "
         f"{model.get('ModelName', '')!r}.",
-        "# Index keys are plain fields: the model does not say how they are built; write them as key",
-        "# templates in Keys(...) when you know.",
+        "# Index key templates are inferred from the sample rows; an index key they do not explain is a",
+        "# plain field: write its template in Keys(...) when you know it.",
         "",
         "from __future__ import annotations",
         "",
