@@ -15,6 +15,8 @@ from singletable._cli._failures import failure, quiet_stdout
 from singletable._cli.check import check
 from singletable._cli.cost import cost
 from singletable._cli.demo import demo
+from singletable._cli.design_export import import_workbench
+from singletable._cli.diff import diff
 from singletable._cli.docs import docs
 from singletable._cli.look import COMMANDS as LOOK_COMMANDS
 from singletable._cli.serve import serve
@@ -24,6 +26,7 @@ from singletable._cli.transfer import COMMANDS as TRANSFER_COMMANDS
 _READ_ARGUMENTS = frozenset(command.name for command in LOOK_COMMANDS)
 # Commands over singletable.data: their ValueError or OSError is an expected failure, worded as one line.
 _DATA_COMMANDS = _READ_ARGUMENTS | {command.name for command in TRANSFER_COMMANDS}
+_DATA_COMMANDS |= {"import-workbench"}  # its ValueError (a model it cannot read) is one line too
 
 
 class _Commands(click.Group):
@@ -62,3 +65,5 @@ for _command in (demo, serve, *LOOK_COMMANDS, *TRANSFER_COMMANDS):
 main.add_command(check)
 main.add_command(docs)
 main.add_command(cost)
+main.add_command(import_workbench)
+main.add_command(diff)

@@ -45,8 +45,8 @@ def segments_option(
     )
 
 
-def format_option(help: str) -> Decorator:
-    return click.option("--format", "format_", type=FORMATS, help=help)
+def format_option(help: str, choices: click.Choice = FORMATS) -> Decorator:
+    return click.option("--format", "format_", type=choices, help=help)
 
 
 def checkpoint_options(operation: str, checkpoint_help: str) -> Decorator:

@@ -76,21 +76,68 @@ def _report(summary: Any, as_json: bool, text: str) -> None:
     click.echo(json.dumps(summary.as_dict()) if as_json else text)
 
 
+DESIGN_FORMATS = ("cloudformation", "terraform", "cdk", "workbench")
+_DATA_USAGE = "TARGET TABLE DESTINATION"
+_DESIGN_USAGE = "MODULE [DESTINATION]"
+
+
 @click.command("export")
-@target_argument()
-@click.argument("table")
-@click.argument("destination")
+@click.argument("arguments", nargs=-1, metavar=f"{_DATA_USAGE} | {_DESIGN_USAGE}")
 @format_option(
-    "dynamodb (S3 export layout, a directory), jsonl or csv. "
-    "Default: from DESTINATION's name (.jsonl, .csv, [.gz]), else dynamodb."
+    "dynamodb (S3 export layout, a directory), jsonl or csv: TABLE's items. "
+    "Default: from DESTINATION's name (.jsonl, .csv, [.gz]), else dynamodb. "
+    "cloudformation (YAML), terraform (HCL), cdk (a Python app) or workbench (a NoSQL Workbench model): "
+    "the design MODULE (myapp.design, myapp.design:TABLE or a .py file), to DESTINATION or stdout.",
+    click.Choice(["dynamodb", "jsonl", "csv", *DESIGN_FORMATS]),
 )
 @plain_option("Plain JSON values instead of DynamoDB JSON (jsonl, csv).")
 @segments_option()
 @json_option("Print the summary as JSON.")
+@click.option(
+    "--without-lsi", is_flag=True, help="workbench: leave local secondary indexes out (Workbench has none)."
+)
 def export(
-    target: str, table: str, destination: str, format_: str | None, plain: bool, segments: int, as_json: bool
+    arguments: tuple[str, ...],
+    format_: str | None,
+    plain: bool,
+    segments: int,
+    as_json: bool,
+    without_lsi: bool,
 ) -> None:
-    """Export TABLE of TARGET (a database file or an endpoint URL) to DESTINATION."""
+    """Export a table's items, or a design as infrastructure code or a NoSQL Workbench model.
+
+    \b
+    singletable export TARGET TABLE DESTINATION [--format dynamodb|jsonl|csv]
+      TABLE's items, from TARGET (a database file or an endpoint URL), to DESTINATION.
+    singletable export MODULE [DESTINATION] --format cloudformation|terraform|cdk|workbench
+      the design MODULE, to DESTINATION (stdout when none).
+    """
+    if format_ in DESIGN_FORMATS:
+        data_only = [
+            name
+            for name, given in (("--plain", plain), ("--segments", segments != 1), ("--json", as_json))
+            if given
+        ]
+        if data_only:
+            raise click.UsageError(
+                f"{', '.join(data_only)}: only for a table's items, not --format {format_}"
+            )
+        if len(arguments) not in (1, 2):
+            raise click.UsageError(
+                f"--format {format_} takes {_DESIGN_USAGE}, not {len(arguments)} arguments"
+            )
+        from singletable._cli.design_export import write_design_export
+
+        write_design_export(format_, arguments[0], arguments[1] if len(arguments) > 1 else None, without_lsi)
+        return
+    if without_lsi:
+        raise click.UsageError("--without-lsi: only for --format workbench")
+    if len(arguments) != 3:
+        raise click.UsageError(
+            f"export takes {_DATA_USAGE} (or, with --format {'|'.join(DESIGN_FORMATS)}, {_DESIGN_USAGE}), "
+            f"not {len(arguments)} arguments"
+        )
+    target, table, destination = arguments
     from singletable.data import export_table
 
     format_ = format_ or _guess_format(destination)

@@ -16,6 +16,14 @@ Public names:
   (``Traffic``), ``load_prices`` the prices (``Prices``; US East by default)
 - ``SampleError``: items cannot be generated for a design without sample data; ``CostError``: a traffic or
   prices file that cannot be used
+- ``export_design``: a design as CloudFormation (YAML), Terraform (HCL), an AWS CDK app (Python) or a NoSQL
+  Workbench model (JSON), the text ``singletable export --format ...`` writes; ``to_cloudformation``,
+  ``cloudformation_template``, ``to_terraform``, ``to_cdk``, ``workbench_model``: the same from a ``Table``
+- ``import_workbench``: a NoSQL Workbench model back into a Python design module (its source text)
+- ``sample_items``: a design module's sample items (``SAMPLE_ITEMS``, or its sibling ``sample`` module run)
+- ``diff_table``: a design against a live table, as a list of ``Difference``s (empty when they match)
+- ``DesignExportError``, ``WorkbenchError``, ``WorkbenchWarning``: what a design a format cannot say, a model
+  that cannot be read, and an approximation raise or warn
 """
 
 from singletable._extras import MissingExtra, missing
@@ -23,14 +31,23 @@ from singletable._extras import MissingExtra, missing
 if missing(("pydantic",)):
     raise MissingExtra("model", "singletable.design")
 
+from singletable.design._cdk import to_cdk
 from singletable.design._check import check
+from singletable.design._cloudformation import cloudformation_template, to_cloudformation
 from singletable.design._config import load_config
 from singletable.design._cost import CostReport, design_cost
 from singletable.design._cost_inputs import CostError, Prices, Traffic, load_prices, load_traffic
+from singletable.design._diff import Difference, diff_table
 from singletable.design._docs import DesignDocs, design_docs, write_docs
+from singletable.design._export import export_design, import_workbench
 from singletable.design._findings import CheckConfig, CheckReport, Finding
+from singletable.design._infra import DesignExportError
 from singletable.design._items import SampleError
 from singletable.design._rules import RULES, Rule
+from singletable.design._samples import sample_items
+from singletable.design._terraform import to_terraform
+from singletable.design._workbench import WorkbenchWarning, workbench_model
+from singletable.design._workbench_import import WorkbenchError
 
 __all__ = [
     "RULES",
@@ -39,16 +56,29 @@ __all__ = [
     "CostError",
     "CostReport",
     "DesignDocs",
+    "DesignExportError",
+    "Difference",
     "Finding",
     "Prices",
     "Rule",
     "SampleError",
     "Traffic",
+    "WorkbenchError",
+    "WorkbenchWarning",
     "check",
+    "cloudformation_template",
     "design_cost",
     "design_docs",
+    "diff_table",
+    "export_design",
+    "import_workbench",
     "load_config",
     "load_prices",
     "load_traffic",
+    "sample_items",
+    "to_cdk",
+    "to_cloudformation",
+    "to_terraform",
+    "workbench_model",
     "write_docs",
 ]

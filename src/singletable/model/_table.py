@@ -64,6 +64,7 @@ def env(text: str, default: str | None = None, **defaults: str) -> EnvName:
 
 KeySpec = str | tuple[str, str]
 PROJECTIONS = ("ALL", "KEYS_ONLY")
+STREAM_VIEWS = ("KEYS_ONLY", "NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES")
 
 
 def _key(spec: KeySpec | None) -> tuple[str | None, str]:
@@ -171,7 +172,8 @@ class Table:
 
     ``naming`` maps Python field names to attribute names ("camel": ``created_at`` -> ``createdAt``) so
     models stay idiomatic while items keep the design's spelling; a field's pydantic ``alias`` overrides.
-    ``timestamps`` names the fields kept automatically when an entity declares them.
+    ``timestamps`` names the fields kept automatically when an entity declares them. ``stream`` turns the
+    table's stream on with that view type (``"NEW_AND_OLD_IMAGES"``...), for CreateTable and infra export.
     """
 
     name: str | EnvName
@@ -187,6 +189,7 @@ class Table:
     ttl_attribute: str | None = None
     read_capacity: int = 5
     write_capacity: int = 5
+    stream: str | None = None
     entities: dict[str, EntityMeta] = field(default_factory=dict, repr=False)
     collections: dict[str, Collection] = field(default_factory=dict, repr=False)
 
@@ -198,6 +201,8 @@ class Table:
             raise DeclarationError(f"naming must be one of camel, pascal, snake, not {self.naming!r}")
         if self.billing not in ("PAY_PER_REQUEST", "PROVISIONED"):
             raise DeclarationError("billing must be PAY_PER_REQUEST or PROVISIONED")
+        if self.stream is not None and self.stream not in STREAM_VIEWS:
+            raise DeclarationError(f"stream must be one of {', '.join(STREAM_VIEWS)}, not {self.stream!r}")
         names = [i.name for i in self.indexes]
         if len(set(names)) != len(names):
             raise DeclarationError(f"duplicate index names in {names}")
@@ -297,6 +302,8 @@ class Table:
             params["LocalSecondaryIndexes"] = lsis
         if self.billing == "PROVISIONED":
             params["ProvisionedThroughput"] = self._throughput()
+        if self.stream:
+            params["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": self.stream}
         return params
 
     def _throughput(self) -> dict[str, int]:
@@ -319,6 +326,7 @@ class Table:
                 "datetime_precision": self.datetime_precision,
                 "ttl_attribute": self.ttl_attribute,
                 "source": as_dict(self.source),
+                "stream": self.stream,
             },
             "indexes": [i.describe() for i in self.indexes],
             "entities": [meta.describe() for meta in self.entities.values()],
