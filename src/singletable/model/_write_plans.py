@@ -181,6 +181,7 @@ def plan_put(
     c = Compiler()
     conds: list[str | Cond | None] = [condition]
     label = item_label("put", meta.type, meta.version is not None)
+    expected_version = values.get(meta.version) if meta.version else None
     if meta.version:
         conds.append(_next_version(meta, meta.version, values, c))
     extra: list[RequestPart] = []
@@ -199,11 +200,12 @@ def plan_put(
         if assumed is not None and not read:  # a wrong guess must say what is stored, for the retry
             params["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
         params = finish(params, c, conjoin(c, conds))
-        return [RequestPart("Put", params, label, meta, assumed), *extra], result
+        part = RequestPart("Put", params, label, meta, assumed, expected_version=expected_version)
+        return [part, *extra], result
     params = finish(
         update_keeping_created(dest.table_name, meta, meta.created, item, c), c, conjoin(c, conds)
     )
-    return [RequestPart("Update", params, label, meta)], result
+    return [RequestPart("Update", params, label, meta, expected_version=expected_version)], result
 
 
 def _next_version(meta: EntityMeta, version: str, values: dict[str, Any], c: Compiler) -> str:
@@ -348,7 +350,8 @@ def plan_delete(
         conds += [unchanged(c, meta, name, old) for name in _sources_unchanged(meta)]
         extra = _guard_ops(dest, meta, old, None, key) + _derived_ops(dest, meta, old, None)
     params = finish({"TableName": dest.table_name, "Key": key}, c, conjoin(c, conds))
-    return [RequestPart("Delete", params, label, meta), *extra], meta
+    part = RequestPart("Delete", params, label, meta, expected_version=expected_version)
+    return [part, *extra], meta
 
 
 def plan_check(dest: WriteTarget, target: KeyRef | Entity, condition: Cond) -> RequestPart:

@@ -100,6 +100,8 @@ class RequestPart:
     assumed: Stored | None = None
     # An update planned from a read of the stored item: the field values it relied on (and is conditioned on).
     relied: Mapping[str, Any] | None = None
+    # A versioned write: the version it expects stored, to tell a moved version from a failed condition.
+    expected_version: int | None = None
 
 
 @dataclass(frozen=True)
@@ -228,7 +230,7 @@ def update_request(
         {"TableName": table_name, "Key": change.key, "UpdateExpression": expression}, c, conjoin(c, conds)
     )
     label = item_label("update", meta.type, change.expected_version is not None)
-    return RequestPart("Update", params, label, meta)
+    return RequestPart("Update", params, label, meta, expected_version=change.expected_version)
 
 
 def _upsert_sets(meta: EntityMeta, c: Compiler, touched: set[str], now: Any) -> list[str]:

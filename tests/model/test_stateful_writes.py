@@ -1,0 +1,517 @@
+"""The proof of issue 15: random writes never leave the table inconsistent, on the engine and DynamoDB Local.
+
+A hypothesis :class:`RuleBasedStateMachine` runs creates, puts, full and partial updates (flipping sparse
+conditions, changing one field of multi-field templates, unique values and derived items' sources), upserts,
+deletes and transactions of several writes on the design of ``stateful_design.py``. Each rule predicts its
+outcome from a plain-Python reference model -- success, or exactly which error (``AlreadyExists``,
+``UniqueViolation``, ``VersionConflict``, ``NotFound``, ``ConditionFailed``, ``MissingKeyFields``) -- and an
+expected failure must leave the table as it was. After EVERY step the invariant reads the whole table raw
+(Scan, not through the model) and checks that
+
+- every entity item is exactly what a put of the entity it decodes to would write: each key attribute the
+  templates compute from the stored fields (sparse keys present iff their condition holds), every field
+  stored, nothing else;
+- every guard item belongs to a live owner holding that value (with the fields it carries), and every
+  owner's unique value has its guard;
+- the derived items are exactly those the owners' declarations compute;
+- nothing else is in the table;
+- the entities, ``batch_get``, ``find`` and a sparse-index query agree with the reference model.
+
+Examples and steps: ``SINGLETABLE_STATEFUL_EXAMPLES`` raises the number of examples for a long soak
+(``SINGLETABLE_STATEFUL_EXAMPLES=400 pytest tests/model/test_stateful_writes.py -k engine``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, assume, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
+from stateful_design import (
+    DOC_DEFAULTS,
+    DOC_IDS,
+    EMAILS,
+    ENTITIES,
+    GUARD_PREFIXES,
+    HANDLES,
+    MEMBER_DEFAULTS,
+    NAMES,
+    ORGS,
+    OWNERS,
+    SLUGS,
+    STATUSES,
+    TAGS,
+    TEAMS,
+    TITLES,
+    Clock,
+    Doc,
+    Member,
+    Reference,
+    design,
+)
+
+from model_targets import make_target
+from singletable.model import (
+    DB,
+    AlreadyExists,
+    ConditionFailed,
+    MissingKeyFields,
+    NotFound,
+    UniqueViolation,
+    VersionConflict,
+    connect,
+    guard_key,
+)
+
+# (examples, steps per example) per target: enough to find the bugs this test found, within ~30 s on the
+# engine and ~60 s on DynamoDB Local on a shared 2-core machine.
+BUDGET = {"engine": (60, 30), "reference": (12, 25)}
+_tables = itertools.count()
+
+member_keys = st.tuples(st.sampled_from(ORGS), st.sampled_from(HANDLES))
+doc_keys = st.tuples(st.sampled_from(ORGS), st.sampled_from(DOC_IDS))
+tag_sets = st.sets(st.sampled_from(TAGS), max_size=2)
+member_changes = st.fixed_dictionaries(
+    {},
+    optional={
+        "email": st.sampled_from(EMAILS),
+        "name": st.sampled_from(NAMES),
+        "status": st.sampled_from(STATUSES),
+        "team": st.sampled_from(TEAMS),
+        "rank": st.integers(0, 3),
+        "tags": tag_sets,
+    },
+)
+member_extras = member_changes.map(lambda d: {k: v for k, v in d.items() if k != "email"})
+doc_changes = st.fixed_dictionaries(
+    {},
+    optional={
+        "title": st.sampled_from(TITLES),
+        "slug": st.sampled_from(SLUGS),
+        "owner": st.sampled_from(OWNERS),
+        "published": st.booleans(),
+    },
+)
+conditions = st.none() | st.integers(0, 3)  # update only if rank >= n
+
+
+def member_fields(key: tuple[str, str], email: str, extra: dict[str, Any], version: int) -> dict[str, Any]:
+    return {"org": key[0], "handle": key[1], "email": email, **MEMBER_DEFAULTS, **extra, "version": version}
+
+
+def doc_fields(key: tuple[str, str], title: str, extra: dict[str, Any]) -> dict[str, Any]:
+    return {"org": key[0], "doc_id": key[1], "title": title, **DOC_DEFAULTS, **extra}
+
+
+# -- reading the table raw ----------------------------------------------------------------------------------
+
+
+def normal(av: Any) -> Any:
+    """An AttributeValue in a comparable form: sets in one order, maps and lists recursively."""
+    ((kind, value),) = av.items()
+    if kind in ("SS", "NS", "BS"):
+        return (kind, tuple(sorted(value)))
+    if kind == "M":
+        return (kind, tuple(sorted((k, normal(v)) for k, v in value.items())))
+    if kind == "L":
+        return (kind, tuple(normal(v) for v in value))
+    return (kind, value)
+
+
+def normal_item(item: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(sorted((name, normal(av)) for name, av in item.items()))
+
+
+def scan(db: DB) -> list[dict[str, Any]]:
+    """Every item of the table, read raw with a consistent Scan."""
+    items, start = [], None
+    while True:
+        params: dict[str, Any] = {"TableName": db.table_name, "ConsistentRead": True}
+        if start:
+            params["ExclusiveStartKey"] = start
+        response = db.call("Scan", params)
+        items += response.get("Items", [])
+        start = response.get("LastEvaluatedKey")
+        if not start:
+            return items
+
+
+def owned_items(entity: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The guard items and derived items an entity's declaration says it owns."""
+    meta = type(entity).model_entity()
+    values = meta.values(entity)
+    owner = {"M": meta.primary_key(values)}
+    guards = []
+    for name in meta.unique:
+        if values.get(name) is not None:
+            guard = {**guard_key(meta, name, values[name]), "owner": owner}
+            for carried in meta.guard_carry.get(name, ()):
+                guard[meta.attribute_of[carried]] = meta.fields[carried].codec.dump(values[carried])
+            guards.append(guard)
+    derived = []
+    for declaration in meta.derived:
+        for item in declaration.items(values):
+            target = item.model_entity()
+            derived.append(target.to_item(target.values(item)))
+    return guards, derived
+
+
+def check_table(db: DB) -> dict[str, dict[tuple[str, str], Any]]:
+    """The raw-table invariant; returns the entities found, by type and primary key."""
+    by_type = {cls.model_entity().type: cls.model_entity() for cls in ENTITIES}
+    type_attribute = design.type_attribute
+    found: dict[str, dict[tuple[str, str], Any]] = {name: {} for name in by_type}
+    guards, derived_seen = [], []
+    for item in scan(db):
+        kind = item.get(type_attribute, {}).get("S")
+        if kind is None:
+            pk = item[design.pk_name]["S"]
+            assert any(pk.startswith(prefix) for prefix in GUARD_PREFIXES), f"an item nobody owns: {item}"
+            guards.append(normal_item(item))
+            continue
+        meta = by_type[kind]
+        entity = meta.from_item(item)
+        expected = meta.to_item(meta.values(entity))
+        assert normal_item(item) == normal_item(expected), f"{kind} item differs from its entity's"
+        key = (item[design.pk_name]["S"], item[design.sk_name]["S"])
+        found[kind][key] = entity
+        if kind in ("MTAG", "OWNS"):
+            derived_seen.append(normal_item(item))
+    expected_guards, expected_derived = [], []
+    for owners in (found["MEMBER"], found["DOC"]):
+        for owner in owners.values():
+            owned_guards, owned_derived = owned_items(owner)
+            expected_guards += [normal_item(g) for g in owned_guards]
+            expected_derived += [normal_item(d) for d in owned_derived]
+    assert sorted(guards) == sorted(expected_guards), "guard items differ from the owners' unique values"
+    assert sorted(derived_seen) == sorted(expected_derived), "derived items differ from their owners'"
+    return found
+
+
+# -- the machine -----------------------------------------------------------------------------------------
+
+
+class WritesMachine(RuleBasedStateMachine):
+    """Random model writes against a reference model; the table checked raw after every step."""
+
+    open_db: Callable[[], tuple[DB, Callable[[], None]]]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.db, self._drop = self.open_db()
+        self.ref = Reference()
+
+    def teardown(self) -> None:
+        self._drop()
+
+    # -- outcomes --------------------------------------------------------------------------------------
+
+    @contextmanager
+    def outcome(self, *expected: type[Exception]) -> Iterator[None]:
+        """Run a write that must succeed (no ``expected``) or fail with exactly one of ``expected``."""
+        if not expected:
+            yield
+            return
+        with pytest.raises(Exception) as caught:  # its exact type is checked below
+            yield
+        assert type(caught.value) in expected, f"expected {expected}, got {caught.value!r}"
+
+    def member_entity(self, key: tuple[str, str], version: str) -> Member:
+        """The member as the caller holds it: its current version, a stale one, or none (a fresh object)."""
+        stored = self.ref.members.get(key)
+        fields = dict(stored) if stored else member_fields(key, EMAILS[0], {}, 1)
+        if version == "stale":
+            fields["version"] = fields["version"] - 1 or None
+        elif version == "fresh":
+            fields["version"] = None
+        return Member(**fields)
+
+    # -- members ---------------------------------------------------------------------------------------
+
+    def _member_create(self, key: tuple[str, str], email: str, extra: dict[str, Any]) -> list[type]:
+        if key in self.ref.members:
+            return [AlreadyExists]
+        return [UniqueViolation] if self.ref.email_taken(email, key) else []
+
+    @rule(key=member_keys, email=st.sampled_from(EMAILS), extra=member_extras)
+    def create_member(self, key: tuple[str, str], email: str, extra: dict[str, Any]) -> None:
+        errors = self._member_create(key, email, extra)
+        with self.outcome(*errors):
+            made = self.db.create(Member(org=key[0], handle=key[1], email=email, **extra))
+        if not errors:
+            assert made.version == 1
+            self.ref.members[key] = member_fields(key, email, extra, 1)
+
+    def _member_put(self, key: tuple[str, str], entity: Member) -> list[type]:
+        stored = self.ref.members.get(key)
+        if (stored["version"] if stored else None) != entity.version:
+            return [VersionConflict]
+        return [UniqueViolation] if self.ref.email_taken(entity.email, key) else []
+
+    @rule(
+        key=member_keys,
+        email=st.sampled_from(EMAILS),
+        extra=member_extras,
+        version=st.sampled_from(["current", "stale", "fresh"]),
+    )
+    def put_member(self, key: tuple[str, str], email: str, extra: dict[str, Any], version: str) -> None:
+        held = self.member_entity(key, version)
+        entity = Member(**{**member_fields(key, email, extra, 0), "version": held.version})
+        errors = self._member_put(key, entity)
+        with self.outcome(*errors):
+            put = self.db.put(entity)
+        if not errors:
+            self.ref.members[key] = member_fields(key, email, extra, (entity.version or 0) + 1)
+            assert put.version == self.ref.members[key]["version"]
+
+    def _member_update(
+        self, key: tuple[str, str], changes: dict[str, Any], version: str | None, at_least: int | None
+    ) -> list[type]:
+        stored = self.ref.members.get(key)
+        if stored is None:
+            return [NotFound]
+        if version == "stale" and stored["version"] > 1:
+            return [VersionConflict]
+        if at_least is not None and stored["rank"] < at_least:
+            return [ConditionFailed]
+        if "email" in changes and self.ref.email_taken(changes["email"], key):
+            return [UniqueViolation]
+        return []
+
+    def _member_updated(self, key: tuple[str, str], changes: dict[str, Any]) -> None:
+        stored = self.ref.members[key]
+        stored.update(changes, version=stored["version"] + 1)
+
+    @rule(
+        key=member_keys,
+        changes=member_changes,
+        via=st.sampled_from(["key", "current", "stale"]),
+        at_least=conditions,
+    )
+    def update_member(
+        self, key: tuple[str, str], changes: dict[str, Any], via: str, at_least: int | None
+    ) -> None:
+        target = Member.key(org=key[0], handle=key[1]) if via == "key" else self.member_entity(key, via)
+        errors = self._member_update(key, changes, via if via != "key" else None, at_least)
+        condition = None if at_least is None else Member.f.rank >= at_least
+        with self.outcome(*errors):
+            updated = self.db.update(target, condition=condition, **changes)
+        if not errors:
+            self._member_updated(key, changes)
+            assert updated.model_dump() == Member(**self.ref.members[key]).model_dump()
+
+    @rule(key=member_keys, step=st.integers(1, 2))
+    def add_to_a_keyed_counter(self, key: tuple[str, str], step: int) -> None:
+        """``rank`` feeds two key templates: arithmetic on it is refused before anything is sent."""
+        with self.outcome(MissingKeyFields):
+            self.db.update(Member.key(org=key[0], handle=key[1]), Member.f.rank.add(step))
+
+    @rule(key=member_keys, via=st.sampled_from(["key", "current", "stale"]))
+    def delete_member(self, key: tuple[str, str], via: str) -> None:
+        stored = self.ref.members.get(key)
+        stale = via == "stale" and stored is not None and stored["version"] > 1
+        target = Member.key(org=key[0], handle=key[1]) if via == "key" else self.member_entity(key, via)
+        with self.outcome(*([VersionConflict] if stale else [])):
+            self.db.delete(target)
+        if not stale:
+            self.ref.members.pop(key, None)
+
+    # -- documents -------------------------------------------------------------------------------------
+
+    @rule(key=doc_keys, title=st.sampled_from(TITLES), extra=doc_changes)
+    def create_doc(self, key: tuple[str, str], title: str, extra: dict[str, Any]) -> None:
+        fields = doc_fields(key, title, {k: v for k, v in extra.items() if k != "title"})
+        errors = self._doc_create(key, fields)
+        with self.outcome(*errors):
+            made = self.db.create(Doc(**fields))
+        if not errors:
+            self.ref.docs[key] = {**fields, "created_at": made.created_at}
+
+    def _doc_create(self, key: tuple[str, str], fields: dict[str, Any]) -> list[type]:
+        if key in self.ref.docs:
+            return [AlreadyExists]
+        return [UniqueViolation] if self.ref.slug_taken(fields["slug"], key) else []
+
+    @rule(key=doc_keys, title=st.sampled_from(TITLES), extra=doc_changes, as_read=st.booleans())
+    def put_doc(self, key: tuple[str, str], title: str, extra: dict[str, Any], as_read: bool) -> None:
+        """A put of a fresh object (no createdAt) or of one as read: either way the stored createdAt stays,
+        and the GSI1SK built from it with it."""
+        fields = doc_fields(key, title, {k: v for k, v in extra.items() if k != "title"})
+        stored = self.ref.docs.get(key)
+        created = stored["created_at"] if stored and as_read else None
+        errors = [UniqueViolation] if self.ref.slug_taken(fields["slug"], key) else []
+        with self.outcome(*errors):
+            put = self.db.put(Doc(**fields, created_at=created))
+        if not errors:
+            kept = stored["created_at"] if stored else put.created_at
+            assert put.created_at == kept
+            self.ref.docs[key] = {**fields, "created_at": kept}
+
+    def _doc_update(self, key: tuple[str, str], changes: dict[str, Any]) -> list[type]:
+        if key not in self.ref.docs:
+            return [NotFound]
+        return [UniqueViolation] if "slug" in changes and self.ref.slug_taken(changes["slug"], key) else []
+
+    @rule(key=doc_keys, changes=doc_changes)
+    def update_doc(self, key: tuple[str, str], changes: dict[str, Any]) -> None:
+        errors = self._doc_update(key, changes)
+        with self.outcome(*errors):
+            self.db.update(Doc.key(org=key[0], doc_id=key[1]), **changes)
+        if not errors:
+            self.ref.docs[key].update(changes)
+
+    @rule(key=doc_keys)
+    def delete_doc(self, key: tuple[str, str]) -> None:
+        self.db.delete(Doc, org=key[0], doc_id=key[1])
+        self.ref.docs.pop(key, None)
+
+    # -- transactions ----------------------------------------------------------------------------------
+
+    @rule(
+        member=st.one_of(
+            st.tuples(st.just("create"), member_keys, st.sampled_from(EMAILS), member_extras),
+            st.tuples(st.just("update"), member_keys, member_changes),
+            st.tuples(st.just("delete"), member_keys),
+        ),
+        doc=st.one_of(
+            st.tuples(st.just("create"), doc_keys, st.sampled_from(TITLES), doc_changes),
+            st.tuples(st.just("update"), doc_keys, doc_changes),
+            st.tuples(st.just("delete"), doc_keys),
+        ),
+        check=st.none() | st.tuples(member_keys, st.integers(0, 3)),
+    )
+    def transaction(self, member: tuple[Any, ...], doc: tuple[Any, ...], check: Any) -> None:
+        """A member write, a document write and maybe a check of another member, all or nothing."""
+        if check is not None:
+            assume(check[0] != member[1])
+        errors, apply = self._member_in_tx(member)
+        doc_errors, doc_apply = self._doc_in_tx(doc)
+        errors += doc_errors
+        if check is not None:
+            held = self.ref.members.get(check[0])
+            if held is None or held["rank"] < check[1]:
+                errors.append(ConditionFailed)
+        with self.outcome(*errors), self.db.transaction() as tx:
+            self._send_member(tx, member)
+            self._send_doc(tx, doc)
+            if check is not None:
+                (org, handle), at_least = check
+                tx.check(Member.key(org=org, handle=handle), Member.f.rank >= at_least)
+        if not errors:
+            apply()
+            doc_apply()
+
+    def _member_in_tx(self, op: tuple[Any, ...]) -> tuple[list[type], Callable[[], None]]:
+        kind, key = op[0], op[1]
+        if kind == "create":
+            errors = self._member_create(key, op[2], op[3])
+            return errors, lambda: self.ref.members.__setitem__(key, member_fields(key, op[2], op[3], 1))
+        if kind == "update":
+            return self._member_update(key, op[2], None, None), lambda: self._member_updated(key, op[2])
+        return [], lambda: self.ref.members.pop(key, None)
+
+    def _doc_in_tx(self, op: tuple[Any, ...]) -> tuple[list[type], Callable[[], None]]:
+        kind, key = op[0], op[1]
+        if kind == "create":
+            fields = doc_fields(key, op[2], {k: v for k, v in op[3].items() if k != "title"})
+
+            def made() -> None:  # createdAt as tx.create stamped it
+                self.ref.docs[key] = {**fields, "created_at": self._tx_doc.created_at}
+
+            return self._doc_create(key, fields), made
+        if kind == "update":
+            return self._doc_update(key, op[2]), lambda: self.ref.docs[key].update(op[2])
+        return [], lambda: self.ref.docs.pop(key, None)
+
+    @staticmethod
+    def _send_member(tx: Any, op: tuple[Any, ...]) -> None:
+        kind, (org, handle) = op[0], op[1]
+        if kind == "create":
+            tx.create(Member(org=org, handle=handle, email=op[2], **op[3]))
+        elif kind == "update":
+            tx.update(Member.key(org=org, handle=handle), **op[2])
+        else:
+            tx.delete(Member, org=org, handle=handle)
+
+    def _send_doc(self, tx: Any, op: tuple[Any, ...]) -> None:
+        kind, (org, doc_id) = op[0], op[1]
+        if kind == "create":
+            extra = {k: v for k, v in op[3].items() if k != "title"}
+            self._tx_doc = tx.create(Doc(org=org, doc_id=doc_id, title=op[2], **extra))
+        elif kind == "update":
+            tx.update(Doc.key(org=org, doc_id=doc_id), **op[2])
+        else:
+            tx.delete(Doc, org=org, doc_id=doc_id)
+
+    # -- after every step ------------------------------------------------------------------------------
+
+    @invariant()
+    def the_table_is_what_the_writes_promise(self) -> None:
+        found = check_table(self.db)
+        members = {(m.org, m.handle): m.model_dump() for m in found["MEMBER"].values()}
+        assert members == {k: Member(**v).model_dump() for k, v in self.ref.members.items()}
+        docs = {(d.org, d.doc_id): d.model_dump(exclude={"updated_at"}) for d in found["DOC"].values()}
+        assert docs == {k: Doc(**v).model_dump(exclude={"updated_at"}) for k, v in self.ref.docs.items()}
+        self._model_reads_agree()
+
+    def _model_reads_agree(self) -> None:
+        keys = [Member.key(org=o, handle=h) for o in ORGS for h in HANDLES]
+        read = self.db.batch_get(keys, consistent=True)
+        expected = {k: Member(**v) for k, v in self.ref.members.items()}
+        assert {(m.org, m.handle): m for m in read if m is not None} == expected
+        for email in EMAILS:
+            owner = self.ref.email_owner(email)
+            found = self.db.find(Member, email=email)
+            assert (found.org, found.handle) == owner if found else owner is None
+        for org in ORGS:
+            active = sorted(m.handle for m in self.db.query(Member.active(org=org)))
+            assert active == sorted(
+                h for (o, h), m in self.ref.members.items() if o == org and m["status"] == "active"
+            )
+
+
+def _opener(target_name: str, request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[], Any]:
+    """A fresh, empty table for each example: an in-memory engine, or a new table on DynamoDB Local."""
+    if target_name == "engine":
+
+        def open_engine() -> tuple[DB, Callable[[], None]]:
+            db = connect(design, ":memory:", name="stateful", clock=Clock())
+            db.create_table()
+            return db, db.close
+
+        return open_engine
+    target = make_target(target_name, request, tmp_path / "unused.sqlite3")
+
+    def open_table() -> tuple[DB, Callable[[], None]]:
+        db = connect(design, target, name=f"stateful{os.getpid()}_{next(_tables)}", clock=Clock())
+        db.create_table()
+        return db, db.delete_table
+
+    return open_table
+
+
+@pytest.mark.parametrize("target_name", ["engine", "reference"])
+def test_random_writes_keep_the_table_consistent(
+    target_name: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    examples, steps = BUDGET[target_name]
+    examples = int(os.environ.get("SINGLETABLE_STATEFUL_EXAMPLES", examples))
+    machine = type(
+        "Machine", (WritesMachine,), {"open_db": staticmethod(_opener(target_name, request, tmp_path))}
+    )
+    run_state_machine_as_test(
+        machine,
+        settings=settings(
+            max_examples=examples,
+            stateful_step_count=steps,
+            deadline=None,
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+        ),
+    )
