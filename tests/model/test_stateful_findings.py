@@ -8,9 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from stateful_design import Member, MemberTag, design
+from stateful_design import Doc, Member, MemberTag, design
 
-from singletable.model import ConditionFailed, VersionConflict
+from singletable.model import ConditionFailed, MissingFields, VersionConflict
 
 
 def raw(db: Any, pk: str, sk: str) -> dict[str, Any] | None:
@@ -59,3 +59,42 @@ def test_a_versioned_write_whose_own_condition_fails_is_not_a_version_conflict(o
     with pytest.raises(VersionConflict), db.transaction() as tx:
         tx.delete(member)
     assert db.get(Member, org="a", handle="h1") == stale
+
+
+# -- an upsert creates a whole entity, or is refused ---------------------------------------------------------
+
+
+def test_an_upsert_that_creates_the_item_writes_it_whole(open_db) -> None:
+    """An upsert of an absent item wrote only the fields it set: the defaults were not stored, so the keys
+    built from them were missing (a member created by ``db.update(key, name="bob", upsert=True)`` was in
+    no index), although every read returns those defaults. It now writes the item a create of the same
+    values would: defaults, every key that applies, guards and derived items."""
+    db = open_db(design)
+    made = db.update(Doc.key(org="a", doc_id="d1"), title="t1", upsert=True)
+    item = raw(db, "ORG#a", "DOC#d1")
+    expected = Doc.model_entity().to_item(Doc.model_entity().values(made))
+    assert item == expected and item["published"] == {"BOOL": False}
+    assert item["GSI2PK"] == {"S": "UNOWNED#a"}  # an alternative key that needs no field the update sets
+    made = db.update(Doc.key(org="a", doc_id="d2"), title="t2", owner="ann", slug="s1", upsert=True)
+    assert db.find(Doc, slug="s1") == made  # the guard was claimed
+    assert raw(db, "OWNER#ann", "DOC#a#d2") is not None  # the derived item was written
+    updated = db.update(Doc.key(org="a", doc_id="d2"), title="t3", upsert=True)  # it exists: an update
+    assert (updated.owner, updated.slug, updated.created_at) == ("ann", "s1", made.created_at)
+
+
+def test_an_upsert_lacking_a_required_field_is_refused(open_db) -> None:
+    """An upsert could create a member without its required ``email``: an item every read then refuses
+    (StoredItemError). It is refused before anything is sent, whether or not the item exists."""
+    db = open_db(design)
+    with pytest.raises(MissingFields) as caught:
+        db.update(Member.key(org="a", handle="h1"), name="bob", upsert=True)
+    assert (caught.value.entity, caught.value.missing) == ("MEMBER", ["email"])
+    assert str(caught.value) == (
+        "MEMBER: upsert=True creates the item when it does not exist, and then it would lack email "
+        "(required, no default); set it in the update, or drop upsert=True (NotFound when absent)"
+    )
+    assert raw(db, "ORG#a", "MEMBER#h1") is None
+    made = db.update(Member.key(org="a", handle="h1"), email="e1@x", status="away", upsert=True)
+    assert made.version == 1 and db.find(Member, email="e1@x") == made
+    item = raw(db, "ORG#a", "MEMBER#h1")
+    assert item == Member.model_entity().to_item(Member.model_entity().values(made))

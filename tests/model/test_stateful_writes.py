@@ -62,6 +62,7 @@ from singletable.model import (
     DB,
     AlreadyExists,
     ConditionFailed,
+    MissingFields,
     MissingKeyFields,
     NotFound,
     UniqueViolation,
@@ -202,6 +203,7 @@ class WritesMachine(RuleBasedStateMachine):
     """Random model writes against a reference model; the table checked raw after every step."""
 
     open_db: Callable[[], tuple[DB, Callable[[], None]]]
+    checks = 0  # invariant checks run (one per step, and one per example before its first step)
 
     def __init__(self) -> None:
         super().__init__()
@@ -307,6 +309,25 @@ class WritesMachine(RuleBasedStateMachine):
             self._member_updated(key, changes)
             assert updated.model_dump() == Member(**self.ref.members[key]).model_dump()
 
+    @rule(key=member_keys, changes=member_changes)
+    def upsert_member(self, key: tuple[str, str], changes: dict[str, Any]) -> None:
+        """An update that creates the member when absent: refused without the required email."""
+        stored = self.ref.members.get(key)
+        if "email" not in changes:
+            errors: list[type] = [MissingFields]
+        else:
+            errors = [UniqueViolation] if self.ref.email_taken(changes["email"], key) else []
+        with self.outcome(*errors):
+            made = self.db.update(Member.key(org=key[0], handle=key[1]), upsert=True, **changes)
+        if errors:
+            return
+        if stored is None:
+            extra = {k: v for k, v in changes.items() if k != "email"}
+            self.ref.members[key] = member_fields(key, changes["email"], extra, 1)
+        else:
+            self._member_updated(key, changes)
+        assert made.model_dump() == Member(**self.ref.members[key]).model_dump()
+
     @rule(key=member_keys, step=st.integers(1, 2))
     def add_to_a_keyed_counter(self, key: tuple[str, str], step: int) -> None:
         """``rank`` feeds two key templates: arithmetic on it is refused before anything is sent."""
@@ -366,6 +387,27 @@ class WritesMachine(RuleBasedStateMachine):
             self.db.update(Doc.key(org=key[0], doc_id=key[1]), **changes)
         if not errors:
             self.ref.docs[key].update(changes)
+
+    @rule(key=doc_keys, changes=doc_changes)
+    def upsert_doc(self, key: tuple[str, str], changes: dict[str, Any]) -> None:
+        """An update that creates the document when absent (whole: defaults, keys, guard, derived item)."""
+        stored = self.ref.docs.get(key)
+        if "title" not in changes:  # refused whether or not the item exists: the call alone decides
+            errors: list[type] = [MissingFields]
+        else:
+            errors = [UniqueViolation] if self.ref.slug_taken(changes.get("slug"), key) else []
+        with self.outcome(*errors):
+            made = self.db.update(Doc.key(org=key[0], doc_id=key[1]), upsert=True, **changes)
+        if errors:
+            return
+        if stored is None:
+            extra = {k: v for k, v in changes.items() if k != "title"}
+            self.ref.docs[key] = {**doc_fields(key, changes["title"], extra), "created_at": made.created_at}
+        else:
+            stored.update(changes)
+        assert made.model_dump(exclude={"updated_at"}) == Doc(**self.ref.docs[key]).model_dump(
+            exclude={"updated_at"}
+        )
 
     @rule(key=doc_keys)
     def delete_doc(self, key: tuple[str, str]) -> None:
@@ -454,6 +496,7 @@ class WritesMachine(RuleBasedStateMachine):
 
     @invariant()
     def the_table_is_what_the_writes_promise(self) -> None:
+        WritesMachine.checks += 1
         found = check_table(self.db)
         members = {(m.org, m.handle): m.model_dump() for m in found["MEMBER"].values()}
         assert members == {k: Member(**v).model_dump() for k, v in self.ref.members.items()}
@@ -506,6 +549,7 @@ def test_random_writes_keep_the_table_consistent(
     machine = type(
         "Machine", (WritesMachine,), {"open_db": staticmethod(_opener(target_name, request, tmp_path))}
     )
+    WritesMachine.checks = 0
     run_state_machine_as_test(
         machine,
         settings=settings(
@@ -515,3 +559,4 @@ def test_random_writes_keep_the_table_consistent(
             suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
         ),
     )
+    print(f"stateful {target_name}: {examples} examples, {WritesMachine.checks} checked states")  # -s shows

@@ -35,7 +35,7 @@ MAX_ACTIONS = 100
 
 def _checks_stored(part: RequestPart) -> bool:
     """Whether a failed condition should return the stored item (to tell NotFound from a conflict)."""
-    return part.label.role == "update" or part.label.versioned
+    return part.label.role in ("update", "upsert") or part.label.versioned
 
 
 def _plain(av: dict[str, Any]) -> str:
@@ -71,7 +71,7 @@ def _meaning(part: RequestPart, error: RequestError, item: Any, where: str = "")
         return UniqueViolation(label.entity, label.field, label.value)
     if label.role == "create":
         return AlreadyExists(error.code, f"{label.entity} already exists", item=item)
-    if _checks_stored(part) and item is None and part.kind == "Update":
+    if _checks_stored(part) and item is None and part.kind == "Update" and label.role != "upsert":
         return NotFound(f"{label.entity} {key_text(part)} does not exist")
     if label.versioned and not _version_held(part, item):
         return VersionConflict(error.code, f"{label.entity} was changed by someone else (version)", item=item)
