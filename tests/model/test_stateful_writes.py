@@ -251,6 +251,11 @@ class WritesMachine(RuleBasedStateMachine):
             assert made.version == 1
             self.ref.members[key] = member_fields(key, email, extra, 1)
 
+    def _member_to_put(self, key: tuple[str, str], email: str, extra: dict[str, Any], version: str) -> Member:
+        """A new member object holding the version the caller has (current, stale or none)."""
+        held = self.member_entity(key, version)
+        return Member(**{**member_fields(key, email, extra, 0), "version": held.version})
+
     def _member_put(self, key: tuple[str, str], entity: Member) -> list[type]:
         stored = self.ref.members.get(key)
         if (stored["version"] if stored else None) != entity.version:
@@ -264,8 +269,7 @@ class WritesMachine(RuleBasedStateMachine):
         version=st.sampled_from(["current", "stale", "fresh"]),
     )
     def put_member(self, key: tuple[str, str], email: str, extra: dict[str, Any], version: str) -> None:
-        held = self.member_entity(key, version)
-        entity = Member(**{**member_fields(key, email, extra, 0), "version": held.version})
+        entity = self._member_to_put(key, email, extra, version)
         errors = self._member_put(key, entity)
         with self.outcome(*errors):
             put = self.db.put(entity)
@@ -312,21 +316,24 @@ class WritesMachine(RuleBasedStateMachine):
     @rule(key=member_keys, changes=member_changes)
     def upsert_member(self, key: tuple[str, str], changes: dict[str, Any]) -> None:
         """An update that creates the member when absent: refused without the required email."""
-        stored = self.ref.members.get(key)
-        if "email" not in changes:
-            errors: list[type] = [MissingFields]
-        else:
-            errors = [UniqueViolation] if self.ref.email_taken(changes["email"], key) else []
+        errors = self._member_upsert(key, changes)
         with self.outcome(*errors):
             made = self.db.update(Member.key(org=key[0], handle=key[1]), upsert=True, **changes)
-        if errors:
-            return
-        if stored is None:
+        if not errors:
+            self._member_upserted(key, changes)
+            assert made.model_dump() == Member(**self.ref.members[key]).model_dump()
+
+    def _member_upsert(self, key: tuple[str, str], changes: dict[str, Any]) -> list[type]:
+        if "email" not in changes:  # refused whether or not the item exists: the call alone decides
+            return [MissingFields]
+        return [UniqueViolation] if self.ref.email_taken(changes["email"], key) else []
+
+    def _member_upserted(self, key: tuple[str, str], changes: dict[str, Any]) -> None:
+        if key in self.ref.members:
+            self._member_updated(key, changes)
+        else:
             extra = {k: v for k, v in changes.items() if k != "email"}
             self.ref.members[key] = member_fields(key, changes["email"], extra, 1)
-        else:
-            self._member_updated(key, changes)
-        assert made.model_dump() == Member(**self.ref.members[key]).model_dump()
 
     @rule(key=member_keys, step=st.integers(1, 2))
     def add_to_a_keyed_counter(self, key: tuple[str, str], step: int) -> None:
@@ -419,11 +426,22 @@ class WritesMachine(RuleBasedStateMachine):
     @rule(
         member=st.one_of(
             st.tuples(st.just("create"), member_keys, st.sampled_from(EMAILS), member_extras),
-            st.tuples(st.just("update"), member_keys, member_changes),
+            st.tuples(
+                st.just("update"), member_keys, member_changes, st.sampled_from(["key", "current", "stale"])
+            ),
+            st.tuples(st.just("upsert"), member_keys, member_changes),
+            st.tuples(
+                st.just("put"),
+                member_keys,
+                st.sampled_from(EMAILS),
+                member_extras,
+                st.sampled_from(["current", "stale", "fresh"]),
+            ),
             st.tuples(st.just("delete"), member_keys),
         ),
         doc=st.one_of(
             st.tuples(st.just("create"), doc_keys, st.sampled_from(TITLES), doc_changes),
+            st.tuples(st.just("put"), doc_keys, st.sampled_from(TITLES), doc_changes, st.booleans()),
             st.tuples(st.just("update"), doc_keys, doc_changes),
             st.tuples(st.just("delete"), doc_keys),
         ),
@@ -456,7 +474,14 @@ class WritesMachine(RuleBasedStateMachine):
             errors = self._member_create(key, op[2], op[3])
             return errors, lambda: self.ref.members.__setitem__(key, member_fields(key, op[2], op[3], 1))
         if kind == "update":
-            return self._member_update(key, op[2], None, None), lambda: self._member_updated(key, op[2])
+            errors = self._member_update(key, op[2], op[3] if op[3] != "key" else None, None)
+            return errors, lambda: self._member_updated(key, op[2])
+        if kind == "upsert":
+            return self._member_upsert(key, op[2]), lambda: self._member_upserted(key, op[2])
+        if kind == "put":
+            entity = self._member_to_put(key, op[2], op[3], op[4])
+            fields = member_fields(key, op[2], op[3], (entity.version or 0) + 1)
+            return self._member_put(key, entity), lambda: self.ref.members.__setitem__(key, fields)
         return [], lambda: self.ref.members.pop(key, None)
 
     def _doc_in_tx(self, op: tuple[Any, ...]) -> tuple[list[type], Callable[[], None]]:
@@ -468,25 +493,46 @@ class WritesMachine(RuleBasedStateMachine):
                 self.ref.docs[key] = {**fields, "created_at": self._tx_doc.created_at}
 
             return self._doc_create(key, fields), made
+        if kind == "put":
+            fields = doc_fields(key, op[2], {k: v for k, v in op[3].items() if k != "title"})
+            stored = self.ref.docs.get(key)
+
+            def put() -> None:  # createdAt: the stored one, else as tx.put stamped it
+                kept = stored["created_at"] if stored else self._tx_doc.created_at
+                assert self._tx_doc.created_at == kept
+                self.ref.docs[key] = {**fields, "created_at": kept}
+
+            return ([UniqueViolation] if self.ref.slug_taken(fields["slug"], key) else []), put
         if kind == "update":
             return self._doc_update(key, op[2]), lambda: self.ref.docs[key].update(op[2])
         return [], lambda: self.ref.docs.pop(key, None)
 
-    @staticmethod
-    def _send_member(tx: Any, op: tuple[Any, ...]) -> None:
-        kind, (org, handle) = op[0], op[1]
+    def _send_member(self, tx: Any, op: tuple[Any, ...]) -> None:
+        kind, key = op[0], op[1]
         if kind == "create":
-            tx.create(Member(org=org, handle=handle, email=op[2], **op[3]))
+            tx.create(Member(org=key[0], handle=key[1], email=op[2], **op[3]))
         elif kind == "update":
-            tx.update(Member.key(org=org, handle=handle), **op[2])
+            target = (
+                Member.key(org=key[0], handle=key[1]) if op[3] == "key" else self.member_entity(key, op[3])
+            )
+            tx.update(target, **op[2])
+        elif kind == "upsert":
+            tx.update(Member.key(org=key[0], handle=key[1]), upsert=True, **op[2])
+        elif kind == "put":
+            tx.put(self._member_to_put(key, op[2], op[3], op[4]))
         else:
-            tx.delete(Member, org=org, handle=handle)
+            tx.delete(Member, org=key[0], handle=key[1])
 
     def _send_doc(self, tx: Any, op: tuple[Any, ...]) -> None:
         kind, (org, doc_id) = op[0], op[1]
         if kind == "create":
             extra = {k: v for k, v in op[3].items() if k != "title"}
             self._tx_doc = tx.create(Doc(org=org, doc_id=doc_id, title=op[2], **extra))
+        elif kind == "put":
+            extra = {k: v for k, v in op[3].items() if k != "title"}
+            stored = self.ref.docs.get((org, doc_id))
+            created = stored["created_at"] if stored and op[4] else None
+            self._tx_doc = tx.put(Doc(org=org, doc_id=doc_id, title=op[2], created_at=created, **extra))
         elif kind == "update":
             tx.update(Doc.key(org=org, doc_id=doc_id), **op[2])
         else:
