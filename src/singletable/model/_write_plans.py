@@ -300,8 +300,9 @@ def plan_update(
         if upsert:  # keys of primary-key fields only: the same whether the item exists or not
             rebuilt += untouched_keys(meta, change.known, change.touched)
         existence = None if upsert else True
-        part = update_request(dest.table_name, change, rebuilt, condition, existence=existence, fill=fill)
-        part.label = item_label("upsert" if upsert else "update", meta.type, part.label.versioned)
+        part = update_request(
+            dest.table_name, change, rebuilt, condition, existence=existence, fill=fill, upsert=upsert
+        )
         return [part], meta, change.key
     old = _stored_values(dest, change, stored, upsert)
     if old is None:

@@ -111,7 +111,7 @@ def upsert_fill(meta: EntityMeta, change: UpdateValues) -> dict[str, Any]:
     missing = [
         name
         for name, spec in meta.fields.items()
-        if spec.required and spec.stored and name not in given and name not in meta.primary_fields
+        if spec.required and name not in given and name not in meta.primary_fields
     ]
     if missing:
         raise MissingFields(meta.type, missing)
