@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from stateful_design import Doc, Member, MemberTag, design
 
-from singletable.model import ConditionFailed, MissingFields, VersionConflict
+from singletable.model import ConditionFailed, MissingFields, VersionConflict, connect
 
 
 def raw(db: Any, pk: str, sk: str) -> dict[str, Any] | None:
@@ -98,3 +98,51 @@ def test_an_upsert_lacking_a_required_field_is_refused(open_db) -> None:
     assert made.version == 1 and db.find(Member, email="e1@x") == made
     item = raw(db, "ORG#a", "MEMBER#h1")
     assert item == Member.model_entity().to_item(Member.model_entity().values(made))
+
+
+def racing(db: Any, before_first_update: Any) -> list[str]:
+    """Run ``before_first_update()`` (another writer) just before the first UpdateItem or transaction this
+    DB sends: between an upsert's read and its write. Returns the operations sent."""
+    inner, sent = db.call, []
+
+    def call(operation: str, params: dict[str, Any]) -> dict[str, Any]:
+        if operation in ("UpdateItem", "TransactWriteItems") and not any(
+            op in ("UpdateItem", "TransactWriteItems") for op in sent
+        ):
+            before_first_update()
+        sent.append(operation)
+        return inner(operation, params)
+
+    db.call = call
+    return sent
+
+
+def test_an_upsert_whose_item_is_created_in_between_updates_it(open_db) -> None:
+    """The upsert read no item and planned a create; another writer creates it first: the create's
+    condition fails, and the upsert is planned again from the item that failure returned -- an update."""
+    db = open_db(design)
+    other = connect(design, db.adapter, name=db.table_name)
+    sent = racing(db, lambda: other.create(Doc(org="a", doc_id="d1", title="theirs", owner="bob")))
+    made = db.update(Doc.key(org="a", doc_id="d1"), title="mine", upsert=True)
+    db.call = db.adapter.call
+    assert (made.title, made.owner) == ("mine", "bob")
+    assert sent == ["GetItem", "UpdateItem", "UpdateItem"]  # read, failed create, update (no second read)
+    item = raw(db, "ORG#a", "DOC#d1")
+    assert item == Doc.model_entity().to_item(Doc.model_entity().values(db.get(Doc, org="a", doc_id="d1")))
+    assert raw(db, "OWNER#bob", "DOC#a#d1") is not None
+
+
+def test_an_upsert_whose_item_is_deleted_in_between_creates_it(open_db) -> None:
+    """The upsert read the item and planned an update of it; another writer deletes it first: the update
+    (conditioned on the item existing) fails instead of leaving a fragment, and the upsert creates it
+    whole."""
+    db = open_db(design)
+    db.create(Doc(org="a", doc_id="d1", title="old", owner="bob", published=True))
+    other = connect(design, db.adapter, name=db.table_name)
+    racing(db, lambda: other.delete(Doc, org="a", doc_id="d1"))
+    made = db.update(Doc.key(org="a", doc_id="d1"), title="new", upsert=True)
+    db.call = db.adapter.call
+    assert (made.title, made.owner, made.published) == ("new", None, False)
+    item = raw(db, "ORG#a", "DOC#d1")
+    assert item == Doc.model_entity().to_item(Doc.model_entity().values(made))
+    assert raw(db, "OWNER#bob", "DOC#a#d1") is None
