@@ -184,3 +184,20 @@ def test_an_unknown_on_bad_item_is_refused(db: DB, value: Any) -> None:
         with pytest.raises(ModelError) as caught:
             read()
         assert str(caught.value) == expected
+
+
+@pytest.mark.parametrize("misfit", list(MISFITS))
+def test_an_update_returning_an_item_that_does_not_fit_names_it(db: DB, misfit: str) -> None:
+    """``db.update`` decodes the item it returns (ReturnValues=ALL_NEW) like a read does: an item that does
+    not fit raised a bare KeyError or ValueError; it raises StoredItemError. The update itself is written
+    (DynamoDB applied it before returning the item)."""
+    attributes, attribute, expected, stored = MISFITS[misfit]
+    foreign_counter(db, **attributes)
+    changed, value, av = ("value", 7, {"N": "7"}) if attribute == "note" else ("note", "x", {"S": "x"})
+    change = {changed: value}
+    with pytest.raises(StoredItemError) as caught:
+        db.update(Counter.key(group="g", name="b"), **change)
+    check(caught.value, db, attribute, expected, stored, "COUNTER")
+    key = {"PK": {"S": "GROUP#g"}, "SK": {"S": "COUNTER#b"}}
+    item = db.call("GetItem", {"TableName": db.table_name, "Key": key, "ConsistentRead": True})["Item"]
+    assert item[changed] == av

@@ -127,10 +127,11 @@ def test_an_update_of_a_missing_item_is_not_found_and_writes_nothing(open_db) ->
     with pytest.raises(NotFound):
         db.update(Task.key(id="none"), project="beta")
     assert db.get(Task, id="none") is None
-    made = db.update(Task.key(id="new"), project="beta", upsert=True)  # nothing stored: keys without owner
-    assert made.project == "beta" and index_keys(db, "GSI2") == []
-    item = stored(db, "new")
-    assert "GSI1SK" not in item and "GSI2PK" not in item  # built from what is stored: no owner, no status
+    made = db.update(Task.key(id="new"), project="beta", upsert=True)  # nothing stored: created whole
+    assert made.project == "beta" and made.status == "open" and index_keys(db, "GSI2") == []
+    item = stored(db, "new")  # the defaults stored, and the keys built from them: no owner, so no GSI1PK
+    assert item == Task.model_entity().to_item(Task.model_entity().values(made))
+    assert item["GSI1SK"] == {"S": "DUE#2026-01-01#beta"} and "GSI1PK" not in item and "GSI2PK" not in item
 
 
 def test_arithmetic_on_a_template_field_is_refused_naming_it(open_db) -> None:

@@ -179,12 +179,7 @@ class DB:
         if consistent:
             params["ConsistentRead"] = True
         item = self.call("GetItem", params).get("Item")
-        if item is None:
-            return None
-        try:
-            return meta.from_item(item)
-        except BAD_ITEM as error:  # an item another tool (or older code) wrote
-            raise stored_item_error(meta, item, self.table_name, error) from None
+        return None if item is None else self._decoded(meta, item)
 
     def must_get(self, target: Any, /, **key: Any) -> Any:
         found = self.get(target, **key)
@@ -211,12 +206,7 @@ class DB:
         # schema order so the request is the same everywhere.
         key = {k: owner[k] for k in (self.table.pk_name, self.table.sk_name) if k and k in owner}
         item = self.call("GetItem", {"TableName": self.table_name, "Key": key}).get("Item")
-        if item is None:
-            return None
-        try:
-            return meta.from_item(item)  # type: ignore[return-value]
-        except BAD_ITEM as error:
-            raise stored_item_error(meta, item, self.table_name, error) from None
+        return None if item is None else self._decoded(meta, item)
 
     def _write_target(self) -> WriteTarget:
         """What planning and sending a write need of this table. Checked at each write, so a replaced
@@ -280,7 +270,7 @@ class DB:
                         parts[0].params, ReturnValues="ALL_NEW", ReturnValuesOnConditionCheckFailure="ALL_OLD"
                     )
                     response = send(dest.call, parts, single_params=params)
-                    return meta.from_item(response["Attributes"])
+                    return self._decoded(meta, response["Attributes"])
                 send(dest.call, parts)
                 return self.get(KeyRef(meta, _key_fields(meta, target)), consistent=True)
             except ConditionFailed as error:
@@ -294,6 +284,14 @@ class DB:
             "try again",
             item=stored,
         )
+
+    def _decoded(self, meta: EntityMeta, item: dict[str, AV]) -> Any:
+        """The entity of an item a read or a write (ReturnValues) got back: one that does not fit its entity
+        (written by another tool or older code) raises :class:`StoredItemError`, never a bare KeyError."""
+        try:
+            return meta.from_item(item)
+        except BAD_ITEM as error:
+            raise stored_item_error(meta, item, self.table_name, error) from None
 
     def delete(self, target: Any, /, *, condition: Cond | None = None, **key: Any) -> None:
         """Delete an entity (its guards and derived items go with it): ``db.delete(User, username="x")``."""

@@ -39,6 +39,23 @@ class MissingKeyFields(KeyTemplateError):
         )
 
 
+class MissingFields(ModelError, ValueError):
+    """An upsert (``db.update(..., upsert=True)``) that does not set every required field of its entity.
+
+    It would create, when the item does not exist, an item lacking them, which every read then refuses; so
+    it is refused before anything is sent. ``entity`` is the entity's type name, ``missing`` the fields.
+    """
+
+    def __init__(self, entity: str, missing: list[str]) -> None:
+        self.entity = entity
+        self.missing = missing
+        super().__init__(
+            f"{entity}: upsert=True creates the item when it does not exist, and then it would lack "
+            f"{', '.join(missing)} (required, no default); set {'it' if len(missing) == 1 else 'them'} in "
+            "the update, or drop upsert=True (NotFound when absent)"
+        )
+
+
 class FieldTypeError(ModelError, TypeError):
     """A value does not fit the declared type of the field it is written to, compared with or keyed by.
 

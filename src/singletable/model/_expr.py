@@ -308,6 +308,12 @@ class Action:
         return f"{self.path!r}.{self.kind}({self.value!r})"
 
 
+def _empty_set(codec: Any, value: Any) -> bool:
+    """Whether ``value`` is an empty set for a set field: DynamoDB cannot store one, and a put leaves the
+    attribute out (it reads back as the empty default), so setting it means removing the attribute."""
+    return codec.kind in ("SS", "NS", "BS") and isinstance(value, set | frozenset) and not value
+
+
 def compile_update(
     actions: Iterable[Action], c: Compiler, extra_set: Iterable[str] = (), extra_remove: Iterable[str] = ()
 ) -> str:
@@ -316,8 +322,8 @@ def compile_update(
         try:
             path, kind, codec = c.path(action.path), action.kind, action.path.codec
             if kind == "set":
-                if action.value is None:
-                    removes.append(path)
+                if action.value is None or _empty_set(codec, action.value):
+                    removes.append(path)  # what a put stores for it: nothing
                 else:
                     sets.append(f"{path} = {c.value(dump_value(codec, action.value))}")
             elif kind == "remove":

@@ -109,6 +109,39 @@ def rebuilt_keys(
     return out
 
 
+def untouched_keys(
+    meta: EntityMeta, values: Mapping[str, Any], touched: set[str]
+) -> list[tuple[str, AV | None]]:
+    """The index keys that read no field an upsert touches, as an item created from ``values`` has them
+    (None: not written). For an item that exists they are what is stored already: an upsert that cannot
+    tell which (:func:`upsert_reads`) reads the item first."""
+    out: list[tuple[str, AV | None]] = []
+    for bound in meta._secondary:
+        if touched.intersection(bound.needs):
+            continue
+        applies = _applies(bound, values)
+        if applies is None:
+            raise MissingKeyFields(
+                meta.type, bound.attribute, bound.template.text, [n for n in bound.needs if n not in values]
+            )
+        out.append((bound.attribute, bound.value(values) if applies else None))
+    return out
+
+
+def upsert_reads(meta: EntityMeta, touched: set[str]) -> bool:
+    """Whether an upsert must read the item to write it right: if it creates the item, keys built from fields
+    it does not set, guards and derived items must be written too, and if the item exists they must be left
+    as they are. Keys built only from primary-key fields (or none) are the same either way; a counter
+    (``db.update(key, Counter.f.value.add(1), upsert=True)``) stays one request."""
+    if meta.unique or meta.derived:
+        return True
+    primary = meta.primary_names
+    return any(
+        not touched.intersection(bound.needs) and any(name not in primary for name in bound.needs)
+        for bound in meta._secondary
+    )
+
+
 def declared_attributes(meta: EntityMeta) -> list[str]:
     """Every attribute an item of this entity may hold: its stored fields and its keys."""
     cached = meta.__dict__.get("_declared")

@@ -23,7 +23,14 @@ from singletable.model._entity import Entity
 from singletable.model._entity_meta import EntityMeta, KeyRef
 from singletable.model._errors import KeyTemplateError, NotFound
 from singletable.model._expr import Action, Compiler, Cond
-from singletable.model._write_keys import frozen_key, guard_key, rebuilt_keys, stored_fields_needed
+from singletable.model._write_keys import (
+    frozen_key,
+    guard_key,
+    rebuilt_keys,
+    stored_fields_needed,
+    untouched_keys,
+    upsert_reads,
+)
 from singletable.model._write_requests import (
     PartLabel,
     RequestPart,
@@ -37,7 +44,14 @@ from singletable.model._write_requests import (
     update_keeping_created,
     update_request,
 )
-from singletable.model._write_values import UpdateValues, address, result_entity, stamp, update_values
+from singletable.model._write_values import (
+    UpdateValues,
+    address,
+    result_entity,
+    stamp,
+    update_values,
+    upsert_fill,
+)
 
 # -- uniqueness guards and derived items -----------------------------------------------------------------
 
@@ -181,6 +195,7 @@ def plan_put(
     c = Compiler()
     conds: list[str | Cond | None] = [condition]
     label = item_label("put", meta.type, meta.version is not None)
+    expected_version = values.get(meta.version) if meta.version else None
     if meta.version:
         conds.append(_next_version(meta, meta.version, values, c))
     extra: list[RequestPart] = []
@@ -199,11 +214,12 @@ def plan_put(
         if assumed is not None and not read:  # a wrong guess must say what is stored, for the retry
             params["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
         params = finish(params, c, conjoin(c, conds))
-        return [RequestPart("Put", params, label, meta, assumed), *extra], result
+        part = RequestPart("Put", params, label, meta, assumed, expected_version=expected_version)
+        return [part, *extra], result
     params = finish(
         update_keeping_created(dest.table_name, meta, meta.created, item, c), c, conjoin(c, conds)
     )
-    return [RequestPart("Update", params, label, meta)], result
+    return [RequestPart("Update", params, label, meta, expected_version=expected_version)], result
 
 
 def _next_version(meta: EntityMeta, version: str, values: dict[str, Any], c: Compiler) -> str:
@@ -268,43 +284,78 @@ def plan_update(
     """A partial update: the actions (and ``field=value`` sets), updatedAt, every key that reads a changed
     field rebuilt in the same request, guards and derived items swapped, the version checked and bumped.
 
-    The stages in order: the values (the target, its actions, updatedAt), the stored item when a guard,
-    derived item or key depends on a field the update does not give, the keys those values change, the
-    request -- conditioned on every stored value it relied on being stored as read, so a concurrent change
-    fails it rather than leaving an index entry built from a stale value (``DB.update`` then plans again,
-    with ``stored``: the item the failed attempt returned).
+    The stages in order: the values (the target, its actions, updatedAt; an upsert's defaults), the stored
+    item when a guard, derived item or key depends on a field the update does not give, the keys those
+    values change, the request -- conditioned on every stored value it relied on being stored as read, so a
+    concurrent change fails it rather than leaving an index entry built from a stale value (``DB.update``
+    then plans again, with ``stored``: the item the failed attempt returned). An upsert that finds no item
+    writes what a create of its values would (:func:`_plan_creating_upsert`).
     """
     change = update_values(target, actions, sets, dest.clock())
     meta = change.meta
+    fill = upsert_fill(meta, change) if upsert else None
     needed = stored_fields_needed(meta, change.known, change.touched, change.unknown)
+    if not (change.watched or needed or (upsert and upsert_reads(meta, change.touched))):
+        rebuilt = rebuilt_keys(meta, change.known, change.touched)
+        if upsert:  # keys of primary-key fields only: the same whether the item exists or not
+            rebuilt += untouched_keys(meta, change.known, change.touched)
+        existence = None if upsert else True
+        part = update_request(
+            dest.table_name, change, rebuilt, condition, existence=existence, fill=fill, upsert=upsert
+        )
+        return [part], meta, change.key
+    old = _stored_values(dest, change, stored, upsert)
+    if old is None:
+        return _plan_creating_upsert(dest, change, condition, fill or {}), meta, change.key
     checked: list[str] = []
-    old: dict[str, Any] | None = None
     extra: list[RequestPart] = []
-    values: Mapping[str, Any] = change.known
-    if change.watched or needed:
-        old = _stored_values(dest, change, stored, upsert and not change.watched)
-        if change.watched:
-            checked, extra = _update_over_stored(dest, change, old)
-        checked += [name for name in needed if name not in checked]
-        values = {**{name: old.get(name) for name in needed}, **change.known}
+    if change.watched:
+        checked, extra = _update_over_stored(dest, change, old)
+    checked += [name for name in needed if name not in checked]
+    values = {**{name: old.get(name) for name in needed}, **change.known}
     rebuilt = rebuilt_keys(meta, values, change.touched)
-    part = update_request(dest.table_name, change, rebuilt, condition, upsert, checked, old)
+    part = update_request(
+        dest.table_name, change, rebuilt, condition, checked=checked, old=old, upsert=upsert
+    )
     if checked:
-        part.relied = {name: old.get(name) for name in checked}  # type: ignore[union-attr]
+        part.relied = {name: old.get(name) for name in checked}
     return [part, *extra], meta, change.key
 
 
+def _plan_creating_upsert(
+    dest: WriteTarget, change: UpdateValues, condition: Cond | None, fill: Mapping[str, Any]
+) -> list[RequestPart]:
+    """An upsert that found no item: it writes what a create of its values would -- the defaults of the
+    fields it does not set, every index key that applies, the guards and derived items -- conditioned on
+    the item still being absent (if it was created in between, ``DB.update`` plans again from it)."""
+    meta = change.meta
+    if change.watched & change.unknown:
+        _update_over_stored(dest, change, {})  # refuses arithmetic on guard and derived-item sources
+    values: dict[str, Any] = {n: None for n in meta.fields if n not in change.unknown}
+    values.update(fill)
+    if meta.created and meta.created not in change.touched:
+        values[meta.created] = change.now
+    values.update(change.known)
+    rebuilt = rebuilt_keys(meta, values, change.touched) + untouched_keys(meta, values, change.touched)
+    part = update_request(
+        dest.table_name, change, rebuilt, condition, existence=False, fill=fill, upsert=True
+    )
+    return [
+        part,
+        *_guard_ops(dest, meta, None, values, change.key),
+        *_derived_ops(dest, meta, None, values),
+    ]
+
+
 def _stored_values(
-    dest: WriteTarget, change: UpdateValues, stored: Mapping[str, AV] | None, absent_ok: bool
-) -> dict[str, Any]:
-    """The stored entity's field values the update plans from (``stored``, or read now); {} for an upsert
+    dest: WriteTarget, change: UpdateValues, stored: Mapping[str, AV] | None, upsert: bool
+) -> dict[str, Any] | None:
+    """The stored entity's field values the update plans from (``stored``, or read now); None for an upsert
     of an item that is not there yet, NotFound for anything else."""
     meta = change.meta
     old = meta.decode(stored) if stored is not None else dest.read_values(meta, change.key)
-    if old is None:
-        if not absent_ok:
-            raise NotFound(f"{meta.type} {change.key} does not exist")
-        return {}
+    if old is None and not upsert:
+        raise NotFound(f"{meta.type} {change.key} does not exist")
     return old
 
 
@@ -348,7 +399,8 @@ def plan_delete(
         conds += [unchanged(c, meta, name, old) for name in _sources_unchanged(meta)]
         extra = _guard_ops(dest, meta, old, None, key) + _derived_ops(dest, meta, old, None)
     params = finish({"TableName": dest.table_name, "Key": key}, c, conjoin(c, conds))
-    return [RequestPart("Delete", params, label, meta), *extra], meta
+    part = RequestPart("Delete", params, label, meta, expected_version=expected_version)
+    return [part, *extra], meta
 
 
 def plan_check(dest: WriteTarget, target: KeyRef | Entity, condition: Cond) -> RequestPart:

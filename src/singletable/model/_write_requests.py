@@ -52,13 +52,14 @@ class WriteTarget(NamedTuple):
 #   create   the entity's item, which must not exist yet       -> AlreadyExists
 #   put      the entity's item, replaced (or created)          -> ConditionFailed, VersionConflict
 #   update   the entity's item, changed in place               -> NotFound, ConditionFailed, VersionConflict
+#   upsert   the entity's item, changed or created             -> ConditionFailed, VersionConflict
 #   delete   the entity's item, removed                        -> ConditionFailed, VersionConflict
 #   check    a ConditionCheck on the entity's item             -> ConditionFailed
 #   claim    a guard item taking a unique value                -> UniqueViolation
 #   release  a guard item giving a unique value up             -> ConditionFailed
 #   derived  an item the entity owns, written or removed by it -> ConditionFailed
 #   raw      a request written by hand in a transaction        -> ConditionFailed
-Role = Literal["create", "put", "update", "delete", "check", "claim", "release", "derived", "raw"]
+Role = Literal["create", "put", "update", "upsert", "delete", "check", "claim", "release", "derived", "raw"]
 
 
 class PartLabel(NamedTuple):
@@ -100,6 +101,11 @@ class RequestPart:
     assumed: Stored | None = None
     # An update planned from a read of the stored item: the field values it relied on (and is conditioned on).
     relied: Mapping[str, Any] | None = None
+    # A versioned write: the version it expects stored, to tell a moved version from a failed condition.
+    expected_version: int | None = None
+    # An upsert planned from a read: whether the item existed then (its condition says it still must, or
+    # still must not); None for an upsert that did not read.
+    read_exists: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -150,6 +156,8 @@ def changed_since_read(part: RequestPart, item: Mapping[str, AV] | None) -> bool
     """After a failed update planned from a read: whether a field it relied on is no longer stored as read
     (so planning it again from ``item``, the stored item the failure returned, may succeed) -- rather than
     the caller's condition or version failing, which is reported as such."""
+    if part.read_exists is not None and part.read_exists != (item is not None):
+        return True  # an upsert that found the item absent (or present) and it was created (or deleted)
     if not part.relied or part.meta is None or item is None:
         return False
     now = part.meta.decode(item)
@@ -199,17 +207,24 @@ def update_request(
     change: UpdateValues,
     rebuilt: list[tuple[str, AV | None]],
     condition: Cond | None,
-    upsert: bool,
+    *,
+    existence: bool | None = True,
+    fill: Mapping[str, Any] | None = None,
     checked: Iterable[str] = (),
     old: Mapping[str, Any] | None = None,
+    upsert: bool = False,
 ) -> RequestPart:
     """The update's own request: its actions and rebuilt keys compiled into one UpdateExpression, under
-    the item-exists condition (unless ``upsert``), the caller's condition, the stored values of
-    ``checked`` fields as read in ``old``, and the version the caller holds (bumped)."""
+    the condition that the item exists (``existence=True``), does not (``False``: an upsert creating it)
+    or either (``None``), the caller's condition, the stored values of ``checked`` fields as read in
+    ``old``, and the version the caller holds (bumped). ``fill`` (an upsert that may create the item) adds
+    the type attribute, createdAt and the defaults of the fields it does not set, each if not stored."""
     meta = change.meta
     c = Compiler()
-    conds: list[str | Cond | None] = [None if upsert else exists(meta, c), condition]
-    extra_set = _upsert_sets(meta, c, change.touched, change.now) if upsert else []
+    conds: list[str | Cond | None] = [condition]
+    if existence is not None:
+        conds.insert(0, exists(meta, c) if existence else not_exists(meta, c))
+    extra_set = _upsert_sets(meta, c, change.touched, change.now, fill) if fill is not None else []
     conds += [unchanged(c, meta, name, old or {}) for name in checked]
     removes = []
     for attribute, av in rebuilt:
@@ -227,17 +242,26 @@ def update_request(
     params = finish(
         {"TableName": table_name, "Key": change.key, "UpdateExpression": expression}, c, conjoin(c, conds)
     )
-    label = item_label("update", meta.type, change.expected_version is not None)
-    return RequestPart("Update", params, label, meta)
+    label = item_label("upsert" if upsert else "update", meta.type, change.expected_version is not None)
+    part = RequestPart("Update", params, label, meta, expected_version=change.expected_version)
+    if upsert:
+        part.read_exists = existence
+    return part
 
 
-def _upsert_sets(meta: EntityMeta, c: Compiler, touched: set[str], now: Any) -> list[str]:
-    """Counters and the like: the item may not exist yet, so give it its type (and createdAt)."""
+def _upsert_sets(
+    meta: EntityMeta, c: Compiler, touched: set[str], now: Any, fill: Mapping[str, Any]
+) -> list[str]:
+    """Counters and the like: the item may not exist yet, so give it its type, createdAt and the defaults
+    of the fields the update does not set (``if_not_exists``: an existing item keeps its own)."""
     out = [f"{c.name(meta.table.type_attribute)} = {c.value(meta._type_av)}"]
+    defaults = dict(fill)
     if meta.created and meta.created not in touched:
-        created = c.name(meta.attribute_of[meta.created])
+        defaults[meta.created] = now
+    for name, value in defaults.items():
+        attribute = c.name(meta.attribute_of[name])
         out.append(
-            f"{created} = if_not_exists({created}, {c.value(meta.fields[meta.created].codec.dump(now))})"
+            f"{attribute} = if_not_exists({attribute}, {c.value(meta.fields[name].codec.dump(value))})"
         )
     return out
 

@@ -35,7 +35,7 @@ MAX_ACTIONS = 100
 
 def _checks_stored(part: RequestPart) -> bool:
     """Whether a failed condition should return the stored item (to tell NotFound from a conflict)."""
-    return part.label.role == "update" or part.label.versioned
+    return part.label.role in ("update", "upsert") or part.label.versioned
 
 
 def _plain(av: dict[str, Any]) -> str:
@@ -71,13 +71,22 @@ def _meaning(part: RequestPart, error: RequestError, item: Any, where: str = "")
         return UniqueViolation(label.entity, label.field, label.value)
     if label.role == "create":
         return AlreadyExists(error.code, f"{label.entity} already exists", item=item)
-    if _checks_stored(part) and item is None and part.kind == "Update":
+    if _checks_stored(part) and item is None and part.kind == "Update" and label.role != "upsert":
         return NotFound(f"{label.entity} {key_text(part)} does not exist")
-    if label.versioned:
+    if label.versioned and not _version_held(part, item):
         return VersionConflict(error.code, f"{label.entity} was changed by someone else (version)", item=item)
     if where:
         return ConditionFailed(error.code, f"{where}: its condition did not hold", item=item)
     return ConditionFailed(error.code, error.message, item=item)
+
+
+def _version_held(part: RequestPart, item: Any) -> bool:
+    """Whether the stored item a versioned part's failure returned still has the version the part expected:
+    then the version did not move, and what failed is the caller's own condition."""
+    if part.expected_version is None or not item or part.meta is None or part.meta.version is None:
+        return False
+    stored = item.get(part.meta.attribute_of[part.meta.version])
+    return stored == {"N": str(part.expected_version)}
 
 
 def _cancelled(parts: list[RequestPart], error: RequestError) -> ModelError:
@@ -126,7 +135,7 @@ def send(
     items = []
     for part in parts:
         params = part.params
-        if part.kind == "Update" and _checks_stored(part):
+        if _checks_stored(part):
             params = dict(params, ReturnValuesOnConditionCheckFailure="ALL_OLD")
         items.append({part.kind: params})
     try:

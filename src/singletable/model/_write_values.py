@@ -18,7 +18,7 @@ from typing import Any
 from singletable.model._codecs import AV
 from singletable.model._entity import Entity
 from singletable.model._entity_meta import EntityMeta, KeyRef
-from singletable.model._errors import KeyTemplateError
+from singletable.model._errors import KeyTemplateError, MissingFields
 from singletable.model._expr import Action
 
 
@@ -95,6 +95,37 @@ def update_values(
         actions.append(getattr(meta.cls.f, meta.updated).set(now))
     watched = watched_fields(meta) & touched
     return UpdateValues(meta, key, expected_version, actions, known, touched, unknown, watched, now)
+
+
+# Actions that leave a top-level field with a value even when the item did not exist.
+_GIVES_VALUE = ("add", "append", "prepend", "if_not_exists")
+
+
+def upsert_fill(meta: EntityMeta, change: UpdateValues) -> dict[str, Any]:
+    """What an upsert stores besides its actions if it creates the item: the primary-key fields and every
+    field it does not set that has a default (``if_not_exists``, so an existing item keeps its own). A
+    required field it does not set would be missing from a created item, which every read refuses:
+    :class:`MissingFields`, nothing sent."""
+    given = {n for n, v in change.known.items() if v is not None}
+    given.update(a.path.field for a in change.actions if a.path.top_level and a.kind in _GIVES_VALUE)
+    missing = [
+        name
+        for name, spec in meta.fields.items()
+        if spec.required and name not in given and name not in meta.primary_fields
+    ]
+    if missing:
+        raise MissingFields(meta.type, missing)
+    fill: dict[str, Any] = {}
+    for name, spec in meta.fields.items():
+        if name in change.touched or not spec.stored or spec.attribute in meta.keys:
+            continue  # (a field stored in a key attribute of its own name is written with the keys)
+        if name in meta.primary_fields:  # stored as attributes too, as a create writes them
+            fill[name] = change.known[name]
+            continue
+        default = meta.cls.model_fields[name].get_default(call_default_factory=True)
+        if default is not None and spec.codec.dump(default) is not None:  # an empty set is not stored
+            fill[name] = default
+    return fill
 
 
 def address(target: KeyRef | Entity) -> tuple[EntityMeta, dict[str, Any], int | None]:
