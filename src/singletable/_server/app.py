@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from singletable._protocol import Dispatcher, coral_error, error_reply, request_id
+from singletable._server.console import ConsoleOptions, MountedConsole, is_console_path
 from singletable.engine import DynamoDBError, Engine
 
 Scope = dict[str, Any]
@@ -60,9 +61,12 @@ class DynamoDBApp:
         engine: Engine | None = None,
         verifier: Any = None,
         own_process: bool = False,
+        console: Any = None,
     ) -> None:
         self.path = path
         self.verifier = verifier
+        # ``serve --ui``: a MountedConsole answering /ui/ (singletable._server.console); None otherwise.
+        self.console = console
         # Set by ``singletable serve``, whose worker processes run nothing but this app.
         self.own_process = own_process
         self._engine = engine
@@ -85,6 +89,9 @@ class DynamoDBApp:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
         if kind == "http":
+            if self.console is not None and is_console_path(scope["path"]):
+                await self.console(scope, receive, send, self.path, self.dispatcher.engine)
+                return
             await self._http(scope, receive, send)
         elif kind == "lifespan":
             await self._lifespan(receive, send)
@@ -217,8 +224,10 @@ def create_app() -> DynamoDBApp:
     """Factory for ASGI servers' worker processes: configuration comes from the environment."""
     from singletable._server.sigv4 import load_verifier
 
+    console = ConsoleOptions.from_environment()
     return DynamoDBApp(
         os.environ.get(ENV_DB, ":memory:"),
         verifier=load_verifier(os.environ.get(ENV_CREDENTIALS)),
         own_process=True,
+        console=MountedConsole(console) if console is not None else None,
     )
