@@ -71,7 +71,7 @@ def test_a_pattern_runs_from_its_form(site, page):
     assert page.locator("#results span.label").all_inner_texts() == ["Order"] * 3
     assert '"order_id": 2' in page.locator("#results").inner_text()
     assert "ConsumedCapacity" in page.locator("dl.capacity").inner_text()
-    assert "begins_with(SK, :v1)" in page.locator("main pre").last.inner_text()
+    assert "begins_with(SK, :v1)" in page.locator("details.request pre").inner_text()
 
 
 def test_an_item_is_created_edited_and_deleted_and_an_error_is_shown(site, page):

@@ -66,7 +66,9 @@ class DynamoDBApp:
         self.path = path
         self.verifier = verifier
         # ``serve --ui``: a MountedConsole answering /ui/ (singletable._server.console); None otherwise.
+        # Chosen once here, so the API's path costs what it did before the console existed.
         self.console = console
+        self._route = self._http if console is None else self._http_or_console
         # Set by ``singletable serve``, whose worker processes run nothing but this app.
         self.own_process = own_process
         self._engine = engine
@@ -89,10 +91,7 @@ class DynamoDBApp:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
         if kind == "http":
-            if self.console is not None and is_console_path(scope["path"]):
-                await self.console(scope, receive, send, self.path, self.dispatcher.engine)
-                return
-            await self._http(scope, receive, send)
+            await self._route(scope, receive, send)
         elif kind == "lifespan":
             await self._lifespan(receive, send)
 
@@ -111,6 +110,12 @@ class DynamoDBApp:
                 self.close()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
+
+    async def _http_or_console(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if is_console_path(scope["path"]):
+            await self.console(scope, receive, send, self.path, self.dispatcher.engine)
+        else:
+            await self._http(scope, receive, send)
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         method = scope["method"]

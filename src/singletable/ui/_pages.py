@@ -14,7 +14,7 @@ from singletable import data
 from singletable.data import DesignError, TargetError, item_from_json, item_to_json, key_schema, to_plain
 from singletable.data._item_json import dumps, loads
 from singletable.ui._app import Console, Refused
-from singletable.ui._present import document, label, show
+from singletable.ui._present import document, label, one_line, show
 from singletable.ui._reads import (
     SORT_OPERATORS,
     browse_request,
@@ -331,7 +331,7 @@ def run_pattern(console: Console, request: Request, form: dict[str, str]) -> Res
         page=page,
         request_doc=document(page.request),
         rows=[
-            (one, document(one.values), shown.key_param)
+            (one, one_line(one.values), shown.key_param)
             for one, shown in zip(page.typed, [s for p in page.partitions for s in p.items], strict=True)
         ],
     )

@@ -9,10 +9,8 @@ order the read returned them (sort-key order within each partition).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any
 
 from singletable.data import Design, item_to_json
@@ -109,20 +107,19 @@ class Document:
 
 
 def document(value: Any) -> Document:
-    """Indented JSON (numbers digit for digit: one line when a Decimal must keep its digits)."""
-    text = (
-        json.dumps(value, indent=2, ensure_ascii=False) if _no_decimal(value) else dumps(value, spaced=True)
-    )
+    """JSON for a page or the editor: an object one attribute per line, each value on its line as compact
+    JSON (numbers digit for digit); collapsed when long."""
+    if isinstance(value, dict) and value:
+        lines = [f"  {dumps(name)}: {dumps(member, spaced=True)}" for name, member in value.items()]
+        text = "{\n" + ",\n".join(lines) + "\n}"
+    else:
+        text = dumps(value, spaced=True)
     collapsed = len(text) > COLLAPSE_CHARACTERS
     return Document(text, collapsed, cut(text, PREVIEW_CHARACTERS) if collapsed else text)
 
 
-def _no_decimal(value: Any) -> bool:
-    """Whether ``value`` is exact as json writes it: no Decimal anywhere (DynamoDB JSON never has one)."""
-    if isinstance(value, Decimal):
-        return False
-    if isinstance(value, dict):
-        return all(_no_decimal(v) for v in value.values())
-    if isinstance(value, list):
-        return all(_no_decimal(v) for v in value)
-    return True
+def one_line(value: Any) -> Document:
+    """JSON on one line (a row of results), collapsed past the same length as :func:`document`."""
+    text = dumps(value, spaced=True)
+    collapsed = len(text) > COLLAPSE_CHARACTERS
+    return Document(text, collapsed, cut(text, PREVIEW_CHARACTERS) if collapsed else text)
