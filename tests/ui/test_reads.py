@@ -198,3 +198,7 @@ def test_raw_query_mistakes_are_shown(site):
     assert refused.status == 400 and "ValidationException" in refused.text
     not_json = client.get(f"/tables/{site.table}/query", operation="Scan", filter="a = :x", values="{")
     assert not_json.status == 400 and "values: not JSON" in not_json.text
+    clash = client.get(
+        f"/tables/{site.table}/query", operation="Query", partition="X", filter="n = :k0", values='{":k0": 1}'
+    )
+    assert clash.status == 400 and "the filter reuses the key condition&#39;s placeholder :k0" in clash.text

@@ -155,6 +155,31 @@ def test_a_raw_item_is_put_and_deleted_with_conditions(site):
     assert deleted.status == 303 and stored(site, PK="RAW#1", SK="X") is None
 
 
+def test_an_item_that_does_not_fit_its_entity_is_deleted_only_when_asked(site):
+    broken = {
+        "PK": {"S": "USER#55"},
+        "SK": {"S": "PROFILE"},
+        "entityType": {"S": "USER"},
+        "userId": {"S": "55"},
+    }
+    site.target.call("PutItem", TableName=site.table, Item=broken)
+    client = Client(site.url)
+    key = key_param(PK="USER#55", SK="PROFILE")
+    page = client.get(f"/tables/{site.table}/item", key=key)
+    assert page.status == 200 and '<span class="label">User</span>' in page.text
+    refused = client.post(
+        f"/tables/{site.table}/item/delete", {"csrf": client.csrf(f"/tables/{site.table}/new"), "key": key}
+    )
+    assert refused.status == 400
+    assert "this item does not fit User, so the model cannot delete it" in refused.text
+    assert stored(site, PK="USER#55", SK="PROFILE") is not None
+    deleted = client.post(
+        f"/tables/{site.table}/item/delete",
+        {"csrf": client.csrf(f"/tables/{site.table}/new"), "key": key, "raw": "1"},
+    )
+    assert deleted.status == 303 and stored(site, PK="USER#55", SK="PROFILE") is None
+
+
 def test_raw_item_mistakes_are_shown(site):
     client = Client(site.url)
     cases = [

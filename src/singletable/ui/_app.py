@@ -129,7 +129,7 @@ class Console:
             response = self.render(request, "error.html", refused.status, message=refused.message)
         except BadCursor as error:
             response = self.render(request, "error.html", 400, message=str(error))
-        except (ReadForm, DesignError) as error:
+        except (ReadForm, DesignError, ValueError) as error:  # a form's value the library refused
             response = self.render(request, "error.html", 400, message=str(error))
         except TargetError as error:
             status = (

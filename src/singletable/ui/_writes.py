@@ -140,12 +140,18 @@ class Writer:
         entity = self.design.label(stored) if self.design is not None and stored else ""
         known = self.design is not None and entity in self.design.entities
         cls = self.entity_class(table, entity) if known else None
-        if cls is None:
+        if cls is None or condition.get("raw") == "1":
             params: dict[str, Any] = {"TableName": table, "Key": key}
             self._condition(params, condition)
             self._call("DeleteItem", params)
             return Written(None)
-        found = self.entity(cls, self._json(stored), "dynamodb")
+        try:
+            found = self.entity(cls, self._json(stored), "dynamodb")
+        except WriteRefused as error:
+            raise WriteRefused(
+                f"{error} -- this item does not fit {entity}, so the model cannot delete it with its guards "
+                "and derived items; tick 'only this item (DeleteItem)' to delete just the item"
+            ) from None
         self._model(lambda db: db.delete(found), table)
         return Written(None)
 
