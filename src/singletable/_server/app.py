@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from singletable._protocol import Dispatcher, coral_error, error_reply, request_id
-from singletable._server.console import ConsoleOptions, MountedConsole, is_console_path
+from singletable._server.console import is_console_path  # stdlib only: nothing new at start-up
 from singletable.engine import DynamoDBError, Engine
 
 Scope = dict[str, Any]
@@ -227,6 +227,7 @@ async def _respond(send: Send, status: int, headers: list[tuple[bytes, bytes]], 
 
 def create_app() -> DynamoDBApp:
     """Factory for ASGI servers' worker processes: configuration comes from the environment."""
+    from singletable._server.console import ConsoleOptions, MountedConsole
     from singletable._server.sigv4 import load_verifier
 
     console = ConsoleOptions.from_environment()

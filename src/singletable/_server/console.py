@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +28,8 @@ class ConsoleOptions:
 
     def export(self) -> None:
         """Into the environment, for worker processes; with one shared secret for the console's tokens."""
+        import secrets
+
         from singletable.ui._security import SECRET_ENV
 
         os.environ[ENV_CONSOLE] = json.dumps({"design": self.design, "read_only": self.read_only})
