@@ -33,5 +33,5 @@ class Review(Entity, table=shop, type="REVIEW"):
     with_stars = Pattern(index="byStars", doc="Reviews with a star value")
 
 
-# A user's profile and reviews in one query (a collection runs by its name: ``singletable query ... page ada``).
+# A user's profile and reviews in one query; a collection runs by its name (`singletable query ... page ada`).
 page = Collection(shop, "page", pk="USER#{user_id}", entities=(User, Review))
