@@ -66,6 +66,12 @@ def test_demo_on_an_endpoint_without_boto3():
     )
 
 
+@pytest.mark.parametrize("module", ["starlette", "jinja2"])
+def test_ui_without_the_ui_extra(module):
+    result = run_cli("ui", "app.db", "--port", "1", without=(module,))
+    assert_one_line_failure(result, "singletable ui needs the 'ui' extra: pip install 'singletable[ui]'")
+
+
 def test_quickstart_needs_only_the_engine():
     result = run_cli("demo", without=("pydantic", "bcrypt", "boto3", "botocore", "uvicorn"))
     assert result.returncode == 0, result.stderr
@@ -114,4 +120,11 @@ def test_check_without_pydantic():
     )
     assert library_failure("import singletable.design", ("pydantic",)) == (
         "MissingExtra: singletable.design needs the 'model' extra: pip install 'singletable[model]' | None"
+    )
+
+
+@pytest.mark.parametrize("module", ["starlette", "jinja2"])
+def test_the_ui_library_without_the_ui_extra(module):
+    assert library_failure("import singletable.ui", (module,)) == (
+        "MissingExtra: singletable.ui needs the 'ui' extra: pip install 'singletable[ui]' | None"
     )

@@ -106,6 +106,15 @@ def test_the_wheel_carries_every_example_and_its_readme(wheel: Path) -> None:
     assert not any(name.startswith(("examples/", "tests/")) for name in names)
 
 
+def test_the_wheel_carries_the_consoles_pages_and_static_files(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    pages = {Path(n).name for n in names if n.startswith("singletable/ui/templates/")}
+    assert {"base.html", "items.html", "item.html", "patterns.html", "query.html"} <= pages
+    shipped = {p.name for p in (ROOT / "src/singletable/ui/templates").glob("*.html")}
+    assert pages == shipped
+    assert {"singletable/ui/static/console.css", "singletable/ui/static/console.js"} <= names
+
+
 def test_the_installed_package_is_the_wheel_not_the_checkout(installed: Path, tmp_path: Path) -> None:
     found = _run(
         [sys.executable, "-c", "import singletable; print(singletable.__file__)"], installed, tmp_path

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from singletable.model import GSI, Entity, Keys, Pattern, Table, env
+from singletable.model import GSI, Collection, Entity, Keys, Pattern, Table, env
 
 shop = Table(
     name=env("LOOK_TABLE", "look"),
@@ -31,3 +31,7 @@ class Review(Entity, table=shop, type="REVIEW"):
     keys = Keys(PK="USER#{user_id}", SK="REVIEW#{review_id}", stars="{stars}")
     of_user = Pattern(doc="A user's reviews, oldest first")
     with_stars = Pattern(index="byStars", doc="Reviews with a star value")
+
+
+# A user's profile and reviews in one query; a collection runs by its name (`singletable query ... page ada`).
+page = Collection(shop, "page", pk="USER#{user_id}", entities=(User, Review))

@@ -47,6 +47,11 @@ def test_a_pattern_runs_by_name(place):
     assert [item["SK"]["S"] for item in newest] == ["REVIEW#r3"]
 
 
+def test_a_collection_runs_by_name(place):
+    found = lines(ok("query", place.url, *DESIGN, "page", "ada", "--jsonl"))
+    assert [item["SK"]["S"] for item in found] == ["PROFILE", "REVIEW#r1", "REVIEW#r2", "REVIEW#r3"]
+
+
 def test_a_number_field_is_typed_by_the_model(place):
     found = lines(ok("query", place.url, *DESIGN, "Review.with_stars", "stars=5", "--jsonl", "--plain"))
     assert sorted((item["PK"], item["SK"], item["stars"]) for item in found) == [

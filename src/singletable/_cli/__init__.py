@@ -21,6 +21,7 @@ from singletable._cli.docs import docs
 from singletable._cli.look import COMMANDS as LOOK_COMMANDS
 from singletable._cli.serve import serve
 from singletable._cli.transfer import COMMANDS as TRANSFER_COMMANDS
+from singletable._cli.ui import ui
 
 # Commands that read their arguments into a request: a ValueError from the library is a usage error (exit 2).
 _READ_ARGUMENTS = frozenset(command.name for command in LOOK_COMMANDS)
@@ -60,7 +61,7 @@ def main() -> None:
     """singletable: DynamoDB single-table design on an embedded, DynamoDB-compatible engine."""
 
 
-for _command in (demo, serve, *LOOK_COMMANDS, *TRANSFER_COMMANDS):
+for _command in (demo, serve, *LOOK_COMMANDS, *TRANSFER_COMMANDS, ui):
     main.add_command(_command)
 main.add_command(check)
 main.add_command(docs)

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from singletable._extras import require
+
+if TYPE_CHECKING:
+    from singletable._server.console import ConsoleOptions
 
 
 @click.command()
@@ -48,6 +53,9 @@ from singletable._extras import require
     show_default=True,
     type=click.Choice(["critical", "error", "warning", "info", "debug"]),
 )
+@click.option("--ui", is_flag=True, help="Serve the web console beside the API, under /ui/ (the 'ui' extra).")
+@click.option("--ui-design", metavar="MODULE", help="With --ui: a design module for the console.")
+@click.option("--ui-read-only", is_flag=True, help="With --ui: the console writes nothing.")
 def serve(
     db: str | None,
     in_memory: bool,
@@ -58,6 +66,9 @@ def serve(
     server: str,
     log_level: str,
     record: str | None,
+    ui: bool,
+    ui_design: str | None,
+    ui_read_only: bool,
 ) -> None:
     """Serve DynamoDB's JSON API over HTTP (boto3, AWS CLI and SDKs with --endpoint-url)."""
     if db and in_memory:
@@ -70,6 +81,7 @@ def serve(
         require("granian", ("granian", "botocore"), "singletable serve --server granian")
     else:
         require("server", ("uvicorn", "botocore"), "singletable serve")
+    console = _console_options(ui, ui_design, ui_read_only, credentials)
     from singletable._server.checks import CannotServe, check_can_serve
     from singletable._server.run import ServeOptions
     from singletable._server.run import serve as run_server
@@ -83,6 +95,7 @@ def serve(
         server=server,
         log_level=log_level,
         record=record,
+        console=console,
     )
     try:
         check_can_serve(options.db, host, port, credentials)
@@ -94,7 +107,33 @@ def serve(
         except OSError as error:
             raise click.ClickException(f"cannot record to {record}: {error.strerror}") from None
     click.echo(
-        f"singletable serving {options.db} on http://{host}:{port} ({server}, {workers} worker(s))",
+        f"singletable serving {options.db} on http://{host}:{port} ({server}, {workers} worker(s))"
+        + (f", console on http://{host}:{port}/ui/" if console else ""),
         err=True,
     )
     run_server(options)
+
+
+def _console_options(
+    ui: bool, design: str | None, read_only: bool, credentials: str | None
+) -> ConsoleOptions | None:
+    """``--ui``'s ConsoleOptions (None without it), its design loaded once here so a bad one fails now."""
+    if not ui:
+        if design or read_only:
+            raise click.UsageError("--ui-design and --ui-read-only go with --ui")
+        return None
+    if credentials:
+        raise click.UsageError(
+            "--ui cannot be combined with --credentials: the console has no sign-in, so it would bypass "
+            "the API's signatures"
+        )
+    require("ui", ("starlette", "jinja2", "pydantic"), "singletable serve --ui")
+    from singletable._server.console import ConsoleOptions
+    from singletable.data import DesignError, load_design
+
+    if design:
+        try:
+            load_design(design)
+        except DesignError as error:
+            raise click.ClickException(str(error)) from None
+    return ConsoleOptions(design=design, read_only=read_only)

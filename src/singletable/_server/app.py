@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from singletable._protocol import Dispatcher, coral_error, error_reply, request_id
+from singletable._server.console import is_console_path  # stdlib only: nothing new at start-up
 from singletable.engine import DynamoDBError, Engine
 
 Scope = dict[str, Any]
@@ -62,10 +63,15 @@ class DynamoDBApp:
         verifier: Any = None,
         own_process: bool = False,
         record: str | None = None,
+        console: Any = None,
     ) -> None:
         self.path = path
         self.record = record  # serve --record FILE: every request as a JSON line (_server/record.py)
         self.verifier = verifier
+        # ``serve --ui``: a MountedConsole answering /ui/ (singletable._server.console); None otherwise.
+        # Chosen once here, so the API's path costs what it did before the console existed.
+        self.console = console
+        self._route = self._http if console is None else self._http_or_console
         # Set by ``singletable serve``, whose worker processes run nothing but this app.
         self.own_process = own_process
         self._engine = engine
@@ -98,7 +104,7 @@ class DynamoDBApp:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
         if kind == "http":
-            await self._http(scope, receive, send)
+            await self._route(scope, receive, send)
         elif kind == "lifespan":
             await self._lifespan(receive, send)
 
@@ -117,6 +123,12 @@ class DynamoDBApp:
                 self.close()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
+
+    async def _http_or_console(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if is_console_path(scope["path"]):
+            await self.console(scope, receive, send, self.path, self.dispatcher.engine)
+        else:
+            await self._http(scope, receive, send)
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         method = scope["method"]
@@ -228,11 +240,14 @@ async def _respond(send: Send, status: int, headers: list[tuple[bytes, bytes]], 
 
 def create_app() -> DynamoDBApp:
     """Factory for ASGI servers' worker processes: configuration comes from the environment."""
+    from singletable._server.console import ConsoleOptions, MountedConsole
     from singletable._server.sigv4 import load_verifier
 
+    console = ConsoleOptions.from_environment()
     return DynamoDBApp(
         os.environ.get(ENV_DB, ":memory:"),
         verifier=load_verifier(os.environ.get(ENV_CREDENTIALS)),
         own_process=True,
         record=os.environ.get(ENV_RECORD) or None,
+        console=MountedConsole(console) if console is not None else None,
     )

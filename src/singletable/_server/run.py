@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from singletable._server.app import ENV_CREDENTIALS, ENV_DB, ENV_RECORD, DynamoDBApp
+from singletable._server.console import ENV_CONSOLE, ConsoleOptions, MountedConsole
 
 SERVERS = ("uvicorn", "granian")
 APP_FACTORY = "singletable._server.app:create_app"
@@ -31,10 +32,15 @@ class ServeOptions:
     server: str = "uvicorn"
     log_level: str = "warning"
     record: str | None = None  # --record FILE
+    console: ConsoleOptions | None = None  # serve --ui: the web console under /ui/
 
 
 def _prepare_environment(options: ServeOptions) -> None:
     os.environ[ENV_DB] = options.db
+    if options.console is not None:
+        options.console.export()
+    else:
+        os.environ.pop(ENV_CONSOLE, None)
     if options.credentials:
         os.environ[ENV_CREDENTIALS] = options.credentials
     else:
@@ -88,11 +94,13 @@ def serve_uvicorn(options: ServeOptions) -> None:
     if options.workers == 1:
         from singletable._server.sigv4 import load_verifier
 
+        console = MountedConsole(options.console) if options.console is not None else None
         app = DynamoDBApp(
             options.db,
             verifier=load_verifier(options.credentials),
             own_process=True,
             record=options.record,
+            console=console,
         )
         # uvicorn re-raises the stop signal after its graceful shutdown; with these no-op handlers in place
         # beforehand, a clean stop exits 0 instead of dying by SIGTERM or printing a KeyboardInterrupt.

@@ -104,11 +104,44 @@ class Design:
             return ""
         return self._by_type.get(value["S"], value["S"])
 
+    def patterns(self) -> list[tuple[str, Any]]:
+        """Every declared access pattern (``Entity.pattern``) and collection (its own name), by name:
+        what the web console lists, each with a form built from its arguments."""
+        found = [
+            (f"{cls.__name__}.{pattern}", getattr(cls, pattern))
+            for cls in self.entities.values()
+            for pattern in cls.model_entity().patterns
+        ]
+        return found + sorted(self.table.collections.items())
+
+    def pattern_fields(self, name: str) -> dict[str, Any]:
+        """The fields pattern or collection ``name`` takes, by name, with their pydantic FieldInfo: the
+        partition key's first (required), then the sort key's (optional)."""
+        found = self.pattern(name)
+        fields = self._member_fields(name, found)
+        takes = found.takes if hasattr(found, "takes") else found.arguments
+        return {field: fields[field] for field in takes if field in fields}
+
+    def _members(self, name: str, found: Any) -> list[type[Any]]:
+        """The entity classes whose fields a pattern (its entity) or a collection (its members) takes."""
+        if name in self.table.collections:
+            return list(found.entities)
+        return [self.entities[name.partition(".")[0]]]
+
+    def _member_fields(self, name: str, found: Any) -> dict[str, Any]:
+        fields: dict[str, Any] = {}
+        for cls in self._members(name, found):
+            fields = {**cls.model_fields, **fields}
+        return fields
+
     def pattern(self, name: str) -> Any:
-        """The declared :class:`~singletable.model.Pattern` called ``Entity.pattern``."""
+        """The declared :class:`~singletable.model.Pattern` called ``Entity.pattern``, or the
+        :class:`~singletable.model.Collection` called ``name``."""
         from singletable.model import Pattern
 
         entity_name, dot, pattern_name = name.partition(".")
+        if not dot and name in self.table.collections:
+            return self.table.collections[name]
         if not dot or entity_name not in self.entities:
             known = ", ".join(sorted(self.entities))
             raise DesignError(f"{name!r} is not ENTITY.PATTERN with an entity of this design ({known})")
@@ -136,8 +169,8 @@ class Design:
         from singletable.model import ModelError
 
         pattern = self.pattern(name)
-        cls = self.entities[name.partition(".")[0]]
-        fields = cls.model_fields
+        fields = self._member_fields(name, pattern)
+        owner = "/".join(cls.__name__ for cls in self._members(name, pattern))
         if len(positional) > len(pattern.arguments):
             takes = ", ".join(pattern.arguments) or "none"
             raise DesignError(f"{name} takes {len(pattern.arguments)} positional arguments ({takes})")
@@ -149,7 +182,7 @@ class Design:
         for field, text in {**given, **arguments}.items():
             if field not in fields:
                 takes = ", ".join(pattern.arguments) or "no arguments"
-                raise DesignError(f"{cls.__name__} has no field {field} ({name} takes {takes})")
+                raise DesignError(f"{owner} has no field {field} ({name} takes {takes})")
             try:
                 values[field] = TypeAdapter(fields[field].annotation).validate_python(text)
             except ValidationError as error:

@@ -1,0 +1,40 @@
+"""The web console tests' design: users with a unique email, their orders (a GSI by status), one collection.
+
+The table's name comes from ``UI_TABLE`` (set by the tests' conftest) so the shared servers keep apart.
+"""
+
+from __future__ import annotations
+
+from singletable.model import GSI, Collection, Entity, Keys, Pattern, Table, env
+
+shop = Table(
+    name=env("UI_TABLE", "console"),
+    type_attribute="entityType",
+    indexes=[GSI("GSI1", pk="GSI1PK", sk="GSI1SK")],
+)
+
+
+class User(Entity, table=shop, type="USER", unique=("email",)):
+    user_id: str
+    name: str
+    email: str
+
+    keys = Keys(PK="USER#{user_id}", SK="PROFILE")
+
+
+class Order(Entity, table=shop, type="ORDER"):
+    user_id: str
+    order_id: int
+    status: str = "open"
+
+    keys = Keys(
+        PK="USER#{user_id}",
+        SK="ORDER#{order_id:05d}",
+        GSI1PK="STATUS#{status}",
+        GSI1SK="ORDER#{order_id:05d}",
+    )
+    of_user = Pattern(sk="ORDER#", doc="A user's orders, oldest first")
+    by_status = Pattern(index="GSI1", doc="Orders in a status")
+
+
+account = Collection(shop, "account", pk="USER#{user_id}", entities=(User, Order))

@@ -1,0 +1,131 @@
+"""What the console's tests share: a real uvicorn serving the console on a free loopback port (in a thread),
+a cookie-keeping HTTP client (urllib, no redirects followed unless asked), the seeded data, and the TARGET
+of each kind -- a database file, the session's ``singletable serve``, DynamoDB Local."""
+
+from __future__ import annotations
+
+import html
+import http.cookiejar
+import re
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass
+from typing import Any
+
+import uvicorn
+
+from reference import free_port
+
+TARGETS = ["file", "serve", "reference"]
+ORDERS = 30
+# A string attribute of an item near DynamoDB's 400 KB limit: its page must show it collapsed.
+LARGE = 390_000
+EVIL = '<script>alert("x")</script> \' " & <b>bold</b>'
+
+
+class ConsoleServer:
+    """``console_app`` served by uvicorn in a thread of this process, ready on return."""
+
+    def __init__(self, app: Any) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="error", lifespan="on")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the console did not start")
+            time.sleep(0.02)
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+@dataclass
+class Reply:
+    status: int
+    headers: Any
+    text: str
+
+    @property
+    def location(self) -> str:
+        return self.headers.get("location", "")
+
+
+class Client:
+    """A browser's HTTP side: one cookie jar (one session), forms posted URL-encoded."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.jar = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar), _NoRedirect())
+
+    def _open(self, request: urllib.request.Request) -> Reply:
+        try:
+            with self.opener.open(request, timeout=30) as response:
+                return Reply(response.status, response.headers, response.read().decode())
+        except urllib.error.HTTPError as error:
+            return Reply(error.code, error.headers, error.read().decode())
+
+    def get(self, path: str, **params: str) -> Reply:
+        query = "?" + urllib.parse.urlencode(params) if params else ""
+        return self._open(urllib.request.Request(self.base + path + query))
+
+    def post(self, path: str, fields: dict[str, str]) -> Reply:
+        body = urllib.parse.urlencode(fields).encode()
+        return self._open(urllib.request.Request(self.base + path, data=body, method="POST"))
+
+    def follow(self, reply: Reply) -> Reply:
+        assert reply.status == 303, (reply.status, reply.text[:2000])
+        return self._open(urllib.request.Request(self.base + reply.location))
+
+    def csrf(self, path: str) -> str:
+        """The session's CSRF token, from the hidden field of a form on the page at ``path``."""
+        page = self.get(path)
+        found = re.search(r'name="csrf" value="([^"]+)"', page.text)
+        assert found, page.text[:1000]
+        return found[1]
+
+
+def links(text: str, rel: str) -> list[str]:
+    """The hrefs of a page's links with ``rel`` (next, prev, first), unescaped."""
+    return [html.unescape(m) for m in re.findall(rf'<a href="([^"]+)" rel="{rel}">', text)]
+
+
+def key_param(**key: str) -> str:
+    import json
+
+    return json.dumps({name: {"S": value} for name, value in key.items()}, separators=(",", ":"))
+
+
+def seed(db: Any, target: Any, table: str) -> None:
+    """Two users (one with hostile text), ORDERS orders of user 42, and a raw item near 400 KB."""
+    import console_design as design
+
+    db.create(design.User(user_id="42", name="Ada", email="ada@example.com"))
+    db.create(design.User(user_id="7", name=EVIL, email="evil@example.com"))
+    for number in range(ORDERS):
+        db.create(design.Order(user_id="42", order_id=number, status="open" if number % 3 else "done"))
+    target.call(
+        "PutItem",
+        TableName=table,
+        Item={"PK": {"S": "BLOB#1"}, "SK": {"S": "DATA"}, "data": {"S": "x" * LARGE}, "note": {"S": EVIL}},
+    )
+
+
+def opened_console(site: Any, **options: Any) -> ConsoleServer:
+    """Another console on a site's target (read-only, another table...); the caller stops it."""
+    from singletable.ui import console_app
+
+    return ConsoleServer(console_app(site.target, design="console_design", **options))
