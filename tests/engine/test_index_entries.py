@@ -305,11 +305,12 @@ def test_a_file_from_a_newer_singletable_is_refused(tmp_path: Path) -> None:
     with sqlite3.connect(path) as conn:
         conn.execute("UPDATE st_meta SET value = '3' WHERE key = 'schema_version'")
     message = (
-        f"{path}: this database has storage schema version 3, written by a newer singletable; "
+        "this database has storage schema version 3, written by a newer singletable; "
         "this singletable reads versions up to 2. Upgrade singletable to open it."
     )
     with pytest.raises(UnsupportedSchemaVersion) as raised:
         Engine(path)
     assert str(raised.value) == message
+    assert (raised.value.path, raised.value.version) == (path, 3)
     with sqlite3.connect(path) as conn:  # refused, not touched
         assert conn.execute("SELECT value FROM st_meta WHERE key = 'schema_version'").fetchone() == ("3",)

@@ -52,14 +52,18 @@ _INSERT_ENTRY = "INSERT INTO st_index_entries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?,
 _BATCH = 10_000
 
 
-class UnsupportedSchemaVersion(Exception):
-    """The database file was written by a newer singletable, with a layout this one cannot read."""
+class UnsupportedSchemaVersion(sqlite3.DatabaseError):
+    """The database file was written by a newer singletable, with a layout this one cannot read.
+
+    A ``sqlite3.DatabaseError``, like a file that is not a database at all, so whatever reports a file that
+    cannot be opened (``serve``'s start-up checks, the data commands) reports this one the same way."""
 
     def __init__(self, path: str, version: int) -> None:
         super().__init__(
-            f"{path}: this database has storage schema version {version}, written by a newer singletable; "
+            f"this database has storage schema version {version}, written by a newer singletable; "
             f"this singletable reads versions up to {VERSION}. Upgrade singletable to open it."
         )
+        self.path = path
         self.version = version
 
 
