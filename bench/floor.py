@@ -1,6 +1,6 @@
 """How fast SQLite alone can do the engine's writes: the floor under PutItem and the bulk load.
 
-    python3 bench/floor.py [--puts 5000] [--items 50000]
+    python3 bench/floor.py [--puts 5000] [--items 50000] [--variants]
 
 Runs the SQL the engine runs for each write -- ``BEGIN IMMEDIATE``, read the old item, write the item and
 its index entries, ``COMMIT`` -- on the engine's schema and pragmas (file-backed, WAL, synchronous=NORMAL,
@@ -10,8 +10,10 @@ engine built on this storage can reach here, to hold the issues' speed targets a
 prints it beside moto's rate.
 
 The workloads are ``bench/run.py``'s PutItem (fresh ~250-byte items, one GSI) and ``bench/batch.py``'s bulk
-load (25-item batches, two GSIs). The WAL is checkpointed the way the engine does it (the writer restarts
-it every ~1,000 frames) but that checkpoint is left off the clock, so the floor is, if anything, low.
+load (25-item batches, two GSIs), and the same items through the bulk entry point's SQL (10,000-item
+chunks; ``--variants`` adds the levers measured for it). The WAL is checkpointed the way the engine does it
+(the writer restarts it every ~1,000 frames) but that checkpoint is left off the clock, so the floor is, if
+anything, low.
 """
 
 from __future__ import annotations
@@ -55,9 +57,12 @@ def _item_row(item: dict[str, Any]) -> tuple[Any, ...]:
     return (1, zlib.crc32(pk), pk, sk, codec.item_size(item), codec.dumps_item(item))
 
 
-def _entry_row(index_id: int, ipk: bytes, isk: bytes, item_row: tuple[Any, ...], size: int) -> tuple:
+def _entry_row(
+    index_id: int, ipk: bytes, isk: bytes, item_row: tuple[Any, ...], size: int, projected: bytes
+) -> tuple:
+    """An index entry row; ``projected`` is the item as the index stores it (the item's bytes for ALL)."""
     _, thash, pk, sk, _, _ = item_row
-    return (1, index_id, zlib.crc32(ipk), ipk, isk, pk, sk, thash, size)
+    return (1, index_id, zlib.crc32(ipk), ipk, isk, pk, sk, thash, size, projected)
 
 
 def put_floor(puts: int) -> float:
@@ -68,7 +73,7 @@ def put_floor(puts: int) -> float:
     for i in range(puts):
         it = item(i)
         row = _item_row(it)
-        entry = _entry_row(1, _key(it["GSI1PK"]), _key(it["GSI1SK"]), row, row[4])
+        entry = _entry_row(1, _key(it["GSI1PK"]), _key(it["GSI1SK"]), row, row[4], row[5])
         rows.append((row, entry))
     with tempfile.TemporaryDirectory() as tmp:
         conn = _connect(os.path.join(tmp, "floor.sqlite3"))
@@ -88,8 +93,8 @@ def put_floor(puts: int) -> float:
     return spent / puts * 1e6
 
 
-def bulk_floor(items: int) -> float:
-    """Microseconds per item of bench/batch.py's bulk load (25-item batches, an ALL and a KEYS_ONLY GSI)."""
+def _bulk_rows(items: int) -> list[list[tuple[tuple, tuple, tuple]]]:
+    """bench/batch.py's bulk-load items as 25-item batches of (item row, GSI1 entry, GSI2 entry)."""
     from batch import bulk_item
 
     batches = []
@@ -98,15 +103,23 @@ def bulk_floor(items: int) -> float:
         for i in range(25):
             it = bulk_item(b, i)
             row = _item_row(it)
-            keys_only = codec.item_size({k: it[k] for k in ("PK", "SK", "G2PK")})
+            keys_only = {k: it[k] for k in ("G2PK", "PK", "SK")}
             batch.append(
                 (
                     row,
-                    _entry_row(1, _key(it["G1PK"]), _key(it["G1SK"], "N"), row, row[4]),
-                    _entry_row(2, _key(it["G2PK"]), b"", row, keys_only),
+                    _entry_row(1, _key(it["G1PK"]), _key(it["G1SK"], "N"), row, row[4], row[5]),
+                    _entry_row(
+                        2, _key(it["G2PK"]), b"", row, codec.item_size(keys_only), codec.dumps_item(keys_only)
+                    ),
                 )
             )
         batches.append(batch)
+    return batches
+
+
+def bulk_floor(items: int) -> float:
+    """Microseconds per item of bench/batch.py's bulk load (25-item batches, an ALL and a KEYS_ONLY GSI)."""
+    batches = _bulk_rows(items)
     with tempfile.TemporaryDirectory() as tmp:
         conn = _connect(os.path.join(tmp, "floor.sqlite3"))
         cursor = conn.cursor()
@@ -127,18 +140,67 @@ def bulk_floor(items: int) -> float:
     return spent / (len(batches) * 25) * 1e6
 
 
+def chunk_floor(items: int, chunk: int = 10_000, *, sort: bool = False, bare_entries: bool = False) -> float:
+    """CPU microseconds per item of the bulk entry point's SQL (``engine/_bulk_load.py``): ``chunk`` items
+    per transaction, each item's old-item lookup, then one ``executemany`` per statement, ``COMMIT``.
+
+    CPU time of this process, not wall time (the machine is shared; SQLite runs in-process); the checkpoint
+    after each chunk is off the clock. ``sort`` inserts each chunk's rows in key order; ``bare_entries``
+    writes index entries without their projected item (storage schema version 1's layout, for the cost of
+    the copy)."""
+    rows = [row for batch in _bulk_rows(items) for row in batch]
+    if bare_entries:
+        rows = [(row, (*g1[:-1], b""), (*g2[:-1], b"")) for row, g1, g2 in rows]
+    with tempfile.TemporaryDirectory() as tmp:
+        conn = _connect(os.path.join(tmp, "floor.sqlite3"))
+        cursor = conn.cursor()
+        spent = 0.0
+        for start in range(0, len(rows), chunk):
+            part = rows[start : start + chunk]
+            began = time.process_time()
+            cursor.execute("BEGIN IMMEDIATE")
+            for row, _, _ in part:
+                cursor.execute(GET_ITEM_SQL, row[:4]).fetchone()
+            item_rows = [row for row, _, _ in part]
+            entry_rows = [e for _, e, _ in part] + [e for _, _, e in part]
+            if sort:
+                item_rows.sort(key=lambda r: r[:4])
+                entry_rows.sort(key=lambda r: r[:7])
+            cursor.executemany(PUT_ITEM_SQL, item_rows)
+            cursor.executemany(PUT_ENTRY_SQL, entry_rows)
+            cursor.execute("COMMIT")
+            spent += time.process_time() - began
+            cursor.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        conn.close()
+    return spent / len(rows) * 1e6
+
+
 def main(argv: list[str] | None = None) -> tuple[float, float]:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--puts", type=int, default=5000)
     parser.add_argument("--items", type=int, default=50000)
+    parser.add_argument("--variants", action="store_true", help="also the bulk levers: sorted rows, ...")
     args = parser.parse_args(argv)
     put_us = min(put_floor(args.puts) for _ in range(3))
     bulk_us = min(bulk_floor(args.items) for _ in range(2))
+    chunk_us = min(chunk_floor(args.items) for _ in range(2))
     print("\nSQLite alone, no engine code (best of runs):")
     print(f"  PutItem transaction:  {put_us:6.1f} µs  -> at most {1e6 / put_us:>9,.0f} PutItems/s")
     print(f"  bulk load, per item:  {bulk_us:6.1f} µs  -> at most {1e6 / bulk_us:>9,.0f} items/s")
+    print(
+        f"  bulk entry point, 10,000-item chunks, per item: {chunk_us:6.1f} CPU µs"
+        f"  -> at most {1e6 / chunk_us:>9,.0f} items per CPU second"
+    )
+    if args.variants:
+        for name, options in (
+            ("  ... rows sorted by key", {"sort": True}),
+            ("  ... entries without their item (schema v1)", {"bare_entries": True}),
+            ("  ... 50,000-item chunks", {"chunk": 50_000}),
+        ):
+            us = min(chunk_floor(args.items, **options) for _ in range(2))  # type: ignore[arg-type]
+            print(f"{name:<48} {us:6.1f} CPU µs -> at most {1e6 / us:>9,.0f} items per CPU second")
     return put_us, bulk_us
 
 

@@ -6,8 +6,8 @@ Workload: a table with PK/SK and one GSI (ALL). PutItem of ~200-byte items, GetI
 returns 40 items. Our engine is called natively (file-backed, WAL); moto through its in-process boto3 mock;
 DynamoDB Local through boto3 over HTTP on 127.0.0.1. Prints ops/s, p50 latency, and ratios to moto; then
 runs bench/server.py (HTTP), bench/batch.py (batches, transactions), bench/bulk_load.py (the bulk load of
-import and copy), bench/floor.py (the same writes as bare SQL: the most any engine on this storage could do)
-and bench/model_overhead.py.
+import and copy), bench/scale.py from 10,000 to 100,000 items (reads as a table grows), bench/floor.py (the
+same writes as bare SQL: the most any engine on this storage could do) and bench/model_overhead.py.
 """
 
 from __future__ import annotations
@@ -185,6 +185,11 @@ def _run_the_other_benchmarks(args: argparse.Namespace, moto_puts_per_second: fl
 
     print()
     bulk_load.main(["--rounds", "1"])
+
+    import scale  # GetItem and a GSI Query as one table grows (bench/scale.py; 10M items: run it alone)
+
+    print()
+    scale.main(["--sizes", "10000,100000", "--ops", "1000"])
 
     import floor  # the same writes as bare SQL: the ceiling for any engine on this storage (bench/floor.py)
 

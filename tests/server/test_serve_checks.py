@@ -39,6 +39,23 @@ def test_file_that_is_not_a_database(tmp_path):
     assert db.read_text().startswith("not a database")
 
 
+def test_file_written_by_a_newer_singletable(tmp_path):
+    import sqlite3
+
+    from singletable.engine import Engine
+
+    db = tmp_path / "future.db"
+    Engine(str(db)).close()
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE st_meta SET value = '3' WHERE key = 'schema_version'")
+    result = serve("--db", str(db), "--port", str(free_port()))
+    assert_refused(
+        result,
+        f"cannot open database {db}: this database has storage schema version 3, written by a newer "
+        "singletable; this singletable reads versions up to 2. Upgrade singletable to open it.",
+    )
+
+
 @pytest.fixture
 def read_only_directory(tmp_path):
     """A directory in which this process cannot create files: one without write permission, or, for root

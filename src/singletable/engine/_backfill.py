@@ -102,13 +102,17 @@ def run(
             with storage.write():
                 rows = storage.scan(schema.table_id, None, after, HASH_SPACE).fetchmany(CHUNK)
                 entries = []
-                for data, _size, _hash, pk, sk in rows:
+                for data, stored_size, _hash, pk, sk in rows:
                     item = codec.loads_item(data)
                     entry = index_entry(schema, index, item)
                     if entry is None or _violates(index, item):
                         continue
-                    size = codec.item_size(schema.project_for_index(index, item))
-                    entries.append((schema.table_id, index_id, entry[0], entry[1], pk, sk, size))
+                    if index.projected is None:
+                        size, stored = stored_size, data
+                    else:
+                        projected = schema.project_for_index(index, item)
+                        size, stored = codec.item_size(projected), codec.dumps_item(projected)
+                    entries.append((schema.table_id, index_id, entry[0], entry[1], pk, sk, size, stored))
                 if entries:
                     storage.write_rows([], [], entries, [])
                 if len(rows) < CHUNK:

@@ -147,11 +147,13 @@ class Page:
         self.consistent = bool(params.get("ConsistentRead"))
         self.filter = filter_
         self.projection = projection
-        # Items read from an index hold only its projection (LSIs fetch the rest from the table on demand).
-        self.project_index = (
+        # An index entry holds the item as the index projects it. A local index asked for all attributes,
+        # or for a projection, fetches the whole items from the table instead (as DynamoDB's LSIs do).
+        self.fetch = (
             index is not None
             and index.projected is not None
-            and (index.is_global or (params.get("Select") != "ALL_ATTRIBUTES" and projection is None))
+            and not index.is_global
+            and (params.get("Select") == "ALL_ATTRIBUTES" or projection is not None)
         )
         self.items: list[dict[str, Any]] = []
         self.count = 0
@@ -164,8 +166,6 @@ class Page:
         limit = self.limit
         for row in rows:
             item = codec.loads_item(row[0])
-            if self.project_index:
-                item = self.schema.project_for_index(self.index, item)  # type: ignore[arg-type]
             self.scanned += 1
             self.bytes_read += row[1]
             if self.filter is None or self.filter(item):

@@ -146,7 +146,7 @@ class WriteRows:
     def __init__(self) -> None:
         self.items: list[tuple[int, bytes, bytes, bytes, int]] = []
         self.item_deletes: list[tuple[int, bytes, bytes]] = []
-        self.entries: list[tuple[int, int, bytes, bytes, bytes, bytes, int]] = []
+        self.entries: list[tuple[int, int, bytes, bytes, bytes, bytes, int, bytes]] = []
         self.entry_deletes: list[tuple[int, int, bytes, bytes, bytes, bytes]] = []
 
     def flush(self, storage: Storage) -> None:
@@ -186,6 +186,7 @@ def write_item(
         )
     out = WriteRows() if rows is None else rows
     has_sets = False
+    stored = b""
     if new is None:
         out.item_deletes.append((table_id, pk, sk))
     else:
@@ -194,7 +195,7 @@ def write_item(
         out.items.append((table_id, pk, sk, stored, new_size))
     capacity.table += write_units(old_size if old_size > new_size else new_size)
     for index in schema.indexes.values():
-        units = _index_rows(out, schema, index, pk, sk, old, old_size, new, new_size, has_sets)
+        units = _index_rows(out, schema, index, pk, sk, old, old_size, new, new_size, stored, has_sets)
         if units:
             capacity.add_index(index.name, index.is_global, units)
     if rows is None:
@@ -211,12 +212,15 @@ def _index_rows(
     old_size: int,
     new: dict[str, Any] | None,
     new_size: int,
+    stored: bytes,
     has_sets: bool,
 ) -> float:
     """Collect one index's entry rows for an item write; returns the write units the index consumed.
 
-    ``has_sets``: whether the new item holds a set anywhere -- without one, an entry that differs from the
-    old one as a dict holds different values, and the value-by-value comparison is skipped.
+    An entry carries the item as the index projects it, so it is rewritten whenever that projection
+    changes, keys or not (an ALL index stores the new item's bytes, ``stored``, as they are). ``has_sets``:
+    whether the new item holds a set anywhere -- without one, an entry that differs from the old one as a
+    dict holds different values, and the value-by-value comparison is skipped.
     """
     old_entry = index_entry(schema, index, old) if old is not None else None
     new_entry = index_entry(schema, index, new) if new is not None else None
@@ -233,14 +237,21 @@ def _index_rows(
     if new_entry is None:
         return units
     if old_entry != new_entry:
-        size = new_size if whole else codec.item_size(schema.project_for_index(index, new))
-        out.entries.append((table_id, index.index_id, new_entry[0], new_entry[1], pk, sk, size))
+        if whole:
+            size, data = new_size, stored
+        else:
+            projected = schema.project_for_index(index, new)
+            size, data = codec.item_size(projected), codec.dumps_item(projected)
+        out.entries.append((table_id, index.index_id, new_entry[0], new_entry[1], pk, sk, size, data))
         return units + write_units(size)
     old_projected = schema.project_for_index(index, old)  # type: ignore[arg-type]
     new_projected = schema.project_for_index(index, new)
     if old_projected != new_projected:
-        size = new_size if whole else codec.item_size(new_projected)
-        out.entries.append((table_id, index.index_id, new_entry[0], new_entry[1], pk, sk, size))
+        if whole:
+            size, data = new_size, stored
+        else:
+            size, data = codec.item_size(new_projected), codec.dumps_item(new_projected)
+        out.entries.append((table_id, index.index_id, new_entry[0], new_entry[1], pk, sk, size, data))
         # The entry is rewritten as given; DynamoDB charges nothing when it holds the same values.
         if not (has_sets and same_entry(old_projected, new_projected)):
             units += write_units(max(size, old_size if whole else codec.item_size(old_projected)))

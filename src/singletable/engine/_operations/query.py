@@ -79,6 +79,7 @@ def run(engine: OperationEngine, params: dict[str, Any], *, key_filter: bool = F
             hi_strict,
             params.get("ScanIndexForward", True) is not False,
             after,
+            fetch=page.fetch,
         )
         page.consume(rows)
     return page.response(params.get("ReturnConsumedCapacity"))

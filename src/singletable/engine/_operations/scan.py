@@ -87,7 +87,7 @@ def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     page = Page(schema, index, params, filter_, projection)
     with engine.storage.read():
         rows = engine.storage.scan(
-            schema.table_id, index.index_id if index is not None else None, after, hash_end
+            schema.table_id, index.index_id if index is not None else None, after, hash_end, fetch=page.fetch
         )
         page.consume(rows)
     return page.response(params.get("ReturnConsumedCapacity"))

@@ -8,6 +8,7 @@ and :class:`Storage` is assembled from the parts:
 - ``connection``: opening, pragmas and WAL, the lock and the write transaction, waiting out other
   processes' write locks (:class:`BusyTimeout`, :func:`retry_while_busy`), the background checkpointer;
 - ``catalog``: the SQL schema and the DynamoDB tables' definitions, with the catalog version;
+- ``migration``: the storage schema's version, and the upgrade of a file written by an older singletable;
 - ``items``: items and index entries, the Query and Scan statements, sizes, TransactWriteItems tokens;
 - ``streams``: DynamoDB Streams' streams and change records.
 """

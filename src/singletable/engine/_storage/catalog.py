@@ -4,8 +4,9 @@ Three SQL tables hold every DynamoDB table, whatever it is called, so no SQL is 
 table or attribute name: ``st_tables`` (the catalog: one row per DynamoDB table, its description as JSON),
 ``st_items`` and ``st_index_entries`` (see ``items``); ``st_streams`` and ``st_stream_records`` hold
 DynamoDB Streams (see ``streams``), ``st_client_tokens`` TransactWriteItems' idempotency tokens and
-``st_meta`` the schema and catalog versions. Every DDL operation bumps the catalog version, which is how
-another process's engine learns that its cached catalog is stale.
+``st_meta`` the schema and catalog versions (``migration`` upgrades a file written with an older schema).
+Every DDL operation bumps the catalog version, which is how another process's engine learns that its
+cached catalog is stale.
 
 ``st_items_json`` is the one SQL view, for people and tools rather than the engine: every DynamoDB table's
 items as DynamoDB JSON text, with the table's name and the key values as columns, so the ``sqlite3`` shell
@@ -20,9 +21,10 @@ from typing import Any
 
 import orjson
 
+from singletable.engine._storage import migration
 from singletable.engine._storage.connection import Connection
 
-SCHEMA = """
+SCHEMA_TEMPLATE = """
 CREATE TABLE IF NOT EXISTS st_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS st_tables (
     table_id INTEGER PRIMARY KEY,
@@ -38,18 +40,6 @@ CREATE TABLE IF NOT EXISTS st_items (
     item BLOB NOT NULL,
     PRIMARY KEY (table_id, hash, pk, sk)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS st_index_entries (
-    table_id INTEGER NOT NULL,
-    index_id INTEGER NOT NULL,
-    hash INTEGER NOT NULL,
-    pk BLOB NOT NULL,
-    sk BLOB NOT NULL,
-    tpk BLOB NOT NULL,
-    tsk BLOB NOT NULL,
-    thash INTEGER NOT NULL,
-    size INTEGER NOT NULL,
-    PRIMARY KEY (table_id, index_id, hash, pk, sk, tpk, tsk)
-) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS st_streams (
     stream_id INTEGER PRIMARY KEY AUTOINCREMENT,
     table_name TEXT NOT NULL,
@@ -62,6 +52,7 @@ CREATE TABLE IF NOT EXISTS st_stream_records (
     record BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS st_stream_records_by_stream ON st_stream_records (stream_id, seq);
+{index_entries};
 CREATE TABLE IF NOT EXISTS st_client_tokens (
     token TEXT PRIMARY KEY,
     digest BLOB NOT NULL,
@@ -69,7 +60,8 @@ CREATE TABLE IF NOT EXISTS st_client_tokens (
 ) WITHOUT ROWID;
 """
 
-SCHEMA_VERSION = "1"
+SCHEMA = SCHEMA_TEMPLATE.format(index_entries=migration.INDEX_ENTRIES_TABLE)
+SCHEMA_VERSION = migration.VERSION
 
 # Items are stored as orjson text, behind a 0x01 marker byte when they hold binary values (base64 in the
 # text, as in DynamoDB JSON); descriptions are orjson text too. Both are BLOBs: cast to TEXT before SQLite's
@@ -100,13 +92,15 @@ class Catalog(Connection):
     """The schema's creation and the table catalog; part of ``Storage``."""
 
     def create_schema(self) -> None:
-        """Create the SQL tables where missing. Must run inside :meth:`write`."""
+        """Create the SQL tables where missing, or upgrade an older file's (see ``migration``). Must run
+        inside :meth:`write`."""
         conn = self._conn
+        migration.upgrade(conn, self.path, migration.stored_version(conn))
         for statement in SCHEMA.split(";"):
             if statement.strip():
                 conn.execute(statement)
         conn.execute(
-            "INSERT OR IGNORE INTO st_meta (key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,)
+            "INSERT OR IGNORE INTO st_meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
         )
         conn.execute("INSERT OR IGNORE INTO st_meta (key, value) VALUES ('catalog_version', '0')")
         self._create_items_view()

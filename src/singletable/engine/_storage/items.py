@@ -1,8 +1,14 @@
 """Storage's item and index data: items, index entries, the Query and Scan statements, sizes and tokens.
 
 ``st_items`` holds every item of every table, ``st_index_entries`` one row per item per secondary index it
-appears in. Keys are stored as order-preserving byte strings (see ``codec``), so SQLite's memcmp ordering of
-BLOBs *is* DynamoDB's sort order and a Query reads only the rows of the page it returns. A ``hash`` column
+appears in, carrying the item as that index projects it (the whole item for ALL, the named attributes for
+INCLUDE, the keys for KEYS_ONLY), as DynamoDB's indexes do: a Query on an index reads one contiguous range
+of entries and never joins back to the items, which at millions of items are scattered through a file far
+larger than any cache (docs/performance.md, "Scale"). Only a local index asked for attributes it does not
+project fetches the items from the table (``fetch``).
+
+Keys are stored as order-preserving byte strings (see ``codec``), so SQLite's memcmp ordering of BLOBs
+*is* DynamoDB's sort order and a Query reads only the rows of the page it returns. A ``hash`` column
 (CRC-32 of the partition key) leads each primary key: it spreads partitions the way DynamoDB's scan order
 does and lets a parallel Scan's segment be a contiguous range.
 
@@ -24,7 +30,8 @@ KEY_MAX = b"\xff" * 4096
 # The rows of item writes, as ``Storage.write_rows`` takes them (see ``WriteRows`` on the write path).
 ItemRow = tuple[int, bytes, bytes, bytes, int]  # table_id, pk, sk, item, size
 ItemKeyRow = tuple[int, bytes, bytes]  # table_id, pk, sk
-EntryRow = tuple[int, int, bytes, bytes, bytes, bytes, int]  # table_id, index_id, ipk, isk, tpk, tsk, size
+# table_id, index_id, ipk, isk, tpk, tsk, size, projected item (stored bytes, as st_items holds an item)
+EntryRow = tuple[int, int, bytes, bytes, bytes, bytes, int, bytes]
 EntryKeyRow = tuple[int, int, bytes, bytes, bytes, bytes]  # table_id, index_id, ipk, isk, tpk, tsk
 
 
@@ -33,11 +40,22 @@ def partition_hash(pk: bytes) -> int:
     return zlib.crc32(pk)
 
 
-def _query_sql(on_index: bool, lo_strict: bool, hi_strict: bool, forward: bool, after: bool) -> str:
+# Where a Query or Scan reads its rows: a table's items, an index's entries, or an index's entries joined to
+# their items (a local index asked for attributes it does not project).
+TABLE, INDEX, INDEX_FETCH = 0, 1, 2
+_ENTRY_COLUMNS = {INDEX: "x.item, x.size", INDEX_FETCH: "i.item, x.size"}
+_ENTRY_SOURCE = {
+    INDEX: "st_index_entries x",
+    INDEX_FETCH: "st_index_entries x JOIN st_items i"
+    " ON i.table_id = x.table_id AND i.hash = x.thash AND i.pk = x.tpk AND i.sk = x.tsk",
+}
+
+
+def _query_sql(source: int, lo_strict: bool, hi_strict: bool, forward: bool, after: bool) -> str:
     lo = ">" if lo_strict else ">="
     hi = "<" if hi_strict else "<="
     direction = "" if forward else " DESC"
-    if not on_index:
+    if source == TABLE:
         sql = (
             "SELECT item, size, sk FROM st_items WHERE table_id = ? AND hash = ? AND pk = ?"
             f" AND sk {lo} ? AND sk {hi} ?"
@@ -46,8 +64,7 @@ def _query_sql(on_index: bool, lo_strict: bool, hi_strict: bool, forward: bool, 
             sql += " AND sk > ?" if forward else " AND sk < ?"
         return sql + f" ORDER BY sk{direction}"
     sql = (
-        "SELECT i.item, x.size, x.sk, x.tpk, x.tsk FROM st_index_entries x JOIN st_items i"
-        " ON i.table_id = x.table_id AND i.hash = x.thash AND i.pk = x.tpk AND i.sk = x.tsk"
+        f"SELECT {_ENTRY_COLUMNS[source]}, x.sk, x.tpk, x.tsk FROM {_ENTRY_SOURCE[source]}"
         " WHERE x.table_id = ? AND x.index_id = ? AND x.hash = ? AND x.pk = ?"
         f" AND x.sk {lo} ? AND x.sk {hi} ?"
     )
@@ -60,7 +77,7 @@ _QUERY_SQL = {
     flags: _query_sql(*flags)
     for flags in (
         (a, b, c, d, e)
-        for a in (False, True)
+        for a in (TABLE, INDEX, INDEX_FETCH)
         for b in (False, True)
         for c in (False, True)
         for d in (False, True)
@@ -72,12 +89,12 @@ _SCAN_TABLE_SQL = (
     "SELECT item, size, hash, pk, sk FROM st_items WHERE table_id = ? AND (hash, pk, sk) > (?, ?, ?)"
     " AND hash < ? ORDER BY hash, pk, sk"
 )
-_SCAN_INDEX_SQL = (
-    "SELECT i.item, x.size, x.hash, x.pk, x.sk, x.tpk, x.tsk FROM st_index_entries x JOIN st_items i"
-    " ON i.table_id = x.table_id AND i.hash = x.thash AND i.pk = x.tpk AND i.sk = x.tsk"
+_SCAN_INDEX_SQL = {
+    source: f"SELECT {_ENTRY_COLUMNS[source]}, x.hash, x.pk, x.sk, x.tpk, x.tsk FROM {_ENTRY_SOURCE[source]}"
     " WHERE x.table_id = ? AND x.index_id = ? AND (x.hash, x.pk, x.sk, x.tpk, x.tsk) > (?, ?, ?, ?, ?)"
     " AND x.hash < ? ORDER BY x.hash, x.pk, x.sk, x.tpk, x.tsk"
-)
+    for source in (INDEX, INDEX_FETCH)
+}
 
 # Public: bench/floor.py runs the same statements with no engine around them.
 GET_ITEM_SQL = "SELECT item, size FROM st_items WHERE table_id = ? AND hash = ? AND pk = ? AND sk = ?"
@@ -86,7 +103,7 @@ PUT_ITEM_SQL = (
 )
 PUT_ENTRY_SQL = (
     "INSERT OR REPLACE INTO st_index_entries"
-    " (table_id, index_id, hash, pk, sk, tpk, tsk, thash, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " (table_id, index_id, hash, pk, sk, tpk, tsk, thash, size, item) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 _DELETE_ITEM_SQL = "DELETE FROM st_items WHERE table_id = ? AND hash = ? AND pk = ? AND sk = ?"
 _DELETE_ENTRY_SQL = (
@@ -134,8 +151,8 @@ class ItemData(Connection):
             self._run(
                 PUT_ENTRY_SQL,
                 [
-                    (table_id, index_id, crc32(ipk), ipk, isk, tpk, tsk, crc32(tpk), size)
-                    for table_id, index_id, ipk, isk, tpk, tsk, size in entries
+                    (table_id, index_id, crc32(ipk), ipk, isk, tpk, tsk, crc32(tpk), size, data)
+                    for table_id, index_id, ipk, isk, tpk, tsk, size, data in entries
                 ],
             )
 
@@ -173,16 +190,19 @@ class ItemData(Connection):
         hi_strict: bool,
         forward: bool,
         after: tuple[bytes, ...] | None,
+        *,
+        fetch: bool = False,
     ) -> sqlite3.Cursor:
         """Rows of one partition between two sort-key bounds, in order, resuming after ``after``.
 
-        Table rows are ``(item, size, sk)``; index rows ``(item, size, sk, tpk, tsk)`` where size is the
-        projected item's size. ``after`` is ``(sk,)`` for a table and ``(sk, tpk, tsk)`` for an index.
+        Table rows are ``(item, size, sk)``; index rows ``(item, size, sk, tpk, tsk)`` where item is the
+        projected item the entry holds -- or, with ``fetch``, the whole item from the table -- and size is
+        the projected item's size. ``after`` is ``(sk,)`` for a table and ``(sk, tpk, tsk)`` for an index.
         """
-        on_index = index_id is not None
-        sql = _QUERY_SQL[(on_index, lo_strict, hi_strict, forward, after is not None)]
+        source = TABLE if index_id is None else INDEX_FETCH if fetch else INDEX
+        sql = _QUERY_SQL[(source, lo_strict, hi_strict, forward, after is not None)]
         params: tuple[Any, ...]
-        if on_index:
+        if source != TABLE:
             params = (table_id, index_id, zlib.crc32(pk), pk, lo, hi)
         else:
             params = (table_id, zlib.crc32(pk), pk, lo, hi)
@@ -196,15 +216,19 @@ class ItemData(Connection):
         index_id: int | None,
         after: tuple[Any, ...],
         hash_end: int,
+        *,
+        fetch: bool = False,
     ) -> sqlite3.Cursor:
         """Rows in scan order after ``after`` and below ``hash_end``.
 
         Table rows are ``(item, size, hash, pk, sk)`` with ``after = (hash, pk, sk)``; index rows
-        ``(item, size, hash, pk, sk, tpk, tsk)`` with ``after = (hash, pk, sk, tpk, tsk)``.
+        ``(item, size, hash, pk, sk, tpk, tsk)`` with ``after = (hash, pk, sk, tpk, tsk)``, the item as the
+        entry holds it or, with ``fetch``, from the table (see :meth:`query`).
         """
         if index_id is None:
             return self._conn.execute(_SCAN_TABLE_SQL, (table_id, *after, hash_end))
-        return self._conn.execute(_SCAN_INDEX_SQL, (table_id, index_id, *after, hash_end))
+        sql = _SCAN_INDEX_SQL[INDEX_FETCH if fetch else INDEX]
+        return self._conn.execute(sql, (table_id, index_id, *after, hash_end))
 
     # -- sizes --------------------------------------------------------------------------------------------
 
