@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import sqlite3
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -50,10 +49,7 @@ def _opened(target: str) -> Iterator[data.Target]:
 
         opened = data.open_target(target, config=Config(retries={"mode": "standard", "max_attempts": 3}))
     else:
-        try:
-            opened = data.open_target(target)
-        except (sqlite3.Error, OSError) as error:
-            raise click.ClickException(f"cannot open database {target}: {error}") from None
+        opened = data.open_target(target)  # DatabaseFileError (an OSError): one line, as every data command
     with opened:
         yield opened
 

@@ -41,7 +41,7 @@ def ui(
         raise click.UsageError("--table names the design's table: it needs --design MODULE")
     try:
         app = console_app(target, design=design, table=table, read_only=read_only)
-    except DesignError as error:
+    except (DesignError, OSError) as error:  # OSError: a database file it cannot open
         raise click.ClickException(str(error)) from None
     click.echo(f"singletable console for {target} on http://{host}:{port}/", err=True)
     run_console(app, host=host, port=port, log_level=log_level)

@@ -24,10 +24,11 @@ from singletable.data._keys import (
     key_schema,
 )
 from singletable.data._look import count, delete, describe, get, put, query, scan, tables
-from singletable.data._targets import Target, TargetError, open_target
+from singletable.data._targets import DatabaseFileError, Target, TargetError, open_target
 from singletable.data._transfer import copy_table, export_table, import_table
 
 __all__ = [
+    "DatabaseFileError",
     "Design",
     "DesignError",
     "Expression",

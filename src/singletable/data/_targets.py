@@ -12,6 +12,7 @@ configured (DynamoDB Local and ``singletable serve`` accept any).
 from __future__ import annotations
 
 import os
+import sqlite3
 from typing import Any
 
 from singletable.engine import DynamoDBError, Engine
@@ -25,6 +26,11 @@ class TargetError(Exception):
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+
+
+class DatabaseFileError(OSError):
+    """A database file the engine cannot open: not a SQLite database, written by a newer singletable, or
+    unreadable. An ``OSError``, as a file that cannot be used is to every command that takes one."""
 
 
 def is_url(target: str) -> bool:
@@ -82,10 +88,14 @@ class Target:
 
 def open_target(target: str, *, durable: bool = False, **boto3_kwargs: Any) -> Target:
     """A database file (created if missing) or an endpoint URL, as a :class:`Target`. ``durable`` opens a
-    file with every commit fsynced (``Engine(durable=True)``): what an import's checkpoints rely on."""
+    file with every commit fsynced (``Engine(durable=True)``): what an import's checkpoints rely on. A file
+    the engine cannot open raises :class:`DatabaseFileError` naming it and why."""
     if is_url(target):
         from singletable._client import client
 
         return Target(target, client=client(target, **boto3_kwargs))
     path = os.fspath(target)
-    return Target(path, engine=Engine(path, durable=durable))
+    try:
+        return Target(path, engine=Engine(path, durable=durable))
+    except sqlite3.Error as error:
+        raise DatabaseFileError(f"cannot open database {path}: {error}") from None
