@@ -123,6 +123,7 @@ class Entity(BaseModel):
         cls.f = Fields(meta)
         if meta.type in table.entities and table.entities[meta.type].cls.__qualname__ != cls.__qualname__:
             raise DeclarationError(f"two entities on table {table.name} use the type name {meta.type!r}")
+        table.check_ttl(meta)
         table.entities[meta.type] = meta
 
     @classmethod
