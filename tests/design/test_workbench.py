@@ -346,3 +346,38 @@ def test_the_export_warns_on_stderr_and_leaves_lsis_out_when_asked():
     assert refused.exit_code == 1 and "no local secondary indexes" in refused.stderr
     kept = CliRunner().invoke(main, ["export", TRACKER, "--format", "workbench", "--without-lsi"])
     assert kept.exit_code == 0 and json.loads(kept.stdout)["ModelName"] == "tracker"
+
+
+def test_export_docs_and_cost_take_the_same_sample_data_from_a_sibling_sample_module(tmp_path, monkeypatch):
+    """One place (design/_items.py) finds a design's sample data: a package's ``sample`` module with
+    ``open_service(db)`` and ``load(service)`` feeds the Workbench rows and the docs' pictures alike."""
+    from singletable.data import load_design
+    from singletable.design import design_docs, sample_items
+
+    package = tmp_path / "shelfapp"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "design.py").write_text(
+        "from singletable.model import Entity, Keys, Table\n"
+        "shelf = Table(name='shelf')\n"
+        "class Tag(Entity, table=shelf, type='TAG', timestamps=False):\n"
+        "    name: str\n"
+        "    keys = Keys(PK='TAG#{name}', SK='TAG')\n"
+    )
+    (package / "sample.py").write_text(
+        "from shelfapp.design import Tag\n"
+        "def open_service(db):\n"
+        "    return db\n"
+        "def load(db):\n"
+        "    db.put(Tag(name='b'))\n"
+        "    db.put(Tag(name='a'))\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import shelfapp.design
+
+    items = sample_items(shelfapp.design, shelfapp.design.shelf)
+    assert sorted(item["PK"]["S"] for item in items) == ["TAG#a", "TAG#b"]
+    model = json.loads(export_design("shelfapp.design", "workbench", now=NOW))
+    (facet,) = model["DataModel"][0]["TableFacets"]
+    assert sorted(row["PK"]["S"] for row in facet["TableData"]) == ["TAG#a", "TAG#b"]
+    assert "come from the design's sample data" in design_docs(load_design("shelfapp.design")).markdown

@@ -17,7 +17,7 @@ from typing import Any
 
 from singletable.design._cdk import to_cdk
 from singletable.design._cloudformation import to_cloudformation
-from singletable.design._samples import sample_items
+from singletable.design._items import sample_items
 from singletable.design._terraform import to_terraform
 from singletable.design._workbench import workbench_model
 from singletable.design._workbench_import import WorkbenchError, design_source
