@@ -381,3 +381,27 @@ def test_export_docs_and_cost_take_the_same_sample_data_from_a_sibling_sample_mo
     (facet,) = model["DataModel"][0]["TableFacets"]
     assert sorted(row["PK"]["S"] for row in facet["TableData"]) == ["TAG#a", "TAG#b"]
     assert "come from the design's sample data" in design_docs(load_design("shelfapp.design")).markdown
+
+
+def test_exporting_a_design_file_runs_it_once(tmp_path):
+    """The export reads the module (docstring, SAMPLE_ITEMS) from the one import that found the table; a
+    second import of a ``.py`` path would run the file again and declare a second table."""
+    runs = tmp_path / "runs.txt"
+    design = tmp_path / "counted_design.py"
+    design.write_text(
+        '"""Counted."""\n'
+        "from pathlib import Path\n"
+        "from singletable.model import Entity, Keys, Table\n"
+        f"with Path({str(runs)!r}).open('a') as log:\n"
+        "    log.write('run\\n')\n"
+        "t = Table(name='counted')\n"
+        "class Tag(Entity, table=t, type='TAG'):\n"
+        "    name: str\n"
+        "    keys = Keys(PK='TAG#{name}', SK='TAG')\n"
+        "SAMPLE_ITEMS = [{'PK': {'S': 'TAG#a'}, 'SK': {'S': 'TAG'}, 'entityType': {'S': 'TAG'},\n"
+        "                 'name': {'S': 'a'}}]\n"
+    )
+    model = json.loads(export_design(str(design), "workbench", now=NOW))
+    assert runs.read_text() == "run\n"
+    assert model["ModelMetadata"]["Description"] == "Counted."
+    assert [row["name"]["S"] for row in model["DataModel"][0]["TableFacets"][0]["TableData"]] == ["a"]
