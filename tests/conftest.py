@@ -14,12 +14,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from backends import Backend
 from reference import DynamoDBLocal, ReferenceUnavailable, required
 from serving import ServerProcess
+
+# Property tests must not fail because the shared machine is loaded: no per-example deadline, project-wide.
+settings.register_profile("singletable", deadline=None)
+settings.load_profile("singletable")
 
 BACKENDS = ["engine", "client", "http", "reference"]
 _names = itertools.count()

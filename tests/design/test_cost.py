@@ -121,6 +121,7 @@ def test_the_top_drivers_are_the_costliest_lines_with_their_fix(ledger_report) -
     assert fixes[("read", "table")].startswith(
         "byAccount does not project what Entry.by_account returns, so every call reads the items again"
     )
+    assert fixes[("read", "table")].endswith("(singletable check ST401 projection-missing-attributes)")
     assert "make the byAccount key sparse" in fixes[("write", "byAccount")]
 
 
@@ -384,6 +385,7 @@ def test_a_scan_is_priced_as_reading_everything_the_profile_stores(seed_reports)
     assert (scan.kind, scan.target, scan.units) == ("read", "table", pytest.approx(1_000_000 * per_call))
     assert per_call > 3000  # thousands of units a call, where the sample's scan cost half of one
     assert scan.fix.startswith(f"a Scan reads the whole table on every call ({per_call:,g} units for what")
+    assert scan.fix.endswith("(singletable check ST301 scan-pattern)")  # the check rule that flags it too
     assert report.drivers[0] == scan  # by far the costliest line
 
 
@@ -408,3 +410,16 @@ def test_the_output_in_the_docs_is_what_the_command_prints() -> None:
     assert result.exit_code == 0, result.output
     command = "$ singletable cost singletable.examples.blog_api.design --traffic docs/traffic/blog_api.toml\n"
     assert command + result.output + "```" in page
+
+
+def test_a_filtered_pattern_names_the_check_rule_that_flags_it_too() -> None:
+    """No seed filters, so one measured call is restated as filtered: the fix is the filter's, with ST302."""
+    from singletable.design._cost import _read_fix
+    from singletable.design._measure import Consumed, PatternMeasure
+
+    found = PatternMeasure("Entry.flagged", "byAccount", Consumed(), filtered=True, scan=False)
+    fix = _read_fix(found, "byAccount", 0.5, load_design(LEDGER))
+    assert fix == (
+        "Entry.flagged filters: DynamoDB bills every item it reads, kept or not; put the condition in the "
+        "sort key or a sparse index (singletable check ST302 filtered-pattern)"
+    )

@@ -346,3 +346,62 @@ def test_the_export_warns_on_stderr_and_leaves_lsis_out_when_asked():
     assert refused.exit_code == 1 and "no local secondary indexes" in refused.stderr
     kept = CliRunner().invoke(main, ["export", TRACKER, "--format", "workbench", "--without-lsi"])
     assert kept.exit_code == 0 and json.loads(kept.stdout)["ModelName"] == "tracker"
+
+
+def test_export_docs_and_cost_take_the_same_sample_data_from_a_sibling_sample_module(tmp_path, monkeypatch):
+    """One place (design/_items.py) finds a design's sample data: a package's ``sample`` module with
+    ``open_service(db)`` and ``load(service)`` feeds the Workbench rows and the docs' pictures alike."""
+    from singletable.data import load_design
+    from singletable.design import design_docs, sample_items
+
+    package = tmp_path / "shelfapp"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "design.py").write_text(
+        "from singletable.model import Entity, Keys, Table\n"
+        "shelf = Table(name='shelf')\n"
+        "class Tag(Entity, table=shelf, type='TAG', timestamps=False):\n"
+        "    name: str\n"
+        "    keys = Keys(PK='TAG#{name}', SK='TAG')\n"
+    )
+    (package / "sample.py").write_text(
+        "from shelfapp.design import Tag\n"
+        "def open_service(db):\n"
+        "    return db\n"
+        "def load(db):\n"
+        "    db.put(Tag(name='b'))\n"
+        "    db.put(Tag(name='a'))\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import shelfapp.design
+
+    items = sample_items(shelfapp.design, shelfapp.design.shelf)
+    assert sorted(item["PK"]["S"] for item in items) == ["TAG#a", "TAG#b"]
+    model = json.loads(export_design("shelfapp.design", "workbench", now=NOW))
+    (facet,) = model["DataModel"][0]["TableFacets"]
+    assert sorted(row["PK"]["S"] for row in facet["TableData"]) == ["TAG#a", "TAG#b"]
+    assert "come from the design's sample data" in design_docs(load_design("shelfapp.design")).markdown
+
+
+def test_exporting_a_design_file_runs_it_once(tmp_path):
+    """The export reads the module (docstring, SAMPLE_ITEMS) from the one import that found the table; a
+    second import of a ``.py`` path would run the file again and declare a second table."""
+    runs = tmp_path / "runs.txt"
+    design = tmp_path / "counted_design.py"
+    design.write_text(
+        '"""Counted."""\n'
+        "from pathlib import Path\n"
+        "from singletable.model import Entity, Keys, Table\n"
+        f"with Path({str(runs)!r}).open('a') as log:\n"
+        "    log.write('run\\n')\n"
+        "t = Table(name='counted')\n"
+        "class Tag(Entity, table=t, type='TAG'):\n"
+        "    name: str\n"
+        "    keys = Keys(PK='TAG#{name}', SK='TAG')\n"
+        "SAMPLE_ITEMS = [{'PK': {'S': 'TAG#a'}, 'SK': {'S': 'TAG'}, 'entityType': {'S': 'TAG'},\n"
+        "                 'name': {'S': 'a'}}]\n"
+    )
+    model = json.loads(export_design(str(design), "workbench", now=NOW))
+    assert runs.read_text() == "run\n"
+    assert model["ModelMetadata"]["Description"] == "Counted."
+    assert [row["name"]["S"] for row in model["DataModel"][0]["TableFacets"][0]["TableData"]] == ["a"]

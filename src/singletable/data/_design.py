@@ -38,7 +38,7 @@ def load_design(spec: str) -> Design:
     if variable:
         if variable not in found:
             raise DesignError(f"design module {module_name} has no Table named {variable}")
-        return Design(found[variable])
+        return Design(found[variable], module)
     tables = list({id(t): t for t in found.values()}.values())
     if len(tables) != 1:
         names = ", ".join(sorted(found)) or "none"
@@ -46,7 +46,7 @@ def load_design(spec: str) -> Design:
             f"design module {module_name} must declare one singletable.model Table, not {len(tables)} "
             f"({names}); name one: --design {module_name}:NAME"
         )
-    return Design(tables[0])
+    return Design(tables[0], module)
 
 
 def _import(name: str) -> ModuleType:
@@ -78,8 +78,9 @@ def _import(name: str) -> ModuleType:
 class Design:
     """One design's table and entities, for labelling items and running patterns by name."""
 
-    def __init__(self, table: Any) -> None:
+    def __init__(self, table: Any, module: ModuleType | None = None) -> None:
         self.table = table
+        self.module = module  # the design module it was loaded from (its docstring, SAMPLE_ITEMS), if any
         self.type_attribute: str = table.type_attribute
         self.entities = {meta.cls.__name__: meta.cls for meta in table.entities.values()}
         self._by_type = {meta.type: meta.cls.__name__ for meta in table.entities.values()}

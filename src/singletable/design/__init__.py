@@ -42,9 +42,8 @@ from singletable.design._docs import DesignDocs, design_docs, write_docs
 from singletable.design._export import export_design, import_workbench
 from singletable.design._findings import CheckConfig, CheckReport, Finding
 from singletable.design._infra import DesignExportError
-from singletable.design._items import SampleError
+from singletable.design._items import SampleError, sample_items
 from singletable.design._rules import RULES, Rule
-from singletable.design._samples import sample_items
 from singletable.design._terraform import to_terraform
 from singletable.design._workbench import WorkbenchWarning, workbench_model
 from singletable.design._workbench_import import WorkbenchError

@@ -25,6 +25,7 @@ from typing import Any
 from singletable.data import Design
 from singletable.design._cost_inputs import Prices, Traffic
 from singletable.design._measure import TABLE, Measurement, measure
+from singletable.design._rules import RULES
 
 OVERHEAD = 100  # bytes DynamoDB adds to every item it stores, in the table and in each index
 READ_UNIT = 4096  # bytes one read unit reads (strongly consistent; half a unit eventually consistent)
@@ -259,21 +260,27 @@ def _index(design: Design, name: str) -> Any:
     return next((i for i in design.table.indexes if i.name == name), None)
 
 
+def _check_rule(rule_id: str) -> str:
+    """The ``singletable check`` rule that flags the same cost driver, so a reader can find (or ignore) it."""
+    return f" (singletable check {rule_id} {RULES[rule_id].name})"
+
+
 def _read_fix(found: Any, target: str, units: float, design: Design) -> str:
     if found.scan:
         return (
             f"a Scan reads the whole table on every call ({units:,g} units for what the profile stores): "
-            "give the pattern a key, a GSI on what it selects"
+            "give the pattern a key, a GSI on what it selects" + _check_rule("ST301")
         )
     if target == TABLE and found.index is not None:
         return (
             f"{found.index} does not project what {found.name} returns, so every call reads the items again "
             f"from the table (BatchGetItem): project those attributes (INCLUDE) in {found.index}"
+            + _check_rule("ST401")
         )
     if found.filtered:
         return (
             f"{found.name} filters: DynamoDB bills every item it reads, kept or not; put the condition "
-            "in the sort key or a sparse index"
+            "in the sort key or a sparse index" + _check_rule("ST302")
         )
     if units > 0.5:
         return (

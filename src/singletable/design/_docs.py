@@ -107,7 +107,8 @@ def _table_section(design: Design) -> list[doc.Block]:
     facts: list[doc.Run] = [("bold", "Billing"), ("text", ": "), ("code", table.billing)]
     facts += [("text", "; "), ("bold", "type attribute"), ("text", ": "), ("code", table.type_attribute)]
     facts += [("text", "; "), ("bold", "TTL attribute"), ("text", ": ")]
-    facts.append(("code", table.ttl_attribute) if table.ttl_attribute else ("text", "none"))
+    ttl = described["ttl_attribute"]  # the table's, or its entities' ttl fields' (what create_table enables)
+    facts.append(("code", ttl) if ttl else ("text", "none"))
     key = [f"{table.pk_name} ({table.pk_type}) = partition key"]
     if table.sk_name:
         key.append(f"{table.sk_name} ({table.sk_type}) = sort key")

@@ -17,7 +17,7 @@ from typing import Any
 
 from singletable.design._cdk import to_cdk
 from singletable.design._cloudformation import to_cloudformation
-from singletable.design._samples import sample_items
+from singletable.design._items import sample_items
 from singletable.design._terraform import to_terraform
 from singletable.design._workbench import workbench_model
 from singletable.design._workbench_import import WorkbenchError, design_source
@@ -36,18 +36,19 @@ def export_design(
     """The text of design module ``design`` in ``format``: ``cloudformation`` (YAML), ``terraform`` (HCL),
     ``cdk`` (a Python app) or ``workbench`` (a NoSQL Workbench model, JSON, with the design's sample items
     as facet rows and its module docstring as the description)."""
-    from singletable.data._design import _import, load_design
+    from singletable.data._design import load_design
 
     if format not in FORMATS:
         raise ValueError(f"unknown design export format {format!r}; choose one of {', '.join(FORMATS)}")
-    table = load_design(design).table
+    loaded = load_design(design)  # imported once: a design file run twice would declare its table twice
+    table = loaded.table
     if format == "cloudformation":
         return to_cloudformation(table)
     if format == "terraform":
         return to_terraform(table)
     if format == "cdk":
         return to_cdk(table)
-    module = _import(design.partition(":")[0])
+    module = loaded.module
     model = workbench_model(
         table,
         items=sample_items(module, table),

@@ -99,7 +99,8 @@ class TableSpec:
 
 def table_spec(table: Any) -> TableSpec:
     """Read ``table`` (a :class:`singletable.model.Table`) into a :class:`TableSpec`."""
-    return TableSpec(_name(table), table.resolved_name(), table.create_table_params(), ttl_attribute(table))
+    params = table.create_table_params()
+    return TableSpec(_name(table), table.resolved_name(), params, table.resolved_ttl_attribute())
 
 
 def _name(table: Any) -> TableName:
@@ -111,24 +112,6 @@ def _name(table: Any) -> TableName:
         return TableName(None, "${" + name.text + "}", ((name.text, defaults.get(name.text, "")),))
     used = list(dict.fromkeys(_VARIABLE.findall(name.text)))
     return TableName(None, name.text, tuple((v, defaults.get(v, "")) for v in used))
-
-
-def ttl_attribute(table: Any) -> str | None:
-    """The table's TTL attribute: declared on the table, or the one attribute its entities' ``ttl`` fields
-    are stored as. DynamoDB has one TTL attribute per table, so entities that disagree are refused."""
-    if table.ttl_attribute:
-        return str(table.ttl_attribute)
-    found: dict[str, list[str]] = {}
-    for meta in table.entities.values():
-        if meta.ttl:
-            found.setdefault(meta.fields[meta.ttl].attribute, []).append(meta.cls.__name__)
-    if len(found) > 1:
-        listed = "; ".join(f"{attr} ({', '.join(owners)})" for attr, owners in sorted(found.items()))
-        raise DesignExportError(
-            f"entities keep their expiry in different attributes: {listed}; DynamoDB has one TTL attribute "
-            "per table: store every ttl field under one name, or declare Table(ttl_attribute=...)"
-        )
-    return next(iter(found), None)
 
 
 def secondary_indexes(spec: TableSpec) -> list[tuple[str, dict[str, Any]]]:

@@ -3,7 +3,10 @@
 ``docs`` draws item collections and ``cost`` replays access patterns; both need items shaped exactly as the
 application writes them. A seed example ships its sample data (``singletable.examples.<name>`` exposes an
 ``EXAMPLE`` whose ``load`` writes it through the app's service), so for those designs the items are the real
-ones; a design module of your own may define ``load_sample(db)`` to write its own. Any other design gets
+ones; a design module of your own may define ``load_sample(db)`` to write its own, list ``SAMPLE_ITEMS``, or
+sit next to a ``sample`` module with ``open_service(db)`` and ``load(service)``. ``export`` takes the same
+sample data as items (:func:`sample_items`); this module is the one place that knows where it is. Any other
+design gets
 items generated from its fields' types: deterministic values (``title-3``, the n-th hour after a fixed
 instant, the first enum member...) written through the model, so keys, guards and derived items are what
 the runtime builds. Partition-key fields draw from a small pool of values, so items of different entities
@@ -47,7 +50,8 @@ def sample_loader(table: Table) -> Callable[[DB], None] | None:
     A design module may define ``load_sample(db)`` (writing through the model), or ``SAMPLE_ITEMS``, a list of
     items in DynamoDB JSON (what the Workbench import writes; each is put as it is); a seed example's package
     exposes ``EXAMPLE``, whose ``open`` builds the app's service on the DB and ``load`` writes the sample
-    data through it.
+    data through it; a design may also sit next to a ``sample`` module with ``open_service(db)`` and
+    ``load(service)`` (the seeds' convention, without an ``EXAMPLE``).
     """
     modules = sorted({meta.cls.__module__ for meta in table.entities.values()})
     for module in modules:
@@ -67,7 +71,38 @@ def sample_loader(table: Table) -> Callable[[DB], None] | None:
             continue
         if example is not None and getattr(example, "table", None) is table:
             return lambda db, example=example: example.load(example.open(db))
+        sample = _sibling_sample(package)
+        if sample is not None:
+            return lambda db, sample=sample: sample.load(sample.open_service(db))
     return None
+
+
+def _sibling_sample(package: str) -> types.ModuleType | None:
+    """``<package>.sample`` when it has ``open_service`` and ``load``; an error inside it is the design's."""
+    try:
+        sample = importlib.import_module(f"{package}.sample")
+    except ModuleNotFoundError as error:
+        if error.name != f"{package}.sample":
+            raise
+        return None
+    if callable(getattr(sample, "open_service", None)) and callable(getattr(sample, "load", None)):
+        return sample
+    return None
+
+
+def sample_items(module: types.ModuleType, table: Table) -> list[dict[str, Any]]:
+    """The design's sample items (DynamoDB JSON), or ``[]`` when it has none: ``module``'s ``SAMPLE_ITEMS``
+    as listed, or what :func:`sample_loader`'s loader writes on an in-memory table, scanned back."""
+    declared = getattr(module, "SAMPLE_ITEMS", None)
+    if declared is not None:
+        return list(declared)
+    if sample_loader(table) is None:
+        return []
+    db, _ = loaded_db(table)
+    try:
+        return table_items(db)
+    finally:
+        db.close()
 
 
 def _put_items(db: DB, items: list[dict[str, Any]]) -> None:

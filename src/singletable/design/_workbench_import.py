@@ -269,7 +269,8 @@ def _template(
     if not rows and alias.isupper():
         return alias
     # A display name: the key's value is the item's own (a product id); the model keeps it in a field of
-    # that name, stored under it (a field stored as the table's key itself cannot be read back).
+    # that name, stored under it (a key attribute with no display name gets a field named after it; the
+    # model could also keep the field as the key itself, tests/model/test_primary_key_fields.py).
     stored_as = alias if alias != attribute else f"{attribute}Value"
     key_field = _Field(_field_name(stored_as), stored_as, types.get(attribute, "S"), True)
     entity.fields[stored_as] = key_field

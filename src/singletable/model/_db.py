@@ -129,12 +129,13 @@ class DB:
     def create_table(self) -> None:
         self.call("CreateTable", self.table.create_table_params(self.table_name))
         self._wait_active()
-        if self.table.ttl_attribute:
+        ttl_attribute = self.table.resolved_ttl_attribute()  # the table's, or its entities' ttl fields'
+        if ttl_attribute:
             self.call(
                 "UpdateTimeToLive",
                 {
                     "TableName": self.table_name,
-                    "TimeToLiveSpecification": {"Enabled": True, "AttributeName": self.table.ttl_attribute},
+                    "TimeToLiveSpecification": {"Enabled": True, "AttributeName": ttl_attribute},
                 },
             ) if self.adapter.supports("UpdateTimeToLive") else None
 

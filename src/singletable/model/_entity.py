@@ -123,6 +123,7 @@ class Entity(BaseModel):
         cls.f = Fields(meta)
         if meta.type in table.entities and table.entities[meta.type].cls.__qualname__ != cls.__qualname__:
             raise DeclarationError(f"two entities on table {table.name} use the type name {meta.type!r}")
+        table.check_ttl(meta)
         table.entities[meta.type] = meta
 
     @classmethod
@@ -217,7 +218,7 @@ def _bound_keys(
                 f"{cls.__name__}: {attr} is a Number key, so its template must be a single "
                 "numeric field like '{stars}'"
             )
-        if _key_is_its_field(cls, attr, key, template, fields):
+        if _key_is_its_field(cls, table, attr, key, template, fields):
             continue
         otherwise = None
         if key.otherwise is not None:
@@ -230,14 +231,22 @@ def _bound_keys(
 
 
 def _key_is_its_field(
-    cls: type[Entity], attr: str, key: Key, template: KeyTemplate, fields: dict[str, FieldSpec]
+    cls: type[Entity],
+    table: Table,
+    attr: str,
+    key: Key,
+    template: KeyTemplate,
+    fields: dict[str, FieldSpec],
 ) -> bool:
-    """Whether key ``attr`` is simply the field stored under that name. A key built from the field that
-    shares its attribute must give the field back when parsed, and then the field is not stored itself."""
+    """Whether index key ``attr`` is simply the field stored under that name. A key built from the field
+    that shares its attribute must give the field back when parsed, and then the field is not stored
+    itself. The table's own key attributes are always bound templates (every read and write addresses the
+    item through them), so a field stored as one (a Workbench import's ``PK``) is read back from the key."""
     owner = next((f for f in fields.values() if f.attribute == attr), None)
     if owner is None:
         return False
-    if template.text == "{" + owner.name + "}" and key.when is None:
+    primary = attr in (table.pk_name, table.sk_name)
+    if template.text == "{" + owner.name + "}" and key.when is None and not primary:
         return True  # the key *is* the field, stored as itself
     recoverable = any(s.field == owner.name and s.reversible for s in template.slots)
     if not recoverable:

@@ -147,9 +147,10 @@ class EntityMeta:
         if len(data) < len(self.fields):
             for key in self._recover:
                 av = item.get(key.attribute)
-                if av is None or "S" not in av:
+                text = av.get("S", av.get("N")) if av is not None else None  # N: a field stored as the key
+                if text is None:
                     continue
-                parsed = key.parse(av["S"])
+                parsed = key.parse(text)
                 if parsed:
                     for name, value in parsed.items():
                         data.setdefault(name, value)

@@ -309,6 +309,21 @@ class Table:
     def _throughput(self) -> dict[str, int]:
         return {"ReadCapacityUnits": self.read_capacity, "WriteCapacityUnits": self.write_capacity}
 
+    # -- time to live -----------------------------------------------------------------------------------
+
+    def resolved_ttl_attribute(self) -> str | None:
+        """The attribute DynamoDB's TTL reads: ``ttl_attribute``, or else the one attribute the entities'
+        ``ttl`` fields are stored as (declaring a ttl field is declaring that the table expires items)."""
+        if self.ttl_attribute:
+            return self.ttl_attribute
+        return _one_ttl_attribute(self.entities.values())
+
+    def check_ttl(self, meta: EntityMeta) -> None:
+        """Refuse an entity whose ``ttl`` field is stored under another attribute than the other entities':
+        DynamoDB has one TTL attribute per table. A table that names its own ``ttl_attribute`` decides."""
+        if not self.ttl_attribute and meta.ttl:
+            _one_ttl_attribute([*(m for t, m in self.entities.items() if t != meta.type), meta])
+
     # -- introspection ----------------------------------------------------------------------------------
 
     def describe(self) -> dict[str, Any]:
@@ -324,7 +339,7 @@ class Table:
                 "delimiter": self.delimiter,
                 "naming": self.naming,
                 "datetime_precision": self.datetime_precision,
-                "ttl_attribute": self.ttl_attribute,
+                "ttl_attribute": self.resolved_ttl_attribute(),
                 "source": as_dict(self.source),
                 "stream": self.stream,
             },
@@ -335,3 +350,18 @@ class Table:
 
     def to_json(self, **kwargs: Any) -> str:
         return json.dumps(self.describe(), **{"indent": 2, **kwargs})
+
+
+def _one_ttl_attribute(entities: Iterable[EntityMeta]) -> str | None:
+    """The attribute every entity with a ``ttl`` field stores it as; None when none has one."""
+    found: dict[str, list[str]] = {}
+    for meta in entities:
+        if meta.ttl:
+            found.setdefault(meta.fields[meta.ttl].attribute, []).append(meta.cls.__name__)
+    if len(found) > 1:
+        listed = "; ".join(f"{attr} ({', '.join(owners)})" for attr, owners in sorted(found.items()))
+        raise DeclarationError(
+            f"entities keep their expiry in different attributes: {listed}; DynamoDB has one TTL attribute "
+            "per table: store every ttl field under one name, or declare Table(ttl_attribute=...)"
+        )
+    return next(iter(found), None)

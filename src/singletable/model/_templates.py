@@ -225,7 +225,21 @@ class BoundKey:
                 if value is None:
                     raise KeyTemplateError(f"{self.entity}: {self.attribute} needs {part.field}")
                 out.append(self.slot_text(part, value))
-        return "".join(out)
+        text = "".join(out)
+        if not text:
+            self._refuse_empty(values)
+        return text
+
+    def _refuse_empty(self, values: Mapping[str, Any]) -> None:
+        """DynamoDB refuses an empty string in a table or index key attribute ("Attribute values of type
+        String and Binary must have a length greater than zero if the attribute is used as a key attribute
+        for a table or index", PutItem): refused here, naming what rendered it, before any request."""
+        fields = ", ".join(f"{name} = {values.get(name)!r}" for name in self.template.fields)
+        raise KeyTemplateError(
+            f"{self.entity}: key attribute {self.attribute} = {self.template.text!r} renders an empty string "
+            f"from {fields}; DynamoDB refuses empty strings in table and index key attributes "
+            "(give the field a non-empty value, or add literal text to the template)"
+        )
 
     def value(self, values: Mapping[str, Any]) -> dict[str, str]:
         """The AttributeValue of this key for a complete set of values."""
