@@ -8,11 +8,11 @@ untraced requests cost nothing extra (no wrapper, no capacity in the response).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from singletable.model._errors import ModelError
+from singletable.model._steps import AsyncCall, Call
 
 # The operations that take ReturnConsumedCapacity (the model sends no others that do).
 REPORTS_CAPACITY = frozenset(
@@ -29,8 +29,6 @@ REPORTS_CAPACITY = frozenset(
         "TransactWriteItems",
     }
 )
-
-Call = Callable[[str, dict[str, Any]], dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -75,22 +73,39 @@ class Trace:
 
     def traced(self, call: Call) -> Call:
         """``call``, recording each request into this trace and asking for its capacity."""
-        requests = self.requests
 
         def traced_call(operation: str, params: dict[str, Any]) -> dict[str, Any]:
-            sent = params
-            if operation in REPORTS_CAPACITY and "ReturnConsumedCapacity" not in params:
-                sent = dict(params, ReturnConsumedCapacity="TOTAL")
             try:
-                response = call(operation, sent)
+                response = call(operation, _asking_capacity(operation, params))
             except ModelError as error:
-                requests.append(TracedRequest(operation, dict(params), error=error))
+                self.requests.append(TracedRequest(operation, dict(params), error=error))
                 raise
-            requests.append(
-                TracedRequest(
-                    operation, dict(params), response.get("ConsumedCapacity"), response.get("Count")
-                )
-            )
+            self.requests.append(_answered(operation, params, response))
             return response
 
         return traced_call
+
+    def traced_async(self, call: AsyncCall) -> AsyncCall:
+        """An ``AsyncDB``'s ``call``, recorded the same way as by :meth:`traced`."""
+
+        async def traced_call(operation: str, params: dict[str, Any]) -> dict[str, Any]:
+            try:
+                response = await call(operation, _asking_capacity(operation, params))
+            except ModelError as error:
+                self.requests.append(TracedRequest(operation, dict(params), error=error))
+                raise
+            self.requests.append(_answered(operation, params, response))
+            return response
+
+        return traced_call
+
+
+def _asking_capacity(operation: str, params: dict[str, Any]) -> dict[str, Any]:
+    """The request as a traced call sends it: asking for its ConsumedCapacity when it can report one."""
+    if operation in REPORTS_CAPACITY and "ReturnConsumedCapacity" not in params:
+        return dict(params, ReturnConsumedCapacity="TOTAL")
+    return params
+
+
+def _answered(operation: str, params: dict[str, Any], response: dict[str, Any]) -> TracedRequest:
+    return TracedRequest(operation, dict(params), response.get("ConsumedCapacity"), response.get("Count"))
