@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -27,6 +28,8 @@ from singletable.model._adapter import Adapter, Boto3Adapter, EngineAdapter, cli
 
 # Worker threads for a synchronous boto3 client (its requests may wait on a network; the engine's do not).
 CLIENT_WORKERS = 4
+_session_lock = threading.Lock()
+_shared_session: Any = None
 
 
 class AsyncAdapter:
@@ -98,13 +101,23 @@ class AioBotocoreAdapter(AsyncAdapter):
             await context.__aexit__(None, None, None)
 
 
+def _session() -> Any:
+    """One aiobotocore session per process: its loader keeps the parsed service model, so each client after
+    the first is cheap to make (a session of its own per client parsed DynamoDB's model every time)."""
+    global _shared_session
+    with _session_lock:
+        if _shared_session is None:
+            from aiobotocore.session import get_session
+
+            _shared_session = get_session()
+        return _shared_session
+
+
 async def endpoint_adapter(url: str) -> AioBotocoreAdapter:
     """An aiobotocore client for ``url`` (region and credentials from the environment or profile, else
     placeholders as for ``singletable.client(url)``), closed with the adapter."""
     require("async", ("aiobotocore",), "connect_async() to an endpoint")
-    from aiobotocore.session import get_session
-
-    session = get_session()
+    session = _session()
     options: dict[str, Any] = {"endpoint_url": url}
     if not session.get_config_variable("region"):
         options["region_name"] = DEFAULT_REGION

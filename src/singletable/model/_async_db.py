@@ -98,7 +98,8 @@ class AsyncDB(TableHandle):
 
     async def get(self, target: Any, /, *, consistent: bool = False, **key: Any) -> Any:
         """The entity at a primary key, or None: ``await db.get(User, username="john")``."""
-        return await run_async(self._get(target, consistent, key), self.call)
+        meta, params = self._get_request(target, consistent, key)
+        return self._got(meta, await self.call("GetItem", params))
 
     async def must_get(self, target: Any, /, *, consistent: bool = False, **key: Any) -> Any:
         """The entity at a primary key; :class:`NotFound` if there is none."""

@@ -79,7 +79,8 @@ class DB(TableHandle):
 
     def get(self, target: Any, /, *, consistent: bool = False, **key: Any) -> Any:
         """The entity at a primary key, or None: ``db.get(User, username="john")``."""
-        return run(self._get(target, consistent, key), self.call)
+        meta, params = self._get_request(target, consistent, key)
+        return self._got(meta, self.call("GetItem", params))
 
     def must_get(self, target: Any, /, *, consistent: bool = False, **key: Any) -> Any:
         """The entity at a primary key; :class:`NotFound` if there is none."""

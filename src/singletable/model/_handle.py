@@ -144,11 +144,23 @@ class TableHandle:
     # -- single reads -----------------------------------------------------------------------------------
 
     def _get(self, target: Any, consistent: bool, key: dict[str, Any]) -> Steps[Any]:
+        meta, params = self._get_request(target, consistent, key)
+        return self._got(meta, (yield Request("GetItem", params)))
+
+    # ``db.get`` is the hottest read and one request: its drivers call these two halves of :meth:`_get`
+    # directly, sparing the step machinery (a generator and its StopIteration, ~4% of a get).
+
+    def _get_request(self, target: Any, consistent: bool, key: dict[str, Any]) -> tuple[EntityMeta, Any]:
+        """The entity type and the GetItem parameters of ``db.get``."""
         meta, item_key = _address(target, key)
         params = {"TableName": self.table_name, "Key": item_key}
         if consistent:
             params["ConsistentRead"] = True
-        item = (yield Request("GetItem", params)).get("Item")
+        return meta, params
+
+    def _got(self, meta: EntityMeta, response: dict[str, Any]) -> Any:
+        """The entity a GetItem response holds, or None."""
+        item = response.get("Item")
         if item is None:
             return None
         try:
