@@ -16,9 +16,9 @@
 from __future__ import annotations
 
 import asyncio
+import queue
 import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from singletable._client import DEFAULT_REGION, DUMMY_CREDENTIALS, has_configured_credentials
@@ -49,29 +49,76 @@ class AsyncAdapter:
 
 class ThreadedAdapter(AsyncAdapter):
     """A synchronous :class:`~singletable.model.Adapter` (the engine, a boto3 client) called in worker
-    threads of its own, so a request never blocks the event loop."""
+    threads of its own, so a request never blocks the event loop.
+
+    Each call puts (loop, future, operation, params) on a queue; a worker runs it and settles the future
+    through ``loop.call_soon_threadsafe``. That is ``run_in_executor`` without its two layers of futures: a
+    third of the Python calls an awaited engine request costs on the loop (106 instead of 180 per get). With
+    one worker (the engine's case) requests run in the order they were sent; one whose task was cancelled
+    before it started is not run.
+    """
 
     def __init__(self, inner: Adapter, workers: int = 1) -> None:
         self.inner = inner
         self.native = inner.native
         self._call = inner.call
-        self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="singletable-async")
+        self._jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._workers = [
+            threading.Thread(target=self._work, name="singletable-async", daemon=True) for _ in range(workers)
+        ]
+        for worker in self._workers:
+            worker.start()
         self._closed = False
 
     async def call(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._call, operation, params)
+        future = asyncio.get_running_loop().create_future()
+        self._jobs.put((future, operation, params))
+        return await future  # type: ignore[no-any-return]
 
     def supports(self, operation: str) -> bool:
         return self.inner.supports(operation)
 
     async def close(self) -> None:
+        """Close the inner adapter after the requests sent before, then let the workers end."""
         if self._closed:
             return
         self._closed = True
-        loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self._executor, self.inner.close)
-        self._executor.shutdown(wait=False)
+        await self.call(_CLOSE, {})
+        for _ in self._workers:
+            self._jobs.put(None)
+
+    def _work(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            future, operation, params = job
+            if future.cancelled():
+                continue
+            try:
+                result = self.inner.close() if operation is _CLOSE else self._call(operation, params)
+            except Exception as error:
+                _answer(future, None, error)
+            else:
+                _answer(future, result, None)
+
+
+# The job that closes a ThreadedAdapter's inner adapter in its worker, after the requests queued before it.
+_CLOSE: Any = object()
+
+
+def _answer(future: asyncio.Future[Any], result: Any, error: Exception | None) -> None:
+    """Settle ``future`` from a worker thread, on its loop (dropped if the loop has closed meanwhile)."""
+    try:
+        future.get_loop().call_soon_threadsafe(_settle, future, result, error)
+    except RuntimeError:  # the event loop is closed: nobody is waiting any more
+        pass
+
+
+def _settle(future: asyncio.Future[Any], result: Any, error: Exception | None) -> None:
+    if future.cancelled():
+        return
+    if error is None:
+        future.set_result(result)
+    else:
+        future.set_exception(error)
 
 
 class AioBotocoreAdapter(AsyncAdapter):
