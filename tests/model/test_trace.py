@@ -25,6 +25,8 @@ from singletable.model import (
     connect,
 )
 
+pytestmark = pytest.mark.async_twin  # each test that opens a DB runs on AsyncDB too
+
 trace_table = Table(name="traced")
 
 
