@@ -193,6 +193,19 @@ def target(request: pytest.FixtureRequest, tmp_path: Path, api: str) -> Any:
 
 
 @pytest.fixture
+def sync_target(request: pytest.FixtureRequest, target: Any, api: str) -> Any:
+    """What ``connect(table, target)`` takes to reach the current target's tables, on either API: another
+    (synchronous) writer racing the test's DB. An async twin's engine and in-process client are the same
+    objects; ``http`` is the server's URL (connect makes a boto3 client); ``reference`` the session's boto3
+    client on DynamoDB Local."""
+    if api == "sync":
+        return target
+    if request.node.callspec.params["target"] == "reference":
+        return request.getfixturevalue("reference_client")
+    return target
+
+
+@pytest.fixture
 def open_db(target: Any, table_name: str, api: str) -> Iterator[Callable[..., DB]]:
     """``open_db(table)``: the design connected to the current target under a unique table name, created,
     and dropped afterwards (the server and DynamoDB Local are shared by the whole session). With
