@@ -4,19 +4,158 @@
 in-process by ``singletable.client(path)``, ``http`` boto3 over HTTP to the session's ``singletable serve``
 subprocess, and ``reference`` DynamoDB Local. The model layer's promise is that application code runs
 unchanged on all of them, so its tests take the target as a parameter instead of choosing one.
+
+The same tests run on ``AsyncDB`` too (``api="async"``, for tests marked ``async_twin`` that use ``open_db``):
+the engine and the in-process client in ``AsyncDB``'s worker thread, ``http`` through an aiobotocore client
+``connect_async`` makes from the server's URL, ``reference`` through an aiobotocore client the test session
+made. The test body is the synchronous one: ``open_db`` hands it the AsyncDB behind :class:`Blocking`, which
+runs each awaited call to its end on one event loop thread, so a test and its async twin cannot drift.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import asyncio
+import inspect
+import threading
+from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from singletable.model import DB, Table, connect
+from singletable.model import DB, Table, connect, connect_async
 
 ALL_TARGETS = ["engine", "client", "http", "reference"]
+APIS = ["sync", "async"]
+
+
+class EventLoopThread:
+    """One asyncio event loop running in a daemon thread for the whole session; ``run(coro)`` waits for it."""
+
+    _shared: EventLoopThread | None = None
+    _lock = threading.Lock()
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="async-twins", daemon=True)
+        self.thread.start()
+
+    @classmethod
+    def shared(cls) -> EventLoopThread:
+        with cls._lock:
+            if cls._shared is None:
+                cls._shared = cls()
+            return cls._shared
+
+    def run(self, coroutine: Coroutine[Any, Any, Any]) -> Any:
+        if threading.current_thread() is self.thread:
+            coroutine.close()
+            raise RuntimeError("a blocking call from inside the event loop would wait for itself")
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
+
+
+class Blocking:
+    """An awaitable API seen synchronously: a coroutine a method returns is run to its end on the loop
+    thread, an async iterator becomes an iterator, an async context manager a ``with`` block."""
+
+    def __init__(self, inner: Any, loop: EventLoopThread) -> None:
+        object.__setattr__(self, "_inner", inner)
+        object.__setattr__(self, "_loop", loop)
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._inner, name)
+        if not callable(value) or isinstance(value, type):
+            return value
+
+        def blocking(*args: Any, **kwargs: Any) -> Any:
+            return self._result(value(*args, **kwargs))
+
+        blocking.awaitable = value  # type: ignore[attr-defined]
+        return blocking
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """A test that spies on ``db.call`` gives a synchronous function (which calls the ``db.call`` it read
+        before): the AsyncDB awaits it in a worker thread; the original, given back, is restored as it was."""
+        if callable(value) and not inspect.iscoroutinefunction(value):
+            original = getattr(value, "awaitable", None)
+            if original is not None:
+                value = original
+            elif name == "call":
+                spy = value
+
+                async def value(operation: str, params: dict[str, Any]) -> dict[str, Any]:
+                    return await asyncio.get_running_loop().run_in_executor(None, spy, operation, params)
+
+        setattr(self._inner, name, value)
+
+    def _result(self, result: Any) -> Any:
+        if inspect.iscoroutine(result):
+            return self._result(self._loop.run(result))
+        if inspect.isasyncgen(result):
+            return self._iterate(result)
+        if hasattr(result, "__aenter__"):
+            return Blocking(result, self._loop)
+        return result
+
+    def _iterate(self, iterator: Any) -> Iterator[Any]:
+        try:
+            while True:
+                try:
+                    yield self._loop.run(iterator.__anext__())
+                except StopAsyncIteration:
+                    return
+        finally:
+            self._loop.run(iterator.aclose())
+
+    def __enter__(self) -> Any:
+        return self._result(self._inner.__aenter__())
+
+    def __exit__(self, *exc: Any) -> None:
+        self._loop.run(self._inner.__aexit__(*exc))
+
+
+@pytest.fixture
+def api() -> str:
+    """``sync`` (DB), unless a test marked ``async_twin`` is parametrized over ``APIS`` (conftest)."""
+    return "sync"
+
+
+def parametrize_async_twins(metafunc: pytest.Metafunc) -> None:
+    """A ``pytest_generate_tests`` hook: tests marked ``async_twin`` that open a DB run on both APIs, unless
+    marked ``sync_only`` (with the reason: what the synchronous body does that an async caller cannot)."""
+    definition = metafunc.definition
+    twin = definition.get_closest_marker("async_twin") and not definition.get_closest_marker("sync_only")
+    if twin and "open_db" in metafunc.fixturenames:
+        metafunc.parametrize("api", APIS, ids=["DB", "AsyncDB"])
+
+
+def make_async_target(name: str, request: pytest.FixtureRequest, path: Path) -> Any:
+    """What ``connect_async(table, target)`` receives for ``name``."""
+    if name == "http":
+        return request.getfixturevalue("http_server").endpoint  # connect_async makes an aiobotocore client
+    if name == "reference":
+        return request.getfixturevalue("reference_aio_client")
+    return make_target(name, request, path)  # the engine and the in-process client, in a worker thread
+
+
+@pytest.fixture(scope="session")
+def reference_aio_client(reference_server: Any) -> Iterator[Any]:
+    """An aiobotocore client on DynamoDB Local, made (and closed) on the async twins' event loop."""
+    from aiobotocore.config import AioConfig
+    from aiobotocore.session import get_session
+
+    loop = EventLoopThread.shared()
+    context = get_session().create_client(
+        "dynamodb",
+        endpoint_url=reference_server.endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="local",
+        aws_secret_access_key="local",
+        config=AioConfig(retries={"max_attempts": 1}, parameter_validation=False),
+    )
+    client = loop.run(context.__aenter__())
+    yield client
+    loop.run(context.__aexit__(None, None, None))
 
 
 def make_target(name: str, request: pytest.FixtureRequest, path: Path) -> Any:
@@ -46,21 +185,42 @@ def make_target(name: str, request: pytest.FixtureRequest, path: Path) -> Any:
 
 
 @pytest.fixture(params=ALL_TARGETS)
-def target(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    """Each test once per target (conftests import this fixture)."""
-    return make_target(request.param, request, tmp_path / "model.sqlite3")
+def target(request: pytest.FixtureRequest, tmp_path: Path, api: str) -> Any:
+    """Each test once per target (conftests import this fixture); for ``api="async"``, what
+    ``connect_async`` takes."""
+    make = make_async_target if api == "async" else make_target
+    return make(request.param, request, tmp_path / "model.sqlite3")
 
 
 @pytest.fixture
-def open_db(target: Any, table_name: str) -> Iterator[Callable[..., DB]]:
-    """``open_db(table)``: the design connected to the current target under a unique table name, created,
-    and dropped afterwards (the server and DynamoDB Local are shared by the whole session)."""
-    opened: list[DB] = []
+def sync_target(request: pytest.FixtureRequest, target: Any, api: str) -> Any:
+    """What ``connect(table, target)`` takes to reach the current target's tables, on either API: another
+    (synchronous) writer racing the test's DB. An async twin's engine and in-process client are the same
+    objects; ``http`` is the server's URL (connect makes a boto3 client); ``reference`` the session's boto3
+    client on DynamoDB Local."""
+    if api == "sync":
+        return target
+    if request.node.callspec.params["target"] == "reference":
+        return request.getfixturevalue("reference_client")
+    return target
 
-    def open_(table: Table, **options: Any) -> DB:
-        db = connect(table, target, name=f"{table_name}_{len(opened)}", **options)
-        db.create_table()
+
+@pytest.fixture
+def open_db(target: Any, table_name: str, api: str) -> Iterator[Callable[..., DB]]:
+    """``open_db(table)``: the design connected to the current target under a unique table name, created,
+    and dropped afterwards (the server and DynamoDB Local are shared by the whole session). With
+    ``api="async"`` the DB is an ``AsyncDB`` behind :class:`Blocking`, closed afterwards."""
+    opened: list[Any] = []
+
+    def open_(table: Table, **options: Any) -> Any:
+        name = f"{table_name}_{len(opened)}"
+        if api == "async":
+            loop = EventLoopThread.shared()
+            db: Any = Blocking(loop.run(connect_async(table, target, name=name, **options)), loop)
+        else:
+            db = connect(table, target, name=name, **options)
         opened.append(db)
+        db.create_table()
         return db
 
     yield open_
@@ -69,3 +229,5 @@ def open_db(target: Any, table_name: str) -> Iterator[Callable[..., DB]]:
             db.delete_table()
         except Exception:
             pass
+        if api == "async":
+            db.close()

@@ -128,3 +128,22 @@ def test_the_ui_library_without_the_ui_extra(module):
     assert library_failure("import singletable.ui", (module,)) == (
         "MissingExtra: singletable.ui needs the 'ui' extra: pip install 'singletable[ui]' | None"
     )
+
+
+ASYNC_CONNECT = (
+    "import asyncio, singletable.model as m; "
+    "db = asyncio.run(m.connect_async(m.Table(name='abc'), {target!r})); print(type(db).__name__)"
+)
+
+
+def test_async_db_on_an_endpoint_without_aiobotocore():
+    code = ASYNC_CONNECT.format(target="http://127.0.0.1:1")
+    assert library_failure(code, ("aiobotocore",)) == (
+        "MissingExtra: connect_async() to an endpoint needs the 'async' extra: "
+        "pip install 'singletable[async]' | None"
+    )
+
+
+def test_async_db_on_the_engine_needs_no_async_extra():
+    code = ASYNC_CONNECT.format(target=":memory:")
+    assert library_failure(code, ("aiobotocore", "boto3", "botocore")) == "AsyncDB"

@@ -72,13 +72,19 @@ def _is_url(target: Any) -> bool:
 
 
 def _has_configured_credentials(session: Any) -> bool:
-    """Whether env/profile/config files give credentials -- without ever asking instance metadata.
+    """Whether env/profile/config files give credentials for a boto3 session's profile."""
+    return has_configured_credentials(getattr(session._session, "profile", None))
+
+
+def has_configured_credentials(profile: str | None = None) -> bool:
+    """Whether env/profile/config files give credentials -- without ever asking instance metadata
+    (also asked by ``connect_async`` before it makes an aiobotocore client for a URL).
 
     A probe session is used so the caller's own session keeps its full provider chain.
     """
     import botocore.session
 
-    probe = botocore.session.Session(profile=getattr(session._session, "profile", None))
+    probe = botocore.session.Session(profile=profile)
     resolver = probe.get_component("credential_provider")
     for provider in ("container-role", "iam-role"):
         try:

@@ -7,6 +7,6 @@ The examples are imported from the installed package (``singletable.examples.<pa
 
 from __future__ import annotations
 
-from model_targets import open_db, target
+from model_targets import api, open_db, target
 
-__all__ = ["open_db", "target"]
+__all__ = ["api", "open_db", "target"]

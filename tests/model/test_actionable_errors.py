@@ -24,6 +24,8 @@ from singletable.model import (
 )
 from singletable.model._errors import ConditionFailed
 
+pytestmark = pytest.mark.async_twin  # each test that opens a DB runs on AsyncDB too
+
 errors_table = Table(name="errors")
 
 

@@ -12,6 +12,8 @@ import pytest
 
 from singletable.model import GSI, ConditionFailed, Derived, Entity, Keys, Pattern, Table
 
+pytestmark = pytest.mark.async_twin  # each test that opens a DB runs on AsyncDB too
+
 shop = Table(name="derived-race", indexes=[GSI("byLabel", pk="label", sk="itemId")])
 
 

@@ -26,6 +26,8 @@ from singletable.model import (
     connect,
 )
 
+pytestmark = pytest.mark.async_twin  # each test that opens a DB runs on AsyncDB too
+
 app = Table(
     name="features", indexes=[GSI("GSI1", pk="GSI1PK", sk="GSI1SK"), GSI("byScore", pk=("score", "N"))]
 )

@@ -19,6 +19,8 @@ from pydantic import BaseModel, field_validator
 
 from singletable.model import DB, Collection, Entity, Keys, ModelError, Pattern, StoredItemError, Table
 
+pytestmark = pytest.mark.async_twin  # each test that opens a DB runs on AsyncDB too
+
 foreign_table = Table(name="foreign-items")
 
 

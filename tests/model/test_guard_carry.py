@@ -9,6 +9,8 @@ import pytest
 
 from singletable.model import DeclarationError, Entity, Keys, Table, UniqueViolation
 
+pytestmark = pytest.mark.async_twin  # each test that opens a DB runs on AsyncDB too
+
 accounts = Table(name="accounts", naming="pascal", type_attribute="EntityType")
 
 

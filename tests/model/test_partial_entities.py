@@ -13,6 +13,8 @@ import pytest
 
 from singletable.model import Entity, FieldNotLoaded, Keys, ModelError, PartialEntity, Pattern, Table
 
+pytestmark = pytest.mark.async_twin  # each test that opens a DB runs on AsyncDB too
+
 tasks = Table(name="partial_tasks")
 
 

@@ -24,6 +24,8 @@ from singletable.model import (
     connect,
 )
 
+pytestmark = pytest.mark.async_twin  # each test that opens a DB runs on AsyncDB too
+
 tracker = Table(name="tracker")
 
 
@@ -118,6 +120,10 @@ def test_any_mix_of_creates_and_failed_creates_leaves_no_gap(slugs: list[str]) -
         assert seq.current(db) == len(expected)
 
 
+@pytest.mark.sync_only(
+    "its build(n) writes through the DB while a create runs, which a synchronous build cannot do "
+    "on an AsyncDB"
+)
 def test_a_writer_that_loses_the_race_retries_then_gives_up(open_db: Any) -> None:
     db = open_db(tracker)
     seq = Sequence(Project.key(id="p"), "next_issue_number", attempts=2)
@@ -150,6 +156,9 @@ def test_a_writer_that_loses_the_race_retries_then_gives_up(open_db: Any) -> Non
     assert db.find(Issue, slug="lost3") is None
 
 
+@pytest.mark.sync_only(
+    "tests/model/test_async.py gathers 16 sequence creates on every target: its async form"
+)
 def test_sixteen_concurrent_writers_take_every_number_once(open_db: Any) -> None:
     db = open_db(tracker)
     seq = issues()

@@ -39,6 +39,8 @@ tracker = Table(
     ],
 )
 
+pytestmark = pytest.mark.async_twin  # each test that opens a DB runs on AsyncDB too
+
 
 class Task(Entity, table=tracker, type="TASK", timestamps=False):
     id: str

@@ -1,6 +1,7 @@
 """What the stateful proof (``test_stateful_writes.py``) found, each pinned by a small test on every target.
 
-Each test failed before its fix; the docstring says what the random steps ran into.
+Each test failed before its fix; the docstring says what the random steps ran into. Each runs on AsyncDB
+too (``async_twin``): the fixes are in the steps both drivers run.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import pytest
 from stateful_design import Doc, Member, MemberTag, design
 
 from singletable.model import ConditionFailed, MissingFields, VersionConflict, connect
+
+pytestmark = pytest.mark.async_twin  # each test runs on AsyncDB too
 
 
 def raw(db: Any, pk: str, sk: str) -> dict[str, Any] | None:
@@ -117,11 +120,11 @@ def racing(db: Any, before_first_update: Any) -> list[str]:
     return sent
 
 
-def test_an_upsert_whose_item_is_created_in_between_updates_it(open_db) -> None:
+def test_an_upsert_whose_item_is_created_in_between_updates_it(open_db, sync_target) -> None:
     """The upsert read no item and planned a create; another writer creates it first: the create's
     condition fails, and the upsert is planned again from the item that failure returned -- an update."""
     db = open_db(design)
-    other = connect(design, db.adapter, name=db.table_name)
+    other = connect(design, sync_target, name=db.table_name)  # another writer
     sent = racing(db, lambda: other.create(Doc(org="a", doc_id="d1", title="theirs", owner="bob")))
     made = db.update(Doc.key(org="a", doc_id="d1"), title="mine", upsert=True)
     db.call = db.adapter.call
@@ -132,13 +135,13 @@ def test_an_upsert_whose_item_is_created_in_between_updates_it(open_db) -> None:
     assert raw(db, "OWNER#bob", "DOC#a#d1") is not None
 
 
-def test_an_upsert_whose_item_is_deleted_in_between_creates_it(open_db) -> None:
+def test_an_upsert_whose_item_is_deleted_in_between_creates_it(open_db, sync_target) -> None:
     """The upsert read the item and planned an update of it; another writer deletes it first: the update
     (conditioned on the item existing) fails instead of leaving a fragment, and the upsert creates it
     whole."""
     db = open_db(design)
     db.create(Doc(org="a", doc_id="d1", title="old", owner="bob", published=True))
-    other = connect(design, db.adapter, name=db.table_name)
+    other = connect(design, sync_target, name=db.table_name)  # another writer
     racing(db, lambda: other.delete(Doc, org="a", doc_id="d1"))
     made = db.update(Doc.key(org="a", doc_id="d1"), title="new", upsert=True)
     db.call = db.adapter.call

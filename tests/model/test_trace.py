@@ -6,6 +6,9 @@ path sends exactly what it sent before.
 
 from __future__ import annotations
 
+import json
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,6 +27,8 @@ from singletable.model import (
     adapt,
     connect,
 )
+
+pytestmark = pytest.mark.async_twin  # each test that opens a DB runs on AsyncDB too
 
 trace_table = Table(name="traced")
 
@@ -141,6 +146,30 @@ def test_a_trace_can_ask_for_each_index_share(open_db: Any) -> None:
     with pytest.raises(ValueError) as raised, db.trace(capacity="ALL"):
         pass
     assert str(raised.value) == "db.trace(capacity=...) takes 'TOTAL' or 'INDEXES', not 'ALL'"
+
+
+def test_a_saved_trace_is_recorded_traffic(open_db: Any, tmp_path: Path) -> None:
+    """``trace.save(path)``: one JSON line per request -- when it was answered, its parameters, capacity,
+    count and scanned count, or its error -- as ``serve --record`` writes and ``check --traffic`` reads."""
+    db = open_db(trace_table)
+    for number in range(2):
+        db.create(Note(user="u", note_id=str(number), text="hello"))
+    before = time.time()
+    with db.trace(capacity="INDEXES") as trace, pytest.raises(AlreadyExists):
+        assert len(db.page(Note.of_user(user="u"), size=5)) == 2
+        db.create(Note(user="u", note_id="1"))
+    path = tmp_path / "traffic.jsonl"
+    trace.save(path)
+    query, put = (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())
+    assert (query["operation"], put["operation"]) == ("Query", "PutItem")
+    assert before <= query["time"] <= put["time"] <= time.time()
+    assert (query["count"], query["scanned_count"], query["error"]) == (2, 2, None)
+    assert query["params"] == trace.requests[0].params and "ReturnConsumedCapacity" not in query["params"]
+    assert query["capacity"]["Table"] == {
+        "CapacityUnits": 0.5
+    }  # the INDEXES mode asked for the table's share
+    assert put["capacity"] is None and put["count"] is None and put["scanned_count"] is None
+    assert put["error"]["code"] == "ConditionalCheckFailedException"
 
 
 indexed_table = Table(name="traced-indexes", indexes=[GSI("byTag", pk="tag")])

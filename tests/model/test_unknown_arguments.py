@@ -23,6 +23,8 @@ from singletable.model import (
     connect,
 )
 
+pytestmark = pytest.mark.async_twin  # each test that opens a DB runs on AsyncDB too
+
 tracker = Table(name="tracker")
 
 

@@ -16,6 +16,8 @@ import pytest
 
 from singletable.model import GSI, ConditionFailed, Entity, Keys, Pattern, Table, VersionConflict
 
+pytestmark = pytest.mark.async_twin  # each test that opens a DB runs on AsyncDB too
+
 blog = Table(name="upsert-created", indexes=[GSI("GSI1", pk="GSI1PK", sk="GSI1SK")])
 
 

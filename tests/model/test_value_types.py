@@ -20,6 +20,8 @@ import pytest
 from singletable.model import DB, Entity, FieldTypeError, Keys, ModelError, Table
 from singletable.model._expr import Action, Compiler, compile_update
 
+pytestmark = pytest.mark.async_twin  # each test that opens a DB runs on AsyncDB too
+
 types_table = Table(name="value-types")
 
 

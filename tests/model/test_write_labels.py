@@ -1,7 +1,8 @@
 """Each planned request part carries a typed label saying what it writes (issue 15, point 11).
 
 The planners run against a real engine (they read the stored item when a guard or derived item depends on
-it); the labels are checked as data, and their text is what ``TransactionFailed.labels`` reports.
+it: those planners are steps, driven here by the DB's own synchronous driver); the labels are checked as
+data, and their text is what ``TransactionFailed.labels`` reports.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import pytest
 
 from singletable.engine import Engine
 from singletable.model import DB, Derived, Entity, Keys, Table, connect
+from singletable.model._steps import run
 from singletable.model._write_plans import plan_check, plan_create, plan_delete, plan_put, plan_update
 from singletable.model._write_requests import PartLabel, WriteTarget
 
@@ -46,7 +48,7 @@ def db(tmp_path) -> Iterator[DB]:
 
 
 def target(db: DB) -> WriteTarget:
-    return WriteTarget(db.table_name, db.call, db.clock)
+    return WriteTarget(db.table_name, db.clock)
 
 
 def test_create_labels_the_item_each_guard_claim_and_each_derived_item(db: DB) -> None:
@@ -61,21 +63,21 @@ def test_create_labels_the_item_each_guard_claim_and_each_derived_item(db: DB) -
 
 def test_update_of_a_unique_field_releases_the_old_value_and_claims_the_new(db: DB) -> None:
     stored = db.create(User(user="ann", email="a@x.com"))
-    parts, _, _ = plan_update(target(db), stored, [], None, {"email": "b@x.com"})
+    parts, _, _ = run(plan_update(target(db), stored, [], None, {"email": "b@x.com"}), db.call)
     assert [(p.kind, p.label) for p in parts] == [
         ("Update", PartLabel("update", "USER", versioned=True)),
         ("Delete", PartLabel("release", "USER", field="email", value="a@x.com")),
         ("Put", PartLabel("claim", "USER", field="email", value="b@x.com")),
     ]
-    by_key, _, _ = plan_update(target(db), User.key(user="ann"), [], None, {"tags": []})
+    by_key, _, _ = run(plan_update(target(db), User.key(user="ann"), [], None, {"tags": []}), db.call)
     assert by_key[0].label == PartLabel("update", "USER")  # a key holds no version to check
 
 
 def test_put_delete_and_check_labels(db: DB) -> None:
     stored = db.create(User(user="ann", email="a@x.com"))
-    put, _ = plan_put(target(db), stored)
+    put, _ = run(plan_put(target(db), stored), db.call)
     assert put[0].label == PartLabel("put", "USER", versioned=True)
-    delete, _ = plan_delete(target(db), User.key(user="ann"), None)
+    delete, _ = run(plan_delete(target(db), User.key(user="ann"), None), db.call)
     assert [p.label.role for p in delete] == ["delete", "release"]
     assert not delete[0].label.versioned
     check = plan_check(target(db), User.key(user="ann"), User.f.email == "a@x.com")

@@ -1,12 +1,15 @@
 """singletable.model: single-table designs declared in Python, run on any DynamoDB.
 
 Declare a :class:`Table`, entities (pydantic models with key templates), access patterns and collections;
-``connect(table, target)`` runs them on the embedded engine or any boto3 DynamoDB client.
+``connect(table, target)`` runs them on the embedded engine or any boto3 DynamoDB client, and
+``await connect_async(table, target)`` does the same for asyncio code (``AsyncDB``).
 
 Everything exported here is documented in docs/modeling.md (its "Public names" table lists each one); the
 modules with a leading underscore are the implementation and may change without notice. ``cursor`` is the
 one public submodule: signed pagination cursors for pages an application assembles itself.
 """
+
+import importlib
 
 from singletable._extras import MissingExtra, missing
 
@@ -57,6 +60,8 @@ __all__ = [
     "Action",
     "Adapter",
     "AlreadyExists",
+    "AsyncAdapter",
+    "AsyncDB",
     "Collection",
     "Cond",
     "ConditionFailed",
@@ -98,7 +103,22 @@ __all__ = [
     "VersionConflict",
     "adapt",
     "connect",
+    "connect_async",
     "cursor",
     "env",
     "guard_key",
 ]
+
+# The async names load on first use: they import asyncio, which synchronous applications need not pay for.
+_ASYNC_NAMES = {
+    "AsyncDB": "singletable.model._async_db",
+    "connect_async": "singletable.model._async_db",
+    "AsyncAdapter": "singletable.model._async_adapter",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _ASYNC_NAMES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'singletable.model' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

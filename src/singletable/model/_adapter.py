@@ -21,7 +21,8 @@ from singletable.model._errors import ConditionFailed, DBClosed, RequestError
 ENGINE_CLOSED = "the Engine this DB uses was closed (engine.close()); connect() to an open Engine"
 
 
-def _snake(name: str) -> str:
+def snake(name: str) -> str:
+    """``PutItem`` -> ``put_item``: an operation's method name on a botocore client."""
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
@@ -82,16 +83,19 @@ class Boto3Adapter(Adapter):
     def call(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:
         method = self._methods.get(operation)
         if method is None:
-            method = self._methods[operation] = getattr(self.client, _snake(operation))
+            method = self._methods[operation] = getattr(self.client, snake(operation))
         try:
             return method(**params)
         except self._client_error as error:
-            response = error.response
-            info = response.get("Error", {})
-            extra = {k: v for k, v in response.items() if k not in ("Error", "ResponseMetadata", "Item")}
-            raise to_request_error(
-                info.get("Code", "Unknown"), info.get("Message", ""), response.get("Item"), extra
-            ) from None
+            raise client_request_error(error) from None
+
+
+def client_request_error(error: Any) -> RequestError:
+    """A botocore ``ClientError`` (from boto3 or aiobotocore) as the model's :class:`RequestError`."""
+    response = error.response
+    info = response.get("Error", {})
+    extra = {k: v for k, v in response.items() if k not in ("Error", "ResponseMetadata", "Item")}
+    return to_request_error(info.get("Code", "Unknown"), info.get("Message", ""), response.get("Item"), extra)
 
 
 def adapt(target: Any) -> Adapter:

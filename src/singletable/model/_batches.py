@@ -3,12 +3,12 @@
 ``db.batch_get`` asks for 100 keys per request and ``db.batch_write`` sends 25 puts or deletes per request;
 whatever DynamoDB leaves unprocessed is sent again with exponential backoff, up to :data:`MAX_ATTEMPTS`.
 Batch writes are not atomic, so entities with uniqueness guards or derived items (which must change together
-with their owner) are refused and pointed to ``db.put``/``db.create`` or a transaction.
+with their owner) are refused and pointed to ``db.put``/``db.create`` or a transaction. Both are steps
+(:mod:`singletable.model._steps`): requests and backoff sleeps are yielded to the DB's driver.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable
 from typing import Any
 
@@ -17,8 +17,9 @@ from singletable.model._entity import Entity
 from singletable.model._entity_meta import KeyRef
 from singletable.model._errors import ModelError, RequestError
 from singletable.model._read_items import BAD_ITEM, stored_item_error
+from singletable.model._steps import Request, Sleep, Steps
 from singletable.model._write_keys import frozen_key
-from singletable.model._write_requests import Call, WriteTarget
+from singletable.model._write_requests import WriteTarget
 from singletable.model._write_values import stamp
 
 MAX_ATTEMPTS = 8
@@ -29,17 +30,18 @@ def _chunks(items: list[Any], size: int) -> Iterable[list[Any]]:
         yield items[start : start + size]
 
 
-def _backoff(attempt: int) -> None:
+def _backoff(attempt: int) -> Sleep:
+    """How long to wait before sending what is unprocessed again, or the error once it is hopeless."""
     if attempt >= MAX_ATTEMPTS:
         raise RequestError(
             "ProvisionedThroughputExceededException", f"items still unprocessed after {MAX_ATTEMPTS} attempts"
         )
-    time.sleep(min(0.025 * 2**attempt, 1.0))
+    return Sleep(min(0.025 * 2**attempt, 1.0))
 
 
 def batch_get(
-    call: Call, table_name: str, targets: list[Any], *, consistent: bool = False, raw: bool = False
-) -> list[Any]:
+    table_name: str, targets: list[Any], *, consistent: bool = False, raw: bool = False
+) -> Steps[list[Any]]:
     """The entities (or, with ``raw``, the stored items) at these keys, in the order asked; missing ones
     are left out."""
     wanted: list[tuple[Any, dict[str, Any]]] = []
@@ -59,12 +61,12 @@ def batch_get(
             request[table_name]["ConsistentRead"] = True
         attempt = 0
         while request:
-            response = call("BatchGetItem", {"RequestItems": request})
+            response = yield Request("BatchGetItem", {"RequestItems": request})
             for item in response.get("Responses", {}).get(table_name, []):
                 found[frozen_key({k: item[k] for k in chunk[0]})] = item
             request = response.get("UnprocessedKeys") or {}
             if request:
-                _backoff(attempt)
+                yield _backoff(attempt)
                 attempt += 1
     out = []
     for meta, key in wanted:
@@ -74,7 +76,7 @@ def batch_get(
     return out
 
 
-def batch_write(dest: WriteTarget, puts: list[Entity], deletes: list[Any]) -> None:
+def batch_write(dest: WriteTarget, puts: list[Entity], deletes: list[Any]) -> Steps[None]:
     """Put and delete entities, 25 per request, retrying what DynamoDB leaves unprocessed."""
     requests: list[dict[str, Any]] = []
     for entity in puts:
@@ -101,10 +103,10 @@ def batch_write(dest: WriteTarget, puts: list[Entity], deletes: list[Any]) -> No
         pending: dict[str, Any] = {dest.table_name: chunk}
         attempt = 0
         while pending:
-            response = dest.call("BatchWriteItem", {"RequestItems": pending})
+            response = yield Request("BatchWriteItem", {"RequestItems": pending})
             pending = response.get("UnprocessedItems") or {}
             if pending:
-                _backoff(attempt)
+                yield _backoff(attempt)
                 attempt += 1
 
 

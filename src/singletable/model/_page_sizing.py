@@ -56,13 +56,14 @@ class PageSizer:
         """More than :data:`WARN_REQUESTS` requests, keeping less than a quarter of what they read."""
         return self.requests > WARN_REQUESTS and self.kept * 4 < self.read
 
-    def warn(self, name: str, size: int) -> None:
-        """Raise :class:`CostlyPage` with the numbers (for a page that is :attr:`costly`)."""
+    def warn(self, name: str, size: int, stacklevel: int = 3) -> None:
+        """Raise :class:`CostlyPage` with the numbers (for a page that is :attr:`costly`), pointed
+        ``stacklevel`` frames up (at the application's line)."""
         warnings.warn(
             CostlyPage(
                 f"{name}: a page of {size} took {self.requests} requests, read {self.read} "
                 f"items and kept {self.kept}; other entity types share its key prefix or its filter "
                 "discards most items -- give the pattern a key prefix or an index of its own"
             ),
-            stacklevel=3,
+            stacklevel=stacklevel,
         )

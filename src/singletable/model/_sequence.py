@@ -11,13 +11,16 @@ and nothing was written.
 
 A plain atomic counter (``db.update(key, Counter.f.value.add(1), upsert=True)``) needs no read and no retry,
 but takes the number before the item is written: a failed create leaves a gap. docs/modeling.md compares them.
+
+The same :class:`Sequence` serves ``DB`` and ``AsyncDB``: its reads, transaction and backoff are steps
+(:mod:`singletable.model._steps`) that the given handle drives, so ``seq.create(db, ...)`` returns the entity
+and ``await seq.create(adb, ...)`` does on an ``AsyncDB``.
 """
 
 from __future__ import annotations
 
 import random
 import threading
-import time
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
@@ -25,7 +28,9 @@ from singletable.model._entity import Entity
 from singletable.model._entity_meta import KeyRef
 from singletable.model._errors import ConditionFailed, DeclarationError, ModelError, TransactionFailed
 from singletable.model._expr import Path
-from singletable.model._transaction import Transaction
+from singletable.model._steps import Request, Sleep, Steps
+from singletable.model._transaction import TransactionParts
+from singletable.model._write_requests import WriteTarget
 
 E = TypeVar("E", bound=Entity)
 
@@ -34,13 +39,12 @@ RETRIED_REASONS = {"TransactionConflict"}
 
 
 class SequenceTarget(Protocol):
-    """What a sequence needs of :class:`~singletable.model.DB` (this module stays below it)."""
+    """What a sequence needs of ``DB`` or ``AsyncDB`` (this module stays below them): the table a write goes
+    to, and the handle's driver (``AsyncDB``'s returns an awaitable)."""
 
-    table_name: str
+    def _write_target(self) -> WriteTarget: ...
 
-    def call(self, operation: str, params: dict[str, Any]) -> dict[str, Any]: ...
-
-    def transaction(self) -> Transaction: ...
+    def _drive(self, steps: Steps[Any]) -> Any: ...
 
 
 class SequenceContended(ModelError):
@@ -81,27 +85,34 @@ class Sequence:
         self._lock = threading.Lock()
         self.retries = 0  # conflicts retried by this Sequence's creates, for measurements
 
-    def current(self, db: SequenceTarget) -> int:
-        """The last number given (0 before the first), read consistently."""
-        stored = self._stored(db)
+    def current(self, db: SequenceTarget) -> Any:
+        """The last number given (0 before the first), read consistently (awaitable on an ``AsyncDB``)."""
+        return db._drive(self._current(db._write_target()))
+
+    def _current(self, dest: WriteTarget) -> Steps[int]:
+        stored = yield from self._stored(dest)
         return 0 if stored is None else stored
 
-    def _stored(self, db: SequenceTarget) -> int | None:
+    def _stored(self, dest: WriteTarget) -> Steps[int | None]:
         """The counter as stored, or None when the item or the attribute is missing (then the first number's
         condition is that it is still missing: a default of the field is never stored by a read)."""
-        params = {"TableName": db.table_name, "Key": self.counter.item_key(), "ConsistentRead": True}
-        item = db.call("GetItem", params).get("Item") or {}
+        params = {"TableName": dest.table_name, "Key": self.counter.item_key(), "ConsistentRead": True}
+        item = (yield Request("GetItem", params)).get("Item") or {}
         value = item.get(self.counter.meta.attribute_of[self.field])
         if value is None or "N" not in value:
             return None  # missing, or NULL: the first number follows 0
         return int(value["N"])
 
-    def create(self, db: SequenceTarget, build: Callable[[int], E]) -> E:
+    def create(self, db: SequenceTarget, build: Callable[[int], E]) -> Any:
         """Write ``build(n)`` with ``n`` the next number, counter and item in one transaction; retried when
         another writer took the number first. Errors of the create itself (``AlreadyExists``,
-        ``UniqueViolation``...) are raised as they are, and no number is consumed."""
+        ``UniqueViolation``...) are raised as they are, and no number is consumed. Returns the entity as
+        stored (awaitable on an ``AsyncDB``)."""
+        return db._drive(self._create(db._write_target(), build))
+
+    def _create(self, dest: WriteTarget, build: Callable[[int], E]) -> Steps[E]:
         for attempt in range(self.attempts):
-            stored = self._stored(db)
+            stored = yield from self._stored(dest)
             last = 0 if stored is None else stored
             entity = build(last + 1)
             if not isinstance(entity, Entity):
@@ -109,27 +120,29 @@ class Sequence:
                     f"Sequence.create: build(n) must return an entity, not {type(entity).__name__}"
                 )
             unchanged = self.path.not_exists() if stored is None else self.path == last
+            tx = TransactionParts(dest)
             try:
-                with db.transaction() as tx:
-                    tx.update(self.counter, condition=unchanged, upsert=True, **{self.field: last + 1})
-                    created = tx.create(entity)
+                yield from tx._update(self.counter, (), unchanged, True, {self.field: last + 1})
+                created = tx._create(entity)
+                yield from tx._commit()
                 return created
             except ConditionFailed as error:
-                if type(error) is not ConditionFailed or self._stored(db) == stored:
+                if type(error) is not ConditionFailed or (yield from self._stored(dest)) == stored:
                     raise  # the create's own failure, or a condition other than the counter's
             except TransactionFailed as error:
                 if not {r.get("Code") for r in error.reasons} & RETRIED_REASONS:
                     raise
-            self._retried(attempt)
+            yield self._retried(attempt)
         raise SequenceContended(
             f"Sequence on {self.counter.meta.type}.{self.field}: another writer took the next number under "
             f"each of {self.attempts} attempts; nothing was written -- try again, or raise attempts=..."
         )
 
-    def _retried(self, attempt: int) -> None:
+    def _retried(self, attempt: int) -> Sleep:
+        """Count a retry; the jittered backoff before it."""
         with self._lock:
             self.retries += 1
-        time.sleep(random.uniform(0, min(0.05, 0.001 * 2 ** min(attempt, 6))))
+        return Sleep(random.uniform(0, min(0.05, 0.001 * 2 ** min(attempt, 6))))
 
     def __repr__(self) -> str:
         return f"Sequence({self.counter.meta.type}.{self.field} at {dict(self.counter.values)!r})"

@@ -15,12 +15,12 @@ from __future__ import annotations
 import base64
 import json
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from singletable.model._errors import ModelError
+from singletable.model._steps import AsyncCall, Call
 
 # The operations that take ReturnConsumedCapacity (the model sends no others that do).
 REPORTS_CAPACITY = frozenset(
@@ -37,8 +37,6 @@ REPORTS_CAPACITY = frozenset(
         "TransactWriteItems",
     }
 )
-
-Call = Callable[[str, dict[str, Any]], dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -114,30 +112,56 @@ class Trace:
 
     def traced(self, call: Call) -> Call:
         """``call``, recording each request into this trace and asking for its capacity."""
-        requests, mode = self.requests, self.capacity
+        mode = self.capacity
 
         def traced_call(operation: str, params: dict[str, Any]) -> dict[str, Any]:
-            sent = params
-            if operation in REPORTS_CAPACITY and "ReturnConsumedCapacity" not in params:
-                sent = dict(params, ReturnConsumedCapacity=mode)
             try:
-                response = call(operation, sent)
+                response = call(operation, _asking_capacity(operation, params, mode))
             except ModelError as error:
-                requests.append(TracedRequest(operation, dict(params), error=error, time=time.time()))
+                self.requests.append(_failed(operation, params, error))
                 raise
-            requests.append(
-                TracedRequest(
-                    operation,
-                    dict(params),
-                    response.get("ConsumedCapacity"),
-                    response.get("Count"),
-                    scanned_count=response.get("ScannedCount"),
-                    time=time.time(),
-                )
-            )
+            self.requests.append(_answered(operation, params, response))
             return response
 
         return traced_call
+
+    def traced_async(self, call: AsyncCall) -> AsyncCall:
+        """An ``AsyncDB``'s ``call``, recorded the same way as by :meth:`traced`."""
+        mode = self.capacity
+
+        async def traced_call(operation: str, params: dict[str, Any]) -> dict[str, Any]:
+            try:
+                response = await call(operation, _asking_capacity(operation, params, mode))
+            except ModelError as error:
+                self.requests.append(_failed(operation, params, error))
+                raise
+            self.requests.append(_answered(operation, params, response))
+            return response
+
+        return traced_call
+
+
+def _asking_capacity(operation: str, params: dict[str, Any], mode: str) -> dict[str, Any]:
+    """The request as a traced call sends it: asking for its ConsumedCapacity (``mode``: TOTAL or INDEXES)
+    when it can report one."""
+    if operation in REPORTS_CAPACITY and "ReturnConsumedCapacity" not in params:
+        return dict(params, ReturnConsumedCapacity=mode)
+    return params
+
+
+def _answered(operation: str, params: dict[str, Any], response: dict[str, Any]) -> TracedRequest:
+    return TracedRequest(
+        operation,
+        dict(params),
+        response.get("ConsumedCapacity"),
+        response.get("Count"),
+        scanned_count=response.get("ScannedCount"),
+        time=time.time(),
+    )
+
+
+def _failed(operation: str, params: dict[str, Any], error: ModelError) -> TracedRequest:
+    return TracedRequest(operation, dict(params), error=error, time=time.time())
 
 
 def _json_value(value: Any) -> Any:

@@ -10,7 +10,9 @@ the values being written, a partial update rebuilds every key that depends on a 
 read of the fields it does not give, conditioned on them, or refuses naming the field), ``createdAt`` survives
 upserts -- and so do the index keys built from it --,
 versions are checked and bumped. What planning needs of the table (its name, the clock, a read of the stored
-item) comes in a :class:`~singletable.model._write_requests.WriteTarget`.
+item) comes in a :class:`~singletable.model._write_requests.WriteTarget`. A planner that may read the stored
+item is steps (:mod:`singletable.model._steps`): it yields the GetItem and the DB's driver -- synchronous or
+async -- sends it.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from singletable.model._entity import Entity
 from singletable.model._entity_meta import EntityMeta, KeyRef
 from singletable.model._errors import KeyTemplateError, NotFound
 from singletable.model._expr import Action, Compiler, Cond
+from singletable.model._steps import Steps
 from singletable.model._write_keys import (
     frozen_key,
     guard_key,
@@ -179,7 +182,7 @@ def plan_put(
     *,
     stored: Stored | None = None,
     read: bool = False,
-) -> tuple[list[RequestPart], Entity]:
+) -> Steps[tuple[list[RequestPart], Entity]]:
     """An upsert. Keeps the stored createdAt; checks and bumps the version; swaps guards and derived items.
 
     Index keys built from createdAt are built from the *stored* createdAt, or the entry would sit where the
@@ -201,10 +204,10 @@ def plan_put(
     extra: list[RequestPart] = []
     assumed: Stored | None = None
     if meta.unique or meta.derived:
-        swap_conds, extra = _put_over_stored(dest, meta, values, c)
+        swap_conds, extra = yield from _put_over_stored(dest, meta, values, c)
         conds += swap_conds
     elif meta._created_keys:
-        assumed = _assume_created(dest, meta, values, stored, read)
+        assumed = yield from _assume_created(dest, meta, values, stored, read)
     result = result_entity(entity, values)  # the values are final: createdAt is the stored one
     if assumed is not None:
         conds.append(assumed.condition(meta, c))
@@ -235,12 +238,12 @@ def _next_version(meta: EntityMeta, version: str, values: dict[str, Any], c: Com
 
 def _put_over_stored(
     dest: WriteTarget, meta: EntityMeta, values: dict[str, Any], c: Compiler
-) -> tuple[list[str | Cond | None], list[RequestPart]]:
+) -> Steps[tuple[list[str | Cond | None], list[RequestPart]]]:
     """A put of an entity with guards or derived items: read the stored item, keep its createdAt, and
     swap the guards and derived items it had for the new ones -- conditioned on the item as read."""
     conds: list[str | Cond | None] = []
     key = meta.primary_key(values)
-    raw = dest.read_item(key)
+    raw = yield from dest.read_item(key)
     old = None if raw is None else meta.decode(raw)
     if old is None:
         conds.append(not_exists(meta, c))
@@ -256,13 +259,14 @@ def _put_over_stored(
 
 def _assume_created(
     dest: WriteTarget, meta: EntityMeta, values: dict[str, Any], stored: Stored | None, read: bool
-) -> Stored:
+) -> Steps[Stored]:
     """What the put assumes is stored (read first when ``read``, else ``stored`` or the entity's own
     createdAt); its createdAt goes into ``values`` so the keys built from it agree with the item."""
     created = meta.fields[meta.created].codec  # type: ignore[index]
     if stored is None and read:
         key = meta.primary_key(values)
-        stored = Stored.of(meta, dest.read_item(key, [*key, meta.attribute_of[meta.created]]))  # type: ignore[index]
+        item = yield from dest.read_item(key, [*key, meta.attribute_of[meta.created]])  # type: ignore[index]
+        stored = Stored.of(meta, item)
     assumed = stored or Stored(None, created.dump(values[meta.created]))
     if assumed.exists and assumed.created is not None:
         values[meta.created] = created.load(assumed.created)
@@ -280,7 +284,7 @@ def plan_update(
     sets: Mapping[str, Any],
     upsert: bool = False,
     stored: Mapping[str, AV] | None = None,
-) -> tuple[list[RequestPart], EntityMeta, dict[str, AV]]:
+) -> Steps[tuple[list[RequestPart], EntityMeta, dict[str, AV]]]:
     """A partial update: the actions (and ``field=value`` sets), updatedAt, every key that reads a changed
     field rebuilt in the same request, guards and derived items swapped, the version checked and bumped.
 
@@ -304,7 +308,7 @@ def plan_update(
             dest.table_name, change, rebuilt, condition, existence=existence, fill=fill, upsert=upsert
         )
         return [part], meta, change.key
-    old = _stored_values(dest, change, stored, upsert)
+    old = yield from _stored_values(dest, change, stored, upsert)
     if old is None:
         return _plan_creating_upsert(dest, change, condition, fill or {}), meta, change.key
     checked: list[str] = []
@@ -349,11 +353,11 @@ def _plan_creating_upsert(
 
 def _stored_values(
     dest: WriteTarget, change: UpdateValues, stored: Mapping[str, AV] | None, upsert: bool
-) -> dict[str, Any] | None:
+) -> Steps[dict[str, Any] | None]:
     """The stored entity's field values the update plans from (``stored``, or read now); None for an upsert
     of an item that is not there yet, NotFound for anything else."""
     meta = change.meta
-    old = meta.decode(stored) if stored is not None else dest.read_values(meta, change.key)
+    old = meta.decode(stored) if stored is not None else (yield from dest.read_values(meta, change.key))
     if old is None and not upsert:
         raise NotFound(f"{meta.type} {change.key} does not exist")
     return old
@@ -382,7 +386,7 @@ def _update_over_stored(
 
 def plan_delete(
     dest: WriteTarget, target: KeyRef | Entity, condition: Cond | None
-) -> tuple[list[RequestPart], EntityMeta]:
+) -> Steps[tuple[list[RequestPart], EntityMeta]]:
     meta, given, expected_version = address(target)
     key = meta.primary_key(given)
     c = Compiler()
@@ -392,7 +396,7 @@ def plan_delete(
         conds.append(getattr(meta.cls.f, meta.version) == expected_version)  # type: ignore[arg-type]
     extra: list[RequestPart] = []
     if meta.unique or meta.derived:
-        old = dest.read_values(meta, key)
+        old = yield from dest.read_values(meta, key)
         if old is None:
             return [], meta
         conds += [unchanged(c, meta, name, old) for name in meta.unique]

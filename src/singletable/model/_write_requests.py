@@ -5,8 +5,9 @@ PutItem, UpdateItem, DeleteItem or ConditionCheck with its expressions already c
 :mod:`singletable.model._write_runner`. Each part carries a :class:`PartLabel` saying what it writes and what
 its failed condition means (the item exists, a unique value is taken, the version moved on). The condition
 helpers here compile the model's implied conditions into a part. :class:`WriteTarget` is everything planning
-and sending need of the table: its name, how to send a request, and the clock that stamps timestamps -- so
-no stage reaches into :class:`~singletable.model.DB`.
+and sending need of the table: its name and the clock that stamps timestamps -- so no stage reaches into
+:class:`~singletable.model.DB`; a stage that reads the stored item yields the request
+(:mod:`singletable.model._steps`) and the DB's driver sends it.
 """
 
 from __future__ import annotations
@@ -20,31 +21,31 @@ from typing import Any, Literal, NamedTuple
 from singletable.model._codecs import AV
 from singletable.model._entity_meta import EntityMeta
 from singletable.model._expr import Compiler, Cond, compile_update
+from singletable.model._steps import Request, Steps
 from singletable.model._write_keys import declared_attributes
 from singletable.model._write_values import UpdateValues
 
-Call = Callable[[str, dict[str, Any]], dict[str, Any]]
-
 
 class WriteTarget(NamedTuple):
-    """The table a write goes to: its name, how a request is sent there, the clock that stamps items."""
+    """The table a write goes to: its name and the clock that stamps items."""
 
     table_name: str
-    call: Call
     clock: Callable[[], datetime]
 
-    def read_item(self, key: dict[str, AV], attributes: list[str] | None = None) -> dict[str, AV] | None:
+    def read_item(
+        self, key: dict[str, AV], attributes: list[str] | None = None
+    ) -> Steps[dict[str, AV] | None]:
         """The stored item (strongly consistent), as planning a write needs it; ``attributes`` projects."""
         params: dict[str, Any] = {"TableName": self.table_name, "Key": key, "ConsistentRead": True}
         if attributes:
             names = {f"#a{i}": name for i, name in enumerate(attributes)}
             params["ProjectionExpression"] = ", ".join(names)
             params["ExpressionAttributeNames"] = names
-        return self.call("GetItem", params).get("Item")
+        return (yield Request("GetItem", params)).get("Item")  # type: ignore[no-any-return]
 
-    def read_values(self, meta: EntityMeta, key: dict[str, AV]) -> dict[str, Any] | None:
+    def read_values(self, meta: EntityMeta, key: dict[str, AV]) -> Steps[dict[str, Any] | None]:
         """The stored entity's field values, or None when there is no item."""
-        item = self.read_item(key)
+        item = yield from self.read_item(key)
         return None if item is None else meta.decode(item)
 
 

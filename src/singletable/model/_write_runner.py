@@ -6,7 +6,9 @@ TransactWriteItems. Failures are translated by what the failed part *meant* (its
 :class:`UniqueViolation` naming the field and value, the entity's own create is :class:`AlreadyExists`, a
 version check a :class:`VersionConflict` -- whichever transport reported it. A cancelled transaction names
 the action that failed (its label and its key as plain values, never AttributeValues), and a transaction of
-more actions than DynamoDB takes is refused before it is sent.
+more actions than DynamoDB takes is refused before it is sent. Sending is a step
+(:mod:`singletable.model._steps`): the request is yielded, and the DB's driver -- synchronous or async --
+sends it and raises its error here, where it is translated.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from singletable.model._errors import (
     UniqueViolation,
     VersionConflict,
 )
-from singletable.model._write_requests import Call, RequestPart
+from singletable.model._steps import Request, Steps
+from singletable.model._write_requests import RequestPart
 
 # A part's TransactWriteItems element name -> the operation that sends it alone.
 SINGLE = {"Put": "PutItem", "Update": "UpdateItem", "Delete": "DeleteItem"}
@@ -109,12 +112,11 @@ def _cancelled(parts: list[RequestPart], error: RequestError) -> ModelError:
 
 
 def send(
-    call: Call,
     parts: list[RequestPart],
     *,
     single_params: dict[str, Any] | None = None,
     transaction: bool = False,
-) -> dict[str, Any]:
+) -> Steps[dict[str, Any]]:
     """Send the parts (one request, or one TransactWriteItems); ``single_params`` replaces a lone part's
     parameters (to ask for return values). A failed condition raises what it meant."""
     if len(parts) == 1 and not transaction and parts[0].kind in SINGLE:
@@ -123,7 +125,7 @@ def send(
         if _checks_stored(part) and "ReturnValuesOnConditionCheckFailure" not in params:
             params = dict(params, ReturnValuesOnConditionCheckFailure="ALL_OLD")
         try:
-            return call(SINGLE[part.kind], params)
+            return (yield Request(SINGLE[part.kind], params))  # type: ignore[no-any-return]
         except ConditionFailed as error:
             raise _meaning(part, error, error.item) from None
     if len(parts) > MAX_ACTIONS:
@@ -139,7 +141,7 @@ def send(
             params = dict(params, ReturnValuesOnConditionCheckFailure="ALL_OLD")
         items.append({part.kind: params})
     try:
-        return call("TransactWriteItems", {"TransactItems": items})
+        return (yield Request("TransactWriteItems", {"TransactItems": items}))  # type: ignore[no-any-return]
     except RequestError as error:
         if error.code != "TransactionCanceledException":
             raise
