@@ -37,9 +37,10 @@ from singletable.engine._serialization import dumps_item, loads_item
 from singletable.engine._sizes import (
     ITEM_TOO_LARGE,
     MAX_ITEM_SIZE,
+    SIZED_NUMBERS,
     check_item_size,
     item_size,
-    number_bytes,
+    sized_number,
     value_size,
 )
 
@@ -212,8 +213,8 @@ def _check_sized(av: Any, level: int, limit: int) -> tuple[dict[str, Any], int]:
                     return {"S": value}, (len(value) if value.isascii() else len(value.encode("utf-8")))
             elif kind == "N":
                 if vtype is str:
-                    canonical = normalize_number(value)
-                    return {"N": canonical}, number_bytes(canonical)
+                    canonical, size = SIZED_NUMBERS.get(value) or sized_number(value)
+                    return {"N": canonical}, size
             elif kind == "M":
                 if vtype is dict and level <= limit:
                     return _check_map_sized(value, level, limit)
