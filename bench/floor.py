@@ -52,12 +52,13 @@ def _key(av: dict[str, Any], kind: str = "S") -> bytes:
 
 def _item_row(item: dict[str, Any]) -> tuple[Any, ...]:
     pk, sk = _key(item["PK"]), _key(item["SK"])
-    return (1, zlib.crc32(pk), pk, sk, codec.item_size(item), codec.dumps_item(item))
+    blob = bytearray  # bound as the engine binds them (see _storage/items.py: bytes cost an adapter lookup)
+    return (1, zlib.crc32(pk), blob(pk), blob(sk), codec.item_size(item), blob(codec.dumps_item(item)))
 
 
 def _entry_row(index_id: int, ipk: bytes, isk: bytes, item_row: tuple[Any, ...], size: int) -> tuple:
     _, thash, pk, sk, _, _ = item_row
-    return (1, index_id, zlib.crc32(ipk), ipk, isk, pk, sk, thash, size)
+    return (1, index_id, zlib.crc32(ipk), bytearray(ipk), bytearray(isk), pk, sk, thash, size)
 
 
 def put_floor(puts: int) -> float:

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from singletable.engine import _numbers
 from singletable.engine._codec import (
     MAX_ITEM_SIZE,
     KeyContext,
@@ -32,7 +33,6 @@ from singletable.engine._codec import (
     validate_item_sized,
     validate_value,
 )
-from singletable.engine import _numbers
 from singletable.engine._errors import DynamoDBError
 
 FAST = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -168,7 +168,8 @@ def validate_item_sized(
     if not isinstance(item, dict):
         raise _wrong_type(item, "Map")
     try:
-        return _check_item_sized(item, _MAX_DEPTH[context])
+        # Not _MAX_DEPTH[context]: hashing an Enum member runs Enum.__hash__, a Python call.
+        return _check_item_sized(item, 32 if context is ValueContext.EAV else 31)
     except DynamoDBError as error:
         if error.code == "ValidationException":
             _scan_types(item)
@@ -179,9 +180,24 @@ def _check_item_sized(item: dict[str, Any], limit: int) -> tuple[dict[str, Any],
     out: dict[str, Any] = {}
     total = 0
     for name, av in item.items():
+        # A single-type S value under a short ASCII name, the most common attribute, in as few steps as
+        # possible (this loop runs for every attribute of every write); anything else takes the checks below.
+        if type(av) is dict and len(av) == 1:
+            value = av.get("S")
+            if (
+                type(value) is str
+                and type(name) is str
+                and 0 < len(name) <= MAX_NAME_BYTES
+                and name.isascii()
+                and value.isascii()
+            ):
+                # The value is exactly {"S": str}: kept as given rather than copied (nothing changes an
+                # item's values in place once validated; stored items are fresh from their JSON).
+                out[name] = av
+                total += len(name) + len(value)
+                continue
         if av is None:
             raise validation(f"{NULL_VALUE}: {name} is null")
-        # A single-type S value, the most common attribute, inline (no call); else the general walk.
         value = av.get("S") if type(av) is dict and len(av) == 1 else None
         if type(value) is str:
             out[name] = {"S": value}

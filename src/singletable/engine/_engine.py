@@ -210,6 +210,9 @@ class Engine:
         """
         handler, shape = self._routes.get(operation) or self._route(operation)
         check_input(SHAPES, shape, params)
+        if self._private:  # see __init__; and with no other connection, the database is never busy
+            with self.storage.lock:
+                return handler(self, params)
         commits = self.storage.commits
         try:
             return self._execute(operation, handler, params)
@@ -237,8 +240,6 @@ class Engine:
 
     def _execute(self, operation: str, handler: Handler, params: dict[str, Any]) -> dict[str, Any]:
         with self.storage.lock:
-            if self._private:
-                return handler(self, params)
             if operation in CATALOG_CHECKED_IN_WRITE:
                 return self._execute_write(handler, params)
             if (

@@ -123,6 +123,18 @@ class ItemData(Connection):
         :meth:`write`."""
         crc32 = zlib.crc32
         b = _blob
+        if len(items) == 1 and len(entries) <= 1 and not item_deletes and not entry_deletes:
+            # One item put with at most one index entry (a single PutItem, most UpdateItems): no lists.
+            table_id, pk, sk, data, size = items[0]
+            cursor = self._cursor
+            cursor.execute(PUT_ITEM_SQL, (table_id, crc32(pk), b(pk), b(sk), size, b(data)))
+            if entries:
+                table_id, index_id, ipk, isk, tpk, tsk, size = entries[0]
+                cursor.execute(
+                    PUT_ENTRY_SQL,
+                    (table_id, index_id, crc32(ipk), b(ipk), b(isk), b(tpk), b(tsk), crc32(tpk), size),
+                )
+            return
         if item_deletes:
             self._run(
                 _DELETE_ITEM_SQL, [(table_id, crc32(pk), b(pk), b(sk)) for table_id, pk, sk in item_deletes]
