@@ -54,7 +54,8 @@ def _key(av: dict[str, Any], kind: str = "S") -> bytes:
 
 def _item_row(item: dict[str, Any]) -> tuple[Any, ...]:
     pk, sk = _key(item["PK"]), _key(item["SK"])
-    return (1, zlib.crc32(pk), pk, sk, codec.item_size(item), codec.dumps_item(item))
+    blob = bytearray  # bound as the engine binds them (see _storage/items.py: bytes cost an adapter lookup)
+    return (1, zlib.crc32(pk), blob(pk), blob(sk), codec.item_size(item), blob(codec.dumps_item(item)))
 
 
 def _entry_row(
@@ -62,7 +63,8 @@ def _entry_row(
 ) -> tuple:
     """An index entry row; ``projected`` is the item as the index stores it (the item's bytes for ALL)."""
     _, thash, pk, sk, _, _ = item_row
-    return (1, index_id, zlib.crc32(ipk), ipk, isk, pk, sk, thash, size, projected)
+    blob = bytearray
+    return (1, index_id, zlib.crc32(ipk), blob(ipk), blob(isk), pk, sk, thash, size, blob(projected))
 
 
 def put_floor(puts: int) -> float:

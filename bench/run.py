@@ -3,11 +3,14 @@
     python3 bench/run.py [--n 2000] [--no-reference] [--no-server]
 
 Workload: a table with PK/SK and one GSI (ALL). PutItem of ~200-byte items, GetItem by key, and a Query that
-returns 40 items. Our engine is called natively (file-backed, WAL); moto through its in-process boto3 mock;
-DynamoDB Local through boto3 over HTTP on 127.0.0.1. Prints ops/s, p50 latency, and ratios to moto; then
+returns 40 items. Our engine is called natively (file-backed, WAL, and in memory); moto through its
+in-process boto3 mock; DynamoDB Local through boto3 over HTTP on 127.0.0.1. Prints ops/s, p50 latency, and
+ratios to moto; then
 runs bench/server.py (HTTP), bench/batch.py (batches, transactions), bench/bulk_load.py (the bulk load of
 import and copy), bench/scale.py from 10,000 to 100,000 items (reads as a table grows), bench/floor.py (the
-same writes as bare SQL: the most any engine on this storage could do) and bench/model_overhead.py.
+same writes as bare SQL: the most any engine on this storage could do) and bench/model_overhead.py; last, the
+embedded engine's figures (issue 20, point 3): in-memory PutItem and GetItem per second, and the file-backed
+PutItem's time over the SQL-only floor's, both from this run.
 """
 
 from __future__ import annotations
@@ -129,6 +132,8 @@ def _run_ours(runs: Runs, n: int) -> None:
         engine = Engine(os.path.join(tmp, "bench.sqlite3"))
         runs["singletable (native, file)"] = workload(engine, n)
         engine.close()
+        with Engine(":memory:") as memory:
+            runs["singletable (native, memory)"] = workload(memory, n)
         path = os.path.join(tmp, "client.sqlite3")
         runs["singletable.client (boto3, file)"] = workload(singletable.client(path), n)
         close_engine(path)
@@ -171,7 +176,21 @@ def _print_ratios(runs: Runs) -> None:
             print(f"{operation:<18} {name:<32} {rate:>10,.0f} {p50:>9.1f} {p99:>9.1f} {ratio:>7.1f}x")
 
 
-def _run_the_other_benchmarks(args: argparse.Namespace, moto_puts_per_second: float) -> None:
+def _print_embedded(runs: Runs, floor_put_us: float) -> None:
+    """Issue 20, point 3: the embedded engine where tests run, against its goals, from this run's figures."""
+    memory = runs["singletable (native, memory)"]
+    file_put_us = 1e6 / runs["singletable (native, file)"]["PutItem"][0]
+    print("\nEmbedded engine (issue 20, point 3; this run):")
+    print(f"  in-memory PutItem:  {memory['PutItem'][0]:>9,.0f}/s  (goal >= 30,000/s)")
+    print(f"  in-memory GetItem:  {memory['GetItem'][0]:>9,.0f}/s  (goal >= 60,000/s)")
+    ratio = file_put_us / floor_put_us
+    print(
+        f"  file PutItem:  {file_put_us:9.1f} µs = {ratio:.2f}x the SQL-only floor's {floor_put_us:.1f} µs"
+        "  (goal <= 1.5x)"
+    )
+
+
+def _run_the_other_benchmarks(args: argparse.Namespace, moto_puts_per_second: float) -> float:
     if not args.no_server:
         import server
 
@@ -200,6 +219,7 @@ def _run_the_other_benchmarks(args: argparse.Namespace, moto_puts_per_second: fl
 
     print()
     model_overhead.main([])
+    return put_us
 
 
 def main() -> None:
@@ -210,7 +230,8 @@ def main() -> None:
     if not args.no_reference:
         _run_reference(runs, args.n)
     _print_ratios(runs)
-    _run_the_other_benchmarks(args, runs["moto (boto3, in-process)"]["PutItem"][0])
+    floor_put_us = _run_the_other_benchmarks(args, runs["moto (boto3, in-process)"]["PutItem"][0])
+    _print_embedded(runs, floor_put_us)
 
 
 if __name__ == "__main__":

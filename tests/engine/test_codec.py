@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from singletable.engine import _numbers
 from singletable.engine._codec import (
     MAX_ITEM_SIZE,
     KeyContext,
@@ -163,6 +164,14 @@ def test_normalize_number_is_idempotent_and_exact(text: str) -> None:
     assert Decimal(canonical) == Decimal(text)
     assert "e" not in canonical.lower()
     assert canonical == "0" or not canonical.lstrip("-").startswith("00")
+
+
+@FAST
+@given(st.one_of(number_texts, st.text("-0123456789.", max_size=40)))
+def test_canonical_fast_path_agrees_with_the_parser(text: str) -> None:
+    """A text the one-regex fast path accepts as already canonical is exactly what full parsing gives."""
+    if len(text) <= _numbers._CANONICAL_CHARS and _numbers._CANONICAL.fullmatch(text):
+        assert _numbers._normalize(text) == text
 
 
 @pytest.mark.parametrize(

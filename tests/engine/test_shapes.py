@@ -6,10 +6,15 @@ pinned on the engine; the cross-backend tests only check the error code.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from backends import Backend, expect_error
-from singletable.engine._validation import check_shape
+from singletable.engine._errors import DynamoDBError
+from singletable.engine._validation import SHAPES, check_shape, walker
 
 PREFIX = "failed to satisfy constraint: Member must"
 
@@ -119,3 +124,73 @@ def test_list_tables_shape_errors_are_validation_errors(ddb: Backend, params: di
 def test_missing_table_name_is_a_validation_error(ddb: Backend) -> None:
     with expect_error("ValidationException"):
         ddb.describe_table()
+
+
+# -- the quick acceptance (walker._fits) never vouches for a request the full walk would reject -----------
+
+_WILD = st.sampled_from(
+    [None, 0, -1, 2**40, 1.5, True, "", "x", "ab", "Bad Name!", [], {}, b"b", [1], {"a": 1}]
+)
+
+
+def _requests(shape_name: str, depth: int = 0) -> st.SearchStrategy[Any]:
+    """Values for ``shape_name``: mostly well-formed, sometimes wrong in type, length, pattern or enum."""
+    shape = SHAPES[shape_name]
+    kind = shape[0]
+    if depth > 4:
+        return _WILD
+    if kind == "S":
+        members = shape[1]
+        fitting = st.lists(st.sampled_from(sorted(members)), unique=True, max_size=6).flatmap(
+            lambda chosen: st.fixed_dictionaries({m: _requests(members[m], depth + 1) for m in chosen})
+        )
+    elif kind == "s":
+        enum = shape[4]
+        fitting = (
+            st.sampled_from(list(enum)) if enum else st.sampled_from(["bench", "Table_1", "ab", "x" * 300])
+        )
+        fitting = st.one_of(fitting, st.text(max_size=4))
+    elif kind == "i":
+        fitting = st.integers(-3, 2000)
+    elif kind == "b":
+        fitting = st.booleans()
+    elif kind == "B":
+        fitting = st.binary(max_size=3)
+    elif kind == "l":
+        fitting = st.lists(_requests(shape[1], depth + 1), max_size=3)
+    else:
+        fitting = st.dictionaries(
+            st.sampled_from(["a", ":v", "#n", "", "bench"]), _requests(shape[2], depth + 1), max_size=3
+        )
+    return st.one_of(fitting, fitting, fitting, _WILD)
+
+
+_CHECKED_INPUTS = [
+    "PutItemInput",
+    "GetItemInput",
+    "QueryInput",
+    "UpdateItemInput",
+    "ScanInput",
+    "BatchWriteItemInput",
+    "TransactWriteItemsInput",
+    "CreateTableInput",
+    "DeleteItemInput",
+]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(_CHECKED_INPUTS).flatmap(lambda name: st.tuples(st.just(name), _requests(name))))
+def test_quick_acceptance_only_vouches_for_requests_the_full_walk_accepts(case: tuple[str, Any]) -> None:
+    name, params = case
+    if not isinstance(params, dict):
+        return
+    fits = walker._fits(SHAPES, name, params)
+    checker = walker._Checker(SHAPES)
+    try:
+        checker.check(name, params, "", "")
+    except DynamoDBError:
+        assert not fits
+        return
+    assert not (fits and checker.errors)
+    if not checker.errors:  # twice: the second time every string it met is known valid
+        assert walker._fits(SHAPES, name, params) or name == "CreateTableInput"

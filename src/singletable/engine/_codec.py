@@ -37,9 +37,10 @@ from singletable.engine._serialization import dumps_item, loads_item
 from singletable.engine._sizes import (
     ITEM_TOO_LARGE,
     MAX_ITEM_SIZE,
+    SIZED_NUMBERS,
     check_item_size,
     item_size,
-    number_bytes,
+    sized_number,
     value_size,
 )
 
@@ -167,7 +168,8 @@ def validate_item_sized(
     if not isinstance(item, dict):
         raise _wrong_type(item, "Map")
     try:
-        return _check_item_sized(item, _MAX_DEPTH[context])
+        # Not _MAX_DEPTH[context]: hashing an Enum member runs Enum.__hash__, a Python call.
+        return _check_item_sized(item, 32 if context is ValueContext.EAV else 31)
     except DynamoDBError as error:
         if error.code == "ValidationException":
             _scan_types(item)
@@ -178,9 +180,24 @@ def _check_item_sized(item: dict[str, Any], limit: int) -> tuple[dict[str, Any],
     out: dict[str, Any] = {}
     total = 0
     for name, av in item.items():
+        # A single-type S value under a short ASCII name, the most common attribute, in as few steps as
+        # possible (this loop runs for every attribute of every write); anything else takes the checks below.
+        if type(av) is dict and len(av) == 1:
+            value = av.get("S")
+            if (
+                type(value) is str
+                and type(name) is str
+                and 0 < len(name) <= MAX_NAME_BYTES
+                and name.isascii()
+                and value.isascii()
+            ):
+                # The value is exactly {"S": str}: kept as given rather than copied (nothing changes an
+                # item's values in place once validated; stored items are fresh from their JSON).
+                out[name] = av
+                total += len(name) + len(value)
+                continue
         if av is None:
             raise validation(f"{NULL_VALUE}: {name} is null")
-        # A single-type S value, the most common attribute, inline (no call); else the general walk.
         value = av.get("S") if type(av) is dict and len(av) == 1 else None
         if type(value) is str:
             out[name] = {"S": value}
@@ -212,8 +229,8 @@ def _check_sized(av: Any, level: int, limit: int) -> tuple[dict[str, Any], int]:
                     return {"S": value}, (len(value) if value.isascii() else len(value.encode("utf-8")))
             elif kind == "N":
                 if vtype is str:
-                    canonical = normalize_number(value)
-                    return {"N": canonical}, number_bytes(canonical)
+                    canonical, size = SIZED_NUMBERS.get(value) or sized_number(value)
+                    return {"N": canonical}, size
             elif kind == "M":
                 if vtype is dict and level <= limit:
                     return _check_map_sized(value, level, limit)

@@ -61,6 +61,22 @@ def number_bytes(text: str) -> int:
     return size
 
 
+# Number text -> (canonical text, size): item validation needs both for every number, and most numbers of
+# a workload recur (quantities, flags, counters).
+SIZED_NUMBERS: dict[str, tuple[str, int]] = {}
+
+
+def sized_number(text: str) -> tuple[str, int]:
+    """``normalize_number(text)`` and its size, cached together (callers may look in SIZED_NUMBERS first)."""
+    found = SIZED_NUMBERS.get(text)
+    if found is None:
+        canonical = normalize_number(text)
+        if len(SIZED_NUMBERS) >= 65536:
+            SIZED_NUMBERS.clear()
+        found = SIZED_NUMBERS[text] = (canonical, number_size(canonical))
+    return found
+
+
 def item_size(item: dict[str, Any]) -> int:
     """DynamoDB's size of an item in bytes: per attribute, UTF-8 name length plus :func:`value_size`."""
     total = 0

@@ -28,7 +28,6 @@ write that collides with an in-flight transaction: see :func:`locked_write` and 
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from typing import Any
 
@@ -39,7 +38,8 @@ from singletable.engine._errors import DynamoDBError, validation
 from singletable.engine._interfaces import OperationEngine
 from singletable.engine._keys import checked_key_bytes
 from singletable.engine._schema import IndexSchema, TableSchema
-from singletable.engine._storage import Storage, is_busy
+from singletable.engine._storage import Storage
+from singletable.engine._storage.connection import WriteTransaction
 
 PUT = "Put"
 UPDATE = "Update"
@@ -97,6 +97,9 @@ def _key_bytes(
     return pk, checked_key_bytes(range_attr.name, range_av, range_attr.type, is_hash=False, context=context)
 
 
+_INDEX = codec.KeyContext.INDEX
+
+
 def check_index_keys(schema: TableSchema, item: dict[str, Any], *, from_update: bool = False) -> None:
     """An item's index key attributes, where present, must have the index's type, be non-empty and fit."""
     for name, key_type, is_hash, index_name in schema.index_key_checks:
@@ -105,23 +108,32 @@ def check_index_keys(schema: TableSchema, item: dict[str, Any], *, from_update: 
             continue
         if from_update and key_type != "N" and av.get(key_type) in ("", b""):
             raise validation(UPDATE_INDEX_KEY_EMPTY)
-        codec.check_key_value(
-            name, av, key_type, is_hash=is_hash, context=codec.KeyContext.INDEX, index_name=index_name
-        )
+        checked_key_bytes(name, av, key_type, is_hash=is_hash, context=_INDEX, index_name=index_name)
 
 
 def index_entry(schema: TableSchema, index: IndexSchema, item: dict[str, Any]) -> tuple[bytes, bytes] | None:
     """The (partition, sort) key bytes of the item in ``index``, or None if the item is not in it (sparse)."""
-    hash_av = item.get(index.hash.name)
-    if hash_av is None or index.hash.type not in hash_av:
+    hash_attr = index.hash
+    hash_av = item.get(hash_attr.name)
+    if hash_av is None:
         return None
-    ipk = codec.encode_key(hash_av, index.hash.type)
-    if index.range is None:
+    value = hash_av.get(hash_attr.type)
+    if value is None:
+        return None
+    # A string key inline (the usual case; this runs for every index on every write).
+    ipk = value.encode("utf-8") if hash_attr.type == "S" else codec.encode_key(hash_av, hash_attr.type)
+    range_attr = index.range
+    if range_attr is None:
         return ipk, b""
-    range_av = item.get(index.range.name)
-    if range_av is None or index.range.type not in range_av:
+    range_av = item.get(range_attr.name)
+    if range_av is None:
         return None
-    return ipk, codec.encode_key(range_av, index.range.type)
+    value = range_av.get(range_attr.type)
+    if value is None:
+        return None
+    if range_attr.type == "S":
+        return ipk, value.encode("utf-8")
+    return ipk, codec.encode_key(range_av, range_attr.type)
 
 
 def load_item(
@@ -417,35 +429,14 @@ def conflict_error() -> DynamoDBError:
     return DynamoDBError("TransactionConflictException", CONFLICT)
 
 
-class _LockedWrite:
-    """The context manager :func:`locked_write` returns (a class: it runs on every write request)."""
-
-    __slots__ = ("busy", "transaction")
-
-    def __init__(self, transaction: Any, busy: Callable[[], DynamoDBError]) -> None:
-        self.transaction = transaction
-        self.busy = busy
-
-    def __enter__(self) -> None:
-        try:
-            self.transaction.__enter__()
-        except sqlite3.OperationalError as error:
-            if is_busy(error):
-                raise self.busy() from None
-            raise
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: object, traceback: object) -> None:
-        self.transaction.__exit__(exc_type, exc, traceback)
-
-
-def locked_write(storage: Storage, busy: Callable[[], DynamoDBError] = conflict_error) -> _LockedWrite:
+def locked_write(storage: Storage, busy: Callable[[], DynamoDBError] = conflict_error) -> WriteTransaction:
     """``storage.write()``, except that failing to get the write lock raises ``busy()``.
 
     Another connection (another process) holding the write lock past the busy timeout is the one way two
     clients of this engine can collide; DynamoDB's answer to a write colliding with an in-flight transaction
     is the closest match, and tells the caller the same thing: nothing was written, retry.
     """
-    return _LockedWrite(storage.write(), busy)
+    return storage.write(busy)
 
 
 def run_single(
@@ -461,18 +452,22 @@ def run_single(
     """
     capacity = Capacity(write.schema.name)
     storage = engine.storage
+    get = params.get
+    metrics_mode = get("ReturnItemCollectionMetrics")
+    metrics = None
     with locked_write(storage):
         old, new = write.apply(storage, capacity)
-        metrics = item_collection_metrics(
-            storage, write.schema, write.pk, write.key, params.get("ReturnItemCollectionMetrics")
-        )
+        if metrics_mode is not None:
+            metrics = item_collection_metrics(storage, write.schema, write.pk, write.key, metrics_mode)
     response: dict[str, Any] = {}
     attributes = returned(old, new)
     if attributes:
         response["Attributes"] = attributes
-    consumed = capacity.render(params.get("ReturnConsumedCapacity"))
-    if consumed is not None:
-        response["ConsumedCapacity"] = consumed
+    capacity_mode = get("ReturnConsumedCapacity")
+    if capacity_mode is not None:
+        consumed = capacity.render(capacity_mode)
+        if consumed is not None:
+            response["ConsumedCapacity"] = consumed
     if metrics is not None:
         response["ItemCollectionMetrics"] = metrics
     return response

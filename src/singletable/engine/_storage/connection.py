@@ -59,30 +59,40 @@ def retry_while_busy(
 
 
 class WriteTransaction:
-    """``Storage.write()``: take the lock, BEGIN IMMEDIATE, run ``on_begin``; COMMIT or ROLLBACK on exit."""
+    """``Storage.write()``: take the lock, BEGIN IMMEDIATE, run ``on_begin``; COMMIT or ROLLBACK on exit.
 
-    __slots__ = ("storage",)
+    ``busy``, when given, makes the error raised when another connection holds the write lock past the busy
+    timeout (or ``on_begin`` finds the database busy) ``busy()`` instead (see ``locked_write``).
+    """
 
-    def __init__(self, storage: Connection) -> None:
+    __slots__ = ("busy", "storage")
+
+    def __init__(self, storage: Connection, busy: Callable[[], BaseException] | None = None) -> None:
         self.storage = storage
+        self.busy = busy
 
     def __enter__(self) -> None:
         storage = self.storage
-        storage.lock.acquire()
-        if storage.restart_wal:
-            storage.checkpoint_backlog()
         try:
-            storage.begin_immediate()
-        except BaseException:
-            storage.lock.release()
-            raise
-        on_begin = storage.on_begin
-        if on_begin is not None:
+            storage.lock.acquire()
+            if storage.restart_wal:
+                storage.checkpoint_backlog()
             try:
-                on_begin()
+                storage.begin_immediate()
             except BaseException:
-                self.__exit__(RuntimeError, None, None)
+                storage.lock.release()
                 raise
+            on_begin = storage.on_begin
+            if on_begin is not None:
+                try:
+                    on_begin()
+                except BaseException:
+                    self.__exit__(RuntimeError, None, None)
+                    raise
+        except sqlite3.OperationalError as error:
+            if self.busy is not None and is_busy(error):
+                raise self.busy() from None
+            raise
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: object, traceback: object) -> None:
         storage = self.storage
@@ -174,13 +184,14 @@ class Connection:
                 raise
             retry_while_busy(lambda: self._cursor.execute("BEGIN IMMEDIATE"), is_busy, self.busy_timeout)
 
-    def write(self) -> WriteTransaction:
+    def write(self, busy: Callable[[], BaseException] | None = None) -> WriteTransaction:
         """One atomic write: everything inside commits together or not at all.
 
         ``with storage.write():``. A class rather than a generator context manager: it runs for every write
-        request, and the generator machinery cost more than the BEGIN it wraps.
+        request, and the generator machinery cost more than the BEGIN it wraps. ``busy``: see
+        :class:`WriteTransaction`.
         """
-        return WriteTransaction(self)
+        return WriteTransaction(self, busy)
 
     @contextmanager
     def read(self) -> Iterator[None]:
