@@ -23,25 +23,7 @@ import orjson
 
 from singletable._protocol import Dispatcher, wire
 from singletable.engine import DynamoDBError, Engine
-
-# The operations that take ReturnConsumedCapacity, and so can report what they consumed.
-REPORTS_CAPACITY = frozenset(
-    {
-        "GetItem",
-        "PutItem",
-        "UpdateItem",
-        "DeleteItem",
-        "Query",
-        "Scan",
-        "BatchGetItem",
-        "BatchWriteItem",
-        "TransactGetItems",
-        "TransactWriteItems",
-        "ExecuteStatement",
-        "BatchExecuteStatement",
-        "ExecuteTransaction",
-    }
-)
+from singletable.engine._validation import REPORTS_CAPACITY  # the operations that take ReturnConsumedCapacity
 
 
 class RecordingDispatcher(Dispatcher):

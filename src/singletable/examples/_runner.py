@@ -14,25 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from singletable.engine._validation import REPORTS_CAPACITY  # the operations that take ReturnConsumedCapacity
 from singletable.examples._demo import DEMO_CLOCK, DEMO_CURSOR_SECRET, DemoError, Example, Step
 from singletable.examples._render import capacity, describe, render_result
 from singletable.model import DB, Adapter, RequestError, adapt, connect
-
-# Operations whose requests accept ReturnConsumedCapacity.
-_CAPACITY_OPERATIONS = frozenset(
-    {
-        "GetItem",
-        "PutItem",
-        "UpdateItem",
-        "DeleteItem",
-        "Query",
-        "Scan",
-        "BatchGetItem",
-        "BatchWriteItem",
-        "TransactGetItems",
-        "TransactWriteItems",
-    }
-)
 
 
 @dataclass
@@ -63,7 +48,7 @@ class _RecordingAdapter(Adapter):
         self.inner.close()
 
     def call(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:
-        if operation in _CAPACITY_OPERATIONS and "ReturnConsumedCapacity" not in params:
+        if operation in REPORTS_CAPACITY and "ReturnConsumedCapacity" not in params:
             params = {**params, "ReturnConsumedCapacity": "TOTAL"}
         record = _Call(operation, params)
         self.calls.append(record)

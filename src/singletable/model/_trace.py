@@ -19,24 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from singletable.engine._validation import REPORTS_CAPACITY  # the operations that take ReturnConsumedCapacity
 from singletable.model._errors import ModelError
 from singletable.model._steps import AsyncCall, Call
-
-# The operations that take ReturnConsumedCapacity (the model sends no others that do).
-REPORTS_CAPACITY = frozenset(
-    {
-        "GetItem",
-        "PutItem",
-        "UpdateItem",
-        "DeleteItem",
-        "Query",
-        "Scan",
-        "BatchGetItem",
-        "BatchWriteItem",
-        "TransactGetItems",
-        "TransactWriteItems",
-    }
-)
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,13 @@ if _unknown:
 
 SHAPES: Shapes = {**generated.SHAPES, **additions.SHAPES, **additions.OVERRIDES}
 
-__all__ = ["SHAPES", "check_input", "check_shape"]
+# The operations whose requests take ReturnConsumedCapacity, read off their shapes: what a recorder or a
+# trace can ask to report its capacity (serve --record, the model's trace, the demos' runner).
+REPORTS_CAPACITY: frozenset[str] = frozenset(
+    name for name, shape in INPUT_SHAPES.items() if "ReturnConsumedCapacity" in SHAPES[shape][1]
+)
+
+__all__ = ["REPORTS_CAPACITY", "SHAPES", "check_input", "check_shape"]
 
 
 def check_shape(operation: str, params: dict[str, Any]) -> None:
