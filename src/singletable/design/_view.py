@@ -23,6 +23,7 @@ class Slot:
     spec: str = ""
     filters: tuple[str, ...] = ()
     reversible: bool = True
+    shown: str = ""  # the slot as the template writes it, ``{order:03d}`` (describe()'s ``text``)
 
     @classmethod
     def of(cls, described: dict[str, Any]) -> Slot:
@@ -33,18 +34,11 @@ class Slot:
             described.get("spec", ""),
             tuple(described.get("filters", ())),
             described.get("reversible", True),
+            described.get("text") or "{" + described["field"] + "}",
         )
 
     def text(self) -> str:
-        cut = "" if self.slice is None else "[{}:{}]".format(*("" if n is None else n for n in self.slice))
-        return (
-            "{"
-            + self.field
-            + cut
-            + "".join("|" + f for f in self.filters)
-            + (":" + self.spec if self.spec else "")
-            + "}"
-        )
+        return self.shown or "{" + self.field + "}"
 
 
 @dataclass(frozen=True)

@@ -113,6 +113,7 @@ class KeyTemplate:
                 "filters": list(part.filters),
                 "spec": part.spec,
                 "reversible": part.reversible,
+                "text": part.text(),
             }
             for part in self.parts
         ]
