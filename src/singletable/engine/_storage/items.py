@@ -138,43 +138,21 @@ class ItemData(Connection):
         """Store item writes' rows (see ``WriteRows``), one ``executemany`` per statement when a batch has
         several rows for it. Rows must be of distinct items, so their order does not matter. Must run inside
         :meth:`write`."""
-        crc32 = zlib.crc32
-        b = _blob
         if len(items) == 1 and len(entries) <= 1 and not item_deletes and not entry_deletes:
             # One item put with at most one index entry (a single PutItem, most UpdateItems): no lists.
-            table_id, pk, sk, data, size = items[0]
             cursor = self._cursor
-            cursor.execute(PUT_ITEM_SQL, (table_id, crc32(pk), b(pk), b(sk), size, b(data)))
+            cursor.execute(PUT_ITEM_SQL, _item_params(items[0]))
             if entries:
-                table_id, index_id, ipk, isk, tpk, tsk, size, projected = entries[0]
-                cursor.execute(
-                    PUT_ENTRY_SQL,
-                    (
-                        table_id,
-                        index_id,
-                        crc32(ipk),
-                        b(ipk),
-                        b(isk),
-                        b(tpk),
-                        b(tsk),
-                        crc32(tpk),
-                        size,
-                        b(projected),
-                    ),
-                )
+                cursor.execute(PUT_ENTRY_SQL, _entry_params(entries[0]))
             return
+        crc32 = zlib.crc32
+        b = _blob
         if item_deletes:
             self._run(
                 _DELETE_ITEM_SQL, [(table_id, crc32(pk), b(pk), b(sk)) for table_id, pk, sk in item_deletes]
             )
         if items:
-            self._run(
-                PUT_ITEM_SQL,
-                [
-                    (table_id, crc32(pk), b(pk), b(sk), size, b(data))
-                    for table_id, pk, sk, data, size in items
-                ],
-            )
+            self._run(PUT_ITEM_SQL, [_item_params(row) for row in items])
         if entry_deletes:
             self._run(
                 _DELETE_ENTRY_SQL,
@@ -184,24 +162,7 @@ class ItemData(Connection):
                 ],
             )
         if entries:
-            self._run(
-                PUT_ENTRY_SQL,
-                [
-                    (
-                        table_id,
-                        index_id,
-                        crc32(ipk),
-                        b(ipk),
-                        b(isk),
-                        b(tpk),
-                        b(tsk),
-                        crc32(tpk),
-                        size,
-                        b(data),
-                    )
-                    for table_id, index_id, ipk, isk, tpk, tsk, size, data in entries
-                ],
-            )
+            self._run(PUT_ENTRY_SQL, [_entry_params(row) for row in entries])
 
     def _run(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
         if len(rows) == 1:
@@ -308,3 +269,16 @@ class ItemData(Connection):
                 (table_id, index_id, zlib.crc32(pk), pk),
             ).fetchone()[0]
         return size
+
+
+def _item_params(row: ItemRow) -> tuple[Any, ...]:
+    """PUT_ITEM_SQL's parameters for an item row."""
+    table_id, pk, sk, data, size = row
+    return (table_id, zlib.crc32(pk), _blob(pk), _blob(sk), size, _blob(data))
+
+
+def _entry_params(row: EntryRow) -> tuple[Any, ...]:
+    """PUT_ENTRY_SQL's parameters for an index entry row (its projected item last)."""
+    table_id, index_id, ipk, isk, tpk, tsk, size, projected = row
+    crc32, b = zlib.crc32, _blob
+    return (table_id, index_id, crc32(ipk), b(ipk), b(isk), b(tpk), b(tsk), crc32(tpk), size, b(projected))
