@@ -68,7 +68,7 @@ def query(
     """Items whose key matches ``key_condition`` (see :func:`~singletable.data.key_condition`), in sort-key
     order (descending with ``newest_first``), at most ``limit`` of them, ``filter`` applied by DynamoDB."""
     params = _read_params(table, index, filter, consistent)
-    _merge(params, key_condition, "KeyConditionExpression")
+    merge_into(params, key_condition, "KeyConditionExpression")
     if newest_first:
         params["ScanIndexForward"] = False
     return paged(target, "Query", params, limit)
@@ -113,7 +113,7 @@ def count(
     params["Select"] = "COUNT"
     operation = "Scan"
     if key_condition is not None:
-        _merge(params, key_condition, "KeyConditionExpression")
+        merge_into(params, key_condition, "KeyConditionExpression")
         operation = "Query"
     total = 0
     while True:
@@ -131,13 +131,13 @@ def _read_params(
     if index is not None:
         params["IndexName"] = index
     if filter is not None:
-        _merge(params, filter, "FilterExpression")
+        merge_into(params, filter, "FilterExpression")
     if consistent:
         params["ConsistentRead"] = True
     return params
 
 
-def _merge(params: dict[str, Any], expression: Expression, field: str) -> None:
+def merge_into(params: dict[str, Any], expression: Expression, field: str) -> None:
     """Add an expression and its placeholders; the two expressions of a read must not reuse a placeholder."""
     params[field] = expression.text
     for key, mapping in (

@@ -15,7 +15,7 @@ from typing import Any
 
 from singletable.data import Design, Expression, Target, item_to_json, key_condition, key_schema
 from singletable.data._item_json import loads, to_plain
-from singletable.data._look import _merge
+from singletable.data._look import merge_into
 from singletable.ui._present import Partition, group, show
 from singletable.ui._security import decode_trail, encode_trail
 
@@ -147,9 +147,9 @@ def browse_request(
             if schema.range is None:
                 raise ReadForm(f"{index or table} has no sort key: leave the sort-key prefix empty")
             arguments.append(f"{schema.range[0]}^={sort_prefix}")
-        _merge(params, key_condition(arguments, schema), "KeyConditionExpression")
+        merge_into(params, key_condition(arguments, schema), "KeyConditionExpression")
     if filters:
-        _merge(params, _conjunction(filters), "FilterExpression")
+        merge_into(params, _conjunction(filters), "FilterExpression")
     return ("Query" if partition else "Scan"), params
 
 
@@ -186,7 +186,7 @@ def raw_request(description: Mapping[str, Any], form: Mapping[str, str]) -> tupl
     operation = "Scan" if form.get("operation") == "Scan" else "Query"
     params: dict[str, Any] = {"TableName": table, **({"IndexName": index} if index else {})}
     if operation == "Query":
-        _merge(params, key_condition(_key_arguments(schema, form), schema), "KeyConditionExpression")
+        merge_into(params, key_condition(_key_arguments(schema, form), schema), "KeyConditionExpression")
         if form.get("direction") == "backward":
             params["ScanIndexForward"] = False
     text = form.get("filter", "").strip()
@@ -195,7 +195,7 @@ def raw_request(description: Mapping[str, Any], form: Mapping[str, str]) -> tupl
     if text:
         from singletable.data import from_plain
 
-        _merge(params, Expression(text, names, from_plain(values)), "FilterExpression")
+        merge_into(params, Expression(text, names, from_plain(values)), "FilterExpression")
     elif names or values:
         raise ReadForm("names and values go with a filter expression: write the filter, or leave them empty")
     return operation, params

@@ -15,7 +15,7 @@ from typing import Any
 
 from singletable.data import Design, Expression, Target, TargetError, from_plain, item_from_json, key_schema
 from singletable.data._item_json import loads
-from singletable.data._look import _merge
+from singletable.data._look import merge_into
 
 Item = dict[str, Any]
 FORMATS = ("plain", "dynamodb")
@@ -182,7 +182,7 @@ class Writer:
             if names or values:
                 raise WriteRefused("names and values go with a condition: write the condition, or clear them")
             return
-        _merge(params, Expression(text, names, from_plain(values)), "ConditionExpression")
+        merge_into(params, Expression(text, names, from_plain(values)), "ConditionExpression")
 
     def _call(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:
         try:
