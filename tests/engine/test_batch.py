@@ -310,6 +310,14 @@ def test_batch_get_errors(ddb, tables):
         local=f"The list of keys in RequestItems for BatchGetItem is required: {plain} has empty list",
     ):
         ddb.batch_get_item(RequestItems={plain: {"Keys": []}})
+    for spec in ({}, {"ProjectionExpression": "PK"}):  # no Keys at all: a null member, not a crash
+        with ddb.error(
+            "ValidationException",
+            f"1 validation error detected: Value at 'RequestItems.{plain}.member.Keys' failed to satisfy "
+            "constraint: Member must not be null",
+            local=f"The list of keys in RequestItems for BatchGetItem is required: {plain} has empty list",
+        ):
+            ddb.batch_get_item(RequestItems={plain: spec})
 
 
 def test_batch_get_over_16_mb_returns_unprocessed_keys(ddb, tables):

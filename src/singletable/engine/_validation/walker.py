@@ -155,6 +155,11 @@ class _Checker:
             if rule is not None:
                 self._ruled(rule, member_shape, member_value, spelled_prefix + member)
                 if rule == UNECHOED:
+                    if member_value is None and required:
+                        self.errors.append(
+                            f"Value at '{spelled_prefix}{member}' failed to satisfy constraint: "
+                            "Member must not be null"
+                        )
                     continue
             if member_value is None:
                 if required:
@@ -374,9 +379,10 @@ def check_input(shapes: Shapes, input_shape: str, params: Any) -> None:
 
 
 # Structure shape -> ({member: (member shape, how _fits checks it)}, required members), or None for a
-# structure with a member DynamoDB words its own way when absent (:data:`REQUIRED`), which only the full walk
-# answers. How: _STRING (a string shape: in _VALID_STRINGS?), _ITEM_MAP (a map of AttributeValues: its
-# length only), or _NESTED (anything else: _fits).
+# structure with a member rule only the full walk answers. A :data:`REQUIRED` member counts as required (its
+# absent or empty value is then left to the full walk, which words it DynamoDB's way). How: _STRING (a string
+# shape: in _VALID_STRINGS?), _ITEM_MAP (a map of AttributeValues: its length only), or _NESTED (anything
+# else: _fits).
 _FitPlan = tuple[dict[str, tuple[str, int, Any, Any]], tuple[str, ...]]
 _FIT_PLANS: dict[str, _FitPlan | None] = {}
 _NESTED, _STRING, _ITEM_MAP = 0, 1, 2
@@ -386,7 +392,11 @@ def _fit_plan(shapes: Shapes, name: str) -> _FitPlan | None:
     if name not in _FIT_PLANS:
         shape = shapes[name]
         rules = shape[3] if len(shape) > 3 else {}
-        if any(rule != UNECHOED for rule in rules.values()):
+        # A REQUIRED rule only words the absent (or empty) member's error: present and fitting, it is an
+        # ordinary required member. Any other rule is left to the full walk.
+        ruled = {member: rule for member, rule in rules.items() if rule != UNECHOED}
+        ruled_required = tuple(member for member, rule in ruled.items() if rule[0] == REQUIRED)
+        if len(ruled_required) != len(ruled):
             _FIT_PLANS[name] = None
         else:
             members = {}
@@ -398,7 +408,7 @@ def _fit_plan(shapes: Shapes, name: str) -> _FitPlan | None:
                     members[member] = (member_shape, _ITEM_MAP, target[3], target[4])
                 else:
                     members[member] = (member_shape, _NESTED, None, None)
-            _FIT_PLANS[name] = (members, tuple(shape[2]))
+            _FIT_PLANS[name] = (members, tuple(shape[2]) + ruled_required)
     return _FIT_PLANS[name]
 
 
