@@ -22,6 +22,7 @@ from typing import Any
 import orjson
 
 from singletable._protocol import Dispatcher, wire
+from singletable._traffic_record import traffic_record
 from singletable.engine import DynamoDBError, Engine
 from singletable.engine._validation import REPORTS_CAPACITY  # the operations that take ReturnConsumedCapacity
 
@@ -63,16 +64,17 @@ class RecordingDispatcher(Dispatcher):
         self, operation: str, params: bytes, response: dict[str, Any] | None, error: DynamoDBError | None
     ) -> None:
         """One line: the record's fields, then ``params`` (JSON text on one line) spliced in as is."""
-        record: dict[str, Any] = {"time": time.time(), "operation": operation}
         if response is not None:
-            record["capacity"] = response.get("ConsumedCapacity")
-            record["count"] = response.get("Count")
-            record["scanned_count"] = response.get("ScannedCount")
-            record["error"] = None
+            record = traffic_record(
+                operation,
+                time.time(),
+                capacity=response.get("ConsumedCapacity"),
+                count=response.get("Count"),
+                scanned_count=response.get("ScannedCount"),
+            )
         else:
             assert error is not None
-            record.update(capacity=None, count=None, scanned_count=None)
-            record["error"] = {"code": error.code, "message": error.message}
+            record = traffic_record(operation, time.time(), error=(error.code, error.message))
         head = orjson.dumps(record)
         os.write(self.fd, head[:-1] + b',"params":' + params + b"}\n")
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from singletable._traffic_record import traffic_record
 from singletable.engine._validation import REPORTS_CAPACITY  # the operations that take ReturnConsumedCapacity
 from singletable.model._errors import ModelError
 from singletable.model._steps import AsyncCall, Call
@@ -46,19 +47,18 @@ class TracedRequest:
         """The request as one line of recorded traffic (JSON-ready; binary values as base64 text)."""
         error = None
         if self.error is not None:
-            error = {
-                "code": getattr(self.error, "code", type(self.error).__name__),
-                "message": getattr(self.error, "message", str(self.error)),
-            }
-        return {
-            "time": self.time,
-            "operation": self.operation,
-            "params": self.params,
-            "capacity": self.capacity,
-            "count": self.count,
-            "scanned_count": self.scanned_count,
-            "error": error,
-        }
+            code = getattr(self.error, "code", type(self.error).__name__)
+            error = (code, getattr(self.error, "message", str(self.error)))
+        record = traffic_record(
+            self.operation,
+            self.time,
+            capacity=self.capacity,
+            count=self.count,
+            scanned_count=self.scanned_count,
+            error=error,
+        )
+        record["params"] = self.params
+        return record
 
     @property
     def capacity_units(self) -> float:
