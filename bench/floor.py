@@ -67,6 +67,15 @@ def _entry_row(
     return (1, index_id, zlib.crc32(ipk), blob(ipk), blob(isk), pk, sk, thash, size, blob(projected))
 
 
+def put_transaction(cursor: sqlite3.Cursor, row: tuple[Any, ...], entry: tuple[Any, ...]) -> None:
+    """One PutItem's SQL: the engine's statements, in its order, bound as it binds them."""
+    cursor.execute("BEGIN IMMEDIATE")
+    cursor.execute(GET_ITEM_SQL, row[:4]).fetchone()
+    cursor.execute(PUT_ITEM_SQL, row)
+    cursor.execute(PUT_ENTRY_SQL, entry)
+    cursor.execute("COMMIT")
+
+
 def put_floor(puts: int) -> float:
     """Microseconds per PutItem transaction (bench/run.py's items: new keys, one ALL-projection GSI)."""
     from run import item
@@ -84,11 +93,7 @@ def put_floor(puts: int) -> float:
         for start in range(0, puts, _CHECKPOINT_EVERY_FRAMES // 2):  # two WAL frames per put
             began = time.perf_counter()
             for row, entry in rows[start : start + _CHECKPOINT_EVERY_FRAMES // 2]:
-                cursor.execute("BEGIN IMMEDIATE")
-                cursor.execute(GET_ITEM_SQL, row[:4]).fetchone()
-                cursor.execute(PUT_ITEM_SQL, row)
-                cursor.execute(PUT_ENTRY_SQL, entry)
-                cursor.execute("COMMIT")
+                put_transaction(cursor, row, entry)
             spent += time.perf_counter() - began
             cursor.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
         conn.close()
