@@ -11,9 +11,12 @@ prints it beside moto's rate.
 
 The workloads are ``bench/run.py``'s PutItem (fresh ~250-byte items, one GSI) and ``bench/batch.py``'s bulk
 load (25-item batches, two GSIs), and the same items through the bulk entry point's SQL (10,000-item
-chunks; ``--variants`` adds the levers measured for it). The WAL is checkpointed the way the engine does it
-(the writer restarts it every ~1,000 frames) but that checkpoint is left off the clock, so the floor is, if
-anything, low.
+chunks; ``--variants`` adds the levers measured for it). It also prints the *engine minimum* of a PutItem:
+that SQL plus only what DynamoDB requires of every PutItem -- the request's and the item's checks, the
+size, the capacity, the response -- each done by the engine's own code with no dispatch around it
+(:func:`engine_minimum_put`): the floor under the engine's Python. The WAL is checkpointed the way the
+engine does it (the writer restarts it every ~1,000 frames) but that checkpoint is left off the clock, so the
+floor is, if anything, low.
 """
 
 from __future__ import annotations
@@ -31,8 +34,12 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from singletable.engine import _codec as codec
+from singletable.engine._capacity import Capacity, write_units
+from singletable.engine._keys import KeyContext, checked_key_bytes
 from singletable.engine._storage.catalog import SCHEMA
 from singletable.engine._storage.items import GET_ITEM_SQL, PUT_ENTRY_SQL, PUT_ITEM_SQL
+from singletable.engine._validation import SHAPES, check_input
+from singletable.engine._write_path import check_item_size
 
 _CHECKPOINT_EVERY_FRAMES = 1000
 
@@ -94,6 +101,62 @@ def put_floor(puts: int) -> float:
             began = time.perf_counter()
             for row, entry in rows[start : start + _CHECKPOINT_EVERY_FRAMES // 2]:
                 put_transaction(cursor, row, entry)
+            spent += time.perf_counter() - began
+            cursor.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        conn.close()
+    return spent / puts * 1e6
+
+
+def engine_minimum_put(cursor: sqlite3.Cursor, request: dict[str, Any]) -> dict[str, Any]:
+    """What any PutItem on this storage must do, with the engine's own code for each part and nothing else
+    (no dispatch, no prepared-write object, no catalog lookup by name): DynamoDB's checks of the request's
+    shape and of every attribute of the item with its size, the four key values' checks and bytes, the
+    item's JSON, the SQL transaction the engine runs (``PRAGMA data_version`` is its check, inside the
+    transaction, that no other process changed the table), the capacity and the response.
+
+    For bench/run.py's table only (string keys, one ALL GSI): the floor under the engine's PutItem, as
+    :func:`put_transaction` is the floor under its SQL."""
+    check_input(SHAPES, "PutItemInput", request)
+    item, size = codec.validate_item_sized(request["Item"])
+    check_item_size(size)
+    pk = checked_key_bytes("PK", item["PK"], "S", is_hash=True, context=KeyContext.ITEM)
+    sk = checked_key_bytes("SK", item["SK"], "S", is_hash=False, context=KeyContext.ITEM)
+    ipk = checked_key_bytes("GSI1PK", item["GSI1PK"], "S", is_hash=True, context=KeyContext.INDEX)
+    isk = checked_key_bytes("GSI1SK", item["GSI1SK"], "S", is_hash=False, context=KeyContext.INDEX)
+    stored = bytearray(codec.dumps_item(item))
+    thash, bpk, bsk = zlib.crc32(pk), bytearray(pk), bytearray(sk)
+    cursor.execute("BEGIN IMMEDIATE")
+    cursor.execute("PRAGMA data_version").fetchone()
+    cursor.execute(GET_ITEM_SQL, (1, thash, bpk, bsk)).fetchone()
+    cursor.execute(PUT_ITEM_SQL, (1, thash, bpk, bsk, size, stored))
+    cursor.execute(
+        PUT_ENTRY_SQL, (1, 1, zlib.crc32(ipk), bytearray(ipk), bytearray(isk), bpk, bsk, thash, size, stored)
+    )
+    cursor.execute("COMMIT")
+    units = write_units(size)
+    capacity = Capacity(request["TableName"])
+    capacity.table += units
+    capacity.add_index("GSI1", True, units)
+    response: dict[str, Any] = {}
+    consumed = capacity.render(request.get("ReturnConsumedCapacity"))
+    if consumed is not None:
+        response["ConsumedCapacity"] = consumed
+    return response
+
+
+def engine_minimum(puts: int) -> float:
+    """Microseconds per :func:`engine_minimum_put` on bench/run.py's items (requests built beforehand)."""
+    from run import TABLE, item
+
+    requests = [{"TableName": TABLE, "Item": item(i)} for i in range(puts)]
+    with tempfile.TemporaryDirectory() as tmp:
+        conn = _connect(os.path.join(tmp, "floor.sqlite3"))
+        cursor = conn.cursor()
+        spent = 0.0
+        for start in range(0, puts, _CHECKPOINT_EVERY_FRAMES // 2):
+            began = time.perf_counter()
+            for request in requests[start : start + _CHECKPOINT_EVERY_FRAMES // 2]:
+                engine_minimum_put(cursor, request)
             spent += time.perf_counter() - began
             cursor.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
         conn.close()
@@ -191,10 +254,15 @@ def main(argv: list[str] | None = None) -> tuple[float, float]:
     parser.add_argument("--variants", action="store_true", help="also the bulk levers: sorted rows, ...")
     args = parser.parse_args(argv)
     put_us = min(put_floor(args.puts) for _ in range(3))
+    minimum_us = min(engine_minimum(args.puts) for _ in range(3))
     bulk_us = min(bulk_floor(args.items) for _ in range(2))
     chunk_us = min(chunk_floor(args.items) for _ in range(2))
     print("\nSQLite alone, no engine code (best of runs):")
     print(f"  PutItem transaction:  {put_us:6.1f} µs  -> at most {1e6 / put_us:>9,.0f} PutItems/s")
+    print(
+        f"  PutItem, engine minimum (the checks DynamoDB makes + that SQL): {minimum_us:6.1f} µs"
+        f" = {minimum_us / put_us:.2f}x the transaction"
+    )
     print(f"  bulk load, per item:  {bulk_us:6.1f} µs  -> at most {1e6 / bulk_us:>9,.0f} items/s")
     print(
         f"  bulk entry point, 10,000-item chunks, per item: {chunk_us:6.1f} CPU µs"

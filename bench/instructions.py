@@ -28,7 +28,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 WARM_UP = 500
-OPERATIONS = ("PutItem", "GetItem", "Query", "floor")
+# floor: bench/floor.py's SQL-only PutItem transaction; minimum: its engine minimum (the SQL plus the checks,
+# capacity and response every PutItem needs); shape, validate: those two checks of a PutItem alone.
+OPERATIONS = ("PutItem", "GetItem", "Query", "floor", "minimum", "shape", "validate")
+IN_PROCESS = ("floor", "minimum", "shape", "validate")
 
 
 def _engine_calls(operation: str, backend: str, n: int, n_max: int, directory: str) -> None:
@@ -67,11 +70,27 @@ def _engine_calls(operation: str, backend: str, n: int, n_max: int, directory: s
     engine.close()
 
 
-def _floor_calls(n: int, n_max: int, directory: str) -> None:
-    """bench/floor.py's PutItem transaction, ``n`` times (rows for ``n_max`` built either way)."""
+def _floor_calls(operation: str, n: int, n_max: int, directory: str) -> None:
+    """bench/floor.py's PutItem transaction or engine minimum, or a PutItem's checks alone, ``n`` times
+    (inputs for ``n_max`` built either way)."""
     import floor
-    from run import item
+    from run import TABLE, item
+    from singletable.engine import _codec as codec
+    from singletable.engine._validation import SHAPES, check_input
 
+    if operation != "floor":
+        requests = [{"TableName": TABLE, "Item": item(i)} for i in range(n_max)]
+        conn = floor._connect(os.path.join(directory, "floor.sqlite3"))
+        cursor = conn.cursor()
+        for request in requests[:n]:
+            if operation == "minimum":
+                floor.engine_minimum_put(cursor, request)
+            elif operation == "shape":
+                check_input(SHAPES, "PutItemInput", request)
+            else:
+                codec.validate_item_sized(request["Item"])
+        conn.close()
+        return
     rows = []
     for i in range(n_max):
         it = item(i)
@@ -85,10 +104,18 @@ def _floor_calls(n: int, n_max: int, directory: str) -> None:
     conn.close()
 
 
+_NAMES = {
+    "floor": "SQL-only PutItem (bench/floor.py)",
+    "minimum": "PutItem engine minimum (floor.py)",
+    "shape": "PutItem's shape check alone",
+    "validate": "PutItem's item validation alone",
+}
+
+
 def _child(operation: str, backend: str, n: int, n_max: int) -> None:
     with tempfile.TemporaryDirectory() as directory:
-        if operation == "floor":
-            _floor_calls(n, n_max, directory)
+        if operation in IN_PROCESS:
+            _floor_calls(operation, n, n_max, directory)
         else:
             _engine_calls(operation, backend, n, n_max, directory)
 
@@ -124,7 +151,7 @@ def main(argv: list[str] | None = None) -> dict[tuple[str, str], float]:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--ops", default="PutItem,GetItem,Query,floor")
+    parser.add_argument("--ops", default="PutItem,GetItem,Query,floor,minimum")
     parser.add_argument("--backends", default="file,memory")
     parser.add_argument("--n1", type=int, default=200)
     parser.add_argument("--n2", type=int, default=1200)
@@ -138,9 +165,9 @@ def main(argv: list[str] | None = None) -> dict[tuple[str, str], float]:
     for operation in args.ops.split(","):
         if operation not in OPERATIONS:
             parser.error(f"unknown operation {operation!r}; one of {', '.join(OPERATIONS)}")
-        for backend in ("file",) if operation == "floor" else args.backends.split(","):
+        for backend in ("file",) if operation in IN_PROCESS else args.backends.split(","):
             results[operation, backend] = figure = per_call(operation, backend, args.n1, args.n2)
-            name = "SQL-only PutItem (bench/floor.py)" if operation == "floor" else f"{operation} ({backend})"
+            name = _NAMES.get(operation) or f"{operation} ({backend})"
             print(f"  {name:<36} {figure:>12,.0f} instructions per call", flush=True)
     return results
 

@@ -182,19 +182,25 @@ def _check_item_sized(item: dict[str, Any], limit: int) -> tuple[dict[str, Any],
     for name, av in item.items():
         # A single-type S value under a short ASCII name, the most common attribute, in as few steps as
         # possible (this loop runs for every attribute of every write); anything else takes the checks below.
-        if type(av) is dict and len(av) == 1:
+        if (
+            type(av) is dict
+            and len(av) == 1
+            and type(name) is str
+            and 0 < len(name) <= MAX_NAME_BYTES
+            and name.isascii()
+        ):
             value = av.get("S")
-            if (
-                type(value) is str
-                and type(name) is str
-                and 0 < len(name) <= MAX_NAME_BYTES
-                and name.isascii()
-                and value.isascii()
-            ):
+            if type(value) is str and value.isascii():
                 # The value is exactly {"S": str}: kept as given rather than copied (nothing changes an
                 # item's values in place once validated; stored items are fresh from their JSON).
                 out[name] = av
                 total += len(name) + len(value)
+                continue
+            value = av.get("N")
+            if type(value) is str:  # exactly {"N": str}: the number's own checks, as _check_sized's
+                canonical, size = SIZED_NUMBERS.get(value) or sized_number(value)
+                out[name] = av if canonical == value else {"N": canonical}
+                total += len(name) + size
                 continue
         if av is None:
             raise validation(f"{NULL_VALUE}: {name} is null")
@@ -253,6 +259,18 @@ def _check_map_sized(value: dict[str, Any], level: int, limit: int) -> tuple[dic
     members: dict[str, Any] = {}
     size = 3
     for name, member in value.items():
+        if type(member) is dict and len(member) == 1:  # {"S": str} under a short ASCII name, as above
+            text = member.get("S")
+            if (
+                type(text) is str
+                and type(name) is str
+                and 0 < len(name) <= MAX_NAME_BYTES
+                and name.isascii()
+                and text.isascii()
+            ):
+                members[name] = member
+                size += 1 + len(name) + len(text)
+                continue
         if member is None:
             raise validation(f"{NULL_VALUE}: {name} is null")
         members[name], member_size = _check_sized(member, level + 1, limit)

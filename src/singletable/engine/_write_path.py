@@ -196,6 +196,9 @@ def write_item(
             new,
             ttl_delete=ttl_delete,
         )
+    if rows is None and old is None and new is not None:
+        _put_new_item(storage, schema, pk, sk, new, new_size, capacity)
+        return
     out = WriteRows() if rows is None else rows
     has_sets = False
     stored = b""
@@ -212,6 +215,36 @@ def write_item(
             capacity.add_index(index.name, index.is_global, units)
     if rows is None:
         out.flush(storage)
+
+
+def _put_new_item(
+    storage: Storage,
+    schema: TableSchema,
+    pk: bytes,
+    sk: bytes,
+    new: dict[str, Any],
+    new_size: int,
+    capacity: Capacity,
+) -> None:
+    """``write_item`` of an item where there was none (most PutItems), stored at once: there is no old
+    item to read index entries from or compare against, so each index gets the new entry or nothing."""
+    table_id = schema.table_id
+    stored = codec.dumps_item(new)
+    storage.put_item_row(table_id, pk, sk, stored, new_size)
+    capacity.table += write_units(new_size)
+    for index in schema.indexes.values():
+        entry = index_entry(schema, index, new)
+        if entry is None:
+            continue
+        size, data = (new_size, stored) if index.projected is None else _projected(schema, index, new)
+        storage.put_entry_row(table_id, index.index_id, entry[0], entry[1], pk, sk, size, data)
+        capacity.add_index(index.name, index.is_global, write_units(size))
+
+
+def _projected(schema: TableSchema, index: IndexSchema, item: dict[str, Any]) -> tuple[int, bytes]:
+    """The size and stored bytes of an item as an INCLUDE or KEYS_ONLY index holds it."""
+    projected = schema.project_for_index(index, item)
+    return codec.item_size(projected), codec.dumps_item(projected)
 
 
 def _index_rows(
@@ -249,11 +282,7 @@ def _index_rows(
     if new_entry is None:
         return units
     if old_entry != new_entry:
-        if whole:
-            size, data = new_size, stored
-        else:
-            projected = schema.project_for_index(index, new)
-            size, data = codec.item_size(projected), codec.dumps_item(projected)
+        size, data = (new_size, stored) if whole else _projected(schema, index, new)
         out.entries.append((table_id, index.index_id, new_entry[0], new_entry[1], pk, sk, size, data))
         return units + write_units(size)
     old_projected = schema.project_for_index(index, old)  # type: ignore[arg-type]
@@ -416,11 +445,19 @@ class PreparedWrite:
     def apply(
         self, storage: Storage, capacity: Capacity, rows: WriteRows | None = None
     ) -> tuple[Item | None, Item | None]:
-        """The whole single-item write (inside ``storage.write()``): returns (old item, new item)."""
-        old, old_size = self.load(storage)
-        if not self.passes(old):
-            raise self.failure(old)
-        new, new_size = self.evaluate(old, old_size)
+        """The whole single-item write (inside ``storage.write()``): returns (old item, new item).
+
+        ``load``, ``passes`` and ``evaluate`` written out for a put (this runs for every item write)."""
+        schema = self.schema
+        row = storage.get_item(schema.table_id, self.pk, self.sk)
+        old, old_size = (None, 0) if row is None else (codec.loads_item(row[0]), row[1])
+        condition = self.condition
+        if condition is not None and not condition(old):
+            raise condition_failed(old, self.return_on_failure)
+        if self.action == PUT:
+            new, new_size = self.item, self.size
+        else:
+            new, new_size = self.evaluate(old, old_size)
         self.store(storage, old, old_size, new, new_size, capacity, rows)
         return old, new
 
