@@ -227,29 +227,33 @@ def _check_sized(av: Any, level: int, limit: int) -> tuple[dict[str, Any], int]:
     The common single-type S/N/M/L values are handled inline, mirroring their ``_check_*`` functions
     check for check; anything else takes the general path and is sized afterwards.
     """
+    # The one member found by looking each type up: iterating a one-member dict's items() cost more.
     if type(av) is dict and len(av) == 1:
-        for kind, value in av.items():
-            vtype = type(value)
-            if kind == "S":
-                if vtype is str:
-                    return {"S": value}, (len(value) if value.isascii() else len(value.encode("utf-8")))
-            elif kind == "N":
-                if vtype is str:
-                    canonical, size = SIZED_NUMBERS.get(value) or sized_number(value)
-                    return {"N": canonical}, size
-            elif kind == "M":
-                if vtype is dict and level <= limit:
-                    return _check_map_sized(value, level, limit)
-            elif kind == "L" and (vtype is list or vtype is tuple) and level <= limit:
-                elements = []
-                size = 3
-                for member in value:
-                    if member is None:
-                        raise validation(NULL_VALUE)
-                    element, member_size = _check_sized(member, level + 1, limit)
-                    elements.append(element)
-                    size += 1 + member_size
-                return {"L": elements}, size
+        value = av.get("S")
+        if value is not None:
+            if type(value) is str:
+                return {"S": value}, (len(value) if value.isascii() else len(value.encode("utf-8")))
+        elif (value := av.get("N")) is not None:
+            if type(value) is str:
+                canonical, size = SIZED_NUMBERS.get(value) or sized_number(value)
+                return {"N": canonical}, size
+        elif (value := av.get("M")) is not None:
+            if type(value) is dict and level <= limit:
+                return _check_map_sized(value, level, limit)
+        elif (
+            (value := av.get("L")) is not None
+            and (type(value) is list or type(value) is tuple)
+            and level <= limit
+        ):
+            elements = []
+            size = 3
+            for member in value:
+                if member is None:
+                    raise validation(NULL_VALUE)
+                element, member_size = _check_sized(member, level + 1, limit)
+                elements.append(element)
+                size += 1 + member_size
+            return {"L": elements}, size
     out = _check(av, level, limit)
     return out, value_size(out)
 

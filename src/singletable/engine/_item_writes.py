@@ -55,7 +55,8 @@ def prepare_put(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
     if not plain:
         legacy.reject_mixed(params, PUT_LEGACY, ("ConditionExpression",))
     schema = engine.table(params["TableName"])
-    check_return_values(get("ReturnValues"), PUT_RETURN_VALUES)
+    if get("ReturnValues") is not None:
+        check_return_values(get("ReturnValues"), PUT_RETURN_VALUES)
     item, size = codec.validate_item_sized(params["Item"])
     check_item_size(size)
     pk, sk = key_from_item(schema, item)
