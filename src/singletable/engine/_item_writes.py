@@ -45,7 +45,8 @@ def prepare_put(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
     get = params.get
     # Without any condition parameter (every BatchWriteItem put, most PutItems) neither the mixing rule
     # nor the expression checks can fail, and there is nothing to compile.
-    plain = (
+    # (Two members are TableName and Item, which the request's shape requires.)
+    plain = len(params) == 2 or (
         get("ConditionExpression") is None
         and get("Expected") is None
         and get("ConditionalOperator") is None

@@ -231,14 +231,19 @@ def _put_new_item(
     table_id = schema.table_id
     stored = codec.dumps_item(new)
     storage.put_item_row(table_id, pk, sk, stored, new_size)
-    capacity.table += write_units(new_size)
+    units = write_units(new_size)
+    capacity.table += units
     for index in schema.indexes.values():
         entry = index_entry(schema, index, new)
         if entry is None:
             continue
-        size, data = (new_size, stored) if index.projected is None else _projected(schema, index, new)
-        storage.put_entry_row(table_id, index.index_id, entry[0], entry[1], pk, sk, size, data)
-        capacity.add_index(index.name, index.is_global, write_units(size))
+        if index.projected is None:  # ALL: the entry is the item, bytes, size and units
+            storage.put_entry_row(table_id, index.index_id, entry[0], entry[1], pk, sk, new_size, stored)
+            capacity.add_index(index.name, index.is_global, units)
+        else:
+            size, data = _projected(schema, index, new)
+            storage.put_entry_row(table_id, index.index_id, entry[0], entry[1], pk, sk, size, data)
+            capacity.add_index(index.name, index.is_global, write_units(size))
 
 
 def _projected(schema: TableSchema, index: IndexSchema, item: dict[str, Any]) -> tuple[int, bytes]:
