@@ -11,9 +11,12 @@ prints it beside moto's rate.
 
 The workloads are ``bench/run.py``'s PutItem (fresh ~250-byte items, one GSI) and ``bench/batch.py``'s bulk
 load (25-item batches, two GSIs), and the same items through the bulk entry point's SQL (10,000-item
-chunks; ``--variants`` adds the levers measured for it). The WAL is checkpointed the way the engine does it
-(the writer restarts it every ~1,000 frames) but that checkpoint is left off the clock, so the floor is, if
-anything, low.
+chunks; ``--variants`` adds the levers measured for it). It also prints the *engine minimum* of a PutItem:
+that SQL plus only what DynamoDB requires of every PutItem -- the request's and the item's checks, the
+size, the capacity, the response -- each done by the engine's own code with no dispatch around it
+(:func:`engine_minimum_put`): the floor under the engine's Python. The WAL is checkpointed the way the
+engine does it (the writer restarts it every ~1,000 frames) but that checkpoint is left off the clock, so the
+floor is, if anything, low.
 """
 
 from __future__ import annotations
@@ -30,9 +33,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from run import TABLE_SPEC
 from singletable.engine import _codec as codec
+from singletable.engine._capacity import Capacity, write_units
+from singletable.engine._schema import TableSchema
 from singletable.engine._storage.catalog import SCHEMA
 from singletable.engine._storage.items import GET_ITEM_SQL, PUT_ENTRY_SQL, PUT_ITEM_SQL
+from singletable.engine._validation import SHAPES, check_input
+from singletable.engine._write_path import check_index_keys, check_item_size, index_entry, key_from_item
 
 _CHECKPOINT_EVERY_FRAMES = 1000
 
@@ -67,6 +75,15 @@ def _entry_row(
     return (1, index_id, zlib.crc32(ipk), blob(ipk), blob(isk), pk, sk, thash, size, blob(projected))
 
 
+def put_transaction(cursor: sqlite3.Cursor, row: tuple[Any, ...], entry: tuple[Any, ...]) -> None:
+    """One PutItem's SQL: the engine's statements, in its order, bound as it binds them."""
+    cursor.execute("BEGIN IMMEDIATE")
+    cursor.execute(GET_ITEM_SQL, row[:4]).fetchone()
+    cursor.execute(PUT_ITEM_SQL, row)
+    cursor.execute(PUT_ENTRY_SQL, entry)
+    cursor.execute("COMMIT")
+
+
 def put_floor(puts: int) -> float:
     """Microseconds per PutItem transaction (bench/run.py's items: new keys, one ALL-projection GSI)."""
     from run import item
@@ -84,11 +101,69 @@ def put_floor(puts: int) -> float:
         for start in range(0, puts, _CHECKPOINT_EVERY_FRAMES // 2):  # two WAL frames per put
             began = time.perf_counter()
             for row, entry in rows[start : start + _CHECKPOINT_EVERY_FRAMES // 2]:
-                cursor.execute("BEGIN IMMEDIATE")
-                cursor.execute(GET_ITEM_SQL, row[:4]).fetchone()
-                cursor.execute(PUT_ITEM_SQL, row)
-                cursor.execute(PUT_ENTRY_SQL, entry)
-                cursor.execute("COMMIT")
+                put_transaction(cursor, row, entry)
+            spent += time.perf_counter() - began
+            cursor.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        conn.close()
+    return spent / puts * 1e6
+
+
+# bench/run.py's table as the engine holds it (its GSI is index 1, as in put_floor's rows).
+_SCHEMA = TableSchema.from_description(
+    1, {**TABLE_SPEC, "GlobalSecondaryIndexes": [{**TABLE_SPEC["GlobalSecondaryIndexes"][0], "_IndexId": 1}]}
+)
+_GSI = _SCHEMA.indexes["GSI1"]
+
+
+def engine_minimum_put(cursor: sqlite3.Cursor, request: dict[str, Any]) -> dict[str, Any]:
+    """What any PutItem on this storage must do, with the engine's own code for each part and nothing else
+    (no dispatch, no prepared-write object, no catalog lookup by name): DynamoDB's checks of the request's
+    shape and of every attribute of the item with its size, the four key values' checks and bytes, the
+    item's JSON, the SQL transaction the engine runs (``PRAGMA data_version`` is its check, inside the
+    transaction, that no other process changed the table), the capacity and the response.
+
+    For bench/run.py's table only (string keys, one ALL GSI): the floor under the engine's PutItem, as
+    :func:`put_transaction` is the floor under its SQL."""
+    check_input(SHAPES, "PutItemInput", request)
+    item, size = codec.validate_item_sized(request["Item"])
+    check_item_size(size)
+    pk, sk = key_from_item(_SCHEMA, item)
+    check_index_keys(_SCHEMA, item)
+    ipk, isk = index_entry(_SCHEMA, _GSI, item)  # type: ignore[misc]  # bench items are all in the index
+    stored = bytearray(codec.dumps_item(item))
+    thash, bpk, bsk = zlib.crc32(pk), bytearray(pk), bytearray(sk)
+    cursor.execute("BEGIN IMMEDIATE")
+    cursor.execute("PRAGMA data_version").fetchone()
+    cursor.execute(GET_ITEM_SQL, (1, thash, bpk, bsk)).fetchone()
+    cursor.execute(PUT_ITEM_SQL, (1, thash, bpk, bsk, size, stored))
+    cursor.execute(
+        PUT_ENTRY_SQL, (1, 1, zlib.crc32(ipk), bytearray(ipk), bytearray(isk), bpk, bsk, thash, size, stored)
+    )
+    cursor.execute("COMMIT")
+    units = write_units(size)
+    capacity = Capacity(request["TableName"])
+    capacity.table += units
+    capacity.add_index("GSI1", True, units)
+    response: dict[str, Any] = {}
+    consumed = capacity.render(request.get("ReturnConsumedCapacity"))
+    if consumed is not None:
+        response["ConsumedCapacity"] = consumed
+    return response
+
+
+def engine_minimum(puts: int) -> float:
+    """Microseconds per :func:`engine_minimum_put` on bench/run.py's items (requests built beforehand)."""
+    from run import TABLE, item
+
+    requests = [{"TableName": TABLE, "Item": item(i)} for i in range(puts)]
+    with tempfile.TemporaryDirectory() as tmp:
+        conn = _connect(os.path.join(tmp, "floor.sqlite3"))
+        cursor = conn.cursor()
+        spent = 0.0
+        for start in range(0, puts, _CHECKPOINT_EVERY_FRAMES // 2):
+            began = time.perf_counter()
+            for request in requests[start : start + _CHECKPOINT_EVERY_FRAMES // 2]:
+                engine_minimum_put(cursor, request)
             spent += time.perf_counter() - began
             cursor.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
         conn.close()
@@ -177,7 +252,8 @@ def chunk_floor(items: int, chunk: int = 10_000, *, sort: bool = False, bare_ent
     return spent / len(rows) * 1e6
 
 
-def main(argv: list[str] | None = None) -> tuple[float, float]:
+def main(argv: list[str] | None = None) -> tuple[float, float, float]:
+    """Prints the floors; returns µs per PutItem transaction, per bulk-loaded item, per engine minimum."""
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -186,10 +262,15 @@ def main(argv: list[str] | None = None) -> tuple[float, float]:
     parser.add_argument("--variants", action="store_true", help="also the bulk levers: sorted rows, ...")
     args = parser.parse_args(argv)
     put_us = min(put_floor(args.puts) for _ in range(3))
+    minimum_us = min(engine_minimum(args.puts) for _ in range(3))
     bulk_us = min(bulk_floor(args.items) for _ in range(2))
     chunk_us = min(chunk_floor(args.items) for _ in range(2))
     print("\nSQLite alone, no engine code (best of runs):")
     print(f"  PutItem transaction:  {put_us:6.1f} µs  -> at most {1e6 / put_us:>9,.0f} PutItems/s")
+    print(
+        f"  PutItem, engine minimum (the checks DynamoDB makes + that SQL): {minimum_us:6.1f} µs"
+        f" = {minimum_us / put_us:.2f}x the transaction"
+    )
     print(f"  bulk load, per item:  {bulk_us:6.1f} µs  -> at most {1e6 / bulk_us:>9,.0f} items/s")
     print(
         f"  bulk entry point, 10,000-item chunks, per item: {chunk_us:6.1f} CPU µs"
@@ -203,7 +284,7 @@ def main(argv: list[str] | None = None) -> tuple[float, float]:
         ):
             us = min(chunk_floor(args.items, **options) for _ in range(2))  # type: ignore[arg-type]
             print(f"{name:<48} {us:6.1f} CPU µs -> at most {1e6 / us:>9,.0f} items per CPU second")
-    return put_us, bulk_us
+    return put_us, bulk_us, minimum_us
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ from singletable.engine._codec import (
     validate_value,
 )
 from singletable.engine._errors import DynamoDBError
+from singletable.engine._sizes import sized_number
 
 FAST = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -170,7 +171,7 @@ def test_normalize_number_is_idempotent_and_exact(text: str) -> None:
 @given(st.one_of(number_texts, st.text("-0123456789.", max_size=40)))
 def test_canonical_fast_path_agrees_with_the_parser(text: str) -> None:
     """A text the one-regex fast path accepts as already canonical is exactly what full parsing gives."""
-    if len(text) <= _numbers._CANONICAL_CHARS and _numbers._CANONICAL.fullmatch(text):
+    if len(text) <= _numbers.CANONICAL_CHARS and _numbers.CANONICAL.fullmatch(text):
         assert _numbers._normalize(text) == text
 
 
@@ -226,6 +227,29 @@ def test_canonical_fast_path_agrees_with_the_parser(text: str) -> None:
 )
 def test_number_size(text: str, size: int) -> None:
     assert number_size(normalize_number(text)) == size
+
+
+def _size_from_digits(canonical: str) -> int:
+    """number_size's rule computed from split_canonical's digits (how number_size read them before it
+    read the text in place)."""
+    if canonical == "0":
+        return 1
+    negative, digits, leading = _numbers.split_canonical(canonical)
+    pairs = (leading >> 1) - ((leading - len(digits) + 1) >> 1) + 1
+    return 1 + pairs + (1 if negative and pairs < 20 else 0)
+
+
+@FAST
+@given(st.one_of(number_texts, st.text("-0123456789.", max_size=40)))
+def test_number_size_and_the_uncached_path_agree_with_the_digits(text: str) -> None:
+    """number_size, which reads the text in place, and sized_number, which sizes long canonical numbers
+    without its cache, give what the significant digits give."""
+    try:
+        canonical = normalize_number(text)
+    except DynamoDBError:
+        return
+    assert number_size(canonical) == _size_from_digits(canonical)
+    assert sized_number(text) == (canonical, _size_from_digits(canonical))
 
 
 # ----------------------------------------------------------------------------------------- validation

@@ -182,19 +182,25 @@ def _check_item_sized(item: dict[str, Any], limit: int) -> tuple[dict[str, Any],
     for name, av in item.items():
         # A single-type S value under a short ASCII name, the most common attribute, in as few steps as
         # possible (this loop runs for every attribute of every write); anything else takes the checks below.
-        if type(av) is dict and len(av) == 1:
+        if (
+            type(av) is dict
+            and len(av) == 1
+            and type(name) is str
+            and 0 < len(name) <= MAX_NAME_BYTES
+            and name.isascii()
+        ):
             value = av.get("S")
-            if (
-                type(value) is str
-                and type(name) is str
-                and 0 < len(name) <= MAX_NAME_BYTES
-                and name.isascii()
-                and value.isascii()
-            ):
+            if type(value) is str and value.isascii():
                 # The value is exactly {"S": str}: kept as given rather than copied (nothing changes an
                 # item's values in place once validated; stored items are fresh from their JSON).
                 out[name] = av
                 total += len(name) + len(value)
+                continue
+            value = av.get("N")
+            if type(value) is str:  # exactly {"N": str}: the number's own checks, as _check_sized's
+                canonical, size = SIZED_NUMBERS.get(value) or sized_number(value)
+                out[name] = av if canonical == value else {"N": canonical}
+                total += len(name) + size
                 continue
         if av is None:
             raise validation(f"{NULL_VALUE}: {name} is null")
@@ -221,29 +227,33 @@ def _check_sized(av: Any, level: int, limit: int) -> tuple[dict[str, Any], int]:
     The common single-type S/N/M/L values are handled inline, mirroring their ``_check_*`` functions
     check for check; anything else takes the general path and is sized afterwards.
     """
+    # The one member found by looking each type up: iterating a one-member dict's items() cost more.
     if type(av) is dict and len(av) == 1:
-        for kind, value in av.items():
-            vtype = type(value)
-            if kind == "S":
-                if vtype is str:
-                    return {"S": value}, (len(value) if value.isascii() else len(value.encode("utf-8")))
-            elif kind == "N":
-                if vtype is str:
-                    canonical, size = SIZED_NUMBERS.get(value) or sized_number(value)
-                    return {"N": canonical}, size
-            elif kind == "M":
-                if vtype is dict and level <= limit:
-                    return _check_map_sized(value, level, limit)
-            elif kind == "L" and (vtype is list or vtype is tuple) and level <= limit:
-                elements = []
-                size = 3
-                for member in value:
-                    if member is None:
-                        raise validation(NULL_VALUE)
-                    element, member_size = _check_sized(member, level + 1, limit)
-                    elements.append(element)
-                    size += 1 + member_size
-                return {"L": elements}, size
+        value = av.get("S")
+        if value is not None:
+            if type(value) is str:
+                return {"S": value}, (len(value) if value.isascii() else len(value.encode("utf-8")))
+        elif (value := av.get("N")) is not None:
+            if type(value) is str:
+                canonical, size = SIZED_NUMBERS.get(value) or sized_number(value)
+                return {"N": canonical}, size
+        elif (value := av.get("M")) is not None:
+            if type(value) is dict and level <= limit:
+                return _check_map_sized(value, level, limit)
+        elif (
+            (value := av.get("L")) is not None
+            and (type(value) is list or type(value) is tuple)
+            and level <= limit
+        ):
+            elements = []
+            size = 3
+            for member in value:
+                if member is None:
+                    raise validation(NULL_VALUE)
+                element, member_size = _check_sized(member, level + 1, limit)
+                elements.append(element)
+                size += 1 + member_size
+            return {"L": elements}, size
     out = _check(av, level, limit)
     return out, value_size(out)
 
@@ -253,6 +263,18 @@ def _check_map_sized(value: dict[str, Any], level: int, limit: int) -> tuple[dic
     members: dict[str, Any] = {}
     size = 3
     for name, member in value.items():
+        if type(member) is dict and len(member) == 1:  # {"S": str} under a short ASCII name, as above
+            text = member.get("S")
+            if (
+                type(text) is str
+                and type(name) is str
+                and 0 < len(name) <= MAX_NAME_BYTES
+                and name.isascii()
+                and text.isascii()
+            ):
+                members[name] = member
+                size += 1 + len(name) + len(text)
+                continue
         if member is None:
             raise validation(f"{NULL_VALUE}: {name} is null")
         members[name], member_size = _check_sized(member, level + 1, limit)

@@ -45,7 +45,8 @@ def prepare_put(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
     get = params.get
     # Without any condition parameter (every BatchWriteItem put, most PutItems) neither the mixing rule
     # nor the expression checks can fail, and there is nothing to compile.
-    plain = (
+    # (Two members are TableName and Item, which the request's shape requires.)
+    plain = len(params) == 2 or (
         get("ConditionExpression") is None
         and get("Expected") is None
         and get("ConditionalOperator") is None
@@ -55,7 +56,8 @@ def prepare_put(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
     if not plain:
         legacy.reject_mixed(params, PUT_LEGACY, ("ConditionExpression",))
     schema = engine.table(params["TableName"])
-    check_return_values(get("ReturnValues"), PUT_RETURN_VALUES)
+    if get("ReturnValues") is not None:
+        check_return_values(get("ReturnValues"), PUT_RETURN_VALUES)
     item, size = codec.validate_item_sized(params["Item"])
     check_item_size(size)
     pk, sk = key_from_item(schema, item)

@@ -41,8 +41,8 @@ _INT32_MAX = 2**31 - 1
 # of at most 38 characters has at most 38 digits, so its precision and magnitude (1E-37 to 1E+38) are in
 # range: such a text is its own canonical form. (Parsing one in full took ~20,000 instructions, a fifth of
 # validating bench/run.py's item; this match takes ~1,000.)
-_CANONICAL = re.compile(r"-?[1-9][0-9]*(?:\.[0-9]*[1-9])?|-?0\.[0-9]*[1-9]|0")
-_CANONICAL_CHARS = 38
+CANONICAL = re.compile(r"-?[1-9][0-9]*(?:\.[0-9]*[1-9])?|-?0\.[0-9]*[1-9]|0")
+CANONICAL_CHARS = 38
 # \d in a str pattern is any Unicode decimal digit, which is what Java's Character.isDigit accepts.
 _NUMBER = re.compile(r"([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?")
 
@@ -52,7 +52,7 @@ _CACHE_LIMIT = 65536
 
 def normalize_number(text: str) -> str:
     """Validate a DynamoDB number and return the text DynamoDB would hand back for it."""
-    if type(text) is str and len(text) <= _CANONICAL_CHARS and _CANONICAL.fullmatch(text):
+    if type(text) is str and len(text) <= CANONICAL_CHARS and CANONICAL.fullmatch(text):
         return text
     cached = _cache.get(text) if type(text) is str else None
     if cached is not None:
@@ -144,8 +144,20 @@ def number_size(canonical: str) -> int:
     """
     if canonical == "0":
         return 1
-    negative, digits, leading = split_canonical(canonical)
-    last = leading - len(digits) + 1  # power of ten of the last significant digit
+    # The power of ten of the leading and of the last significant digit, read off the text in place
+    # (split_canonical's digits, without building them: this runs for every number of every write).
+    negative = canonical[0] == "-"
+    body = canonical[1:] if negative else canonical
+    dot = body.find(".")
+    if dot < 0:  # an integer: trailing zeros are not significant
+        leading = len(body) - 1
+        last = len(body) - len(body.rstrip("0"))
+    elif dot == 1 and body[0] == "0":  # 0.000ddd: the fraction's leading zeros are not significant
+        last = 2 - len(body)
+        leading = len(body.lstrip("0.")) + last - 1
+    else:  # ddd.ddd (canonical: no trailing zeros after the point)
+        leading = dot - 1
+        last = dot + 1 - len(body)
     # base-100 digit k covers 10**(2k) and 10**(2k+1): count the pair indices spanned by the digits.
     pairs = (leading >> 1) - (last >> 1) + 1
     return 1 + pairs + (1 if negative and pairs < 20 else 0)

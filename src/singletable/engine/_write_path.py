@@ -36,7 +36,7 @@ from singletable.engine import _stream_records as stream_records
 from singletable.engine._capacity import Capacity, same_entry, write_units
 from singletable.engine._errors import DynamoDBError, validation
 from singletable.engine._interfaces import OperationEngine
-from singletable.engine._keys import checked_key_bytes
+from singletable.engine._keys import MAX_HASH_KEY_BYTES, MAX_RANGE_KEY_BYTES, checked_key_bytes
 from singletable.engine._schema import IndexSchema, TableSchema
 from singletable.engine._storage import Storage
 from singletable.engine._storage.connection import WriteTransaction
@@ -87,14 +87,31 @@ def _key_bytes(
     hash_av = source.get(hash_attr.name)
     if hash_av is None:
         raise validation(missing)
-    pk = checked_key_bytes(hash_attr.name, hash_av, hash_attr.type, is_hash=True, context=context)
+    pk = _string_key(hash_av, hash_attr.type, MAX_HASH_KEY_BYTES) or checked_key_bytes(
+        hash_attr.name, hash_av, hash_attr.type, is_hash=True, context=context
+    )
     range_attr = schema.range
     if range_attr is None:
         return pk, b""
     range_av = source.get(range_attr.name)
     if range_av is None:
         raise validation(missing)
-    return pk, checked_key_bytes(range_attr.name, range_av, range_attr.type, is_hash=False, context=context)
+    return pk, _string_key(range_av, range_attr.type, MAX_RANGE_KEY_BYTES) or checked_key_bytes(
+        range_attr.name, range_av, range_attr.type, is_hash=False, context=context
+    )
+
+
+def _string_key(av: Any, key_type: str, limit: int) -> bytes | None:
+    """The bytes of a string key value that passes every key check (exactly ``{"S": text}`` where ``S`` is
+    expected, 1 to ``limit`` bytes), else None: the usual key in fewer steps than ``checked_key_bytes``,
+    which answers everything else (and words the errors)."""
+    if key_type == "S" and type(av) is dict and len(av) == 1:
+        value = av.get("S")
+        if type(value) is str:
+            data = value.encode("utf-8")
+            if 0 < len(data) <= limit:
+                return data
+    return None
 
 
 _INDEX = codec.KeyContext.INDEX
@@ -108,7 +125,8 @@ def check_index_keys(schema: TableSchema, item: dict[str, Any], *, from_update: 
             continue
         if from_update and key_type != "N" and av.get(key_type) in ("", b""):
             raise validation(UPDATE_INDEX_KEY_EMPTY)
-        checked_key_bytes(name, av, key_type, is_hash=is_hash, context=_INDEX, index_name=index_name)
+        if _string_key(av, key_type, MAX_HASH_KEY_BYTES if is_hash else MAX_RANGE_KEY_BYTES) is None:
+            checked_key_bytes(name, av, key_type, is_hash=is_hash, context=_INDEX, index_name=index_name)
 
 
 def index_entry(schema: TableSchema, index: IndexSchema, item: dict[str, Any]) -> tuple[bytes, bytes] | None:
@@ -196,6 +214,9 @@ def write_item(
             new,
             ttl_delete=ttl_delete,
         )
+    if rows is None and old is None and new is not None:
+        _put_new_item(storage, schema, pk, sk, new, new_size, capacity)
+        return
     out = WriteRows() if rows is None else rows
     has_sets = False
     stored = b""
@@ -212,6 +233,41 @@ def write_item(
             capacity.add_index(index.name, index.is_global, units)
     if rows is None:
         out.flush(storage)
+
+
+def _put_new_item(
+    storage: Storage,
+    schema: TableSchema,
+    pk: bytes,
+    sk: bytes,
+    new: dict[str, Any],
+    new_size: int,
+    capacity: Capacity,
+) -> None:
+    """``write_item`` of an item where there was none (most PutItems), stored at once: there is no old
+    item to read index entries from or compare against, so each index gets the new entry or nothing."""
+    table_id = schema.table_id
+    stored = codec.dumps_item(new)
+    storage.put_item_row(table_id, pk, sk, stored, new_size)
+    units = write_units(new_size)
+    capacity.table += units
+    for index in schema.indexes.values():
+        entry = index_entry(schema, index, new)
+        if entry is None:
+            continue
+        if index.projected is None:  # ALL: the entry is the item, bytes, size and units
+            storage.put_entry_row(table_id, index.index_id, entry[0], entry[1], pk, sk, new_size, stored)
+            capacity.add_index(index.name, index.is_global, units)
+        else:
+            size, data = _projected(schema, index, new)
+            storage.put_entry_row(table_id, index.index_id, entry[0], entry[1], pk, sk, size, data)
+            capacity.add_index(index.name, index.is_global, write_units(size))
+
+
+def _projected(schema: TableSchema, index: IndexSchema, item: dict[str, Any]) -> tuple[int, bytes]:
+    """The size and stored bytes of an item as an INCLUDE or KEYS_ONLY index holds it."""
+    projected = schema.project_for_index(index, item)
+    return codec.item_size(projected), codec.dumps_item(projected)
 
 
 def _index_rows(
@@ -249,11 +305,7 @@ def _index_rows(
     if new_entry is None:
         return units
     if old_entry != new_entry:
-        if whole:
-            size, data = new_size, stored
-        else:
-            projected = schema.project_for_index(index, new)
-            size, data = codec.item_size(projected), codec.dumps_item(projected)
+        size, data = (new_size, stored) if whole else _projected(schema, index, new)
         out.entries.append((table_id, index.index_id, new_entry[0], new_entry[1], pk, sk, size, data))
         return units + write_units(size)
     old_projected = schema.project_for_index(index, old)  # type: ignore[arg-type]
@@ -416,10 +468,19 @@ class PreparedWrite:
     def apply(
         self, storage: Storage, capacity: Capacity, rows: WriteRows | None = None
     ) -> tuple[Item | None, Item | None]:
-        """The whole single-item write (inside ``storage.write()``): returns (old item, new item)."""
-        old, old_size = self.load(storage)
-        if not self.passes(old):
-            raise self.failure(old)
+        """The whole single-item write (inside ``storage.write()``): returns (old item, new item).
+
+        ``load``, ``passes`` and ``evaluate`` written out for a put (this runs for every item write)."""
+        schema = self.schema
+        row = storage.get_item(schema.table_id, self.pk, self.sk)
+        old, old_size = (None, 0) if row is None else (codec.loads_item(row[0]), row[1])
+        condition = self.condition
+        if condition is not None and not condition(old):
+            raise condition_failed(old, self.return_on_failure)
+        if self.action == PUT:  # store()'s special cases are never a put's
+            new, new_size = self.item, self.size
+            write_item(storage, schema, self.pk, self.sk, old, old_size, new, new_size, capacity, rows=rows)
+            return old, new
         new, new_size = self.evaluate(old, old_size)
         self.store(storage, old, old_size, new, new_size, capacity, rows)
         return old, new
@@ -436,7 +497,7 @@ def locked_write(storage: Storage, busy: Callable[[], DynamoDBError] = conflict_
     clients of this engine can collide; DynamoDB's answer to a write colliding with an in-flight transaction
     is the closest match, and tells the caller the same thing: nothing was written, retry.
     """
-    return storage.write(busy)
+    return WriteTransaction(storage, busy)  # storage.write(busy), one call less
 
 
 def run_single(
@@ -475,5 +536,12 @@ def run_single(
 
 def old_if_all_old(params: dict[str, Any]) -> Callable[[Item | None, Item | None], Item | None]:
     """PutItem's and DeleteItem's ReturnValues: ALL_OLD or nothing."""
-    wanted = params.get("ReturnValues") == "ALL_OLD"
-    return lambda old, _new: old if wanted else None
+    return _the_old_item if params.get("ReturnValues") == "ALL_OLD" else _nothing
+
+
+def _the_old_item(old: Item | None, _new: Item | None) -> Item | None:
+    return old
+
+
+def _nothing(_old: Item | None, _new: Item | None) -> None:
+    return None

@@ -78,7 +78,10 @@ class WriteTransaction:
             if storage.restart_wal:
                 storage.checkpoint_backlog()
             try:
-                storage.begin_immediate()
+                try:
+                    storage._cursor.execute("BEGIN IMMEDIATE")
+                except sqlite3.OperationalError as error:
+                    storage.wait_to_begin(error)
             except BaseException:
                 storage.lock.release()
                 raise
@@ -175,14 +178,13 @@ class Connection:
 
     # -- transactions -------------------------------------------------------------------------------------
 
-    def begin_immediate(self) -> None:
-        """Take the write lock, waiting out other connections' writes for up to ``busy_timeout``."""
-        try:
-            self._cursor.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as error:
-            if not is_busy(error):
-                raise
-            retry_while_busy(lambda: self._cursor.execute("BEGIN IMMEDIATE"), is_busy, self.busy_timeout)
+    def wait_to_begin(self, error: sqlite3.OperationalError) -> None:
+        """After ``BEGIN IMMEDIATE`` failed with ``error`` (see ``WriteTransaction``): if another connection
+        held the write lock, retry it for up to ``busy_timeout`` (see :func:`retry_while_busy`); any other
+        error is raised."""
+        if not is_busy(error):
+            raise error
+        retry_while_busy(lambda: self._cursor.execute("BEGIN IMMEDIATE"), is_busy, self.busy_timeout)
 
     def write(self, busy: Callable[[], BaseException] | None = None) -> WriteTransaction:
         """One atomic write: everything inside commits together or not at all.

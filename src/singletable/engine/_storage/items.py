@@ -139,11 +139,10 @@ class ItemData(Connection):
         several rows for it. Rows must be of distinct items, so their order does not matter. Must run inside
         :meth:`write`."""
         if len(items) == 1 and len(entries) <= 1 and not item_deletes and not entry_deletes:
-            # One item put with at most one index entry (a single PutItem, most UpdateItems): no lists.
-            cursor = self._cursor
-            cursor.execute(PUT_ITEM_SQL, _item_params(items[0]))
+            # One item put with at most one index entry (most UpdateItems): no lists.
+            self.put_item_row(*items[0])
             if entries:
-                cursor.execute(PUT_ENTRY_SQL, _entry_params(entries[0]))
+                self.put_entry_row(*entries[0])
             return
         crc32 = zlib.crc32
         b = _blob
@@ -163,6 +162,29 @@ class ItemData(Connection):
             )
         if entries:
             self._run(PUT_ENTRY_SQL, [_entry_params(row) for row in entries])
+
+    def put_item_row(self, table_id: int, pk: bytes, sk: bytes, data: bytes, size: int) -> None:
+        """Store one item (an ``ItemRow``'s fields) now; inside :meth:`write`."""
+        b = _blob
+        self._cursor.execute(PUT_ITEM_SQL, (table_id, zlib.crc32(pk), b(pk), b(sk), size, b(data)))
+
+    def put_entry_row(
+        self,
+        table_id: int,
+        index_id: int,
+        ipk: bytes,
+        isk: bytes,
+        tpk: bytes,
+        tsk: bytes,
+        size: int,
+        projected: bytes,
+    ) -> None:
+        """Store one index entry (an ``EntryRow``'s fields) now; inside :meth:`write`."""
+        crc32, b = zlib.crc32, _blob
+        self._cursor.execute(
+            PUT_ENTRY_SQL,
+            (table_id, index_id, crc32(ipk), b(ipk), b(isk), b(tpk), b(tsk), crc32(tpk), size, b(projected)),
+        )
 
     def _run(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
         if len(rows) == 1:
