@@ -31,6 +31,14 @@ class CoalescedWrites:
             self._loop.call_soon(self.flush)
         self._pending.append(data)
 
+    def write_now(self, data: bytes) -> None:
+        """A whole response, built as one buffer: sent at once, unless earlier writes are still queued
+        (then behind them, in order). Saves the loop turn that ``write`` waits for."""
+        if self._pending:
+            self._pending.append(data)
+        elif not self._transport.is_closing():
+            self._transport.write(data)
+
     def writelines(self, chunks: Any) -> None:
         for chunk in chunks:
             self.write(chunk)

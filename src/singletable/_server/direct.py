@@ -1,0 +1,147 @@
+"""DynamoDB API calls answered inside the HTTP parser's callbacks, without the ASGI round trip.
+
+A DynamoDB call is "POST / with X-Amz-Target and a JSON body -> one JSON body". Through ASGI each one cost
+uvicorn a scope dict, an ``asyncio.Event``, a ``RequestResponseCycle``, a Task with its coroutines, two
+``receive``/``send`` message dicts and a header walk -- measured (docs/performance.md, "Where an HTTP request
+goes") as more instructions than our whole dispatcher. :class:`DirectApiProtocol` is uvicorn's httptools
+protocol (through :class:`~singletable._server.coalesce.CoalescingHttpToolsProtocol`, handed to uvicorn by its
+documented ``http=`` setting); when the headers of a request show a plain API call, it collects the body and
+answers when the parser reports the message complete: ``DynamoDBApp.handle_api`` (the same function the ASGI
+path calls: SigV4, gzip, dispatcher, recording), then one write of the status line, uvicorn's default headers
+(``date``) and ours. uvicorn still owns everything else: the server's lifecycle, signals, workers, logging,
+keep-alive timeouts, and every request that is not a plain API call.
+
+What takes the ASGI path unchanged: any method but POST, any target but ``/`` (the web console, health
+checks), HTTP/1.0, ``Expect: 100-continue``, a chunked or length-less body, a body over the 16 MB limit (the
+app answers 413), an ``Origin`` header (CORS), a request while an ASGI response on the same connection is
+still in flight (so pipelined answers keep their order), and a transport whose writes are paused.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from uvicorn.protocols.http.httptools_impl import STATUS_LINE
+
+from singletable._protocol import error_reply
+from singletable._server.app import MAX_BODY_BYTES, DynamoDBApp
+from singletable._server.coalesce import CoalescingHttpToolsProtocol
+from singletable.engine import DynamoDBError
+
+log = logging.getLogger("singletable.server")
+
+_CONNECTION_CLOSE = b"connection: close\r\n"
+
+
+def _plain_api_call(headers: list[tuple[bytes, bytes]]) -> dict[bytes, bytes] | None:
+    """The request's headers as a dict when they describe a call the direct path answers, else None."""
+    by_name = dict(headers)
+    length = by_name.get(b"content-length")
+    if (
+        length is None
+        or not length.isdigit()
+        or int(length) > MAX_BODY_BYTES
+        or b"x-amz-target" not in by_name
+        or b"transfer-encoding" in by_name
+        or b"origin" in by_name
+        or len(by_name) != len(headers)  # a repeated header: let uvicorn and the app see every copy
+    ):
+        return None
+    return by_name
+
+
+class DirectApiProtocol(CoalescingHttpToolsProtocol):
+    """uvicorn's httptools protocol, answering plain DynamoDB API calls itself (see the module docstring)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        app = self.app
+        # Only our own app, unwrapped (uvicorn wraps it for trace logging or proxy headers: then ASGI it is).
+        self._api: DynamoDBApp | None = (
+            app if isinstance(app, DynamoDBApp) and self.limit_concurrency is None else None
+        )
+        self._direct_headers: dict[bytes, bytes] | None = None
+        self._direct_body: list[bytes] = []
+
+    def on_message_begin(self) -> None:
+        # uvicorn's own builds the ASGI scope (a dict, a copy of the app state) for every request; only a
+        # request that takes the ASGI path needs it, so it is built in on_headers_complete, for those.
+        self.url = b""
+        self.expect_100_continue = False
+        self.headers = []
+
+    def _begin_asgi(self) -> None:
+        """uvicorn's on_message_begin, late: its scope, holding the URL and headers already parsed."""
+        url, headers, expect = self.url, self.headers, self.expect_100_continue
+        super().on_message_begin()
+        self.url, self.headers, self.expect_100_continue = url, headers, expect
+        self.scope["headers"] = headers
+
+    def on_headers_complete(self) -> None:
+        self._direct_headers = None
+        if (
+            self._api is not None
+            and self.url == b"/"
+            and not self.expect_100_continue
+            and self.parser.get_method() == b"POST"
+            and self.parser.get_http_version() == "1.1"
+            and (self.cycle is None or self.cycle.response_complete)
+            and not self.pipeline
+            and not self.flow.write_paused
+        ):
+            self._direct_headers = _plain_api_call(self.headers)
+        if self._direct_headers is None:
+            self._begin_asgi()
+            super().on_headers_complete()
+            return
+        self._direct_body = []
+
+    def on_body(self, body: bytes) -> None:
+        if self._direct_headers is None:
+            super().on_body(body)
+        else:
+            self._direct_body.append(body)
+
+    def on_message_complete(self) -> None:
+        headers = self._direct_headers
+        if headers is None:
+            super().on_message_complete()
+            return
+        self._direct_headers = None
+        chunks = self._direct_body
+        self._direct_body = []
+        body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        # What SigV4 reads of a request besides its headers (the direct path only takes POST /).
+        scope = {
+            "method": "POST",
+            "path": "/",
+            "raw_path": b"/",
+            "query_string": b"",
+            "headers": self.headers,
+        }
+        try:
+            status, reply_headers, payload = self._api.handle_api(scope, headers, body)  # type: ignore[union-attr]
+        except Exception:  # handle_api's dispatcher never raises; a bug elsewhere is still no traceback
+            log.exception("internal error serving %s", headers.get(b"x-amz-target"))
+            status, reply_headers, payload = error_reply(
+                DynamoDBError("InternalServerError", "Internal server error", status=500)
+            )
+        keep_alive = self.parser.should_keep_alive()
+        self._write_reply(status, reply_headers, payload, keep_alive)
+        if not keep_alive:
+            self.transport.close()
+        self.on_response_complete()
+
+    def _write_reply(
+        self, status: int, headers: list[tuple[str, str]], payload: bytes, keep_alive: bool
+    ) -> None:
+        parts = [STATUS_LINE[status]]
+        for name, value in self.server_state.default_headers:
+            parts += (name, b": ", value, b"\r\n")
+        parts.append("".join([f"{name}: {value}\r\n" for name, value in headers]).encode("latin-1"))
+        if not keep_alive:
+            parts.append(_CONNECTION_CLOSE)
+        parts.append(b"\r\n")
+        parts.append(payload)
+        self.transport.write_now(b"".join(parts))  # type: ignore[attr-defined]
