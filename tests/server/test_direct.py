@@ -269,6 +269,46 @@ def test_a_repeated_header_takes_the_asgi_path(served):
     assert answer.status == 200 and "TableNames" in answer.json()  # as before the direct path existed
 
 
+def test_a_graceful_stop_answers_the_call_whose_body_is_arriving_then_closes(served):
+    request = _request("PutItem", {"TableName": "direct", "Item": {"PK": {"S": "stopping"}}})
+    cut = request.index(b"\r\n\r\n") + 10
+
+    async def scenario() -> tuple[Response, bool]:
+        server = await asyncio.get_running_loop().create_server(served._protocol, "127.0.0.1", 0)
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.sockets[0].getsockname()[1])
+        writer.write(request[:cut])
+        await asyncio.sleep(0.1)
+        served.protocols[-1].shutdown()  # what uvicorn's Server does to every connection on SIGTERM
+        writer.write(request[cut:])
+        answer = await _read_response(reader)
+        closed = await asyncio.wait_for(reader.read(1), 5) == b""
+        writer.close()
+        server.close()
+        return answer, closed
+
+    answer, closed = asyncio.run(scenario())
+    assert not served.went_through_asgi
+    assert answer.status == 200 and answer.header("connection") == "close" and closed
+    assert served.app.dispatcher.engine.execute(
+        "GetItem", {"TableName": "direct", "Key": {"PK": {"S": "stopping"}}}
+    ) == {"Item": {"PK": {"S": "stopping"}}}
+
+
+def test_an_idle_connection_closes_at_once_on_a_graceful_stop(served):
+    async def scenario() -> bool:
+        server = await asyncio.get_running_loop().create_server(served._protocol, "127.0.0.1", 0)
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.sockets[0].getsockname()[1])
+        writer.write(_request(*GET_A))
+        await _read_response(reader)
+        served.protocols[-1].shutdown()
+        closed = await asyncio.wait_for(reader.read(1), 5) == b""
+        writer.close()
+        server.close()
+        return closed
+
+    assert asyncio.run(scenario())
+
+
 def test_a_gzip_body_is_answered_directly(served):
     import gzip
 
@@ -343,3 +383,9 @@ def test_serve_takes_chunked_and_100_continue_bodies(http_server):
         http_server.port, _request("ListTables", {}, headers={"Expect": "100-continue"}), 2
     )
     assert answers[0].startswith(b"HTTP/1.1 100") and answers[1].startswith(b"HTTP/1.1 200")
+
+
+def test_serve_uses_the_direct_protocol():
+    from singletable._server.run import _http_protocol
+
+    assert _http_protocol() is DirectApiProtocol

@@ -63,6 +63,15 @@ class DirectApiProtocol(CoalescingHttpToolsProtocol):
         )
         self._direct_headers: dict[bytes, bytes] | None = None
         self._direct_body: list[bytes] = []
+        self._stopping = False
+
+    def shutdown(self) -> None:
+        """uvicorn's graceful stop: a direct call whose body is still arriving is answered, then closed,
+        as uvicorn does with an ASGI request in flight."""
+        if self._direct_headers is not None:
+            self._stopping = True
+        else:
+            super().shutdown()
 
     def on_message_begin(self) -> None:
         # uvicorn's own builds the ASGI scope (a dict, a copy of the app state) for every request; only a
@@ -127,7 +136,7 @@ class DirectApiProtocol(CoalescingHttpToolsProtocol):
             status, reply_headers, payload = error_reply(
                 DynamoDBError("InternalServerError", "Internal server error", status=500)
             )
-        keep_alive = self.parser.should_keep_alive()
+        keep_alive = self.parser.should_keep_alive() and not self._stopping
         self._write_reply(status, reply_headers, payload, keep_alive)
         if not keep_alive:
             self.transport.close()
