@@ -197,6 +197,44 @@ def _drive_app(app, scope: dict, body: bytes) -> None:
     raise RuntimeError("the ASGI app suspended")
 
 
+class _SinkTransport:
+    """Where the direct protocol's answers go when it is measured without a socket: nowhere."""
+
+    def write(self, data: bytes) -> None:
+        pass
+
+    def is_closing(self) -> bool:
+        return False
+
+    def get_extra_info(self, name: str, default: object = None) -> object:
+        return ("127.0.0.1", 8000) if name in ("sockname", "peername") else default
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _direct_protocol(app):
+    """A DirectApiProtocol on a sink transport, with uvicorn's own Config and ServerState, and uvloop's loop
+    (not running: its keep-alive timers are armed and cancelled as in the server)."""
+    import uvloop
+    from uvicorn.config import Config
+    from uvicorn.server import ServerState
+
+    from singletable._server.direct import DirectApiProtocol
+
+    config = Config(app, http=DirectApiProtocol, lifespan="off", proxy_headers=False, log_level="warning")
+    config.load()
+    protocol = DirectApiProtocol(config, ServerState(), {}, _loop=uvloop.new_event_loop())
+    protocol.connection_made(_SinkTransport())  # type: ignore[arg-type]
+    return protocol
+
+
 def stages_inner(n: int) -> None:
     """Runs under callgrind (see ``stages``): os.getppid() zeroes, os.getpgrp() dumps around each loop."""
     import orjson
@@ -212,10 +250,12 @@ def stages_inner(n: int) -> None:
         engine.execute("PutItem", {"TableName": "bench", "Item": item(i)})
     dispatcher = Dispatcher(engine)
     app = DynamoDBApp(engine=engine)
+    protocol = _direct_protocol(app)
     by_op = _ops(7, 3000)
     for op in OPERATIONS:
         bodies = [body for _, body in by_op[op]]
         params = [wire.decode_request(op, body) for body in bodies]
+        raw = [_raw_request(op, body, 8000) for body in bodies]
         target = f"DynamoDB_20120810.{op}"
         scope = {
             "type": "http",
@@ -231,6 +271,7 @@ def stages_inner(n: int) -> None:
             ),
             ("dispatcher", lambda i, t=target, b=bodies: dispatcher.handle(t, b[i % len(b)])),
             ("asgi app", lambda i, s=scope, b=bodies: _drive_app(app, s, b[i % len(b)])),
+            ("direct protocol", lambda i, r=raw: protocol.data_received(r[i % len(r)])),
         )
         for label, call in calls:
             for i in range(n, n + 100):

@@ -77,10 +77,10 @@ async def _read_response(reader: asyncio.StreamReader) -> Response:
 class Served:
     """One engine behind uvicorn's machinery and DirectApiProtocol on a loopback port."""
 
-    def __init__(self, app: DynamoDBApp) -> None:
+    def __init__(self, app: DynamoDBApp, **config: object) -> None:
         self.app = app
         self.config = Config(
-            app, http=DirectApiProtocol, lifespan="off", log_level="warning", proxy_headers=False
+            app, http=DirectApiProtocol, lifespan="off", log_level="warning", proxy_headers=False, **config
         )
         self.config.load()
         self.state = ServerState()
@@ -307,6 +307,72 @@ def test_an_idle_connection_closes_at_once_on_a_graceful_stop(served):
         return closed
 
     assert asyncio.run(scenario())
+
+
+KEEP_ALIVE = 0.4
+
+
+async def _connect(served: Served) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, asyncio.Server]:
+    server = await asyncio.get_running_loop().create_server(served._protocol, "127.0.0.1", 0)
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.sockets[0].getsockname()[1])
+    return reader, writer, server
+
+
+async def _closed_within(reader: asyncio.StreamReader, seconds: float) -> bool:
+    try:
+        return await asyncio.wait_for(reader.read(1), seconds) == b""
+    except TimeoutError:
+        return False
+
+
+def test_keep_alive_timeout_closes_an_idle_connection_not_a_busy_one(engine):
+    served = Served(DynamoDBApp(engine=engine), timeout_keep_alive=KEEP_ALIVE)
+
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+        reader, writer, server = await _connect(served)
+        # Calls every 0.15 s for three timeouts: never idle for a whole timeout, never closed.
+        started = loop.time()
+        sent = 0
+        while loop.time() - started < 3 * KEEP_ALIVE:
+            sent += 1
+            writer.write(_request(*GET_A))
+            assert (await _read_response(reader)).status == 200
+            await asyncio.sleep(0.15)
+        # A call whose body arrives after more than a timeout: busy, not idle; it is answered.
+        request = _request(*GET_A)
+        cut = request.index(b"\r\n\r\n") + 4
+        writer.write(request[:cut])
+        await asyncio.sleep(KEEP_ALIVE * 1.5)
+        writer.write(request[cut:])
+        assert (await _read_response(reader)).status == 200
+        # Then idle: closed after the timeout, not before.
+        idle_from = loop.time()
+        assert not await _closed_within(reader, KEEP_ALIVE * 0.5)
+        assert await _closed_within(reader, KEEP_ALIVE * 2)
+        assert KEEP_ALIVE * 0.9 <= loop.time() - idle_from <= KEEP_ALIVE * 2.5
+        assert served.state.total_requests == sent + 1
+        writer.close()
+        server.close()
+
+    asyncio.run(scenario())
+    assert not served.went_through_asgi
+
+
+def test_keep_alive_timeout_after_an_asgi_request(engine):
+    served = Served(DynamoDBApp(engine=engine), timeout_keep_alive=KEEP_ALIVE)
+
+    async def scenario() -> None:
+        reader, writer, server = await _connect(served)
+        writer.write(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert (await _read_response(reader)).status == 200
+        assert not await _closed_within(reader, KEEP_ALIVE * 0.5)
+        assert await _closed_within(reader, KEEP_ALIVE * 2)
+        writer.close()
+        server.close()
+
+    asyncio.run(scenario())
+    assert served.went_through_asgi
 
 
 def test_a_gzip_body_is_answered_directly(served):

@@ -58,6 +58,9 @@ class CoalescedWrites:
         self._pending = []
         self._transport.abort()
 
+    def is_closing(self) -> bool:  # asked around every response: spelled out, not through __getattr__
+        return self._transport.is_closing()
+
     def get_write_buffer_size(self) -> int:
         return self._transport.get_write_buffer_size() + sum(len(chunk) for chunk in self._pending)
 
