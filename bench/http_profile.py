@@ -1,20 +1,20 @@
 """Where an HTTP request's cost goes in ``singletable serve``: instructions and CPU per request, by stage.
 
-    python3 bench/http_profile.py [--in-memory] [--n 400] [--cpu] [--stages]
+    python3 bench/http_profile.py [--in-memory] [--n 400] [--cpu] [--stages] [--keep DIR]
 
 Default: ``singletable serve`` (one worker, a file unless ``--in-memory``) runs under
 ``valgrind --tool=callgrind``; one keep-alive raw-socket client sends bench/server.py's requests, one
 operation at a time (GetItem, PutItem, Query of 10 items): a warm-up, then ``callgrind_control -z``, ``--n``
 requests, ``callgrind_control -d``. The dump holds exactly those requests' user-space instructions, so no
-N2-N1 difference is needed; the C functions that mark a stage (the HTTP parser, orjson, SQLite, the socket
-calls) are read off ``callgrind_annotate --inclusive=yes``. Instruction counts repeat within ~1% under any
-load, which wall-clock timings on a shared 2-core machine do not.
+N2-N1 difference is needed; the C functions that mark a stage (the HTTP parser, orjson, SQLite) are read
+off ``callgrind_annotate --inclusive=yes``. Instruction counts repeat within ~1% under any load, which
+wall-clock timings on a shared 2-core machine do not.
 
 ``--cpu``: the same server without valgrind, CPU time (user + system, from ``/proc/PID/schedstat``) per
 request, kernel TCP work included. ``--stages``: the layers in-process (under callgrind, markers around each
-loop): ``Engine.execute``, ``Dispatcher.handle`` (adds the wire codec and dispatch) and the ASGI app called
-with an in-memory receive/send (adds our ASGI layer); the HTTP server's share is the serve total minus
-the app.
+loop): ``Engine.execute``, ``Dispatcher.handle`` (adds the wire codec and dispatch), the ASGI app called
+with an in-memory receive/send (adds our ASGI layer), and ``DirectApiProtocol`` fed raw requests on a sink
+transport (the direct path without the socket); the HTTP server's share is the serve total minus the app.
 """
 
 from __future__ import annotations
@@ -38,15 +38,13 @@ from server import PRELOAD, _exchange, _raw_request, _requests  # noqa: E402
 
 OPERATIONS = ("GetItem", "PutItem", "Query")
 PYTHON = os.path.realpath(sys.executable)  # not a pyenv shim: valgrind must run the interpreter itself
-# Stages read off callgrind's inclusive costs: (label, function-name pattern).
+# C functions read off callgrind's inclusive costs (each includes what it calls: llhttp_execute, the parser,
+# includes every Python callback it makes -- with the direct path, the whole request).
 MARKERS = (
-    ("HTTP parse (llhttp)", r"^llhttp_execute$"),
-    ("JSON decode (orjson.loads)", r"^loads$"),
-    ("JSON encode (orjson.dumps)", r"^dumps$"),
-    ("SQLite (sqlite3_step)", r"^sqlite3_step$"),
-    ("socket send", r"^(__libc_send|send|__send)$"),
-    ("socket recv", r"^(__libc_recv|recv|__recv)$"),
-    ("epoll", r"^epoll_wait$"),
+    ("llhttp_execute (parser and its callbacks)", r"^llhttp_execute$"),
+    ("orjson.loads", r"^loads$"),
+    ("orjson.dumps", r"^dumps$"),
+    ("sqlite3_step", r"^sqlite3_step$"),
 )
 
 
