@@ -4,7 +4,8 @@
 
 Runs ``singletable serve``'s uvicorn set-up in this process (one worker, a file unless ``--in-memory``) and
 bench/server.py's load generator in another, and records, inside the server: the time each direct API
-call spends from its parser's "message complete" to its response written (engine, codec and write), every
+call spends from its parser's "message complete" to its response written (engine, codec and write; wall
+clock, and the thread's CPU time: where the two differ, the server was waiting for a CPU), every
 garbage-collector pass (generation and duration, through ``gc.callbacks``), and the WAL checkpoints that
 the next write had to finish (``Connection.checkpoint_backlog``). Printed side by side with the client's
 p50/p99, it says which part of the tail is the server's work and which is waiting for a CPU: with the
@@ -54,9 +55,10 @@ def _instrument(record: dict[str, list[float]]) -> None:
     answer = DirectApiProtocol.on_message_complete
 
     def timed_answer(self: DirectApiProtocol) -> None:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.thread_time()
         answer(self)
         record["server"].append(time.perf_counter() - start)
+        record["server cpu"].append(time.thread_time() - cpu)
 
     DirectApiProtocol.on_message_complete = timed_answer  # type: ignore[method-assign]
     backlog = Connection.checkpoint_backlog
@@ -90,7 +92,7 @@ def main() -> None:
     from singletable._server.run import ServeOptions, serve_uvicorn
 
     record: dict[str, list[float]] = {
-        name: [] for name in ("server", "checkpoint backlog", "gc gen0", "gc gen1", "gc gen2")
+        name: [] for name in ("server", "server cpu", "checkpoint backlog", "gc gen0", "gc gen1", "gc gen2")
     }
     _instrument(record)
     port = free_port()
