@@ -387,6 +387,48 @@ def test_a_gzip_body_is_answered_directly(served):
     assert answer.json()["Item"]["PK"] == {"S": "a"}
 
 
+def _signed_request(secret: str, body: bytes) -> bytes:
+    """A ListTables call signed by botocore for AKIDTEST, as a raw HTTP/1.1 request to 127.0.0.1."""
+    from botocore.auth import SigV4Auth
+    from botocore.awsrequest import AWSRequest
+    from botocore.credentials import Credentials
+
+    request = AWSRequest(
+        method="POST",
+        url="http://127.0.0.1/",
+        data=body,
+        headers={
+            "X-Amz-Target": "DynamoDB_20120810.ListTables",
+            "Content-Type": "application/x-amz-json-1.0",
+        },
+    )
+    SigV4Auth(Credentials("AKIDTEST", secret), "dynamodb", "us-east-1").add_auth(request)
+    head = "".join(f"{name}: {value}\r\n" for name, value in request.headers.items())
+    return f"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {len(body)}\r\n{head}\r\n".encode() + body
+
+
+def test_sigv4_is_checked_on_the_direct_path(engine):
+    from singletable._server.sigv4 import SigV4Verifier
+
+    served = Served(DynamoDBApp(engine=engine, verifier=SigV4Verifier({"AKIDTEST": "test-secret"})))
+    good, wrong_secret, tampered, unsigned = served.run(
+        _signed_request("test-secret", b"{}"),
+        _signed_request("other-secret", b"{}"),
+        _signed_request("test-secret", b"{}").replace(b"\r\n\r\n{}", b"\r\n\r\n[]"),
+        _request("ListTables", {}),
+        responses=4,
+    )
+    assert not served.went_through_asgi
+    assert good.status == 200 and "TableNames" in good.json()
+    assert wrong_secret.status == 400
+    assert wrong_secret.json()["__type"] == "com.amazon.coral.service#InvalidSignatureException"
+    assert tampered.json()["__type"] == "com.amazon.coral.service#InvalidSignatureException"
+    assert unsigned.json() == {
+        "__type": "com.amazon.coral.service#MissingAuthenticationTokenException",
+        "message": "Request is missing Authentication Token",
+    }
+
+
 def test_a_wrapped_app_is_served_through_asgi_only(engine):
     async def wrapped(scope, receive, send):
         await DynamoDBApp(engine=engine)(scope, receive, send)
