@@ -167,7 +167,8 @@ class DynamoDBApp:
             except (OSError, EOFError, zlib.error):
                 return error_reply(coral_error("SerializationException"))
         target = headers.get(b"x-amz-target")
-        return self.dispatcher.handle(target.decode("latin-1") if target else None, body)
+        dispatcher = self._dispatcher or self.dispatcher
+        return dispatcher.handle(target.decode("latin-1") if target else None, body)
 
 
 def _gunzip(body: bytes) -> bytes:
