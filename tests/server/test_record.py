@@ -35,7 +35,7 @@ def send(
     app: DynamoDBApp, operation: str, body: bytes | dict[str, Any]
 ) -> tuple[int, dict[str, Any] | bytes]:
     raw = body if isinstance(body, bytes) else json.dumps(body).encode()
-    status, _, payload = app._handle({}, {b"x-amz-target": f"DynamoDB_20120810.{operation}".encode()}, raw)
+    status, _, payload = app.handle_api({}, {b"x-amz-target": f"DynamoDB_20120810.{operation}".encode()}, raw)
     try:
         return status, json.loads(payload)
     except ValueError:

@@ -61,6 +61,8 @@ class Dispatcher:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._known = wire.operation_names()
+        # Every valid X-Amz-Target of the DynamoDB API, to its operation: one lookup per request.
+        self._targets = {DYNAMODB_TARGET_PREFIX + name: name for name in self._known}
 
     def operation(self, target: str | None) -> str:
         """The DynamoDB operation named by an ``X-Amz-Target`` header, or coral's UnknownOperation."""
@@ -85,10 +87,12 @@ class Dispatcher:
 
     def handle(self, target: str | None, body: bytes) -> Reply:
         try:
-            if target and target.startswith(STREAMS_TARGET_PREFIX):
+            operation = self._targets.get(target)  # type: ignore[arg-type]
+            if operation is None and target and target.startswith(STREAMS_TARGET_PREFIX):
                 response = self.call_streams(target, body)
             else:
-                operation = self.operation(target)
+                if operation is None:
+                    operation = self.operation(target)  # raises UnknownOperationException
                 response = self.call(operation, body)
                 if not response and operation in NO_OUTPUT_OPERATIONS:
                     return reply(200, b"")

@@ -148,10 +148,12 @@ class DynamoDBApp:
             status, reply_headers, payload = error_reply(_too_large())
             await _respond(send, status, _encode(reply_headers) + cors, payload)
             return
-        status, reply_headers, payload = self._handle(scope, headers, body)
+        status, reply_headers, payload = self.handle_api(scope, headers, body)
         await _respond(send, status, _encode(reply_headers) + cors, payload)
 
-    def _handle(self, scope: Scope, headers: dict[bytes, bytes], body: bytes) -> Any:
+    def handle_api(self, scope: Scope, headers: dict[bytes, bytes], body: bytes) -> Any:
+        """One API call's reply from its (lower-cased) headers and whole body: SigV4, gzip, then the
+        dispatcher. Shared by the ASGI path and the direct one (``_server/direct.py``)."""
         if self.verifier is not None:  # the signature covers the bytes as sent, before gunzip
             problem = self.verifier.check(scope, headers, body)
             if problem is not None:
@@ -165,7 +167,8 @@ class DynamoDBApp:
             except (OSError, EOFError, zlib.error):
                 return error_reply(coral_error("SerializationException"))
         target = headers.get(b"x-amz-target")
-        return self.dispatcher.handle(target.decode("latin-1") if target else None, body)
+        dispatcher = self._dispatcher or self.dispatcher
+        return dispatcher.handle(target.decode("latin-1") if target else None, body)
 
 
 def _gunzip(body: bytes) -> bytes:

@@ -31,6 +31,14 @@ class CoalescedWrites:
             self._loop.call_soon(self.flush)
         self._pending.append(data)
 
+    def write_now(self, data: bytes) -> None:
+        """A whole response, built as one buffer: sent at once, unless earlier writes are still queued
+        (then behind them, in order). Saves the loop turn that ``write`` waits for."""
+        if self._pending:
+            self._pending.append(data)
+        elif not self._transport.is_closing():
+            self._transport.write(data)
+
     def writelines(self, chunks: Any) -> None:
         for chunk in chunks:
             self.write(chunk)
@@ -49,6 +57,9 @@ class CoalescedWrites:
     def abort(self) -> None:
         self._pending = []
         self._transport.abort()
+
+    def is_closing(self) -> bool:  # asked around every response: spelled out, not through __getattr__
+        return self._transport.is_closing()
 
     def get_write_buffer_size(self) -> int:
         return self._transport.get_write_buffer_size() + sum(len(chunk) for chunk in self._pending)

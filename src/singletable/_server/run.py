@@ -68,12 +68,13 @@ def _fast_http() -> str:
 
 
 def _http_protocol() -> Any:
-    """httptools (with one send per response, see ``coalesce``) when installed, else h11."""
+    """httptools when installed (API calls answered without ASGI, see ``direct``; one send per response,
+    see ``coalesce``), else h11."""
     if _fast_http() == "h11":
         return "h11"
-    from singletable._server.coalesce import CoalescingHttpToolsProtocol
+    from singletable._server.direct import DirectApiProtocol
 
-    return CoalescingHttpToolsProtocol
+    return DirectApiProtocol
 
 
 def serve_uvicorn(options: ServeOptions) -> None:
