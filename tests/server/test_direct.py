@@ -500,3 +500,13 @@ def test_serve_uses_the_direct_protocol():
     from singletable._server.run import _http_protocol
 
     assert _http_protocol() is DirectApiProtocol
+
+
+def test_a_uvicorn_without_the_parts_the_direct_path_overrides_is_not_used_for_it():
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    from singletable._server.direct import UVICORN_PARTS, fits_uvicorn
+
+    assert fits_uvicorn(HttpToolsProtocol)  # the installed uvicorn: the direct path is used (test above)
+    older = type("OlderHttpToolsProtocol", (), {part: lambda self: None for part in UVICORN_PARTS[1:]})
+    assert not fits_uvicorn(older)  # uvicorn 0.30 had no _start_asgi_task

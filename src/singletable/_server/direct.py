@@ -23,7 +23,7 @@ import logging
 from types import MappingProxyType
 from typing import Any
 
-from uvicorn.protocols.http.httptools_impl import STATUS_LINE
+from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
 from singletable._protocol import error_reply
 from singletable._server.app import MAX_BODY_BYTES, DynamoDBApp
@@ -37,6 +37,28 @@ _CONNECTION_CLOSE = b"connection: close\r\n"
 _DIRECT_SCOPE = MappingProxyType(
     {"type": "http", "method": "POST", "path": "/", "raw_path": b"/", "query_string": b""}
 )
+
+
+# The parts of uvicorn's httptools protocol this class overrides or calls by name (uvicorn 0.54). They are not
+# uvicorn's documented API, so ``serve`` checks them first (:func:`fits_uvicorn`): a uvicorn without them,
+# older or newer, serves through its own protocol -- every answer the same, only slower.
+UVICORN_PARTS = (
+    "_start_asgi_task",
+    "_unset_keepalive_if_required",
+    "timeout_keep_alive_handler",
+    "on_response_complete",
+    "on_message_begin",
+    "on_headers_complete",
+    "on_body",
+    "on_message_complete",
+    "shutdown",
+    "connection_lost",
+)
+
+
+def fits_uvicorn(protocol: type = HttpToolsProtocol) -> bool:
+    """True when uvicorn's httptools ``protocol`` has every part :class:`DirectApiProtocol` relies on."""
+    return all(callable(getattr(protocol, part, None)) for part in UVICORN_PARTS)
 
 
 def _plain_api_call(headers: list[tuple[bytes, bytes]]) -> dict[bytes, bytes] | None:

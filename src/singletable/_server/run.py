@@ -69,12 +69,17 @@ def _fast_http() -> str:
 
 def _http_protocol() -> Any:
     """httptools when installed (API calls answered without ASGI, see ``direct``; one send per response,
-    see ``coalesce``), else h11."""
+    see ``coalesce``), else h11. A uvicorn whose httptools protocol lacks what ``direct`` overrides gets its
+    own protocol, with one send per response still."""
     if _fast_http() == "h11":
         return "h11"
-    from singletable._server.direct import DirectApiProtocol
+    from singletable._server.coalesce import CoalescingHttpToolsProtocol
 
-    return DirectApiProtocol
+    try:
+        from singletable._server.direct import DirectApiProtocol, fits_uvicorn
+    except ImportError:  # a uvicorn without the names direct imports from it
+        return CoalescingHttpToolsProtocol
+    return DirectApiProtocol if fits_uvicorn() else CoalescingHttpToolsProtocol
 
 
 def serve_uvicorn(options: ServeOptions) -> None:
