@@ -1,10 +1,10 @@
 """HTTP server benchmark: singletable serve vs Dynoxide and DynamoDB Local under one load generator.
 
     python3 bench/server.py [--seconds 5] [--clients 4] [--no-reference] [--no-dynoxide]
-                            [--servers uvicorn,granian] [--workers 1,2]
+                            [--workers 1,2]
 
-Servers: ``singletable serve`` on a file (each ``--servers`` implementation with each ``--workers`` count) and
-in memory; Dynoxide 1.2.1 (``bench/dynoxide.py``) on a file and in memory; DynamoDB Local 1.25.1 (in memory).
+Servers: ``singletable serve`` on a file (with each ``--workers`` count) and in memory; Dynoxide 1.2.1
+(``bench/dynoxide.py``) on a file and in memory; DynamoDB Local 1.25.1 (in memory).
 Ratios compare like with like: a file-backed singletable against Dynoxide on a file, in-memory against
 in-memory, and every singletable row against DynamoDB Local.
 
@@ -218,14 +218,12 @@ def _measure(
     return {**load(port, clients, seconds), "idle_rss_mib": idle / 1024}
 
 
-def bench_ours(
-    server: str, workers: int, clients: int, seconds: float, in_memory: bool = False
-) -> dict[str, float]:
+def bench_ours(workers: int, clients: int, seconds: float, in_memory: bool = False) -> dict[str, float]:
     from serving import ServerProcess
 
     with tempfile.TemporaryDirectory() as tmp:
         db = None if in_memory else Path(tmp) / "bench.sqlite3"
-        process = ServerProcess(db, args=("--server", server, "--workers", str(workers)))
+        process = ServerProcess(db, args=("--workers", str(workers)))
         try:
             result = _measure(process.process.pid, process.endpoint, process.port, clients, seconds)
         finally:
@@ -274,12 +272,9 @@ REFERENCE = "DynamoDB Local 1.25.1"
 
 def _run_all(args: argparse.Namespace) -> dict[str, dict[str, float]]:
     runs: dict[str, dict[str, float]] = {}
-    for server in filter(None, args.servers.split(",")):
-        for workers in (int(w) for w in args.workers.split(",")):
-            runs[f"singletable serve ({server}, {workers}w)"] = bench_ours(
-                server, workers, args.clients, args.seconds
-            )
-    runs[OURS_IN_MEMORY] = bench_ours("uvicorn", 1, args.clients, args.seconds, in_memory=True)
+    for workers in (int(w) for w in args.workers.split(",")):
+        runs[f"singletable serve (uvicorn, {workers}w)"] = bench_ours(workers, args.clients, args.seconds)
+    runs[OURS_IN_MEMORY] = bench_ours(1, args.clients, args.seconds, in_memory=True)
     if not args.no_dynoxide:
         for name, on_file in ((DYNOXIDE_FILE, True), (DYNOXIDE_MEMORY, False)):
             result = bench_dynoxide(args.clients, args.seconds, on_file)
@@ -323,7 +318,6 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     )
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--clients", type=int, default=4)
-    parser.add_argument("--servers", default="uvicorn,granian", help="comma-separated: uvicorn, granian")
     parser.add_argument(
         "--workers", default="1,2", help="comma-separated worker counts to try (one row each)"
     )

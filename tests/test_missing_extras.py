@@ -36,14 +36,6 @@ def test_serve_without_botocore_which_the_wire_codec_reads():
     )
 
 
-def test_serve_granian_without_granian():
-    result = run_cli("serve", "--server", "granian", "--port", "1", without=("granian",))
-    assert_one_line_failure(
-        result,
-        "singletable serve --server granian needs the 'granian' extra: pip install 'singletable[granian]'",
-    )
-
-
 @pytest.mark.parametrize("name", ["fus-main", "hustlehub", "places", "wavyblog", "blog-api"])
 def test_demo_without_pydantic(name):
     result = run_cli("demo", name, without=("pydantic",))

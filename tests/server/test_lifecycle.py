@@ -62,9 +62,8 @@ def test_sigterm_keeps_every_acknowledged_write(tmp_path):
     assert count == len(acknowledged) == 200
 
 
-@pytest.mark.parametrize("server_name", ["uvicorn", "granian"])
-def test_workers_share_one_database(tmp_path, server_name):
-    server = ServerProcess(tmp_path / "workers.sqlite3", args=("--workers", "2", "--server", server_name))
+def test_workers_share_one_database(tmp_path):
+    server = ServerProcess(tmp_path / "workers.sqlite3", args=("--workers", "2"))
     try:
         client = server.client(max_pool_connections=8)
         client.create_table(TableName="shared", **KEYS)

@@ -35,13 +35,6 @@ if TYPE_CHECKING:
     help="File of ACCESS_KEY:SECRET lines; when set, every request needs a valid SigV4 signature.",
 )
 @click.option(
-    "--server",
-    type=click.Choice(["uvicorn", "granian"]),
-    default="uvicorn",
-    show_default=True,
-    help="HTTP server implementation (see docs/performance.md for why uvicorn).",
-)
-@click.option(
     "--record",
     type=click.Path(dir_okay=False, writable=True),
     help="Append every request to FILE as a JSON line (operation, params, capacity, time) for "
@@ -63,7 +56,6 @@ def serve(
     port: int,
     workers: int,
     credentials: str | None,
-    server: str,
     log_level: str,
     record: str | None,
     ui: bool,
@@ -77,10 +69,7 @@ def serve(
         raise click.UsageError(
             "--workers > 1 needs --db FILE: worker processes cannot share a memory database"
         )
-    if server == "granian":
-        require("granian", ("granian", "botocore"), "singletable serve --server granian")
-    else:
-        require("server", ("uvicorn", "botocore"), "singletable serve")
+    require("server", ("uvicorn", "botocore"), "singletable serve")
     console = _console_options(ui, ui_design, ui_read_only, credentials)
     from singletable._server.checks import CannotServe, check_can_serve
     from singletable._server.run import ServeOptions
@@ -92,7 +81,6 @@ def serve(
         port=port,
         workers=workers,
         credentials=credentials,
-        server=server,
         log_level=log_level,
         record=record,
         console=console,
@@ -107,7 +95,7 @@ def serve(
         except OSError as error:
             raise click.ClickException(f"cannot record to {record}: {error.strerror}") from None
     click.echo(
-        f"singletable serving {options.db} on http://{host}:{port} ({server}, {workers} worker(s))"
+        f"singletable serving {options.db} on http://{host}:{port} (uvicorn, {workers} worker(s))"
         + (f", console on http://{host}:{port}/ui/" if console else ""),
         err=True,
     )

@@ -1,11 +1,11 @@
-"""Process management for ``singletable serve``: pick an HTTP server, start workers, stop cleanly.
+"""Process management for ``singletable serve``: configure uvicorn, start workers, stop cleanly.
 
-uvicorn (httptools + uvloop) is the default because it measured fastest for this workload and starts
-quickest (numbers in ``docs/performance.md``); granian is kept selectable for comparison. Configuration
-reaches worker processes through environment variables, since multi-worker servers re-import the app by
-name in each process. Every engine write commits before its response is sent, and both servers finish
-in-flight requests on SIGTERM/SIGINT before the lifespan shutdown closes the database, so an
-acknowledged write is never lost on a clean stop.
+The server is uvicorn (httptools + uvloop): it measured fastest for this workload and starts quickest, and
+its httptools protocol lets plain API calls skip ASGI (``direct``; numbers in ``docs/performance.md``, where
+granian, once selectable, measured half its throughput). Configuration reaches worker processes through
+environment variables, since multi-worker servers re-import the app by name in each process. Every engine
+write commits before its response is sent, and the server finishes in-flight requests on SIGTERM/SIGINT
+before the lifespan shutdown closes the database, so an acknowledged write is never lost on a clean stop.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from typing import Any
 from singletable._server.app import ENV_CREDENTIALS, ENV_DB, ENV_RECORD, DynamoDBApp
 from singletable._server.console import ENV_CONSOLE, ConsoleOptions, MountedConsole
 
-SERVERS = ("uvicorn", "granian")
 APP_FACTORY = "singletable._server.app:create_app"
 
 
@@ -29,7 +28,6 @@ class ServeOptions:
     port: int = 8000
     workers: int = 1
     credentials: str | None = None
-    server: str = "uvicorn"
     log_level: str = "warning"
     record: str | None = None  # --record FILE
     console: ConsoleOptions | None = None  # serve --ui: the web console under /ui/
@@ -117,30 +115,7 @@ def serve_uvicorn(options: ServeOptions) -> None:
         uvicorn.run(APP_FACTORY, factory=True, workers=options.workers, **common)
 
 
-def serve_granian(options: ServeOptions) -> None:
-    from granian import Granian
-    from granian.constants import Interfaces, Loops
-
-    loop = Loops.uvloop if _fast_loop() == "uvloop" else Loops.asyncio
-    Granian(
-        APP_FACTORY,
-        factory=True,
-        address=options.host,
-        port=options.port,
-        interface=Interfaces.ASGI,
-        workers=options.workers,
-        loop=loop,
-        log_enabled=options.log_level in ("info", "debug"),
-        workers_kill_timeout=30,
-    ).serve()
-
-
 def serve(options: ServeOptions) -> None:
     """Run until SIGTERM/SIGINT."""
-    if options.server not in SERVERS:
-        raise ValueError(f"unknown server {options.server!r}; choose from {', '.join(SERVERS)}")
     _prepare_environment(options)
-    if options.server == "granian":
-        serve_granian(options)
-    else:
-        serve_uvicorn(options)
+    serve_uvicorn(options)
