@@ -261,11 +261,17 @@ def main(argv: list[str] | None = None) -> tuple[float, float, float, float]:
     )
     parser.add_argument("--puts", type=int, default=5000)
     parser.add_argument("--items", type=int, default=50000)
+    parser.add_argument(
+        "--grown-puts",
+        type=int,
+        help="PutItems of the WAL-growing run (default --puts): the Engine run's length it is held against,"
+        " since the longer a WAL grows the more each appended page costs",
+    )
     parser.add_argument("--variants", action="store_true", help="also the bulk levers: sorted rows, ...")
     args = parser.parse_args(argv)
     put_us = min(put_floor(args.puts) for _ in range(3))
     minimum_us = min(engine_minimum(args.puts) for _ in range(3))
-    grown_us = min(put_floor(args.puts, restart_wal=False) for _ in range(3))
+    grown_us = min(put_floor(args.grown_puts or args.puts, restart_wal=False) for _ in range(3))
     bulk_us = min(bulk_floor(args.items) for _ in range(2))
     chunk_us = min(chunk_floor(args.items) for _ in range(2))
     print("\nSQLite alone, no engine code (best of runs):")

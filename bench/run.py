@@ -227,7 +227,7 @@ def _run_the_other_benchmarks(
 
     import floor  # the same writes as bare SQL: the ceiling for any engine on this storage (bench/floor.py)
 
-    put_us, _, minimum_us, grown_us = floor.main([])
+    put_us, _, minimum_us, grown_us = floor.main(["--grown-puts", str(args.n)])
     print(f"  PutItem ceiling vs moto's PutItem: {1e6 / put_us / moto_puts_per_second:.1f}x")
 
     import model_overhead  # the modeling layer vs the raw engine calls it makes (bench/model_overhead.py)
