@@ -19,8 +19,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "tests"))  # reference.py, which tests/ui/browser.py reads
+sys.path.insert(0, str(ROOT / "tests" / "ui"))
 
 import uvicorn  # noqa: E402
+from browser import ARGS, CHROMIUM  # noqa: E402  (the tests' launch: system Chromium, its flags)
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from singletable.data import Target, open_target  # noqa: E402
@@ -29,15 +32,6 @@ from singletable.examples.blog_api import design, sample  # noqa: E402
 from singletable.model import connect  # noqa: E402
 from singletable.ui import console_app  # noqa: E402
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 VIEWPORT = {"width": 1100, "height": 720}
 DESIGN = "singletable.examples.blog_api.design"
 
