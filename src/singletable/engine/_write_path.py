@@ -468,19 +468,10 @@ class PreparedWrite:
     def apply(
         self, storage: Storage, capacity: Capacity, rows: WriteRows | None = None
     ) -> tuple[Item | None, Item | None]:
-        """The whole single-item write (inside ``storage.write()``): returns (old item, new item).
-
-        ``load``, ``passes`` and ``evaluate`` written out for a put (this runs for every item write)."""
-        schema = self.schema
-        row = storage.get_item(schema.table_id, self.pk, self.sk)
-        old, old_size = (None, 0) if row is None else (codec.loads_item(row[0]), row[1])
-        condition = self.condition
-        if condition is not None and not condition(old):
-            raise condition_failed(old, self.return_on_failure)
-        if self.action == PUT:  # store()'s special cases are never a put's
-            new, new_size = self.item, self.size
-            write_item(storage, schema, self.pk, self.sk, old, old_size, new, new_size, capacity, rows=rows)
-            return old, new
+        """The whole single-item write (inside ``storage.write()``): returns (old item, new item)."""
+        old, old_size = self.load(storage)
+        if not self.passes(old):
+            raise self.failure(old)
         new, new_size = self.evaluate(old, old_size)
         self.store(storage, old, old_size, new, new_size, capacity, rows)
         return old, new
