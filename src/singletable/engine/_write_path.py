@@ -36,7 +36,7 @@ from singletable.engine import _stream_records as stream_records
 from singletable.engine._capacity import Capacity, same_entry, write_units
 from singletable.engine._errors import DynamoDBError, validation
 from singletable.engine._interfaces import OperationEngine
-from singletable.engine._keys import MAX_HASH_KEY_BYTES, MAX_RANGE_KEY_BYTES, checked_key_bytes
+from singletable.engine._keys import checked_key_bytes
 from singletable.engine._schema import IndexSchema, TableSchema
 from singletable.engine._storage import Storage
 from singletable.engine._storage.connection import WriteTransaction
@@ -87,31 +87,14 @@ def _key_bytes(
     hash_av = source.get(hash_attr.name)
     if hash_av is None:
         raise validation(missing)
-    pk = _string_key(hash_av, hash_attr.type, MAX_HASH_KEY_BYTES) or checked_key_bytes(
-        hash_attr.name, hash_av, hash_attr.type, is_hash=True, context=context
-    )
+    pk = checked_key_bytes(hash_attr.name, hash_av, hash_attr.type, is_hash=True, context=context)
     range_attr = schema.range
     if range_attr is None:
         return pk, b""
     range_av = source.get(range_attr.name)
     if range_av is None:
         raise validation(missing)
-    return pk, _string_key(range_av, range_attr.type, MAX_RANGE_KEY_BYTES) or checked_key_bytes(
-        range_attr.name, range_av, range_attr.type, is_hash=False, context=context
-    )
-
-
-def _string_key(av: Any, key_type: str, limit: int) -> bytes | None:
-    """The bytes of a string key value that passes every key check (exactly ``{"S": text}`` where ``S`` is
-    expected, 1 to ``limit`` bytes), else None: the usual key in fewer steps than ``checked_key_bytes``,
-    which answers everything else (and words the errors)."""
-    if key_type == "S" and type(av) is dict and len(av) == 1:
-        value = av.get("S")
-        if type(value) is str:
-            data = value.encode("utf-8")
-            if 0 < len(data) <= limit:
-                return data
-    return None
+    return pk, checked_key_bytes(range_attr.name, range_av, range_attr.type, is_hash=False, context=context)
 
 
 _INDEX = codec.KeyContext.INDEX
@@ -125,8 +108,7 @@ def check_index_keys(schema: TableSchema, item: dict[str, Any], *, from_update: 
             continue
         if from_update and key_type != "N" and av.get(key_type) in ("", b""):
             raise validation(UPDATE_INDEX_KEY_EMPTY)
-        if _string_key(av, key_type, MAX_HASH_KEY_BYTES if is_hash else MAX_RANGE_KEY_BYTES) is None:
-            checked_key_bytes(name, av, key_type, is_hash=is_hash, context=_INDEX, index_name=index_name)
+        checked_key_bytes(name, av, key_type, is_hash=is_hash, context=_INDEX, index_name=index_name)
 
 
 def index_entry(schema: TableSchema, index: IndexSchema, item: dict[str, Any]) -> tuple[bytes, bytes] | None:
