@@ -10,6 +10,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
 from tables import create
 
 from backends import expect_error
@@ -141,3 +142,23 @@ def test_a_write_asked_to_restart_the_wal_does(tmp_path: Path):
     for i in range(52):
         assert storage.get_item(1, f"k{i}".encode(), b"x") == (b"{}", 2)
     storage.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="SCHED_IDLE is Linux's; elsewhere: as before")
+def test_the_checkpointer_runs_only_on_time_nothing_else_wants(tmp_path: Path):
+    """Its rounds took a core from the request thread or its clients: the tail of HTTP latency."""
+    from singletable.engine._storage import Storage
+
+    storage = Storage(str(tmp_path / "db.sqlite3"))
+    thread = storage._checkpointer.thread
+    deadline = time.monotonic() + 5
+    while os.sched_getscheduler(thread.native_id) != os.SCHED_IDLE and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert os.sched_getscheduler(thread.native_id) == os.SCHED_IDLE
+    assert os.sched_getscheduler(0) != os.SCHED_IDLE  # the caller's thread keeps its priority
+    with storage.write():
+        storage.write_rows([(1, b"k", b"x", b"{}", 2)], [], [], [])
+    storage.close()
+    reopened = Storage(str(tmp_path / "db.sqlite3"))
+    assert reopened.get_item(1, b"k", b"x") == (b"{}", 2)
+    reopened.close()

@@ -8,6 +8,7 @@ Everything about *how* SQLite is talked to lives here; what is stored lives in t
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import time
@@ -247,6 +248,7 @@ class Checkpointer:
         self.thread.start()
 
     def _run(self) -> None:
+        _yield_to_foreground()
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30.0)
         try:
             while not self.stopping.wait(self.interval):
@@ -276,3 +278,22 @@ class Checkpointer:
     def stop(self) -> None:
         self.stopping.set()
         self.thread.join()
+
+
+def _yield_to_foreground() -> None:
+    """Run the calling thread (the checkpointer) only on CPU time nothing else wants, where the OS allows it.
+
+    A checkpoint round is a few milliseconds of copying pages; at normal priority it took a core from
+    whatever woke next -- the request thread, or the clients it answers on the same machine -- and that
+    wait was in the tail of every latency measured over HTTP (docs/performance.md, "The tail"). Linux's
+    ``SCHED_IDLE`` (for this thread only) leaves it the time no other thread wants, which a one-worker
+    server leaves on a second core. Durability is unchanged: the same checkpoints and fsyncs, later at
+    worst; a WAL left behind meanwhile is checkpointed by the next write (``Connection.checkpoint_backlog``).
+    """
+    policy = getattr(os, "SCHED_IDLE", None)
+    if policy is None:
+        return  # not Linux: normal priority, as before
+    try:
+        os.sched_setscheduler(0, policy, os.sched_param(0))
+    except OSError:
+        pass  # refused (a locked-down container): normal priority, as before
