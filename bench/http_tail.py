@@ -10,19 +10,28 @@ garbage-collector pass (generation and duration, through ``gc.callbacks``), and 
 the next write had to finish (``Connection.checkpoint_backlog``). Printed side by side with the client's
 p50/p99, it says which part of the tail is the server's work and which is waiting for a CPU: with the
 load generator on the same two cores, a request whose server time is 0.1 ms can still see 2 ms.
+
+It then splits every request the client timed into three parts, lined up by connection and order (both
+sides read CLOCK_MONOTONIC): *before the answer* (from the client's send until the server starts answering:
+the requests of the other connections served first, reading and parsing), *the answer* (engine, codec,
+write) and *the client's wake-up* (from the response written until the client has read it), with each
+part's percentiles over all requests and its median over the slowest 1%.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import json
 import os
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
@@ -33,7 +42,7 @@ import json, sys
 sys.path.insert(0, {bench!r}); sys.path.insert(0, {tests!r})
 import server
 server.preload("http://127.0.0.1:{port}")
-print(json.dumps(server.load({port}, {clients}, {seconds})))
+print(json.dumps(server.load({port}, {clients}, {seconds}, detail=True)))
 """
 
 
@@ -47,18 +56,21 @@ def _percentiles(samples: list[float]) -> str:
     )
 
 
-def _instrument(record: dict[str, list[float]]) -> None:
-    """Timers around the direct path's answer, the collector and the write that restarts the WAL."""
+def _instrument(record: dict[str, list[float]], answers: dict[int, list[tuple[int, int]]]) -> None:
+    """Timers around the direct path's answer, the collector and the write that restarts the WAL;
+    ``answers`` gets each connection's (start, end) of every answer, by the client's port."""
     from singletable._server.direct import DirectApiProtocol
     from singletable.engine._storage.connection import Connection
 
     answer = DirectApiProtocol.on_message_complete
 
     def timed_answer(self: DirectApiProtocol) -> None:
-        start, cpu = time.perf_counter(), time.thread_time()
+        start, cpu, since = time.perf_counter(), time.thread_time(), time.perf_counter_ns()
         answer(self)
+        until = time.perf_counter_ns()
         record["server"].append(time.perf_counter() - start)
         record["server cpu"].append(time.thread_time() - cpu)
+        answers[self.transport.get_extra_info("peername")[1]].append((since, until))
 
     DirectApiProtocol.on_message_complete = timed_answer  # type: ignore[method-assign]
     backlog = Connection.checkpoint_backlog
@@ -94,7 +106,8 @@ def main() -> None:
     record: dict[str, list[float]] = {
         name: [] for name in ("server", "server cpu", "checkpoint backlog", "gc gen0", "gc gen1", "gc gen2")
     }
-    _instrument(record)
+    answers: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    _instrument(record, answers)
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         db = ":memory:" if args.in_memory else str(Path(tmp) / "bench.sqlite3")
@@ -113,6 +126,7 @@ def main() -> None:
             result["load"] = out.stdout.strip() or out.stderr[-2000:]
             for samples in record.values():
                 samples.clear()  # the next run is the measured one
+            answers.clear()
             result["gc before"] = [stats["collections"] for stats in gc.get_stats()]
             out = subprocess.run(
                 [sys.executable, "-c", script.replace("server.preload", "(lambda _: 0)")],
@@ -125,10 +139,38 @@ def main() -> None:
 
         threading.Thread(target=drive, daemon=True).start()
         serve_uvicorn(ServeOptions(db=db, port=port))
-    print(f"client ({args.clients} keep-alive connections): {result.get('load')}")
+    load = json.loads(result["load"]) if result.get("load", "").startswith("{") else None
+    if load is None:
+        sys.exit(f"the load generator failed: {result.get('load')}")
+    connections = load.pop("connections")
+    print(f"client ({args.clients} keep-alive connections): {json.dumps(load)}")
     print(f"collections per generation during the run: {result.get('gc before')} -> {result.get('gc after')}")
     for name, samples in record.items():
         print(f"{name:<20} {_percentiles(samples)}")
+    _print_split(connections, answers)
+
+
+def _print_split(connections: dict[str, list[Any]], answers: dict[int, list[tuple[int, int]]]) -> None:
+    """Each timed request as before-the-answer / answer / client wake-up (see the module docstring)."""
+    parts: list[tuple[int, int, int, int]] = []  # latency, before, answer, wake-up (ns)
+    for port, sent in connections.items():
+        served = answers.get(int(port), [])
+        if len(served) != len(sent):
+            print(f"connection {port}: {len(sent)} requests sent, {len(served)} answered directly: no split")
+            return
+        for (t0, latency), (since, until) in zip(sent, served, strict=True):
+            if latency is not None:
+                parts.append((latency, since - t0, until - since, t0 + latency - until))
+    parts.sort()
+    slowest = parts[int(len(parts) * 0.99) :]
+    print(f"split of {len(parts)} requests (us):       p50    p99   slowest 1%: median")
+    for column, name in ((1, "before the answer"), (2, "the answer"), (3, "the client's wake-up")):
+        every = sorted(row[column] for row in parts)
+        tail = sorted(row[column] for row in slowest)
+        print(
+            f"  {name:<32} {every[len(every) // 2] / 1e3:>6.0f} {every[int(len(every) * 0.99)] / 1e3:>6.0f}"
+            f" {tail[len(tail) // 2] / 1e3:>12.0f}"
+        )
 
 
 if __name__ == "__main__":

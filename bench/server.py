@@ -117,13 +117,16 @@ def _exchange(sock: socket.socket, request: bytes, buffer: bytearray) -> int:
     return status
 
 
-def _client(port: int, seed: int, warmup: float, seconds: float, queue: Any) -> None:
-    """One keep-alive connection on a raw socket: the cheapest client Python can be, so the server shows."""
+def _client(port: int, seed: int, warmup: float, seconds: float, queue: Any, detail: bool = False) -> None:
+    """One keep-alive connection on a raw socket: the cheapest client Python can be, so the server shows.
+
+    With ``detail``, each sample is (send time, latency) in ``time.perf_counter_ns``'s clock, which on Linux
+    is CLOCK_MONOTONIC, the same in every process: ``bench/http_tail.py`` lines them up with the server's."""
     requests = [_raw_request(op, body, port) for op, body in _requests(seed, 4000)]
     sock = socket.create_connection(("127.0.0.1", port))
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     buffer = bytearray()
-    samples: list[int] = []
+    samples: list[Any] = []
     errors = 0
     start = time.perf_counter()
     measure_from = start + warmup
@@ -141,35 +144,50 @@ def _client(port: int, seed: int, warmup: float, seconds: float, queue: Any) -> 
         if status != 200:
             errors += 1
         if now >= measure_from:
-            samples.append(elapsed)
+            samples.append((t0, elapsed) if detail else elapsed)
+        elif detail:
+            samples.append((t0, None))  # warm-up: not measured, but the server answered it too
+    local_port = sock.getsockname()[1]
     sock.close()
-    queue.put((samples, errors))
+    queue.put((samples, errors, local_port))
 
 
-def load(port: int, clients: int, seconds: float, warmup: float = 1.0) -> dict[str, float]:
-    """Run the mix against 127.0.0.1:port; requests/s and latency percentiles (ms)."""
+def load(
+    port: int, clients: int, seconds: float, warmup: float = 1.0, detail: bool = False
+) -> dict[str, Any]:
+    """Run the mix against 127.0.0.1:port; requests/s and latency percentiles (ms).
+
+    With ``detail``, also ``"connections"``: each client's local port with its (send time, latency) list
+    (latency None for the warm-up's requests), in the order sent."""
     queue: Any = multiprocessing.Queue()
     workers = [
-        multiprocessing.Process(target=_client, args=(port, seed, warmup, seconds, queue))
+        multiprocessing.Process(target=_client, args=(port, seed, warmup, seconds, queue, detail))
         for seed in range(clients)
     ]
     for worker in workers:
         worker.start()
     samples: list[int] = []
+    connections: dict[int, list[Any]] = {}
     errors = 0
     for _ in workers:
-        got, failed = queue.get(timeout=seconds + warmup + 60)
+        got, failed, local_port = queue.get(timeout=seconds + warmup + 60)
+        if detail:
+            connections[local_port] = got
+            got = [elapsed for _, elapsed in got if elapsed is not None]
         samples.extend(got)
         errors += failed
     for worker in workers:
         worker.join()
     samples.sort()
-    return {
+    result: dict[str, Any] = {
         "rps": len(samples) / seconds,
         "p50": samples[len(samples) // 2] / 1e6,
         "p99": samples[int(len(samples) * 0.99)] / 1e6,
         "errors": errors,
     }
+    if detail:
+        result["connections"] = connections
+    return result
 
 
 def preload(endpoint: str) -> None:
