@@ -80,6 +80,8 @@ class Engine:
         self._routes: dict[str, tuple[Handler, str]] = {}
         self._catalog_checked = 0.0
         self._write_verified = False
+        # Bound once: Storage.on_begin during every item write (see _execute_write).
+        self._on_write_begin = self._check_catalog_in_write
         # ":memory:" is this connection's own database: no other connection can change its catalog (and
         # PRAGMA data_version never moves for our own commits), so its requests skip the catalog checks.
         self._private = path == ":memory:"
@@ -263,7 +265,7 @@ class Engine:
         to be current, so the answers are the same as checking first.
         """
         storage = self.storage
-        storage.on_begin = self._check_catalog_in_write
+        storage.on_begin = self._on_write_begin
         self._write_verified = False
         try:
             return handler(self, params)
