@@ -225,11 +225,20 @@ class Engine:
         except sqlite3.OperationalError as error:
             if not self._may_retry(error, commits):
                 raise
-            return retry_while_busy(
-                lambda: self._execute(operation, handler, params),
-                lambda again: self._may_retry(again, commits),
-                self.storage.busy_timeout,
-            )
+            return self._retry(operation, handler, params, commits)
+
+    def _retry(
+        self, operation: str, handler: Handler, params: dict[str, Any], commits: int
+    ) -> dict[str, Any]:
+        """:meth:`execute`'s request again, for as long as the database stays busy (see :meth:`_may_retry`).
+
+        Its own method so that :meth:`execute`, which every request runs, holds no closure (a closure's
+        variables are cells, built on every call)."""
+        return retry_while_busy(
+            lambda: self._execute(operation, handler, params),
+            lambda again: self._may_retry(again, commits),
+            self.storage.busy_timeout,
+        )
 
     def invoke(self, operation: str, params: dict[str, Any], **options: Any) -> dict[str, Any]:
         """Run one operation from inside another (PartiQL runs its statements through the item operations):

@@ -63,11 +63,17 @@ def prepare_put(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
     pk, sk = key_from_item(schema, item)
     if schema.index_key_checks:
         check_index_keys(schema, item)
-    condition = None if plain else _condition(params, lambda: legacy.expected(params))
+    condition = None if plain else _put_condition(params)
     # By position (PreparedWrite's parameters in order): a call by keyword costs more, on every put.
     return PreparedWrite(
         PUT, schema, pk, sk, item, item, size, None, condition, get("ReturnValuesOnConditionCheckFailure")
     )
+
+
+def _put_condition(params: dict[str, Any]) -> Any:
+    """PutItem's condition: its ConditionExpression, or its legacy Expected. A function of its own so that
+    :func:`prepare_put` holds no closure (its variables would be cells, built on every put)."""
+    return _condition(params, lambda: legacy.expected(params))
 
 
 def _condition(params: dict[str, Any], legacy_condition: Callable[[], Any]) -> Any:
