@@ -20,6 +20,12 @@ from singletable.engine._storage import Storage
 from singletable.engine._write_path import key_from_request
 
 LEGACY = ("AttributesToGet",)
+PROJECTION_PARAMETERS = (
+    "ProjectionExpression",
+    "AttributesToGet",
+    "ExpressionAttributeNames",
+    "ExpressionAttributeValues",
+)
 
 
 class InvalidKey(DynamoDBError):
@@ -48,16 +54,10 @@ class PreparedGet:
 
 def prepare_get(engine: TableCatalog, params: dict[str, Any]) -> PreparedGet:
     """GetItem's checks, shared with BatchGetItem and TransactGetItems so all answer alike."""
-    get = params.get
     # Without any projection parameter (most GetItems) neither the mixing rule nor the expression checks
     # can fail, and there is nothing to compile. (Two members are TableName and Key, which the shape
     # requires.)
-    plain = len(params) == 2 or (
-        get("ProjectionExpression") is None
-        and get("AttributesToGet") is None
-        and get("ExpressionAttributeNames") is None
-        and get("ExpressionAttributeValues") is None
-    )
+    plain = len(params) == 2 or legacy.none_given(params, PROJECTION_PARAMETERS)
     if not plain:
         legacy.reject_mixed(params, LEGACY, ("ProjectionExpression",))
     schema = engine.table(params["TableName"])

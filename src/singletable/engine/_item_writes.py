@@ -32,6 +32,13 @@ from singletable.engine._write_path import (
 
 PUT_RETURN_VALUES = ("NONE", "ALL_OLD")
 PUT_LEGACY = ("Expected", "ConditionalOperator")
+PUT_CONDITION_PARAMETERS = (
+    "ConditionExpression",
+    "Expected",
+    "ConditionalOperator",
+    "ExpressionAttributeNames",
+    "ExpressionAttributeValues",
+)
 DELETE_RETURN_VALUES = ("NONE", "ALL_OLD")
 DELETE_LEGACY = ("Expected", "ConditionalOperator")
 UPDATE_RETURN_VALUES = ("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW")
@@ -44,15 +51,9 @@ def prepare_put(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
     TransactWriteItems' Put, so all three answer with the same errors."""
     get = params.get
     # Without any condition parameter (every BatchWriteItem put, most PutItems) neither the mixing rule
-    # nor the expression checks can fail, and there is nothing to compile.
-    # (Two members are TableName and Item, which the request's shape requires.)
-    plain = len(params) == 2 or (
-        get("ConditionExpression") is None
-        and get("Expected") is None
-        and get("ConditionalOperator") is None
-        and get("ExpressionAttributeNames") is None
-        and get("ExpressionAttributeValues") is None
-    )
+    # nor the expression checks can fail, and there is nothing to compile. (Two members are TableName and
+    # Item, which the request's shape requires.)
+    plain = len(params) == 2 or legacy.none_given(params, PUT_CONDITION_PARAMETERS)
     if not plain:
         legacy.reject_mixed(params, PUT_LEGACY, ("ConditionExpression",))
     schema = engine.table(params["TableName"])
