@@ -320,6 +320,19 @@ def test_names_without_expression_refused(ddb, table):
         ddb.get_item(TableName=table, Key={"PK": s("a"), "SK": s("1")}, ExpressionAttributeNames={"#a": "a"})
 
 
+def test_names_without_expression_refused_beside_other_members(ddb, table):
+    # ConsistentRead makes the request more than TableName and Key, without any projection parameter.
+    with expect_error(
+        "ValidationException", "ExpressionAttributeNames can only be specified when using expressions"
+    ):
+        ddb.get_item(
+            TableName=table,
+            Key={"PK": s("a"), "SK": s("1")},
+            ConsistentRead=True,
+            ExpressionAttributeNames={"#a": "a"},
+        )
+
+
 def test_item_collection_metrics_on_lsi_table(ddb, table_name):
     create(ddb, table_name, lsi=True)
     response = ddb.put_item(

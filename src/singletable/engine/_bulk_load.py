@@ -23,7 +23,7 @@ from typing import Any
 from singletable.engine._capacity import Capacity
 from singletable.engine._errors import DynamoDBError
 from singletable.engine._item_writes import prepare_put
-from singletable.engine._write_path import PreparedWrite, WriteRows, locked_write
+from singletable.engine._write_path import PreparedWrite, WriteRows, conflict_error
 
 Item = dict[str, Any]
 
@@ -62,7 +62,7 @@ def _load(engine: Any, table_name: str, items: list[Item], stop_at_error: bool) 
                 break
     storage = engine.storage
     capacity = Capacity(table_name)
-    with locked_write(storage):
+    with storage.write(conflict_error):
         rows = WriteRows()
         seen: set[tuple[int, bytes, bytes]] = set()
         for write in writes:

@@ -115,8 +115,10 @@ class ValueContext(Enum):
     EAV = "eav"
 
 
-# Containers (M/L) allowed on the deepest path: 31 inside an item's attribute, 32 for an EAV.
-_MAX_DEPTH = {ValueContext.ITEM: 31, ValueContext.KEY: 31, ValueContext.EAV: 32}
+# Containers (M/L) allowed on the deepest path: 31 inside an item's attribute, 32 for an EAV. Chosen with
+# ``context is ValueContext.EAV``, not by a dict keyed by context: hashing an Enum member runs
+# Enum.__hash__, a Python call, on every item and key validated.
+_ITEM_DEPTH, _EAV_DEPTH = 31, 32
 _TYPES = frozenset(("S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS"))
 
 
@@ -149,7 +151,7 @@ def validate_item(item: dict[str, Any], *, context: ValueContext = ValueContext.
     if not isinstance(item, dict):
         raise _wrong_type(item, "Map")
     try:
-        return _check_item(item, _MAX_DEPTH[context])
+        return _check_item(item, _EAV_DEPTH if context is ValueContext.EAV else _ITEM_DEPTH)
     except DynamoDBError as error:
         # AWS deserializes the whole request before validating it: a wrong Python type anywhere wins.
         if error.code == "ValidationException":
@@ -168,8 +170,7 @@ def validate_item_sized(
     if not isinstance(item, dict):
         raise _wrong_type(item, "Map")
     try:
-        # Not _MAX_DEPTH[context]: hashing an Enum member runs Enum.__hash__, a Python call.
-        return _check_item_sized(item, 32 if context is ValueContext.EAV else 31)
+        return _check_item_sized(item, _EAV_DEPTH if context is ValueContext.EAV else _ITEM_DEPTH)
     except DynamoDBError as error:
         if error.code == "ValidationException":
             _scan_types(item)
@@ -321,7 +322,7 @@ def validate_value(
     try:
         if av is None:
             raise validation(NULL_VALUE if context is ValueContext.EAV else f"{NULL_VALUE}: {name} is null")
-        return _check(av, 1, _MAX_DEPTH[context])
+        return _check(av, 1, _EAV_DEPTH if context is ValueContext.EAV else _ITEM_DEPTH)
     except DynamoDBError as error:
         if error.code != "ValidationException":
             raise

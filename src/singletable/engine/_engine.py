@@ -80,6 +80,8 @@ class Engine:
         self._routes: dict[str, tuple[Handler, str]] = {}
         self._catalog_checked = 0.0
         self._write_verified = False
+        # Bound once: Storage.on_begin during every item write (see _execute_write).
+        self._on_write_begin = self._check_catalog_in_write
         # ":memory:" is this connection's own database: no other connection can change its catalog (and
         # PRAGMA data_version never moves for our own commits), so its requests skip the catalog checks.
         self._private = path == ":memory:"
@@ -223,11 +225,20 @@ class Engine:
         except sqlite3.OperationalError as error:
             if not self._may_retry(error, commits):
                 raise
-            return retry_while_busy(
-                lambda: self._execute(operation, handler, params),
-                lambda again: self._may_retry(again, commits),
-                self.storage.busy_timeout,
-            )
+            return self._retry(operation, handler, params, commits)
+
+    def _retry(
+        self, operation: str, handler: Handler, params: dict[str, Any], commits: int
+    ) -> dict[str, Any]:
+        """:meth:`execute`'s request again, for as long as the database stays busy (see :meth:`_may_retry`).
+
+        Its own method so that :meth:`execute`, which every request runs, holds no closure (a closure's
+        variables are cells, built on every call)."""
+        return retry_while_busy(
+            lambda: self._execute(operation, handler, params),
+            lambda again: self._may_retry(again, commits),
+            self.storage.busy_timeout,
+        )
 
     def invoke(self, operation: str, params: dict[str, Any], **options: Any) -> dict[str, Any]:
         """Run one operation from inside another (PartiQL runs its statements through the item operations):
@@ -263,7 +274,7 @@ class Engine:
         to be current, so the answers are the same as checking first.
         """
         storage = self.storage
-        storage.on_begin = self._check_catalog_in_write
+        storage.on_begin = self._on_write_begin
         self._write_verified = False
         try:
             return handler(self, params)

@@ -20,6 +20,12 @@ from singletable.engine._storage import Storage
 from singletable.engine._write_path import key_from_request
 
 LEGACY = ("AttributesToGet",)
+PROJECTION_PARAMETERS = (
+    "ProjectionExpression",
+    "AttributesToGet",
+    "ExpressionAttributeNames",
+    "ExpressionAttributeValues",
+)
 
 
 class InvalidKey(DynamoDBError):
@@ -48,13 +54,25 @@ class PreparedGet:
 
 def prepare_get(engine: TableCatalog, params: dict[str, Any]) -> PreparedGet:
     """GetItem's checks, shared with BatchGetItem and TransactGetItems so all answer alike."""
-    legacy.reject_mixed(params, LEGACY, ("ProjectionExpression",))
+    # Without any projection parameter (most GetItems) neither the mixing rule nor the expression checks
+    # can fail, and there is nothing to compile. (Two members are TableName and Key, which the shape
+    # requires.)
+    plain = len(params) == 2 or legacy.none_given(params, PROJECTION_PARAMETERS)
+    if not plain:
+        legacy.reject_mixed(params, LEGACY, ("ProjectionExpression",))
     schema = engine.table(params["TableName"])
-    legacy_projection = legacy.attributes_to_get(params)  # checked before the Key, as DynamoDB does
+    # Checked before the Key, as DynamoDB does.
+    legacy_projection = None if plain else legacy.attributes_to_get(params)
     try:
         pk, sk = key_from_request(schema, params["Key"])
     except DynamoDBError as error:
         raise InvalidKey(error.code, error.message) from None
+    return PreparedGet(schema, pk, sk, None if plain else _projection(params, legacy_projection))
+
+
+def _projection(params: dict[str, Any], legacy_projection: Any) -> Any:
+    """The request's ProjectionExpression, or its legacy AttributesToGet, with the expression parameters'
+    checks."""
     text = params.get("ProjectionExpression")
     expressions = RequestExpressions(
         params.get("ExpressionAttributeNames"),
@@ -63,4 +81,4 @@ def prepare_get(engine: TableCatalog, params: dict[str, Any]) -> PreparedGet:
     )
     projection = expressions.projection(text) if text is not None else legacy_projection
     expressions.finish()
-    return PreparedGet(schema, pk, sk, projection)
+    return projection

@@ -32,6 +32,13 @@ from singletable.engine._write_path import (
 
 PUT_RETURN_VALUES = ("NONE", "ALL_OLD")
 PUT_LEGACY = ("Expected", "ConditionalOperator")
+PUT_CONDITION_PARAMETERS = (
+    "ConditionExpression",
+    "Expected",
+    "ConditionalOperator",
+    "ExpressionAttributeNames",
+    "ExpressionAttributeValues",
+)
 DELETE_RETURN_VALUES = ("NONE", "ALL_OLD")
 DELETE_LEGACY = ("Expected", "ConditionalOperator")
 UPDATE_RETURN_VALUES = ("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW")
@@ -44,15 +51,9 @@ def prepare_put(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
     TransactWriteItems' Put, so all three answer with the same errors."""
     get = params.get
     # Without any condition parameter (every BatchWriteItem put, most PutItems) neither the mixing rule
-    # nor the expression checks can fail, and there is nothing to compile.
-    # (Two members are TableName and Item, which the request's shape requires.)
-    plain = len(params) == 2 or (
-        get("ConditionExpression") is None
-        and get("Expected") is None
-        and get("ConditionalOperator") is None
-        and get("ExpressionAttributeNames") is None
-        and get("ExpressionAttributeValues") is None
-    )
+    # nor the expression checks can fail, and there is nothing to compile. (Two members are TableName and
+    # Item, which the request's shape requires.)
+    plain = len(params) == 2 or legacy.none_given(params, PUT_CONDITION_PARAMETERS)
     if not plain:
         legacy.reject_mixed(params, PUT_LEGACY, ("ConditionExpression",))
     schema = engine.table(params["TableName"])
@@ -63,18 +64,17 @@ def prepare_put(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
     pk, sk = key_from_item(schema, item)
     if schema.index_key_checks:
         check_index_keys(schema, item)
-    condition = None if plain else _condition(params, lambda: legacy.expected(params))
+    condition = None if plain else _put_condition(params)
+    # By position (PreparedWrite's parameters in order): a call by keyword costs more, on every put.
     return PreparedWrite(
-        PUT,
-        schema,
-        pk,
-        sk,
-        item,
-        item=item,
-        size=size,
-        condition=condition,
-        return_on_failure=get("ReturnValuesOnConditionCheckFailure"),
+        PUT, schema, pk, sk, item, item, size, None, condition, get("ReturnValuesOnConditionCheckFailure")
     )
+
+
+def _put_condition(params: dict[str, Any]) -> Any:
+    """PutItem's condition: its ConditionExpression, or its legacy Expected. A function of its own so that
+    :func:`prepare_put` holds no closure (its variables would be cells, built on every put)."""
+    return _condition(params, lambda: legacy.expected(params))
 
 
 def _condition(params: dict[str, Any], legacy_condition: Callable[[], Any]) -> Any:

@@ -222,6 +222,13 @@ def _check_conditional_operator(params: dict[str, Any], count: int) -> None:
         raise validation(CO_SINGLE)
 
 
+def none_given(params: dict[str, Any], names: tuple[str, ...]) -> bool:
+    """Whether the request gives none of ``names``: a request without any condition or projection
+    parameter, for which the mixing rule and the expression checks cannot fail, skips them."""
+    get = params.get
+    return all(get(name) is None for name in names)
+
+
 def reject_mixed(params: dict[str, Any], legacy: tuple[str, ...], modern: tuple[str, ...]) -> None:
     """DynamoDB refuses a request that mixes legacy parameters with expressions."""
     used_legacy = [name for name in legacy if params.get(name) is not None]

@@ -11,7 +11,7 @@ sweeper and the index backfill use the same :func:`write_item` and :func:`index_
 
 This module holds: finding a request's keys (:func:`key_from_request`, :func:`key_from_item`), index keys and
 entries, :class:`PreparedWrite`, :func:`write_item` with its row collector :class:`WriteRows`,
-:func:`locked_write`, :func:`run_single` (a single-item write, start to answer) and the return values
+:func:`conflict_error`, :func:`run_single` (a single-item write, start to answer) and the return values
 (ReturnValues, ItemCollectionMetrics, the condition failure).
 
 What is checked when: everything that depends only on the request fails in ``prepare`` (so a transaction
@@ -23,7 +23,7 @@ cancellation reason.
 
 Lock contention: SQLite has one writer at a time. A writer that cannot take the database's write lock
 within ``Storage.busy_timeout`` (another process holding a long write) gets the error DynamoDB gives a
-write that collides with an in-flight transaction: see :func:`locked_write` and docs/compatibility.md.
+write that collides with an in-flight transaction: see :func:`conflict_error` and docs/compatibility.md.
 """
 
 from __future__ import annotations
@@ -39,7 +39,6 @@ from singletable.engine._interfaces import OperationEngine
 from singletable.engine._keys import checked_key_bytes
 from singletable.engine._schema import IndexSchema, TableSchema
 from singletable.engine._storage import Storage
-from singletable.engine._storage.connection import WriteTransaction
 
 PUT = "Put"
 UPDATE = "Update"
@@ -67,37 +66,38 @@ UPDATE_INDEX_KEY_EMPTY = (
 )
 
 
+# Where a key value came from, for its error messages (module constants: an item write looks them up).
+_ITEM, _KEY, _INDEX = codec.KeyContext.ITEM, codec.KeyContext.KEY, codec.KeyContext.INDEX
+
+
 def key_from_request(schema: TableSchema, key: Any) -> tuple[bytes, bytes]:
     """Encode a request's ``Key`` (GetItem, UpdateItem, DeleteItem): exactly the table's key attributes."""
     if not isinstance(key, dict) or len(key) != len(schema.key_names):
         raise validation(codec.KEY_SCHEMA_MISMATCH)
     key = codec.validate_item(key, context=codec.ValueContext.KEY)
-    return _key_bytes(schema, key, codec.KeyContext.KEY, missing=codec.KEY_SCHEMA_MISMATCH)
+    return _key_bytes(schema, key, _KEY, codec.KEY_SCHEMA_MISMATCH)
 
 
 def key_from_item(schema: TableSchema, item: dict[str, Any]) -> tuple[bytes, bytes]:
     """Encode the key of a whole, already validated item (PutItem)."""
-    return _key_bytes(schema, item, codec.KeyContext.ITEM, missing=codec.MISSING_KEY)
+    return _key_bytes(schema, item, _ITEM, codec.MISSING_KEY)
 
 
 def _key_bytes(
-    schema: TableSchema, source: dict[str, Any], context: codec.KeyContext, *, missing: str
+    schema: TableSchema, source: dict[str, Any], context: codec.KeyContext, missing: str
 ) -> tuple[bytes, bytes]:
     hash_attr = schema.hash
     hash_av = source.get(hash_attr.name)
     if hash_av is None:
         raise validation(missing)
-    pk = checked_key_bytes(hash_attr.name, hash_av, hash_attr.type, is_hash=True, context=context)
+    pk = checked_key_bytes(hash_attr.name, hash_av, hash_attr.type, True, context)
     range_attr = schema.range
     if range_attr is None:
         return pk, b""
     range_av = source.get(range_attr.name)
     if range_av is None:
         raise validation(missing)
-    return pk, checked_key_bytes(range_attr.name, range_av, range_attr.type, is_hash=False, context=context)
-
-
-_INDEX = codec.KeyContext.INDEX
+    return pk, checked_key_bytes(range_attr.name, range_av, range_attr.type, False, context)
 
 
 def check_index_keys(schema: TableSchema, item: dict[str, Any], *, from_update: bool = False) -> None:
@@ -108,7 +108,7 @@ def check_index_keys(schema: TableSchema, item: dict[str, Any], *, from_update: 
             continue
         if from_update and key_type != "N" and av.get(key_type) in ("", b""):
             raise validation(UPDATE_INDEX_KEY_EMPTY)
-        checked_key_bytes(name, av, key_type, is_hash=is_hash, context=_INDEX, index_name=index_name)
+        checked_key_bytes(name, av, key_type, is_hash, _INDEX, index_name)
 
 
 def index_entry(schema: TableSchema, index: IndexSchema, item: dict[str, Any]) -> tuple[bytes, bytes] | None:
@@ -134,15 +134,6 @@ def index_entry(schema: TableSchema, index: IndexSchema, item: dict[str, Any]) -
     if range_attr.type == "S":
         return ipk, value.encode("utf-8")
     return ipk, codec.encode_key(range_av, range_attr.type)
-
-
-def load_item(
-    storage: Storage, schema: TableSchema, pk: bytes, sk: bytes
-) -> tuple[dict[str, Any], int] | None:
-    row = storage.get_item(schema.table_id, pk, sk)
-    if row is None:
-        return None
-    return codec.loads_item(row[0]), row[1]
 
 
 class WriteRows:
@@ -228,22 +219,22 @@ def _put_new_item(
 ) -> None:
     """``write_item`` of an item where there was none (most PutItems), stored at once: there is no old
     item to read index entries from or compare against, so each index gets the new entry or nothing."""
-    table_id = schema.table_id
     stored = codec.dumps_item(new)
-    storage.put_item_row(table_id, pk, sk, stored, new_size)
     units = write_units(new_size)
     capacity.table += units
+    entries: list[tuple[int, bytes, bytes, int, bytes]] = []
     for index in schema.indexes.values():
         entry = index_entry(schema, index, new)
         if entry is None:
             continue
         if index.projected is None:  # ALL: the entry is the item, bytes, size and units
-            storage.put_entry_row(table_id, index.index_id, entry[0], entry[1], pk, sk, new_size, stored)
+            entries.append((index.index_id, entry[0], entry[1], new_size, stored))
             capacity.add_index(index.name, index.is_global, units)
         else:
             size, data = _projected(schema, index, new)
-            storage.put_entry_row(table_id, index.index_id, entry[0], entry[1], pk, sk, size, data)
+            entries.append((index.index_id, entry[0], entry[1], size, data))
             capacity.add_index(index.name, index.is_global, write_units(size))
+    storage.put_item_rows(schema.table_id, pk, sk, stored, new_size, entries)
 
 
 def _projected(schema: TableSchema, index: IndexSchema, item: dict[str, Any]) -> tuple[int, bytes]:
@@ -369,7 +360,6 @@ class PreparedWrite:
         pk: bytes,
         sk: bytes,
         key: Item,
-        *,
         item: Item | None = None,
         size: int = 0,
         update: Any = None,
@@ -393,8 +383,9 @@ class PreparedWrite:
         return self.schema.table_id, self.pk, self.sk
 
     def load(self, storage: Storage) -> tuple[Item | None, int]:
-        found = load_item(storage, self.schema, self.pk, self.sk)
-        return found if found is not None else (None, 0)
+        """The stored item and its size, or (None, 0)."""
+        row = storage.get_item(self.schema.table_id, self.pk, self.sk)
+        return (None, 0) if row is None else (codec.loads_item(row[0]), row[1])
 
     def passes(self, old: Item | None) -> bool:
         return self.condition is None or self.condition(old)
@@ -460,43 +451,40 @@ class PreparedWrite:
 
 
 def conflict_error() -> DynamoDBError:
-    return DynamoDBError("TransactionConflictException", CONFLICT)
-
-
-def locked_write(storage: Storage, busy: Callable[[], DynamoDBError] = conflict_error) -> WriteTransaction:
-    """``storage.write()``, except that failing to get the write lock raises ``busy()``.
+    """What an item write raises when it cannot get the write lock: ``storage.write(conflict_error)``.
 
     Another connection (another process) holding the write lock past the busy timeout is the one way two
     clients of this engine can collide; DynamoDB's answer to a write colliding with an in-flight transaction
     is the closest match, and tells the caller the same thing: nothing was written, retry.
     """
-    return WriteTransaction(storage, busy)  # storage.write(busy), one call less
+    return DynamoDBError("TransactionConflictException", CONFLICT)
 
 
 def run_single(
     engine: OperationEngine,
     write: PreparedWrite,
     params: dict[str, Any],
-    returned: Callable[[Item | None, Item | None], Item | None],
+    returned: Callable[[Item | None, Item | None], Item | None] | None,
 ) -> dict[str, Any]:
     """PutItem/UpdateItem/DeleteItem: apply one prepared write in its own transaction and answer.
 
-    ``returned(old, new)`` picks the request's ReturnValues; ConsumedCapacity and ItemCollectionMetrics
-    follow, in DynamoDB's order.
+    ``returned(old, new)`` picks the request's ReturnValues (None: the request returns no attributes);
+    ConsumedCapacity and ItemCollectionMetrics follow, in DynamoDB's order.
     """
     capacity = Capacity(write.schema.name)
     storage = engine.storage
     get = params.get
     metrics_mode = get("ReturnItemCollectionMetrics")
     metrics = None
-    with locked_write(storage):
+    with storage.write(conflict_error):
         old, new = write.apply(storage, capacity)
         if metrics_mode is not None:
             metrics = item_collection_metrics(storage, write.schema, write.pk, write.key, metrics_mode)
     response: dict[str, Any] = {}
-    attributes = returned(old, new)
-    if attributes:
-        response["Attributes"] = attributes
+    if returned is not None:
+        attributes = returned(old, new)
+        if attributes:
+            response["Attributes"] = attributes
     capacity_mode = get("ReturnConsumedCapacity")
     if capacity_mode is not None:
         consumed = capacity.render(capacity_mode)
@@ -507,14 +495,10 @@ def run_single(
     return response
 
 
-def old_if_all_old(params: dict[str, Any]) -> Callable[[Item | None, Item | None], Item | None]:
-    """PutItem's and DeleteItem's ReturnValues: ALL_OLD or nothing."""
-    return _the_old_item if params.get("ReturnValues") == "ALL_OLD" else _nothing
+def old_if_all_old(params: dict[str, Any]) -> Callable[[Item | None, Item | None], Item | None] | None:
+    """PutItem's and DeleteItem's ReturnValues: ALL_OLD, or nothing (None)."""
+    return _the_old_item if params.get("ReturnValues") == "ALL_OLD" else None
 
 
 def _the_old_item(old: Item | None, _new: Item | None) -> Item | None:
     return old
-
-
-def _nothing(_old: Item | None, _new: Item | None) -> None:
-    return None

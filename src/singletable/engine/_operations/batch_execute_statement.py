@@ -24,7 +24,7 @@ from singletable.engine._partiql import ast
 from singletable.engine._partiql import run as partiql
 from singletable.engine._partiql.plan import WritePlan, plan_get, plan_write
 from singletable.engine._partiql.translate import strip_kind
-from singletable.engine._write_path import key_from_request, load_item
+from singletable.engine._write_path import key_from_request
 
 # BatchStatementError codes are the exception names without their "Exception" suffix.
 ERROR_CODES = {
@@ -172,8 +172,8 @@ def _attempted_units(engine: OperationEngine, plan: WritePlan) -> float:
     schema = engine.table(plan.params["TableName"])
     carried = plan.params.get("Item")
     key = plan.params.get("Key") or {name: carried[name] for name in schema.key_names}  # type: ignore[index]
-    found = load_item(engine.storage, schema, *key_from_request(schema, key))
-    stored = found[1] if found is not None else 0
+    found = engine.storage.get_item(schema.table_id, *key_from_request(schema, key))
+    stored = found[1] if found is not None else 0  # (stored bytes, size): the size is all a bill needs
     return write_units(max(stored, codec.item_size(carried) if carried is not None else 0))
 
 

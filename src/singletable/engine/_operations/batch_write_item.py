@@ -16,7 +16,7 @@ from singletable.engine._capacity import Capacity
 from singletable.engine._errors import DynamoDBError, validation
 from singletable.engine._interfaces import OperationEngine
 from singletable.engine._item_writes import prepare_delete, prepare_put
-from singletable.engine._write_path import PreparedWrite, WriteRows, item_collection_metrics, locked_write
+from singletable.engine._write_path import PreparedWrite, WriteRows, item_collection_metrics
 
 MAX_REQUESTS = 25
 TOO_MANY = "Too many items requested for the BatchWriteItem call"
@@ -59,7 +59,7 @@ def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     want_metrics = params.get("ReturnItemCollectionMetrics") == "SIZE"
     metrics: dict[str, list[dict[str, Any]]] = {}
     try:
-        with locked_write(storage, _busy):
+        with storage.write(_busy):
             # The writes are of distinct items, so each reads its old item unaffected by the others and
             # all their rows go to SQLite together: one executemany per statement instead of a statement
             # per row.

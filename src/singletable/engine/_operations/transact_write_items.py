@@ -40,7 +40,6 @@ from singletable.engine._write_path import (
     PreparedWrite,
     WriteRows,
     item_collection_metrics,
-    locked_write,
 )
 
 NO_ACTION = "Invalid Request: TransactWriteRequest should contain Delete or Put or Update request"
@@ -86,24 +85,27 @@ def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     storage = engine.storage
     usages: dict[str, Any] = {}
     metrics: dict[str, list[dict[str, Any]]] = {}
-    with locked_write(storage, lambda: conflicted(len(writes))):
-        now = engine.clock()
-        if token is not None:
-            seen = storage.client_token(token, now - TOKEN_SECONDS)
-            if seen is not None:
-                if seen[: len(digest)] != digest:
-                    raise DynamoDBError("IdempotentParameterMismatchException", "")
-                return _replay(storage, writes, seen[len(digest) :], mode)
-        billed = _execute(storage, writes, usages)
-        if params.get("ReturnItemCollectionMetrics") == "SIZE":
-            for write in writes:
-                if write.action != CHECK:
-                    found = item_collection_metrics(storage, write.schema, write.pk, write.key, "SIZE")
-                    if found is not None:
-                        metrics.setdefault(write.schema.name, []).append(found)
-        if token is not None:
-            # The digest, then the sizes billed: what a replay within the window is billed on.
-            storage.remember_client_token(token, digest + orjson.dumps(billed), now, now - TOKEN_SECONDS)
+    try:
+        with storage.write(_busy):
+            now = engine.clock()
+            if token is not None:
+                seen = storage.client_token(token, now - TOKEN_SECONDS)
+                if seen is not None:
+                    if seen[: len(digest)] != digest:
+                        raise DynamoDBError("IdempotentParameterMismatchException", "")
+                    return _replay(storage, writes, seen[len(digest) :], mode)
+            billed = _execute(storage, writes, usages)
+            if params.get("ReturnItemCollectionMetrics") == "SIZE":
+                for write in writes:
+                    if write.action != CHECK:
+                        found = item_collection_metrics(storage, write.schema, write.pk, write.key, "SIZE")
+                        if found is not None:
+                            metrics.setdefault(write.schema.name, []).append(found)
+            if token is not None:
+                # The digest, then the sizes billed: what a replay within the window is billed on.
+                storage.remember_client_token(token, digest + orjson.dumps(billed), now, now - TOKEN_SECONDS)
+    except _Busy:  # another process held the write lock throughout: every action conflicted
+        raise conflicted(len(writes)) from None
     response: dict[str, Any] = {}
     consumed = render_usages(usages, mode)
     if consumed is not None:
@@ -111,6 +113,14 @@ def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     if metrics:
         response["ItemCollectionMetrics"] = metrics
     return response
+
+
+class _Busy(Exception):
+    pass
+
+
+def _busy() -> DynamoDBError:
+    raise _Busy
 
 
 def _execute(storage: Storage, writes: list[PreparedWrite], usages: dict[str, Any]) -> list[int]:

@@ -138,11 +138,12 @@ class ItemData(Connection):
         """Store item writes' rows (see ``WriteRows``), one ``executemany`` per statement when a batch has
         several rows for it. Rows must be of distinct items, so their order does not matter. Must run inside
         :meth:`write`."""
-        if len(items) == 1 and len(entries) <= 1 and not item_deletes and not entry_deletes:
-            # One item put with at most one index entry (most UpdateItems): no lists.
-            self.put_item_row(*items[0])
-            if entries:
-                self.put_entry_row(*entries[0])
+        if len(items) == 1 and not item_deletes and not entry_deletes:
+            # One item put (most UpdateItems): its entries are that item's; no lists for executemany.
+            table_id, pk, sk, data, size = items[0]
+            self.put_item_rows(
+                table_id, pk, sk, data, size, [(row[1], row[2], row[3], row[6], row[7]) for row in entries]
+            )
             return
         crc32 = zlib.crc32
         b = _blob
@@ -163,28 +164,40 @@ class ItemData(Connection):
         if entries:
             self._run(PUT_ENTRY_SQL, [_entry_params(row) for row in entries])
 
-    def put_item_row(self, table_id: int, pk: bytes, sk: bytes, data: bytes, size: int) -> None:
-        """Store one item (an ``ItemRow``'s fields) now; inside :meth:`write`."""
-        b = _blob
-        self._cursor.execute(PUT_ITEM_SQL, (table_id, zlib.crc32(pk), b(pk), b(sk), size, b(data)))
-
-    def put_entry_row(
+    def put_item_rows(
         self,
         table_id: int,
-        index_id: int,
-        ipk: bytes,
-        isk: bytes,
-        tpk: bytes,
-        tsk: bytes,
+        pk: bytes,
+        sk: bytes,
+        data: bytes,
         size: int,
-        projected: bytes,
+        entries: list[tuple[int, bytes, bytes, int, bytes]],
     ) -> None:
-        """Store one index entry (an ``EntryRow``'s fields) now; inside :meth:`write`."""
+        """Store one item and its index entries now; inside :meth:`write`.
+
+        ``entries`` are ``(index_id, ipk, isk, size, projected item)``. One call for the item's rows, so each
+        of its keys is bound once (and the item's bytes once, for every entry that holds those very bytes:
+        an ALL index's); most PutItems store all their rows here."""
         crc32, b = zlib.crc32, _blob
-        self._cursor.execute(
-            PUT_ENTRY_SQL,
-            (table_id, index_id, crc32(ipk), b(ipk), b(isk), b(tpk), b(tsk), crc32(tpk), size, b(projected)),
-        )
+        execute = self._cursor.execute
+        thash, bpk, bsk, bdata = crc32(pk), b(pk), b(sk), b(data)
+        execute(PUT_ITEM_SQL, (table_id, thash, bpk, bsk, size, bdata))
+        for index_id, ipk, isk, entry_size, projected in entries:
+            execute(
+                PUT_ENTRY_SQL,
+                (
+                    table_id,
+                    index_id,
+                    crc32(ipk),
+                    b(ipk),
+                    b(isk),
+                    bpk,
+                    bsk,
+                    thash,
+                    entry_size,
+                    bdata if projected is data else b(projected),
+                ),
+            )
 
     def _run(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
         if len(rows) == 1:
