@@ -15,12 +15,15 @@ It then splits every request the client timed into three parts, lined up by conn
 sides read CLOCK_MONOTONIC): *before the answer* (from the client's send until the server starts answering:
 the requests of the other connections served first, reading and parsing), *the answer* (engine, codec,
 write) and *the client's wake-up* (from the response written until the client has read it), with each
-part's percentiles over all requests and its median over the slowest 1%.
+part's percentiles over all requests and its median over the slowest 1%; and, for the slowest 1%, how many
+answers to other connections came between a request's send and its own answer, how long they took, and how
+long the server answered nothing meanwhile (reading, parsing, the event loop, the kernel).
 """
 
 from __future__ import annotations
 
 import argparse
+import bisect
 import gc
 import json
 import os
@@ -152,7 +155,7 @@ def main() -> None:
 
 def _print_split(connections: dict[str, list[Any]], answers: dict[int, list[tuple[int, int]]]) -> None:
     """Each timed request as before-the-answer / answer / client wake-up (see the module docstring)."""
-    parts: list[tuple[int, int, int, int]] = []  # latency, before, answer, wake-up (ns)
+    parts: list[tuple[int, ...]] = []  # latency, before, answer, wake-up, send time (ns)
     for port, sent in connections.items():
         served = answers.get(int(port), [])
         if len(served) != len(sent):
@@ -160,9 +163,10 @@ def _print_split(connections: dict[str, list[Any]], answers: dict[int, list[tupl
             return
         for (t0, latency), (since, until) in zip(sent, served, strict=True):
             if latency is not None:
-                parts.append((latency, since - t0, until - since, t0 + latency - until))
+                parts.append((latency, since - t0, until - since, t0 + latency - until, t0))
     parts.sort()
     slowest = parts[int(len(parts) * 0.99) :]
+    _print_queue(answers, slowest)
     print(f"split of {len(parts)} requests (us):       p50    p99   slowest 1%: median")
     for column, name in ((1, "before the answer"), (2, "the answer"), (3, "the client's wake-up")):
         every = sorted(row[column] for row in parts)
@@ -171,6 +175,28 @@ def _print_split(connections: dict[str, list[Any]], answers: dict[int, list[tupl
             f"  {name:<32} {every[len(every) // 2] / 1e3:>6.0f} {every[int(len(every) * 0.99)] / 1e3:>6.0f}"
             f" {tail[len(tail) // 2] / 1e3:>12.0f}"
         )
+
+
+def _print_queue(answers: dict[int, list[tuple[int, int]]], slowest: list[tuple[int, ...]]) -> None:
+    """For the slowest 1%: how many answers to other requests the server gave between a request's send and
+    its own answer, how long they took, and how long the server spent answering nothing meanwhile."""
+    timeline = sorted(answer for served in answers.values() for answer in served)
+    starts = [since for since, _ in timeline]
+    counts, busy, idle = [], [], []
+    for row in slowest:
+        sent, since = row[4], row[4] + row[1]
+        ahead = timeline[bisect.bisect_left(starts, sent) : bisect.bisect_left(starts, since)]
+        answering = sum(min(until, since) - began for began, until in ahead)
+        counts.append(len(ahead))
+        busy.append(answering)
+        idle.append(since - sent - answering)
+    if not slowest:
+        return
+    median = lambda values: sorted(values)[len(values) // 2]  # noqa: E731
+    print(
+        f"slowest 1%, between send and answer (medians): {median(counts)} other answers taking "
+        f"{median(busy) / 1e3:.0f} us, {median(idle) / 1e3:.0f} us answering nothing"
+    )
 
 
 if __name__ == "__main__":
