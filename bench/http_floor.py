@@ -1,6 +1,6 @@
 """The HTTP floor: the least a Python server on this storage and this HTTP stack can do per request.
 
-    python3 bench/http_floor.py [--seconds 5] [--clients 4] [--runs 3]
+    python3 bench/http_floor.py [--seconds 5] [--clients 4] [--runs 3] [--floor-only]
 
 ``bench/floor.py`` holds the engine's PutItem to the bare SQL; this holds ``singletable serve``'s latency to a
 server that does only what any server must: the same event loop and parser as ``serve`` (uvloop, httptools;
@@ -14,7 +14,8 @@ write that checkpoints the backlog when asked), so both keep the same WAL.
 
 Each run measures, under ``bench/server.py``'s load generator (the same 40/40/20 mix, the same items), the
 floor on a file, ``singletable serve`` on a file (one worker), the floor in memory and ``serve --in-memory``,
-and prints requests/s, p50 and p99 side by side. If the floor's p99 is near a goal, no server on this stack
+and prints requests/s, p50 and p99 side by side (``--floor-only``: the floor's two rows; ``bench/run.py``
+prints them after ``bench/server.py``'s table). If the floor's p99 is near a goal, no server on this stack
 meets it by much; what ``serve`` spends above the floor is what it could still cut.
 """
 
@@ -165,14 +166,15 @@ def bench_floor(clients: int, seconds: float, in_memory: bool) -> dict[str, Any]
             process.join()
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--runs", type=int, default=3)
-    args = parser.parse_args()
+    parser.add_argument("--floor-only", action="store_true", help="measure the floor, not serve")
+    args = parser.parse_args(argv)
     print(
         f"HTTP floor and singletable serve: {args.clients} keep-alive clients, 40/40/20, {args.seconds:g} s"
     )
@@ -188,6 +190,8 @@ def main() -> None:
             ),
         )
         for name, measure in rows:
+            if args.floor_only and not name.startswith("HTTP floor"):
+                continue
             r = measure()
             print(
                 f"{run:>3} {name:<34} {r['rps']:>8,.0f} {r['p50']:>7.2f} {r['p99']:>7.2f} {r['errors']:>6.0f}"

@@ -6,7 +6,8 @@ Workload: a table with PK/SK and one GSI (ALL). PutItem of ~200-byte items, GetI
 returns 40 items. Our engine is called natively (file-backed, WAL, and in memory); moto through its
 in-process boto3 mock; DynamoDB Local through boto3 over HTTP on 127.0.0.1. Prints ops/s, p50 latency, and
 ratios to moto; then
-runs bench/server.py (HTTP), bench/batch.py (batches, transactions), bench/bulk_load.py (the bulk load of
+runs bench/server.py (HTTP) and bench/http_floor.py (the same load against a server doing only the SQL),
+bench/batch.py (batches, transactions), bench/bulk_load.py (the bulk load of
 import and copy), bench/scale.py from 10,000 to 100,000 items (reads as a table grows), bench/floor.py (the
 same writes as bare SQL: the most any engine on this storage could do) and bench/model_overhead.py; last, the
 embedded engine's figures (issue 20, point 3): in-memory PutItem and GetItem per second, and the file-backed
@@ -210,6 +211,10 @@ def _run_the_other_benchmarks(
         import server
 
         server.main(["--no-reference"] if args.no_reference else [])
+        import http_floor  # the same load against a server doing only the SQL (bench/http_floor.py)
+
+        print()
+        http_floor.main(["--runs", "1", "--floor-only"])
 
     import batch  # BatchWriteItem bulk load and TransactWriteItems (bench/batch.py)
 
