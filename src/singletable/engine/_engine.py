@@ -227,9 +227,8 @@ class Engine:
         The choice is the route taken, not state on the engine: operations run from inside this one
         (:meth:`invoke`, PartiQL's) always get dicts.
         """
-        handler, shape = (self._wire_routes if for_wire else self._routes).get(operation) or self._route(
-            operation, for_wire
-        )
+        routes = self._wire_routes if for_wire else self._routes
+        handler, shape = routes.get(operation) or self._route(operation, for_wire)
         check_input(SHAPES, shape, params)
         if self._private:  # see __init__; and with no other connection, the database is never busy
             with self.storage.lock:
