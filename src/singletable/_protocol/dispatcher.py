@@ -74,8 +74,10 @@ class Dispatcher:
         raise coral_error("UnknownOperationException")
 
     def call(self, operation: str, body: bytes) -> dict[str, Any]:
+        """The engine's answer, for the wire: items returned whole may be ``orjson.Fragment`` (their stored
+        JSON, which :func:`wire.encode_response` writes as it is; see ``Engine.execute``)."""
         params = wire.decode_request(operation, body)
-        return self.engine.execute(operation, params)
+        return self.engine.execute(operation, params, for_wire=True)
 
     def call_streams(self, target: str, body: bytes) -> dict[str, Any]:
         """A DynamoDB Streams API call: its requests carry no blobs, so plain JSON is the whole decoding."""

@@ -9,7 +9,8 @@ a blob or timestamp can occur (``Item``, ``Key``, ``RequestItems``, ``TransactIt
 ``Parameters``...) is found once per operation and compiled into a small *plan*; decoding then touches only
 those members, in place, so a request with no binary values costs one ``orjson.loads`` and a few dict
 lookups. Responses need no walk at all: orjson calls :func:`_encode_default` only for ``bytes`` and
-``datetime``.
+``datetime``, and writes the ``orjson.Fragment`` items of a read answered for the wire (their stored JSON,
+already the wire's form; see ``Engine.execute``'s ``for_wire``) as they are.
 """
 
 from __future__ import annotations

@@ -51,7 +51,7 @@ class RecordingDispatcher(Dispatcher):
         if added:
             params["ReturnConsumedCapacity"] = "INDEXES"
         try:
-            response = self.engine.execute(operation, params)
+            response = self.engine.execute(operation, params, for_wire=True)
         except DynamoDBError as error:
             self._write(operation, _one_line(body), None, error)
             raise

@@ -33,7 +33,7 @@ from singletable.engine._keys import (
     key_type_of,
 )
 from singletable.engine._numbers import NOT_A_NUMBER, normalize_number, number_size, number_value
-from singletable.engine._serialization import dumps_item, loads_item
+from singletable.engine._serialization import dumps_item, loads_item, wire_fragment
 from singletable.engine._sizes import (
     ITEM_TOO_LARGE,
     MAX_ITEM_SIZE,
@@ -71,6 +71,7 @@ __all__ = [
     "validate_item_sized",
     "validate_value",
     "value_size",
+    "wire_fragment",
 ]
 
 

@@ -139,6 +139,7 @@ class Page:
         params: dict[str, Any],
         filter_: Callable[[dict[str, Any]], bool] | None,
         projection: Any,
+        for_wire: bool = False,
     ) -> None:
         self.schema = schema
         self.index = index
@@ -155,7 +156,9 @@ class Page:
             and not index.is_global
             and (params.get("Select") == "ALL_ATTRIBUTES" or projection is not None)
         )
-        self.items: list[dict[str, Any]] = []
+        # Answering for the wire codec, a page that returns its items whole passes them on undecoded.
+        self.pass_through = for_wire and filter_ is None and projection is None and not self.count_only
+        self.items: list[Any] = []
         self.count = 0
         self.scanned = 0
         self.bytes_read = 0
@@ -163,6 +166,9 @@ class Page:
 
     def consume(self, rows: Iterable[tuple[Any, ...]]) -> None:
         """Evaluate rows until Limit or 1 MB; sets ``last`` when the page stopped early."""
+        if self.pass_through:
+            self._pass_through(rows)
+            return
         limit = self.limit
         for row in rows:
             item = codec.loads_item(row[0])
@@ -175,6 +181,21 @@ class Page:
             if (limit is not None and self.scanned >= limit) or self.bytes_read >= PAGE_BYTES:
                 self.last = last_key(self.schema, self.index, item)
                 break
+
+    def _pass_through(self, rows: Iterable[tuple[Any, ...]]) -> None:
+        """:meth:`consume` for a page answered for the wire with nothing to evaluate: every row is an item
+        returned whole, as its stored JSON (``orjson.Fragment``). Only the last item of a page that stops
+        early is decoded, for its LastEvaluatedKey."""
+        limit = self.limit
+        items = self.items
+        fragment = codec.wire_fragment
+        for row in rows:
+            items.append(fragment(row[0]))
+            self.bytes_read += row[1]
+            if (limit is not None and len(items) >= limit) or self.bytes_read >= PAGE_BYTES:
+                self.last = last_key(self.schema, self.index, codec.loads_item(row[0]))
+                break
+        self.count = self.scanned = len(items)
 
     def response(self, mode: str | None) -> dict[str, Any]:
         out: dict[str, Any] = {}

@@ -8,7 +8,10 @@ DynamoDB Streams) and how the engine keeps the table catalog current around it:
 * ``writes``: an item write that checks the catalog inside its own write transaction (see
   ``Engine._execute_write``), where the check needs no locking of its own and cannot race with the write;
 * ``cached_catalog``: a read that may trust the cached catalog for a moment (``READ_CATALOG_TTL``) before
-  asking SQLite whether another process changed it.
+  asking SQLite whether another process changed it;
+* ``wire_items``: a read whose ``run`` takes ``for_wire=True`` when answering for the wire codec
+  (``Engine.execute(..., for_wire=True)``, the protocol's dispatcher): the items it would return undecoded
+  come back as the stored JSON (``orjson.Fragment``), which the codec writes as they are.
 
 Every other operation asks first. :data:`UNSUPPORTED_OPERATIONS` are AWS-only operations with no local
 meaning: they exist (as engine methods too) and always answer UnknownOperationException naming the operation.
@@ -33,6 +36,7 @@ class Operation:
     api: str = DYNAMODB
     writes: bool = False
     cached_catalog: bool = False
+    wire_items: bool = False
 
 
 REGISTRY: tuple[Operation, ...] = (
@@ -41,11 +45,11 @@ REGISTRY: tuple[Operation, ...] = (
     Operation("ListTables", "list_tables", "ListTablesInput"),
     Operation("DeleteTable", "delete_table", "DeleteTableInput"),
     Operation("PutItem", "put_item", "PutItemInput", writes=True),
-    Operation("GetItem", "get_item", "GetItemInput", cached_catalog=True),
+    Operation("GetItem", "get_item", "GetItemInput", cached_catalog=True, wire_items=True),
     Operation("UpdateItem", "update_item", "UpdateItemInput", writes=True),
     Operation("DeleteItem", "delete_item", "DeleteItemInput", writes=True),
-    Operation("Query", "query", "QueryInput", cached_catalog=True),
-    Operation("Scan", "scan", "ScanInput", cached_catalog=True),
+    Operation("Query", "query", "QueryInput", cached_catalog=True, wire_items=True),
+    Operation("Scan", "scan", "ScanInput", cached_catalog=True, wire_items=True),
     Operation("BatchGetItem", "batch_get_item", "BatchGetItemInput", cached_catalog=True),
     Operation("BatchWriteItem", "batch_write_item", "BatchWriteItemInput", writes=True),
     Operation("TransactWriteItems", "transact_write_items", "TransactWriteItemsInput", writes=True),

@@ -1,6 +1,8 @@
 """How a validated item is stored in SQLite: JSON via orjson, binary values as base64 behind a marker byte.
 
-Split from :mod:`codec`, which re-exports :func:`dumps_item` and :func:`loads_item`.
+Split from :mod:`codec`, which re-exports :func:`dumps_item`, :func:`loads_item` and :func:`wire_fragment`.
+The stored text is the item's DynamoDB JSON exactly as the wire codec would write it (binary values as
+base64, the wire's own form), which is what lets an answer for the wire pass it through undecoded.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ _b64encode = base64.b64encode
 _b64decode = base64.b64decode
 _dumps = orjson.dumps
 _loads = orjson.loads
+_Fragment = orjson.Fragment
 
 
 def _encode_bytes(value: Any) -> str:
@@ -43,6 +46,16 @@ def loads_item(data: bytes) -> dict[str, Any]:
     for av in item.values():
         _restore(av)
     return item
+
+
+def wire_fragment(data: bytes) -> orjson.Fragment:
+    """A stored item as the wire's JSON, undecoded: ``orjson.dumps`` writes a Fragment's bytes as they are.
+
+    The stored text is what the wire codec would write for the item (:func:`dumps_item` and the codec
+    both are orjson, binary values base64 in both), so a read answered for the wire skips decoding the item
+    (~1.2 µs for 300 bytes) and encoding it again; only the marker byte of an item with binaries goes.
+    """
+    return _Fragment(data if data[:1] != _BINARY_MARK else data[1:])
 
 
 def _restore(av: dict[str, Any]) -> None:

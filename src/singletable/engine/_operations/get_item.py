@@ -9,9 +9,11 @@ from singletable.engine._interfaces import OperationEngine
 from singletable.engine._item_reads import prepare_get
 
 
-def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
+def run(engine: OperationEngine, params: dict[str, Any], *, for_wire: bool = False) -> dict[str, Any]:
+    """``for_wire``: answering for the wire codec (see ``Engine.execute``), an item without a projection is
+    returned as its stored JSON, undecoded."""
     get = prepare_get(engine, params)
-    item, size = get.read(engine.storage)
+    item, size = get.read(engine.storage, for_wire)
     response: dict[str, Any] = {}
     if item is not None:
         response["Item"] = item

@@ -49,8 +49,11 @@ def _bounds(
     return encoded[0], False, end, strict
 
 
-def run(engine: OperationEngine, params: dict[str, Any], *, key_filter: bool = False) -> dict[str, Any]:
-    """``key_filter``: PartiQL's WHERE may test key attributes beyond the key condition; the API may not."""
+def run(
+    engine: OperationEngine, params: dict[str, Any], *, key_filter: bool = False, for_wire: bool = False
+) -> dict[str, Any]:
+    """``key_filter``: PartiQL's WHERE may test key attributes beyond the key condition; the API may not.
+    ``for_wire``: answering for the wire codec (see ``Engine.execute``), items may pass through undecoded."""
     legacy_names = LEGACY if params.get("KeyConditionExpression") is not None else LEGACY[:-1]
     legacy.reject_mixed(params, legacy_names, MODERN)
     schema = engine.table(params["TableName"])
@@ -67,7 +70,7 @@ def run(engine: OperationEngine, params: dict[str, Any], *, key_filter: bool = F
     lo, lo_strict, hi, hi_strict = bounds
     start = params.get("ExclusiveStartKey")
     after = _resume_after(schema, index, start, pk, bounds) if start is not None else None
-    page = Page(schema, index, params, filter_, projection)
+    page = Page(schema, index, params, filter_, projection, for_wire)
     with engine.storage.read():
         rows = engine.storage.query(
             schema.table_id,

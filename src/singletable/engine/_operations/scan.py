@@ -48,7 +48,8 @@ def check_segment(segment: int | None, total: int | None) -> None:
         )
 
 
-def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
+def run(engine: OperationEngine, params: dict[str, Any], *, for_wire: bool = False) -> dict[str, Any]:
+    """``for_wire``: answering for the wire codec (see ``Engine.execute``), items may pass undecoded."""
     segment, total = params.get("Segment"), params.get("TotalSegments")
     check_segment(segment, total)
     legacy.reject_mixed(params, LEGACY, MODERN)
@@ -84,7 +85,7 @@ def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     if not hash_start <= after[0] < hash_end:
         raise validation("Exclusive start key must lie within the segment")
 
-    page = Page(schema, index, params, filter_, projection)
+    page = Page(schema, index, params, filter_, projection, for_wire)
     with engine.storage.read():
         rows = engine.storage.scan(
             schema.table_id, index.index_id if index is not None else None, after, hash_end, fetch=page.fetch
