@@ -60,18 +60,8 @@ class Dispatcher:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self._known = wire.operation_names()
         # Every valid X-Amz-Target of the DynamoDB API, to its operation: one lookup per request.
-        self._targets = {DYNAMODB_TARGET_PREFIX + name: name for name in self._known}
-
-    def operation(self, target: str | None) -> str:
-        """The DynamoDB operation named by an ``X-Amz-Target`` header, or coral's UnknownOperation."""
-        if target and target.startswith(DYNAMODB_TARGET_PREFIX):
-            name = target[len(DYNAMODB_TARGET_PREFIX) :]
-            if name in self._known:
-                return name
-        # Unknown names and a missing header all end here, as on AWS.
-        raise coral_error("UnknownOperationException")
+        self._targets = {DYNAMODB_TARGET_PREFIX + name: name for name in wire.operation_names()}
 
     def call(self, operation: str, body: bytes) -> dict[str, Any]:
         """The engine's answer, for the wire: items returned whole may be ``orjson.Fragment`` (their stored
@@ -93,8 +83,8 @@ class Dispatcher:
             if operation is None and target and target.startswith(STREAMS_TARGET_PREFIX):
                 response = self.call_streams(target, body)
             else:
-                if operation is None:
-                    operation = self.operation(target)  # raises UnknownOperationException
+                if operation is None:  # unknown names and a missing header all end here, as on AWS
+                    raise coral_error("UnknownOperationException")
                 response = self.call(operation, body)
                 if not response and operation in NO_OUTPUT_OPERATIONS:
                     return reply(200, b"")
