@@ -107,16 +107,17 @@ def _timed_puts(put: Callable[[Any], object], args: list[Any], restart_wal: bool
     return spent / len(args) * 1e6
 
 
+def put_rows(item: dict[str, Any]) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """A bench/run.py item's rows as the engine stores them: the item's and its GSI1 (ALL) entry's."""
+    row = _item_row(item)
+    return row, _entry_row(1, _key(item["GSI1PK"]), _key(item["GSI1SK"]), row, row[4], row[5])
+
+
 def put_floor(puts: int, *, restart_wal: bool = True) -> float:
     """Microseconds per PutItem transaction (bench/run.py's items: new keys, one ALL-projection GSI)."""
     from run import item
 
-    rows = []
-    for i in range(puts):
-        it = item(i)
-        row = _item_row(it)
-        entry = _entry_row(1, _key(it["GSI1PK"]), _key(it["GSI1SK"]), row, row[4], row[5])
-        rows.append((row, entry))
+    rows = [put_rows(item(i)) for i in range(puts)]
     return _timed_puts(lambda cursor, pair: put_transaction(cursor, *pair), rows, restart_wal)
 
 

@@ -68,11 +68,7 @@ class FloorStore:
         return b'{"Item":' + row[0] + b"}" if row is not None else b"{}"
 
     def put(self, body: dict[str, Any]) -> bytes:
-        item = body["Item"]
-        row = floor._item_row(item)
-        entry = floor._entry_row(
-            1, floor._key(item["GSI1PK"]), floor._key(item["GSI1SK"]), row, row[4], row[5]
-        )
+        row, entry = floor.put_rows(body["Item"])
         if self.restart_wal:  # as the engine's write does when its checkpointer asks (checkpoint_backlog)
             self.restart_wal = False
             self.cursor.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
@@ -134,10 +130,7 @@ def _serve(path: str, port: int, ready: Any) -> None:
 
     store = FloorStore(path)
     for i in range(server.PRELOAD):
-        it = item(i)
-        row = floor._item_row(it)
-        entry = floor._entry_row(1, floor._key(it["GSI1PK"]), floor._key(it["GSI1SK"]), row, row[4], row[5])
-        floor.put_transaction(store.cursor, row, entry)
+        floor.put_transaction(store.cursor, *floor.put_rows(item(i)))
     loop = uvloop.new_event_loop()
     listener = loop.run_until_complete(loop.create_server(lambda: FloorProtocol(store), "127.0.0.1", port))
     ready.set()

@@ -91,12 +91,7 @@ def _floor_calls(operation: str, n: int, n_max: int, directory: str) -> None:
                 codec.validate_item_sized(request["Item"])
         conn.close()
         return
-    rows = []
-    for i in range(n_max):
-        it = item(i)
-        row = floor._item_row(it)
-        entry = floor._entry_row(1, floor._key(it["GSI1PK"]), floor._key(it["GSI1SK"]), row, row[4], row[5])
-        rows.append((row, entry))
+    rows = [floor.put_rows(item(i)) for i in range(n_max)]
     conn = floor._connect(os.path.join(directory, "floor.sqlite3"))
     cursor = conn.cursor()
     for row, entry in rows[:n]:
