@@ -58,7 +58,7 @@ class FloorStore:
         self.restart_wal = False
         self.checkpointer = None if path == ":memory:" else Checkpointer(path, self._want_restart)
 
-    def _want_restart(self) -> None:
+    def _want_restart(self, held_up: bool) -> None:  # one process: a PASSIVE checkpoint always restarts
         self.restart_wal = True
 
     def get(self, body: dict[str, Any]) -> bytes:

@@ -144,6 +144,80 @@ def test_a_write_asked_to_restart_the_wal_does(tmp_path: Path):
     storage.close()
 
 
+def _quiet_storage(path: str):
+    """A Storage with no background checkpoint rounds: only what a test does checkpoints its WAL."""
+    from singletable.engine._storage import Storage
+
+    storage = Storage(path)
+    storage._checkpointer.stop()
+    storage._checkpointer = None
+    return storage
+
+
+def _put(storage, key: str) -> None:
+    with storage.write():
+        storage.write_rows([(1, key.encode(), b"x", b"{}", 2)], [], [], [])
+
+
+@pytest.mark.parametrize("held_up", [False, True])
+def test_a_held_up_ask_checkpoints_the_backlog_holding_other_writers_off(tmp_path: Path, held_up: bool):
+    """A PASSIVE backlog checkpoint lets another process keep committing while it copies, and the WAL,
+    never fully checkpointed at a quiet instant, is never started over (two ``serve`` workers: ~900 MB in
+    30 s). Once an ask was held up, the write checkpoints with RESTART, which holds writers off meanwhile
+    and leaves the WAL to be started over by the next write; every item stays readable either way."""
+    path = str(tmp_path / "db.sqlite3")
+    ours, other = _quiet_storage(path), _quiet_storage(path)
+    for i in range(50):
+        _put(ours, f"k{i}")
+    statements: list[str] = []
+    ours._conn.set_trace_callback(statements.append)
+    ours._want_wal_restart(held_up)
+    salts = _wal_salts(path)
+    _put(ours, "ours")
+    ours._conn.set_trace_callback(None)
+    assert not ours.restart_wal
+    mode = "RESTART" if held_up else "PASSIVE"
+    assert statements[:2] == [f"PRAGMA wal_checkpoint({mode})", "BEGIN IMMEDIATE"]
+    assert _wal_salts(path) != salts  # nobody else wrote meanwhile: our write started the WAL over
+    _put(other, "theirs")
+    for key in [*(f"k{i}" for i in range(50)), "ours", "theirs"]:
+        assert other.get_item(1, key.encode(), b"x") == (b"{}", 2)
+    other.close()
+    ours.close()
+
+
+def test_the_checkpointer_says_when_its_last_ask_did_not_restart_the_wal(tmp_path: Path):
+    """It compares the WAL's salts with those it saw when it last asked: the same salts mean the WAL was
+    never started over, and the next ask must use the checkpoint that holds other writers off."""
+    import sqlite3
+
+    from singletable.engine._storage.connection import Checkpointer
+
+    path = str(tmp_path / "db.sqlite3")
+    storage = _quiet_storage(path)
+    asks: list[bool] = []
+    # Rounds run here, one at a time, on a connection of the test's: its thread waits past the test.
+    checkpointer = Checkpointer(path, asks.append, interval=3600, restart_frames=5)
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        checkpointer.round(conn)
+        assert asks == []  # a small WAL: nothing to ask
+        for i in range(20):  # more than restart_frames
+            _put(storage, f"k{i}")
+        checkpointer.round(conn)
+        checkpointer.round(conn)  # nobody wrote, nobody restarted the WAL since the first ask
+        assert asks == [False, True]
+        storage._want_wal_restart(True)
+        for i in range(20):  # the first of them checkpoints the backlog and starts the WAL over
+            _put(storage, f"again{i}")
+        checkpointer.round(conn)
+        assert asks == [False, True, False]
+    finally:
+        conn.close()
+        checkpointer.stop()
+        storage.close()
+
+
 @pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="SCHED_IDLE is Linux's; elsewhere: as before")
 def test_the_checkpointer_runs_only_on_time_nothing_else_wants(tmp_path: Path):
     """Its rounds took a core from the request thread or its clients: the tail of HTTP latency."""

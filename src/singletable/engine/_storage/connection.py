@@ -22,6 +22,10 @@ BUSY_TIMEOUT = 30.0
 _FIRST_RETRY = 20e-6
 _MAX_RETRY = 0.002
 _BUSY_CODES = frozenset((5, 6))  # SQLITE_BUSY, SQLITE_LOCKED
+_PASSIVE = "PRAGMA wal_checkpoint(PASSIVE)"
+_RESTART = "PRAGMA wal_checkpoint(RESTART)"
+# In a WAL file's 32-byte header, the two salts: SQLite changes them exactly when it starts the WAL over.
+_WAL_SALTS = slice(16, 24)
 _T = TypeVar("_T")
 
 
@@ -144,8 +148,10 @@ class Connection:
         # Called inside every write transaction right after BEGIN IMMEDIATE, when set: the engine checks
         # there, for free, whether another process changed the catalog (see Engine.execute).
         self.on_begin: Callable[[], None] | None = None
-        # Set by the checkpointer when the WAL has grown: the next write checkpoints first (see write()).
+        # Set by the checkpointer when the WAL has grown: the next write checkpoints first (see write()),
+        # with the statement it chose (see _want_wal_restart).
         self.restart_wal = False
+        self._backlog_checkpoint = _PASSIVE
         # The WriteTransaction for each ``busy`` given to write(), made on first use (see write()).
         self._writes: dict[Callable[[], BaseException] | None, WriteTransaction] = {}
         self._checkpointer: Checkpointer | None = None
@@ -167,17 +173,30 @@ class Connection:
                 self._checkpointer.stop()
             self._conn.close()
 
-    def _want_wal_restart(self) -> None:
+    def _want_wal_restart(self, held_up: bool) -> None:
+        """The checkpointer's ask (see :class:`Checkpointer`): restart the WAL at the next write. ``held_up``:
+        the last ask did not restart it, so this time the backlog is checkpointed with RESTART."""
+        self._backlog_checkpoint = _RESTART if held_up else _PASSIVE
         self.restart_wal = True
 
     def checkpoint_backlog(self) -> None:
         """Checkpoint what the background rounds left (only frames written since the last one), under the
         lock, so the write about to begin finds the WAL fully checkpointed and starts it over. It costs that
         write ~0.5 ms after single-item writes, 2-8 ms in a bulk load: once per checkpointer round, and only
-        while writes are sustained enough to keep the WAL over the checkpointer's threshold."""
+        while writes are sustained enough to keep the WAL over the checkpointer's threshold.
+
+        A PASSIVE checkpoint is enough while this process is the only one writing: it leaves the WAL fully
+        checkpointed, and our write, beginning next, starts it over. Another process writing meanwhile --
+        its commits landing while the checkpoint copies, its readers holding on to frames of the moment they
+        began -- leaves it never fully checkpointed at an instant no reader is using it, and only then can
+        SQLite start it over: with two ``serve`` workers under sustained writes it grew by ~35 MB a second,
+        to ~900 MB in 30 s. So once an ask has not restarted the WAL, the next one checkpoints with RESTART,
+        which holds other writers off while it copies the backlog and then starts the WAL over itself if no
+        reader is on it. With ``busy_timeout`` 0 it never waits: a writer or reader in the way makes it a
+        PASSIVE checkpoint, and the checkpointer asks again."""
         self.restart_wal = False
         try:
-            self._cursor.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            self._cursor.execute(self._backlog_checkpoint).fetchall()
         except sqlite3.Error:
             pass  # another checkpoint is running: the checkpointer will ask again
 
@@ -238,13 +257,15 @@ class Checkpointer:
     it. So when a round finds more than ``restart_frames`` frames in the WAL, it asks (``on_large_wal``)
     for the next write of this process to checkpoint the few frames written since, just before its BEGIN
     (see ``Connection.write``); that write then restarts the WAL. Writers in other processes are not held;
-    if they write meanwhile, a later round asks again.
+    if they write meanwhile, a later round asks again -- saying it is asking again (``held_up``: the WAL's
+    salts, which change exactly when it starts over, are those of the last ask), so that the write uses the
+    checkpoint that holds them off (``Connection.checkpoint_backlog``).
     """
 
     def __init__(
         self,
         path: str,
-        on_large_wal: Callable[[], None] | None = None,
+        on_large_wal: Callable[[bool], None] | None = None,
         interval: float = 0.2,
         restart_frames: int = 1000,
     ) -> None:
@@ -252,6 +273,7 @@ class Checkpointer:
         self.on_large_wal = on_large_wal
         self.interval = interval
         self.restart_frames = restart_frames
+        self._salts_when_asked: bytes | None = None
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self._run, name="singletable-checkpoint", daemon=True)
         self.thread.start()
@@ -261,13 +283,7 @@ class Checkpointer:
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30.0)
         try:
             while not self.stopping.wait(self.interval):
-                try:
-                    frames = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1]
-                except sqlite3.Error:
-                    continue  # busy or locked: the next round catches up
-                if frames > self.restart_frames and self.on_large_wal is not None:
-                    self._converge(conn)
-                    self.on_large_wal()
+                self.round(conn)
             try:
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
             except sqlite3.Error:
@@ -275,14 +291,35 @@ class Checkpointer:
         finally:
             conn.close()
 
+    def round(self, conn: sqlite3.Connection) -> None:
+        """One round on ``conn``: checkpoint what it can; if the WAL is still large, ask for a restart."""
+        try:
+            frames = conn.execute(_PASSIVE).fetchone()[1]
+        except sqlite3.Error:
+            return  # busy or locked: the next round catches up
+        if frames > self.restart_frames and self.on_large_wal is not None:
+            self._converge(conn)
+            salts = self._wal_salts()
+            self.on_large_wal(salts is not None and salts == self._salts_when_asked)
+            self._salts_when_asked = salts
+
     def _converge(self, conn: sqlite3.Connection) -> None:
         """A few more rounds at once, each copying only what was written during the one before, so that
         the backlog left to the next write (which it checkpoints holding up its request) is small."""
         for _ in range(3):
             try:
-                conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                conn.execute(_PASSIVE).fetchall()
             except sqlite3.Error:
                 return
+
+    def _wal_salts(self) -> bytes | None:
+        """The WAL header's salts, read off the file (SQLite keeps no other record of a restart that its
+        pragmas show); None if it cannot be read."""
+        try:
+            with open(self.path + "-wal", "rb") as wal:
+                return wal.read(32)[_WAL_SALTS]
+        except OSError:
+            return None
 
     def stop(self) -> None:
         self.stopping.set()
