@@ -162,3 +162,44 @@ def test_the_checkpointer_runs_only_on_time_nothing_else_wants(tmp_path: Path):
     reopened = Storage(str(tmp_path / "db.sqlite3"))
     assert reopened.get_item(1, b"k", b"x") == (b"{}", 2)
     reopened.close()
+
+
+def test_a_query_that_stops_early_holds_no_snapshot_after_it(tmp_path: Path):
+    """A Query is one statement read without BEGIN/COMMIT around it: its snapshot must still end when the
+    call returns, even when the page stopped at Limit with rows left, or no checkpoint could ever restart
+    the WAL past it."""
+    import sqlite3
+
+    path = str(tmp_path / "db.sqlite3")
+    with Engine(path) as engine:
+        engine.execute(
+            "CreateTable",
+            {
+                "TableName": "queried",
+                "KeySchema": [
+                    {"AttributeName": "pk", "KeyType": "HASH"},
+                    {"AttributeName": "sk", "KeyType": "RANGE"},
+                ],
+                "AttributeDefinitions": [
+                    {"AttributeName": "pk", "AttributeType": "S"},
+                    {"AttributeName": "sk", "AttributeType": "S"},
+                ],
+                "BillingMode": "PAY_PER_REQUEST",
+            },
+        )
+        for i in range(20):
+            item = {"pk": {"S": "p"}, "sk": {"S": f"{i:02d}"}}
+            engine.execute("PutItem", {"TableName": "queried", "Item": item})
+        query = {
+            "TableName": "queried",
+            "KeyConditionExpression": "pk = :p",
+            "ExpressionAttributeValues": {":p": {"S": "p"}},
+            "Limit": 5,
+        }
+        for for_wire in (False, True):
+            page = engine.execute("Query", dict(query), for_wire=for_wire)
+            assert page["Count"] == 5 and "LastEvaluatedKey" in page
+            other = sqlite3.connect(path, isolation_level=None, timeout=0.5)
+            busy, _, _ = other.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            other.close()
+            assert busy == 0  # no reader left holding a snapshot
