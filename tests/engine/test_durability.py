@@ -164,10 +164,10 @@ def test_the_checkpointer_runs_only_on_time_nothing_else_wants(tmp_path: Path):
     reopened.close()
 
 
-def test_a_query_that_stops_early_holds_no_snapshot_after_it(tmp_path: Path):
-    """A Query is one statement read without BEGIN/COMMIT around it: its snapshot must still end when the
-    call returns, even when the page stopped at Limit with rows left, or no checkpoint could ever restart
-    the WAL past it. On the table and on an index, for the Python API and for the wire."""
+def test_a_read_page_that_stops_early_holds_no_snapshot_after_it(tmp_path: Path):
+    """A Query or Scan is one statement read without BEGIN/COMMIT around it: its snapshot must still end
+    when the call returns, even when the page stopped at Limit with rows left, or no checkpoint could ever
+    restart the WAL past it. On the table and on an index, for the Python API and for the wire."""
     import sqlite3
 
     path = str(tmp_path / "db.sqlite3")
@@ -176,17 +176,15 @@ def test_a_query_that_stops_early_holds_no_snapshot_after_it(tmp_path: Path):
         for i in range(20):
             item = {"PK": {"S": "p"}, "SK": {"S": f"{i:02d}"}, "G1PK": {"S": "g"}, "G1SK": {"N": str(i)}}
             engine.execute("PutItem", {"TableName": "t_queried", "Item": item})
-        for index, key in ((None, "PK"), ("GSI1", "G1PK")):
-            query = {
-                "TableName": "t_queried",
-                "KeyConditionExpression": f"{key} = :p",
-                "ExpressionAttributeValues": {":p": {"S": "p" if index is None else "g"}},
-                "Limit": 5,
-            }
+        for operation, index, key in (("Query", None, "PK"), ("Query", "GSI1", "G1PK"), ("Scan", None, "")):
+            request: dict = {"TableName": "t_queried", "Limit": 5}
+            if operation == "Query":
+                request["KeyConditionExpression"] = f"{key} = :p"
+                request["ExpressionAttributeValues"] = {":p": {"S": "p" if index is None else "g"}}
             if index is not None:
-                query["IndexName"] = index
+                request["IndexName"] = index
             for for_wire in (False, True):
-                page = engine.execute("Query", dict(query), for_wire=for_wire)
+                page = engine.execute(operation, dict(request), for_wire=for_wire)
                 assert page["Count"] == 5 and "LastEvaluatedKey" in page
                 other = sqlite3.connect(path, isolation_level=None, timeout=0.5)
                 busy, _, _ = other.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
