@@ -236,3 +236,31 @@ def test_the_checkpointer_runs_only_on_time_nothing_else_wants(tmp_path: Path):
     reopened = Storage(str(tmp_path / "db.sqlite3"))
     assert reopened.get_item(1, b"k", b"x") == (b"{}", 2)
     reopened.close()
+
+
+def test_a_read_page_that_stops_early_holds_no_snapshot_after_it(tmp_path: Path):
+    """A Query or Scan is one statement read without BEGIN/COMMIT around it: its snapshot must still end
+    when the call returns, even when the page stopped at Limit with rows left, or no checkpoint could ever
+    restart the WAL past it. On the table and on an index, for the Python API and for the wire."""
+    import sqlite3
+
+    path = str(tmp_path / "db.sqlite3")
+    with Engine(path) as engine:
+        create(_Native(engine), "t_queried", gsi=True)
+        for i in range(20):
+            item = {"PK": {"S": "p"}, "SK": {"S": f"{i:02d}"}, "G1PK": {"S": "g"}, "G1SK": {"N": str(i)}}
+            engine.execute("PutItem", {"TableName": "t_queried", "Item": item})
+        for operation, index, key in (("Query", None, "PK"), ("Query", "GSI1", "G1PK"), ("Scan", None, "")):
+            request: dict = {"TableName": "t_queried", "Limit": 5}
+            if operation == "Query":
+                request["KeyConditionExpression"] = f"{key} = :p"
+                request["ExpressionAttributeValues"] = {":p": {"S": "p" if index is None else "g"}}
+            if index is not None:
+                request["IndexName"] = index
+            for for_wire in (False, True):
+                page = engine.execute(operation, dict(request), for_wire=for_wire)
+                assert page["Count"] == 5 and "LastEvaluatedKey" in page
+                other = sqlite3.connect(path, isolation_level=None, timeout=0.5)
+                busy, _, _ = other.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+                other.close()
+                assert busy == 0  # no reader left holding a snapshot

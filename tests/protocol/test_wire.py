@@ -92,3 +92,13 @@ def test_timestamps_still_decode_where_an_operation_has_them():
     assert wire.decode_request("DescribeExport", body) == {"ExportArn": "x"}
     params = wire.decode_request("ListBackups", b'{"TimeRangeLowerBound": 1700000000}')
     assert params["TimeRangeLowerBound"].timestamp() == 1700000000
+
+
+def test_request_ids_are_52_upper_case_alphanumerics_and_distinct():
+    import re
+
+    from singletable._protocol import request_id
+
+    ids = [request_id() for _ in range(2000)]
+    assert all(re.fullmatch("[0-9A-Z]{52}", rid) for rid in ids)
+    assert len(set(ids)) == len(ids)

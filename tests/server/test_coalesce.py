@@ -76,3 +76,35 @@ def test_close_sends_what_is_queued_and_abort_drops_it():
         peer.close()
 
     asyncio.run(scenario())
+
+
+def test_the_whole_transport_api_is_passed_on():
+    """uvicorn may call any of asyncio's transport methods on the wrapper; each reaches the real transport
+    (the wrapper names them one by one, with no ``__getattr__`` fallback)."""
+    api = {
+        name
+        for name in dir(asyncio.Transport)
+        if not name.startswith("_") and callable(getattr(asyncio.Transport, name))
+    }
+    assert api <= {name for name in dir(CoalescedWrites) if callable(getattr(CoalescedWrites, name))}
+
+    async def scenario() -> None:
+        transport, peer, _ = await _pair()
+        coalesced = CoalescedWrites(transport, asyncio.get_running_loop())
+        assert coalesced.get_extra_info("peername") == transport.get_extra_info("peername")
+        assert coalesced.get_protocol() is transport.get_protocol()
+        coalesced.pause_reading()
+        assert not coalesced.is_reading()
+        coalesced.resume_reading()
+        assert coalesced.is_reading()
+        coalesced.set_write_buffer_limits(high=4096)
+        assert coalesced.get_write_buffer_limits() == transport.get_write_buffer_limits()
+        assert coalesced.can_write_eof()
+        coalesced.write(b"before eof")
+        coalesced.write_eof()  # what was queued leaves first
+        assert _read(peer, 10) == b"before eof"
+        assert peer.recv(10) == b""
+        coalesced.close()
+        peer.close()
+
+    asyncio.run(scenario())

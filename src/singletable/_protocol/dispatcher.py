@@ -30,8 +30,10 @@ NO_OUTPUT_OPERATIONS = frozenset({"TagResource", "UntagResource"})
 
 def request_id() -> str:
     """52 upper-case alphanumerics, the shape of DynamoDB's own request ids. Unique, not secret: Python's
-    generator (reseeded in every forked worker) is ten times cheaper than base32 of ``os.urandom``."""
-    return f"{getrandbits(208):052X}"
+    generator (reseeded in every forked worker) is ten times cheaper than base32 of ``os.urandom``. Its 208
+    bits as 26 bytes' hex: the same text as ``f"{bits:052X}"`` at less than half the cost (the format
+    spec's padded writer was ~3,600 instructions, on every response)."""
+    return getrandbits(208).to_bytes(26, "big").hex().upper()
 
 
 def coral_error(code: str, message: str = "", status: int = 400) -> DynamoDBError:

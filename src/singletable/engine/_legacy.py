@@ -254,6 +254,8 @@ def filter_condition(
     params: dict[str, Any], parameter: str, key_names: tuple[str, ...] = ()
 ) -> Condition | None:
     """``QueryFilter`` / ``ScanFilter`` (+ ``ConditionalOperator``); ``key_names`` may not be filtered on."""
+    if params.get(parameter) is None and params.get("ConditionalOperator") is None:
+        return None  # neither given (most Queries and Scans): nothing below could find anything
     values = _Values()
     entries = _entries(params, parameter, ("AttributeValueList",))
     nodes = [_filter_entry(_check_name(name), entry, values) for name, entry in entries]

@@ -86,11 +86,11 @@ def run(engine: OperationEngine, params: dict[str, Any], *, for_wire: bool = Fal
         raise validation("Exclusive start key must lie within the segment")
 
     page = Page(schema, index, params, filter_, projection, for_wire)
-    with engine.storage.read():
-        rows = engine.storage.scan(
-            schema.table_id, index.index_id if index is not None else None, after, hash_end, fetch=page.fetch
-        )
-        page.consume(rows)
+    # One statement, read without BEGIN/COMMIT around it, as a Query's (see query.run).
+    rows = engine.storage.scan(
+        schema.table_id, index.index_id if index is not None else None, after, hash_end, fetch=page.fetch
+    )
+    page.consume(rows)
     return page.response(params.get("ReturnConsumedCapacity"))
 
 

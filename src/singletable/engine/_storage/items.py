@@ -64,14 +64,14 @@ def _query_sql(source: int, lo_strict: bool, hi_strict: bool, forward: bool, aft
     direction = "" if forward else " DESC"
     if source == TABLE:
         sql = (
-            "SELECT item, size, sk FROM st_items WHERE table_id = ? AND hash = ? AND pk = ?"
+            "SELECT item, size FROM st_items WHERE table_id = ? AND hash = ? AND pk = ?"
             f" AND sk {lo} ? AND sk {hi} ?"
         )
         if after:
             sql += " AND sk > ?" if forward else " AND sk < ?"
         return sql + f" ORDER BY sk{direction}"
     sql = (
-        f"SELECT {_ENTRY_COLUMNS[source]}, x.sk, x.tpk, x.tsk FROM {_ENTRY_SOURCE[source]}"
+        f"SELECT {_ENTRY_COLUMNS[source]} FROM {_ENTRY_SOURCE[source]}"
         " WHERE x.table_id = ? AND x.index_id = ? AND x.hash = ? AND x.pk = ?"
         f" AND x.sk {lo} ? AND x.sk {hi} ?"
     )
@@ -238,9 +238,11 @@ class ItemData(Connection):
     ) -> sqlite3.Cursor:
         """Rows of one partition between two sort-key bounds, in order, resuming after ``after``.
 
-        Table rows are ``(item, size, sk)``; index rows ``(item, size, sk, tpk, tsk)`` where item is the
-        projected item the entry holds -- or, with ``fetch``, the whole item from the table -- and size is
-        the projected item's size. ``after`` is ``(sk,)`` for a table and ``(sk, tpk, tsk)`` for an index.
+        Rows are ``(item, size)``: for an index, item is the projected item the entry holds -- or, with
+        ``fetch``, the whole item from the table -- and size is the projected item's size. Nothing else is
+        selected: Python 3.11's sqlite3 releases and retakes the GIL for every column of every row it
+        fetches (and names every column in the cursor's description), so a page's unused keys cost ~1,000
+        instructions a row. ``after`` is ``(sk,)`` for a table and ``(sk, tpk, tsk)`` for an index.
         """
         source = TABLE if index_id is None else INDEX_FETCH if fetch else INDEX
         sql = _QUERY_SQL[(source, lo_strict, hi_strict, forward, after is not None)]

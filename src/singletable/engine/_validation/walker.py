@@ -476,6 +476,19 @@ def _fits(shapes: Shapes, name: str, value: Any) -> bool:
             if member is not None and not _fits(shapes, member_shape, member):
                 return False
         return True
+    elif kind == "i":
+        # Query's Limit on every call: an int within its Java type and the model's range is all the walk
+        # checks (a bool is not an int here: ``type``, not ``isinstance``), without a _Checker per request.
+        if type(value) is int:
+            _, low, high, java = shape
+            java_low, java_high = _INT_RANGE[java]
+            return (
+                java_low <= value <= java_high
+                and (low is None or value >= low)
+                and (high is None or value <= high)
+            )
+    elif kind == "b" and type(value) is bool:
+        return True
     probe = _Checker(shapes)
     try:
         probe.check(name, value, "", "")
