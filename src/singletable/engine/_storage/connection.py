@@ -191,9 +191,10 @@ class Connection:
         began -- leaves it never fully checkpointed at an instant no reader is using it, and only then can
         SQLite start it over: with two ``serve`` workers under sustained writes it grew by ~35 MB a second,
         to ~900 MB in 30 s. So once an ask has not restarted the WAL, the next one checkpoints with RESTART,
-        which holds other writers off while it copies the backlog and then starts the WAL over itself if no
-        reader is on it. With ``busy_timeout`` 0 it never waits: a writer or reader in the way makes it a
-        PASSIVE checkpoint, and the checkpointer asks again."""
+        which holds other writers off while it copies the backlog and, when no reader is left on the WAL,
+        leaves it to be started over by the next write -- ours, beginning at once. With ``busy_timeout`` 0
+        it never waits: a writer or reader in the way makes it a PASSIVE checkpoint, and the checkpointer
+        asks again."""
         self.restart_wal = False
         try:
             self._cursor.execute(self._backlog_checkpoint).fetchall()
