@@ -139,3 +139,15 @@ def test_async_db_on_an_endpoint_without_aiobotocore():
 def test_async_db_on_the_engine_needs_no_async_extra():
     code = ASYNC_CONNECT.format(target=":memory:")
     assert library_failure(code, ("aiobotocore", "boto3", "botocore")) == "AsyncDB"
+
+
+def test_a_broken_core_dependency_is_named_by_from_engine_import_engine():
+    """``from singletable.engine import Engine`` is an ordinary import: when the engine cannot load (here its
+    core dependency orjson is missing), the error names what is missing, not ``cannot import name 'Engine'``."""
+    code = (
+        "import sys; sys.modules['orjson'] = None\n"
+        "try:\n    from singletable.engine import Engine\n"
+        "except ImportError as error:\n    print(type(error).__name__, error)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.stdout.startswith("ModuleNotFoundError import of orjson halted"), result

@@ -8,7 +8,20 @@ from __future__ import annotations
 
 from typing import Any
 
-_PREFIX = "com.amazonaws.dynamodb.v20120810#"
+# The names DynamoDB's messages give the attribute types (its Java service's enum), e.g. "ADD action is not
+# supported for the type STRING": one table for every message that names a type.
+JAVA_TYPE_NAMES = {
+    "S": "STRING",
+    "N": "NUMBER",
+    "B": "BINARY",
+    "BOOL": "BOOLEAN",
+    "NULL": "NULL",
+    "L": "LIST",
+    "M": "MAP",
+    "SS": "STRING_SET",
+    "NS": "NUMBER_SET",
+    "BS": "BINARY_SET",
+}
 
 
 class DynamoDBError(Exception):
@@ -30,11 +43,6 @@ class DynamoDBError(Exception):
         self.status = status
         self.extra = extra or {}
 
-    @property
-    def wire_type(self) -> str:
-        """The ``__type`` field of the JSON error body."""
-        return _PREFIX + self.code
-
     def __repr__(self) -> str:
         return f"DynamoDBError({self.code!r}, {self.message!r})"
 
@@ -49,7 +57,3 @@ def not_found(message: str = "Requested resource not found") -> DynamoDBError:
 
 def in_use(message: str) -> DynamoDBError:
     return DynamoDBError("ResourceInUseException", message)
-
-
-def condition_failed(item: dict[str, Any] | None = None) -> DynamoDBError:
-    return DynamoDBError("ConditionalCheckFailedException", "The conditional request failed", item=item)

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from singletable.engine import _codec as codec
-from singletable.engine._errors import DynamoDBError, validation
+from singletable.engine._errors import JAVA_TYPE_NAMES, DynamoDBError, validation
 from singletable.engine._expressions import Condition, KeyCondition, Projection, RequestExpressions, Update
 from singletable.engine._expressions.ast import (
     AddAction,
@@ -74,18 +74,6 @@ _OPERATORS: dict[str, tuple[int, int | None, frozenset[str]]] = {
     "BETWEEN": (2, 2, _ORDERED),
 }
 _COMPARISONS = {"EQ": "=", "NE": "<>", "LE": "<=", "LT": "<", "GE": ">=", "GT": ">"}
-_JAVA_TYPE = {
-    "S": "STRING",
-    "N": "NUMBER",
-    "B": "BINARY",
-    "BOOL": "BOOLEAN",
-    "NULL": "NULL",
-    "L": "LIST",
-    "M": "MAP",
-    "SS": "STRING_SET",
-    "NS": "NUMBER_SET",
-    "BS": "BINARY_SET",
-}
 _SETS = frozenset({"SS", "NS", "BS"})
 
 
@@ -389,12 +377,12 @@ def attribute_updates(params: dict[str, Any], key_names: tuple[str, ...]) -> Leg
             elif tag == "N" or tag in _SETS:
                 adds.append(AddAction(path, values.add(value)))
             else:
-                raise validation(f"{INVALID}ADD action is not supported for the type {_JAVA_TYPE[tag]}")
+                raise validation(f"{INVALID}ADD action is not supported for the type {JAVA_TYPE_NAMES[tag]}")
         elif tag in _SETS:
             deletes.append(DeleteAction(path, values.add(value)))
         else:
             raise validation(
-                f"{INVALID}DELETE action with value is not supported for the type {_JAVA_TYPE[tag]}"
+                f"{INVALID}DELETE action with value is not supported for the type {JAVA_TYPE_NAMES[tag]}"
             )
     node = UpdateExpression(tuple(sets), tuple(removes), tuple(adds), tuple(deletes))
     if not (sets or removes or adds or deletes):

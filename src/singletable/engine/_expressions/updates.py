@@ -14,7 +14,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from .._errors import validation
+from .._errors import JAVA_TYPE_NAMES, validation
 from .ast import AddAction, Arithmetic, DeleteAction, FunctionCall, Path, UpdateExpression, ValuePlaceholder
 from .conditions import (
     CONDITION_FUNCTIONS,
@@ -33,18 +33,6 @@ Eval = Callable[[Item, Values], AV]
 Check = Callable[[Values], None]
 
 _CLAUSE = re.compile(r"(?<![#:\w])(SET|REMOVE|ADD|DELETE)(?!\w)", re.IGNORECASE)
-_JAVA_TYPE = {
-    "S": "STRING",
-    "N": "NUMBER",
-    "B": "BINARY",
-    "BOOL": "BOOLEAN",
-    "NULL": "NULL",
-    "L": "LIST",
-    "M": "MAP",
-    "SS": "STRING_SET",
-    "NS": "NUMBER_SET",
-    "BS": "BINARY_SET",
-}
 _ADDABLE = frozenset({"N", "SS", "NS", "BS"})
 _DELETABLE = frozenset({"SS", "NS", "BS"})
 
@@ -165,7 +153,7 @@ class UpdateCompiler:
         def message(tag: str) -> Exception:
             return self.binder.error(
                 f"Incorrect operand type for operator or function; operator: {operator}, operand type: "
-                f"{_JAVA_TYPE.get(tag, tag)}, typeSet: ALLOWED_FOR_{operator}_OPERAND"
+                f"{JAVA_TYPE_NAMES.get(tag, tag)}, typeSet: ALLOWED_FOR_{operator}_OPERAND"
             )
 
         self._value_type(node, message, allowed)
