@@ -143,7 +143,7 @@ def test_async_db_on_the_engine_needs_no_async_extra():
 
 def test_a_broken_core_dependency_is_named_by_from_engine_import_engine():
     """``from singletable.engine import Engine`` is an ordinary import: when the engine cannot load (here its
-    core dependency orjson is missing), the error names what is missing, not ``cannot import name 'Engine'``."""
+    core dependency orjson is missing), the error names what is missing, not ``cannot import name``."""
     code = (
         "import sys; sys.modules['orjson'] = None\n"
         "try:\n    from singletable.engine import Engine\n"
