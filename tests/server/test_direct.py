@@ -258,7 +258,7 @@ def test_http_1_0_takes_the_asgi_path_and_closes(served):
 def test_a_cors_request_takes_the_asgi_path_for_its_headers(served):
     (answer,) = served.run(_request(*GET_A, headers={"Origin": "http://localhost:3000"}))
     assert served.went_through_asgi
-    assert answer.header("access-control-allow-origin") == "*"
+    assert answer.header("access-control-allow-origin") == "http://localhost:3000"
 
 
 def test_a_repeated_header_takes_the_asgi_path(served):

@@ -22,6 +22,22 @@ if TYPE_CHECKING:
 )
 @click.option("--port", default=8000, show_default=True, type=int)
 @click.option(
+    "--allow-host",
+    "allow_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="Also answer requests whose Host header names NAME (repeatable; '*': any, e.g. for a docker-compose "
+    "service name). By default only loopback names and the --host address are answered (DNS rebinding).",
+)
+@click.option(
+    "--cors-origin",
+    "cors_origins",
+    multiple=True,
+    metavar="ORIGIN",
+    help="Also let web pages at ORIGIN (scheme://host[:port]) call the API from a browser (repeatable; '*': "
+    "any page on any site). By default only loopback origins (http://localhost:PORT, http://127.0.0.1:PORT...).",
+)
+@click.option(
     "--workers",
     default=1,
     show_default=True,
@@ -38,7 +54,8 @@ if TYPE_CHECKING:
     "--record",
     type=click.Path(dir_okay=False, writable=True),
     help="Append every request to FILE as a JSON line (operation, params, capacity, time) for "
-    "singletable check --traffic.",
+    "singletable check --traffic. FILE is private (0600): it holds item values. If it cannot be written, "
+    "the server says so once on stderr and stops recording; requests are answered as without it.",
 )
 @click.option(
     "--log-level",
@@ -54,6 +71,8 @@ def serve(
     in_memory: bool,
     host: str,
     port: int,
+    allow_hosts: tuple[str, ...],
+    cors_origins: tuple[str, ...],
     workers: int,
     credentials: str | None,
     log_level: str,
@@ -71,9 +90,15 @@ def serve(
         )
     require("server", ("uvicorn", "botocore"), "singletable serve")
     console = _console_options(ui, ui_design, ui_read_only, credentials)
-    from singletable._server.checks import CannotServe, check_can_serve
+    from singletable._server.access import AccessPolicy, HostForm
+    from singletable._server.checks import CannotServe, check_can_serve, check_record
     from singletable._server.run import ServeOptions
     from singletable._server.run import serve as run_server
+
+    try:
+        access = AccessPolicy.build(bound=host, allow_hosts=allow_hosts, cors_origins=cors_origins)
+    except HostForm as problem:
+        raise click.UsageError(f"--host, --allow-host or --cors-origin: {problem}") from None
 
     options = ServeOptions(
         db=db or ":memory:",
@@ -84,16 +109,16 @@ def serve(
         log_level=log_level,
         record=record,
         console=console,
+        access=access,
     )
     try:
         check_can_serve(options.db, host, port, credentials)
+        if record:
+            notice = check_record(record)
+            if notice:
+                click.echo(notice, err=True)
     except CannotServe as problem:
         raise click.ClickException(str(problem)) from None
-    if record:
-        try:
-            open(record, "a").close()  # only to know it can be written before serving
-        except OSError as error:
-            raise click.ClickException(f"cannot record to {record}: {error.strerror}") from None
     click.echo(
         f"singletable serving {options.db} on http://{host}:{port} (uvicorn, {workers} worker(s))"
         + (f", console on http://{host}:{port}/ui/" if console else ""),
