@@ -9,6 +9,7 @@ import click
 from singletable._extras import require
 
 if TYPE_CHECKING:
+    from singletable._server.access import AccessPolicy
     from singletable._server.console import ConsoleOptions
 
 
@@ -90,15 +91,11 @@ def serve(
         )
     require("server", ("uvicorn", "botocore"), "singletable serve")
     console = _console_options(ui, ui_design, ui_read_only, credentials)
-    from singletable._server.access import AccessPolicy, HostForm
     from singletable._server.checks import CannotServe, check_can_serve, check_record
     from singletable._server.run import ServeOptions
     from singletable._server.run import serve as run_server
 
-    try:
-        access = AccessPolicy.build(bound=host, allow_hosts=allow_hosts, cors_origins=cors_origins)
-    except HostForm as problem:
-        raise click.UsageError(f"--host, --allow-host or --cors-origin: {problem}") from None
+    access = _access_policy(host, allow_hosts, cors_origins)
 
     options = ServeOptions(
         db=db or ":memory:",
@@ -125,6 +122,22 @@ def serve(
         err=True,
     )
     run_server(options)
+
+
+def _access_policy(host: str, allow_hosts: tuple[str, ...], cors_origins: tuple[str, ...]) -> AccessPolicy:
+    """The Host names and origins served; a malformed value is a usage error naming its flag."""
+    from singletable._server.access import AccessPolicy, HostForm
+
+    for flag, one in (
+        ("--host", {"bound": host}),
+        ("--allow-host", {"allow_hosts": allow_hosts}),
+        ("--cors-origin", {"cors_origins": cors_origins}),
+    ):
+        try:
+            AccessPolicy.build(**one)  # type: ignore[arg-type]
+        except HostForm as problem:
+            raise click.UsageError(f"{flag}: {problem}") from None
+    return AccessPolicy.build(bound=host, allow_hosts=allow_hosts, cors_origins=cors_origins)
 
 
 def _console_options(

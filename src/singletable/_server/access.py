@@ -133,9 +133,12 @@ def canonical_origin(origin: str) -> str:
     if origin == "null":
         return origin
     scheme, separator, authority = origin.partition("://")
-    if not separator or not _SCHEME.fullmatch(scheme) or not authority:
-        raise HostForm(f"{origin!r} is not an origin (scheme://host[:port])")
-    host, port = split_host_header(authority)
+    try:
+        if not separator or not _SCHEME.fullmatch(scheme) or not authority:
+            raise HostForm("no scheme://")
+        host, port = split_host_header(authority)
+    except HostForm:
+        raise HostForm(f"{origin!r} is not an origin (scheme://host[:port])") from None
     return f"{scheme}://{host}" + (f":{port}" if port is not None else "")
 
 
