@@ -240,6 +240,14 @@ def test_a_rebound_name_is_refused_before_anything_runs(server):
     assert "rebound" not in server.client().list_tables()["TableNames"]
 
 
+def test_two_host_headers_are_refused_whichever_comes_first(server):
+    for first, second in (("127.0.0.1", "evil.example"), ("evil.example", "127.0.0.1")):
+        for method in ("POST", "GET"):
+            answer = exchange(server.port, method=method, host=first, headers={"Host": second})
+            assert answer.status == 400
+            assert answer.json()["message"] == "a request with more than one Host header is not served"
+
+
 def test_sdks_reach_serve_by_localhost_and_by_127_0_0_1(server):
     import boto3
 

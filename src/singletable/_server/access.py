@@ -233,8 +233,10 @@ def _canonical_authority(raw: bytes) -> str | None:
     return host + (f":{port}" if port is not None else "")
 
 
-def host_refusal(raw: bytes | None) -> str:
+def host_refusal(raw: bytes | None, *, several: bool = False) -> str:
     """The message of the 400 a refused Host gets: what was refused, what is answered, how to allow it."""
+    if several:
+        return "a request with more than one Host header is not served"
     shown = "no Host header" if raw is None else f"Host {raw.decode('latin-1')!r}"
     return (
         f"{shown} is not served: singletable serve answers only loopback names (localhost, 127.0.0.1, "

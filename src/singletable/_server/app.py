@@ -138,14 +138,15 @@ class DynamoDBApp:
     def _gate(self, scope: Scope) -> Headers | Reply:
         """Before any handler: the CORS headers the answer carries (none without an ``Origin``), or the
         refusal -- a 400 for a Host this server does not answer, a 403 for an Origin it does not let in."""
-        host = origin = None
-        for name, value in scope["headers"]:
-            if name == b"host":
-                host = value
-            elif name == b"origin":
-                origin = value
-        if not self.access.allows_host(host, (scope.get("client") or (None,))[0]):
+        headers = scope["headers"]
+        by_name = dict(headers)
+        host = by_name.get(b"host")
+        access = self.access
+        if len(by_name) != len(headers) and sum(name == b"host" for name, _ in headers) > 1:
+            return error_reply(coral_error("AccessDeniedException", host_refusal(host, several=True)))
+        if host not in access.known_hosts and not access.allows_host(host, _peer(scope)):
             return error_reply(coral_error("AccessDeniedException", host_refusal(host)))
+        origin = by_name.get(b"origin")
         if origin is None:
             return []
         if not self.access.allows_origin(origin, host):
@@ -198,6 +199,12 @@ class DynamoDBApp:
         target = headers.get(b"x-amz-target")
         dispatcher = self._dispatcher or self.dispatcher
         return dispatcher.handle(target.decode("latin-1") if target else None, body)
+
+
+def _peer(scope: Scope) -> str | None:
+    """The address of the request's other end (uvicorn's ``client``), if known."""
+    client = scope.get("client")
+    return client[0] if client else None
 
 
 def _gunzip(body: bytes) -> bytes:
