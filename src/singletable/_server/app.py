@@ -110,12 +110,13 @@ class DynamoDBApp:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
         if kind == "http":
-            cors = self._gate(scope)
+            headers = dict(scope["headers"])  # the last of a repeated header: what every handler here reads
+            cors = self._gate(scope, headers)
             if isinstance(cors, tuple):  # refused: the Host or the Origin is not one this server answers
-                status, headers, payload = cors
-                await _respond(send, status, _encode(headers), payload)
+                status, refusal_headers, payload = cors
+                await _respond(send, status, _encode(refusal_headers), payload)
             else:
-                await self._route(scope, receive, send, cors)
+                await self._route(scope, receive, send, headers, cors)
         elif kind == "lifespan":
             await self._lifespan(receive, send)
 
@@ -135,11 +136,10 @@ class DynamoDBApp:
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
-    def _gate(self, scope: Scope) -> Headers | Reply:
+    def _gate(self, scope: Scope, by_name: dict[bytes, bytes]) -> Headers | Reply:
         """Before any handler: the CORS headers the answer carries (none without an ``Origin``), or the
         refusal -- a 400 for a Host this server does not answer, a 403 for an Origin it does not let in."""
         headers = scope["headers"]
-        by_name = dict(headers)
         host = by_name.get(b"host")
         access = self.access
         if len(by_name) != len(headers) and sum(name == b"host" for name, _ in headers) > 1:
@@ -155,23 +155,29 @@ class DynamoDBApp:
             return ANY_ORIGIN_HEADERS
         return [(b"access-control-allow-origin", origin), (b"vary", b"Origin"), EXPOSE_HEADERS]
 
-    async def _http_or_console(self, scope: Scope, receive: Receive, send: Send, cors: Headers) -> None:
+    async def _http_or_console(
+        self, scope: Scope, receive: Receive, send: Send, headers: dict[bytes, bytes], cors: Headers
+    ) -> None:
         if is_console_path(scope["path"]):  # the console's pages are same-origin: no CORS headers
             await self.console(scope, receive, send, self.path, self.dispatcher.engine)
         else:
-            await self._http(scope, receive, send, cors)
+            await self._http(scope, receive, send, headers, cors)
 
-    async def _http(self, scope: Scope, receive: Receive, send: Send, cors: Headers) -> None:
+    async def _http(
+        self, scope: Scope, receive: Receive, send: Send, headers: dict[bytes, bytes], cors: Headers
+    ) -> None:
+        """``headers``: the request's, by (lower-case) name; ``cors``: what the gate allows the answer."""
         method = scope["method"]
         if method == "OPTIONS":
-            await _respond(send, 200, _preflight_headers(scope, cors), b"")
+            await _respond(send, 200, _preflight_headers(headers, cors), b"")
         elif method in ("GET", "HEAD"):
-            await _health(scope, send, method, cors)
+            await _health(scope, send, method, headers, cors)
         else:
-            await self._post(scope, receive, send, cors)
+            await self._post(scope, receive, send, headers, cors)
 
-    async def _post(self, scope: Scope, receive: Receive, send: Send, cors: Headers) -> None:
-        headers = dict(scope["headers"])
+    async def _post(
+        self, scope: Scope, receive: Receive, send: Send, headers: dict[bytes, bytes], cors: Headers
+    ) -> None:
         try:
             body = await _read_body(receive, scope)
         except _TooLarge:
@@ -236,9 +242,8 @@ async def _read_body(receive: Receive, scope: Scope) -> bytes:
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
-async def _health(scope: Scope, send: Send, method: str, cors: Headers) -> None:
+async def _health(scope: Scope, send: Send, method: str, headers: dict[bytes, bytes], cors: Headers) -> None:
     """``GET /`` answers ``healthy: HOST`` naming the endpoint called; any other path is not found."""
-    headers = dict(scope["headers"])
     reply = [(b"content-type", b"text/plain"), (b"x-amzn-requestid", request_id().encode()), *cors]
     if scope.get("path", "/") != "/":
         await _respond(send, 404, reply, b"")
@@ -250,12 +255,11 @@ async def _health(scope: Scope, send: Send, method: str, cors: Headers) -> None:
     await _respond(send, 200, reply, HEALTH_PREFIX + host + b" " if method == "GET" else b"")
 
 
-def _preflight_headers(scope: Scope, cors: Headers) -> Headers:
+def _preflight_headers(headers: dict[bytes, bytes], cors: Headers) -> Headers:
     """A CORS preflight's answer for an allowed origin: allow what it asks for (SDKs send x-amz-*, amz-sdk-*,
     authorization...). Without an ``Origin`` it is no preflight, and gets no CORS headers."""
     if not cors:
         return []
-    headers = dict(scope["headers"])
     return [
         *cors,
         MAX_AGE,
