@@ -19,7 +19,10 @@ if TYPE_CHECKING:
 )
 @click.option("--in-memory", is_flag=True, help="Keep data in memory only (the default without --db).")
 @click.option(
-    "--host", default="127.0.0.1", show_default=True, help="Interface to bind; loopback unless told."
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Interface to bind; loopback unless told. Also a Host name answered (see --allow-host).",
 )
 @click.option("--port", default=8000, show_default=True, type=int)
 @click.option(
@@ -28,7 +31,8 @@ if TYPE_CHECKING:
     multiple=True,
     metavar="NAME",
     help="Also answer requests whose Host header names NAME (repeatable; '*': any, e.g. for a docker-compose "
-    "service name). By default only loopback names and the --host address are answered (DNS rebinding).",
+    "service name). By default only loopback names and the --host address are answered: a guard against "
+    "DNS rebinding.",
 )
 @click.option(
     "--cors-origin",
