@@ -261,6 +261,21 @@ def test_a_cors_request_takes_the_asgi_path_for_its_headers(served):
     assert answer.header("access-control-allow-origin") == "http://localhost:3000"
 
 
+def test_a_host_not_answered_is_refused_by_the_app_and_an_allowed_one_stays_direct(served):
+    def with_host(host: str) -> bytes:
+        return _request(*GET_A).replace(b"Host: 127.0.0.1\r\n", f"Host: {host}\r\n".encode())
+
+    (refused,) = served.run(with_host("evil.example"))
+    assert served.went_through_asgi
+    assert refused.status == 400
+    assert refused.json()["__type"] == "com.amazon.coral.service#AccessDeniedException"
+    for allowed in ("localhost:8000", "LOCALHOST:8000", "127.1", "[::1]:80"):  # parsed once, then one lookup
+        for _ in range(2):
+            (answer,) = served.run(with_host(allowed))
+            assert not served.went_through_asgi and answer.status == 200
+    assert {b"localhost:8000", b"[::1]:80"} <= served.app.access.known_hosts
+
+
 def test_a_repeated_header_takes_the_asgi_path(served):
     (answer,) = served.run(
         _request("ListTables", {}, headers={"X-Amz-Target": "DynamoDB_20120810.ListTables"})

@@ -77,7 +77,7 @@ def test_an_existing_record_file_others_can_read_is_made_private(tmp_path: Path)
     finally:
         stderr = _stop_and_read_stderr(server)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    assert f"{path} was readable by others (mode 0644): made private (0600)" in stderr
+    assert f"{path} was open to others (mode 0644): made private (0600)" in stderr
     assert [json.loads(line)["operation"] for line in path.read_text().splitlines()] == ["Scan", "ListTables"]
 
 

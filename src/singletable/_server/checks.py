@@ -77,7 +77,7 @@ def check_address(host: str, port: int) -> None:
 
 def check_record(path: str) -> str | None:
     """The ``--record`` file opens for appending (created private, 0600). Returns a notice to show when an
-    existing file was readable by others and has been made private; raises :class:`CannotServe`."""
+    existing file was open to others and has been made private; raises :class:`CannotServe`."""
     from singletable._server.record import open_record
 
     try:
@@ -88,7 +88,7 @@ def check_record(path: str) -> str | None:
     if opened.was_mode is None:
         return None
     return (
-        f"{path} was readable by others (mode {opened.was_mode:04o}): made private (0600), since recorded "
+        f"{path} was open to others (mode {opened.was_mode:04o}): made private (0600), since recorded "
         "traffic holds item values"
     )
 

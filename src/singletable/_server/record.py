@@ -58,7 +58,7 @@ def open_record(path: str) -> RecordFile:
         info = os.fstat(fd)
         mode = stat.S_IMODE(info.st_mode)
         if stat.S_ISREG(info.st_mode) and mode != PRIVATE and (mode & 0o077 or info.st_size == 0):
-            os.fchmod(fd, PRIVATE)  # new (a umask like 0277 may have left it 0400) or readable by others
+            os.fchmod(fd, PRIVATE)  # new (a umask like 0277 may have left it 0400) or open to others
             return RecordFile(fd, mode if info.st_size else None)
     except OSError:
         os.close(fd)
