@@ -269,11 +269,11 @@ def test_a_host_not_answered_is_refused_by_the_app_and_an_allowed_one_stays_dire
     assert served.went_through_asgi
     assert refused.status == 400
     assert refused.json()["__type"] == "com.amazon.coral.service#AccessDeniedException"
-    for allowed in ("localhost:8000", "LOCALHOST:8000", "127.1", "[::1]:80"):  # parsed once, then one lookup
-        for _ in range(2):
-            (answer,) = served.run(with_host(allowed))
-            assert not served.went_through_asgi and answer.status == 200
-    assert {b"localhost:8000", b"[::1]:80"} <= served.app.access.known_hosts
+    for allowed in ("localhost:8000", "LOCALHOST:8000", "127.1", "[::1]:80", "localhost:8000"):
+        (answer,) = served.run(with_host(allowed))
+        assert not served.went_through_asgi and answer.status == 200
+    # Each parsed once; from then on, one set lookup of the raw bytes.
+    assert {b"localhost:8000", b"LOCALHOST:8000", b"127.1", b"[::1]:80"} <= served.app.access.known_hosts
 
 
 def test_a_repeated_header_takes_the_asgi_path(served):
