@@ -260,7 +260,12 @@ def stages_inner(n: int) -> None:
             "method": "POST",
             "path": "/",
             "query_string": b"",
-            "headers": [(b"content-type", b"application/x-amz-json-1.0"), (b"x-amz-target", target.encode())],
+            "client": ("127.0.0.1", 40000),
+            "headers": [
+                (b"host", b"127.0.0.1:8000"),
+                (b"content-type", b"application/x-amz-json-1.0"),
+                (b"x-amz-target", target.encode()),
+            ],
         }
         calls = (
             (

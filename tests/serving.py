@@ -28,7 +28,9 @@ def run_cli(*args: str, without: tuple[str, ...] = (), timeout: float = 60.0) ->
 
 
 class ServerProcess:
-    """``python -m singletable serve`` on 127.0.0.1, started and ready (GET / answers) on return."""
+    """``python -m singletable serve`` on 127.0.0.1 (or ``host``), started and ready (GET / answers).
+
+    ``preexec_fn`` runs in the child before it starts Python (e.g. to set a resource limit on it alone)."""
 
     def __init__(
         self,
@@ -37,10 +39,14 @@ class ServerProcess:
         args: tuple[str, ...] = (),
         env: dict[str, str] | None = None,
         timeout: float = 20.0,
+        host: str = "127.0.0.1",
+        preexec_fn: Any = None,
     ) -> None:
         self.port = free_port()
-        self.endpoint = f"http://127.0.0.1:{self.port}"
+        self.endpoint = f"http://{host}:{self.port}"
         storage = ["--db", str(db)] if db is not None else ["--in-memory"]
+        if host != "127.0.0.1":
+            args = ("--host", host, *args)
         command = [
             sys.executable,
             "-m",
@@ -57,6 +63,7 @@ class ServerProcess:
             env={**os.environ, **(env or {})},
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
+            preexec_fn=preexec_fn,
         )
         self.ready_after = self._wait_ready(timeout)
 

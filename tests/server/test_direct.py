@@ -258,7 +258,22 @@ def test_http_1_0_takes_the_asgi_path_and_closes(served):
 def test_a_cors_request_takes_the_asgi_path_for_its_headers(served):
     (answer,) = served.run(_request(*GET_A, headers={"Origin": "http://localhost:3000"}))
     assert served.went_through_asgi
-    assert answer.header("access-control-allow-origin") == "*"
+    assert answer.header("access-control-allow-origin") == "http://localhost:3000"
+
+
+def test_a_host_not_answered_is_refused_by_the_app_and_an_allowed_one_stays_direct(served):
+    def with_host(host: str) -> bytes:
+        return _request(*GET_A).replace(b"Host: 127.0.0.1\r\n", f"Host: {host}\r\n".encode())
+
+    (refused,) = served.run(with_host("evil.example"))
+    assert served.went_through_asgi
+    assert refused.status == 400
+    assert refused.json()["__type"] == "com.amazon.coral.service#AccessDeniedException"
+    for allowed in ("localhost:8000", "LOCALHOST:8000", "127.1", "[::1]:80", "localhost:8000"):
+        (answer,) = served.run(with_host(allowed))
+        assert not served.went_through_asgi and answer.status == 200
+    # Each parsed once; from then on, one set lookup of the raw bytes.
+    assert {b"localhost:8000", b"LOCALHOST:8000", b"127.1", b"[::1]:80"} <= served.app.access.known_hosts
 
 
 def test_a_repeated_header_takes_the_asgi_path(served):

@@ -40,8 +40,8 @@ def test_health_check_names_the_endpoint_called(http_server):
     response, payload = _request(http_server, "GET")
     assert response.status == 200
     assert payload == f"healthy: 127.0.0.1:{http_server.port} ".encode()
-    response, payload = _request(http_server, "GET", Host="dynamodb.us-east-1.amazonaws.com")
-    assert payload == b"healthy: dynamodb.us-east-1.amazonaws.com "
+    response, payload = _request(http_server, "GET", Host=f"localhost:{http_server.port}")
+    assert payload == f"healthy: localhost:{http_server.port} ".encode()
     response, payload = _request(http_server, "HEAD")
     assert response.status == 200 and payload == b""
 
@@ -132,24 +132,25 @@ def test_cors_preflight_and_headers(http_server):
     response = connection.getresponse()
     response.read()
     assert response.status == 200
-    assert response.getheader("Access-Control-Allow-Origin") == "*"
+    assert response.getheader("Access-Control-Allow-Origin") == "http://localhost:3000"
+    assert response.getheader("Vary") == "Origin"
     assert response.getheader("Access-Control-Allow-Methods") == "POST"
     assert (
         response.getheader("Access-Control-Allow-Headers")
         == "authorization,content-type,x-amz-target,x-amz-date"
     )
     posted, _ = _post(http_server, b"{}", Origin="http://localhost:3000")
-    assert posted.getheader("Access-Control-Allow-Origin") == "*"
+    assert posted.getheader("Access-Control-Allow-Origin") == "http://localhost:3000"
     assert "x-amzn-RequestId" in posted.getheader("Access-Control-Expose-Headers")
     failed, _ = _post(http_server, b"{", Origin="http://localhost:3000")
-    assert failed.status == 400 and failed.getheader("Access-Control-Allow-Origin") == "*"
+    assert failed.status == 400 and failed.getheader("Access-Control-Allow-Origin") == "http://localhost:3000"
     health, _ = _request(http_server, "GET", Origin="http://localhost:3000")
-    assert health.getheader("Access-Control-Allow-Origin") == "*"
+    assert health.getheader("Access-Control-Allow-Origin") == "http://localhost:3000"
 
 
 def test_preflight_echoes_any_requested_method(http_server):
     response, _ = _request(
-        http_server, "OPTIONS", Origin="http://x.test", **{"Access-Control-Request-Method": "PUT"}
+        http_server, "OPTIONS", Origin="http://127.0.0.1:5173", **{"Access-Control-Request-Method": "PUT"}
     )
     assert response.getheader("Access-Control-Allow-Methods") == "PUT"
     assert response.getheader("Access-Control-Allow-Headers") == "*"

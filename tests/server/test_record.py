@@ -6,6 +6,7 @@ the client's response unchanged by recording. The run over HTTP is in tests/desi
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -90,3 +91,55 @@ def test_the_file_is_appended_to(engine: Engine, tmp_path: Path) -> None:
     send(app, "GetItem", {"TableName": TABLE, "Key": {"PK": {"S": "a"}}})
     app.close()
     assert [r["operation"] for r in lines(path)] == ["Scan", "GetItem"]
+
+
+RECORDING_STOPPED = "recording stopped, requests are still served"
+
+
+def _add_one(app: DynamoDBApp) -> tuple[int, dict[str, Any] | bytes]:
+    return send(
+        app,
+        "UpdateItem",
+        {
+            "TableName": TABLE,
+            "Key": {"PK": {"S": "n"}},
+            "UpdateExpression": "ADD n :one",
+            "ExpressionAttributeValues": {":one": {"N": "1"}},
+            "ReturnValues": "UPDATED_NEW",
+        },
+    )
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="/dev/full is Linux's")
+def test_a_record_that_cannot_be_written_changes_no_answer(engine: Engine, caplog) -> None:
+    app = DynamoDBApp(engine=engine, record="/dev/full")
+    for expected in range(1, 4):
+        assert _add_one(app) == (200, {"Attributes": {"n": {"N": str(expected)}}})
+    status, reply = send(app, "GetItem", {"TableName": TABLE, "Key": {"XX": {"S": "a"}}})
+    assert status == 400 and reply["__type"].endswith("ValidationException")  # refused: still its own answer
+    app.close()
+    stopped = [record for record in caplog.records if RECORDING_STOPPED in record.getMessage()]
+    assert len(stopped) == 1
+    assert stopped[0].getMessage() == (
+        "singletable serve: cannot write to the record file /dev/full (No space left on device); "
+        "recording stopped, requests are still served"
+    )
+
+
+def test_a_record_file_swapped_for_a_read_only_one_mid_run_changes_no_answer(
+    engine: Engine, tmp_path: Path, caplog
+) -> None:
+    """The recorder's descriptor is made to point at a file opened read-only (as if its file system had been
+    remounted read-only): the next write fails with EBADF, and the answers do not change."""
+    path = tmp_path / "r.jsonl"
+    app = DynamoDBApp(engine=engine, record=str(path))
+    assert _add_one(app)[0] == 200
+    read_only = os.open(path, os.O_RDONLY)
+    os.dup2(read_only, app.dispatcher.fd)  # type: ignore[attr-defined]
+    os.close(read_only)
+    for expected in range(2, 5):
+        assert _add_one(app) == (200, {"Attributes": {"n": {"N": str(expected)}}})
+    app.close()
+    assert [line["operation"] for line in lines(path)] == ["UpdateItem"]  # the line written before
+    assert sum(RECORDING_STOPPED in record.getMessage() for record in caplog.records) == 1
+    assert "Bad file descriptor" in caplog.text

@@ -9,6 +9,7 @@ import click
 from singletable._extras import require
 
 if TYPE_CHECKING:
+    from singletable._server.access import AccessPolicy
     from singletable._server.console import ConsoleOptions
 
 
@@ -18,9 +19,29 @@ if TYPE_CHECKING:
 )
 @click.option("--in-memory", is_flag=True, help="Keep data in memory only (the default without --db).")
 @click.option(
-    "--host", default="127.0.0.1", show_default=True, help="Interface to bind; loopback unless told."
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Interface to bind; loopback unless told. Also a Host name answered (see --allow-host).",
 )
 @click.option("--port", default=8000, show_default=True, type=int)
+@click.option(
+    "--allow-host",
+    "allow_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="Also answer requests whose Host header names NAME (repeatable; '*': any, e.g. for a docker-compose "
+    "service name). By default only loopback names and the --host address are answered: a guard against "
+    "DNS rebinding.",
+)
+@click.option(
+    "--cors-origin",
+    "cors_origins",
+    multiple=True,
+    metavar="ORIGIN",
+    help="Also let web pages at ORIGIN (scheme://host[:port]) call the API from a browser (repeatable; '*': "
+    "any page on any site). By default only loopback origins (http://localhost:PORT, http://127.0.0.1:PORT...).",
+)
 @click.option(
     "--workers",
     default=1,
@@ -38,7 +59,8 @@ if TYPE_CHECKING:
     "--record",
     type=click.Path(dir_okay=False, writable=True),
     help="Append every request to FILE as a JSON line (operation, params, capacity, time) for "
-    "singletable check --traffic.",
+    "singletable check --traffic. FILE is private (0600): it holds item values. If it cannot be written, "
+    "the server says so once on stderr and stops recording; requests are answered as without it.",
 )
 @click.option(
     "--log-level",
@@ -54,6 +76,8 @@ def serve(
     in_memory: bool,
     host: str,
     port: int,
+    allow_hosts: tuple[str, ...],
+    cors_origins: tuple[str, ...],
     workers: int,
     credentials: str | None,
     log_level: str,
@@ -71,9 +95,11 @@ def serve(
         )
     require("server", ("uvicorn", "botocore"), "singletable serve")
     console = _console_options(ui, ui_design, ui_read_only, credentials)
-    from singletable._server.checks import CannotServe, check_can_serve
+    from singletable._server.checks import CannotServe, check_can_serve, check_record
     from singletable._server.run import ServeOptions
     from singletable._server.run import serve as run_server
+
+    access = _access_policy(host, allow_hosts, cors_origins)
 
     options = ServeOptions(
         db=db or ":memory:",
@@ -84,22 +110,38 @@ def serve(
         log_level=log_level,
         record=record,
         console=console,
+        access=access,
     )
     try:
         check_can_serve(options.db, host, port, credentials)
+        if record:
+            notice = check_record(record)
+            if notice:
+                click.echo(notice, err=True)
     except CannotServe as problem:
         raise click.ClickException(str(problem)) from None
-    if record:
-        try:
-            open(record, "a").close()  # only to know it can be written before serving
-        except OSError as error:
-            raise click.ClickException(f"cannot record to {record}: {error.strerror}") from None
     click.echo(
         f"singletable serving {options.db} on http://{host}:{port} (uvicorn, {workers} worker(s))"
         + (f", console on http://{host}:{port}/ui/" if console else ""),
         err=True,
     )
     run_server(options)
+
+
+def _access_policy(host: str, allow_hosts: tuple[str, ...], cors_origins: tuple[str, ...]) -> AccessPolicy:
+    """The Host names and origins served; a malformed value is a usage error naming its flag."""
+    from singletable._server.access import AccessPolicy, HostForm
+
+    for flag, one in (
+        ("--host", {"bound": host}),
+        ("--allow-host", {"allow_hosts": allow_hosts}),
+        ("--cors-origin", {"cors_origins": cors_origins}),
+    ):
+        try:
+            AccessPolicy.build(**one)  # type: ignore[arg-type]
+        except HostForm as problem:
+            raise click.UsageError(f"{flag}: {problem}") from None
+    return AccessPolicy.build(bound=host, allow_hosts=allow_hosts, cors_origins=cors_origins)
 
 
 def _console_options(

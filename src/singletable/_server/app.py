@@ -1,12 +1,13 @@
 """The ASGI application: DynamoDB's HTTP front end around :class:`~singletable._protocol.Dispatcher`.
 
-Transport rules live here -- health checks on ``GET /`` (naming the endpoint the client called, as AWS's
-``healthy: dynamodb.us-east-1.amazonaws.com`` does; any other GET path is a 404), CORS headers for browser
-tools (only when the request carries an ``Origin``; a preflight echoes the method and headers it asks for),
-the 16 MB body limit, gzip request bodies, SigV4 authentication -- so that the protocol layer stays
-identical for the in-process client. Engine calls run inline on the event loop: they are short SQLite
-transactions, and a thread hop would cost more than it saves; parallelism comes from worker processes
-sharing one WAL database.
+Transport rules live here -- the Host and Origin gate (:mod:`access`: a Host that is not loopback or
+configured is a 400, a foreign Origin a 403, before anything else runs), health checks on ``GET /`` (naming
+the endpoint the client called, as AWS's ``healthy: dynamodb.us-east-1.amazonaws.com`` does; any other GET
+path is a 404), CORS headers for browser tools (only for an allowed ``Origin``; a preflight echoes the method
+and headers it asks for), the 16 MB body limit, gzip request bodies, SigV4 authentication -- so that the
+protocol layer stays identical for the in-process client. Engine calls run inline on the event loop: they
+are short SQLite transactions, and a thread hop would cost more than it saves; parallelism comes from worker
+processes sharing one WAL database.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ import zlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from singletable._protocol import Dispatcher, coral_error, error_reply, request_id
+from singletable._protocol import Dispatcher, Reply, coral_error, error_reply, request_id
+from singletable._server.access import AccessPolicy, host_refusal, origin_refusal
 from singletable._server.console import is_console_path  # stdlib only: nothing new at start-up
 from singletable.engine import DynamoDBError, Engine
 
@@ -28,16 +30,17 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 MAX_BODY_BYTES = 16 * 1024 * 1024
 HEALTH_PREFIX = b"healthy: "
 
-CORS_HEADERS = [
-    (b"access-control-allow-origin", b"*"),
-    (b"access-control-expose-headers", b"x-amzn-RequestId,x-amzn-ErrorType,x-amz-crc32,Date"),
-]
-PREFLIGHT_HEADERS = [*CORS_HEADERS, (b"access-control-max-age", b"172800")]
+EXPOSE_HEADERS = (b"access-control-expose-headers", b"x-amzn-RequestId,x-amzn-ErrorType,x-amz-crc32,Date")
+ANY_ORIGIN_HEADERS = [(b"access-control-allow-origin", b"*"), EXPOSE_HEADERS]
+MAX_AGE = (b"access-control-max-age", b"172800")
 DEFAULT_METHODS = b"GET,POST,OPTIONS"
 
 ENV_DB = "SINGLETABLE_SERVE_DB"
 ENV_CREDENTIALS = "SINGLETABLE_CREDENTIALS"
 ENV_RECORD = "SINGLETABLE_SERVE_RECORD"
+ENV_ACCESS = "SINGLETABLE_SERVE_ACCESS"
+
+Headers = list[tuple[bytes, bytes]]
 
 
 class _TooLarge(Exception):
@@ -64,8 +67,11 @@ class DynamoDBApp:
         own_process: bool = False,
         record: str | None = None,
         console: Any = None,
+        access: AccessPolicy | None = None,
     ) -> None:
         self.path = path
+        # The Host names and origins answered (``--allow-host``, ``--cors-origin``); loopback only by default.
+        self.access = access if access is not None else AccessPolicy()
         self.record = record  # serve --record FILE: every request as a JSON line (_server/record.py)
         self.verifier = verifier
         # ``serve --ui``: a MountedConsole answering /ui/ (singletable._server.console); None otherwise.
@@ -104,7 +110,13 @@ class DynamoDBApp:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
         if kind == "http":
-            await self._route(scope, receive, send)
+            headers = dict(scope["headers"])  # the last of a repeated header: what every handler here reads
+            cors = self._gate(scope, headers)
+            if isinstance(cors, tuple):  # refused: the Host or the Origin is not one this server answers
+                status, refusal_headers, payload = cors
+                await _respond(send, status, _encode(refusal_headers), payload)
+            else:
+                await self._route(scope, receive, send, headers, cors)
         elif kind == "lifespan":
             await self._lifespan(receive, send)
 
@@ -124,24 +136,48 @@ class DynamoDBApp:
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
-    async def _http_or_console(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if is_console_path(scope["path"]):
+    def _gate(self, scope: Scope, by_name: dict[bytes, bytes]) -> Headers | Reply:
+        """Before any handler: the CORS headers the answer carries (none without an ``Origin``), or the
+        refusal -- a 400 for a Host this server does not answer, a 403 for an Origin it does not let in."""
+        headers = scope["headers"]
+        host = by_name.get(b"host")
+        access = self.access
+        if len(by_name) != len(headers) and sum(name == b"host" for name, _ in headers) > 1:
+            return error_reply(coral_error("AccessDeniedException", host_refusal(host, several=True)))
+        if host not in access.known_hosts and not access.allows_host(host, _peer(scope)):
+            return error_reply(coral_error("AccessDeniedException", host_refusal(host)))
+        origin = by_name.get(b"origin")
+        if origin is None:
+            return []
+        if not self.access.allows_origin(origin, host):
+            return error_reply(coral_error("AccessDeniedException", origin_refusal(origin), 403))
+        if self.access.any_origin:
+            return ANY_ORIGIN_HEADERS
+        return [(b"access-control-allow-origin", origin), (b"vary", b"Origin"), EXPOSE_HEADERS]
+
+    async def _http_or_console(
+        self, scope: Scope, receive: Receive, send: Send, headers: dict[bytes, bytes], cors: Headers
+    ) -> None:
+        if is_console_path(scope["path"]):  # the console's pages are same-origin: no CORS headers
             await self.console(scope, receive, send, self.path, self.dispatcher.engine)
         else:
-            await self._http(scope, receive, send)
+            await self._http(scope, receive, send, headers, cors)
 
-    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _http(
+        self, scope: Scope, receive: Receive, send: Send, headers: dict[bytes, bytes], cors: Headers
+    ) -> None:
+        """``headers``: the request's, by (lower-case) name; ``cors``: what the gate allows the answer."""
         method = scope["method"]
         if method == "OPTIONS":
-            await _respond(send, 200, _preflight_headers(scope), b"")
+            await _respond(send, 200, _preflight_headers(headers, cors), b"")
         elif method in ("GET", "HEAD"):
-            await _health(scope, send, method)
+            await _health(scope, send, method, headers, cors)
         else:
-            await self._post(scope, receive, send)
+            await self._post(scope, receive, send, headers, cors)
 
-    async def _post(self, scope: Scope, receive: Receive, send: Send) -> None:
-        headers = dict(scope["headers"])
-        cors = CORS_HEADERS if b"origin" in headers else []
+    async def _post(
+        self, scope: Scope, receive: Receive, send: Send, headers: dict[bytes, bytes], cors: Headers
+    ) -> None:
         try:
             body = await _read_body(receive, scope)
         except _TooLarge:
@@ -169,6 +205,12 @@ class DynamoDBApp:
         target = headers.get(b"x-amz-target")
         dispatcher = self._dispatcher or self.dispatcher
         return dispatcher.handle(target.decode("latin-1") if target else None, body)
+
+
+def _peer(scope: Scope) -> str | None:
+    """The address of the request's other end (uvicorn's ``client``), if known."""
+    client = scope.get("client")
+    return client[0] if client else None
 
 
 def _gunzip(body: bytes) -> bytes:
@@ -200,12 +242,9 @@ async def _read_body(receive: Receive, scope: Scope) -> bytes:
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
-async def _health(scope: Scope, send: Send, method: str) -> None:
+async def _health(scope: Scope, send: Send, method: str, headers: dict[bytes, bytes], cors: Headers) -> None:
     """``GET /`` answers ``healthy: HOST`` naming the endpoint called; any other path is not found."""
-    headers = dict(scope["headers"])
-    reply = [(b"content-type", b"text/plain"), (b"x-amzn-requestid", request_id().encode())]
-    if b"origin" in headers:
-        reply += CORS_HEADERS
+    reply = [(b"content-type", b"text/plain"), (b"x-amzn-requestid", request_id().encode()), *cors]
     if scope.get("path", "/") != "/":
         await _respond(send, 404, reply, b"")
         return
@@ -216,15 +255,14 @@ async def _health(scope: Scope, send: Send, method: str) -> None:
     await _respond(send, 200, reply, HEALTH_PREFIX + host + b" " if method == "GET" else b"")
 
 
-def _preflight_headers(scope: Scope) -> list[tuple[bytes, bytes]]:
-    """A CORS preflight's answer: allow what it asks for (SDKs send x-amz-*, amz-sdk-*, authorization...).
-
-    Without an ``Origin`` it is no preflight, and gets no CORS headers."""
-    headers = dict(scope["headers"])
-    if b"origin" not in headers:
+def _preflight_headers(headers: dict[bytes, bytes], cors: Headers) -> Headers:
+    """A CORS preflight's answer for an allowed origin: allow what it asks for (SDKs send x-amz-*, amz-sdk-*,
+    authorization...). Without an ``Origin`` it is no preflight, and gets no CORS headers."""
+    if not cors:
         return []
     return [
-        *PREFLIGHT_HEADERS,
+        *cors,
+        MAX_AGE,
         (b"access-control-allow-methods", headers.get(b"access-control-request-method", DEFAULT_METHODS)),
         (b"access-control-allow-headers", headers.get(b"access-control-request-headers", b"*")),
     ]
@@ -253,4 +291,5 @@ def create_app() -> DynamoDBApp:
         own_process=True,
         record=os.environ.get(ENV_RECORD) or None,
         console=MountedConsole(console) if console is not None else None,
+        access=AccessPolicy.from_json(os.environ[ENV_ACCESS]) if os.environ.get(ENV_ACCESS) else None,
     )

@@ -75,6 +75,24 @@ def check_address(host: str, port: int) -> None:
         raise CannotServe(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
 
 
+def check_record(path: str) -> str | None:
+    """The ``--record`` file opens for appending (created private, 0600). Returns a notice to show when an
+    existing file was open to others and has been made private; raises :class:`CannotServe`."""
+    from singletable._server.record import open_record
+
+    try:
+        opened = open_record(path)
+    except OSError as error:
+        raise CannotServe(f"cannot record to {path}: {error.strerror or error}") from None
+    os.close(opened.fd)
+    if opened.was_mode is None:
+        return None
+    return (
+        f"{path} was open to others (mode {opened.was_mode:04o}): made private (0600), since recorded "
+        "traffic holds item values"
+    )
+
+
 def check_can_serve(db: str, host: str, port: int, credentials: str | None) -> None:
     """Every check above, in the order a user would fix them; raises :class:`CannotServe`."""
     check_database(db)

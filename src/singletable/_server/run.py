@@ -15,7 +15,8 @@ import signal
 from dataclasses import dataclass
 from typing import Any
 
-from singletable._server.app import ENV_CREDENTIALS, ENV_DB, ENV_RECORD, DynamoDBApp
+from singletable._server.access import AccessPolicy
+from singletable._server.app import ENV_ACCESS, ENV_CREDENTIALS, ENV_DB, ENV_RECORD, DynamoDBApp
 from singletable._server.console import ENV_CONSOLE, ConsoleOptions, MountedConsole
 
 APP_FACTORY = "singletable._server.app:create_app"
@@ -31,10 +32,15 @@ class ServeOptions:
     log_level: str = "warning"
     record: str | None = None  # --record FILE
     console: ConsoleOptions | None = None  # serve --ui: the web console under /ui/
+    access: AccessPolicy | None = None  # --allow-host, --cors-origin and --host; None: loopback only
 
 
 def _prepare_environment(options: ServeOptions) -> None:
     os.environ[ENV_DB] = options.db
+    if options.access is not None:
+        os.environ[ENV_ACCESS] = options.access.to_json()
+    else:
+        os.environ.pop(ENV_ACCESS, None)
     if options.console is not None:
         options.console.export()
     else:
@@ -105,6 +111,7 @@ def serve_uvicorn(options: ServeOptions) -> None:
             own_process=True,
             record=options.record,
             console=console,
+            access=options.access,
         )
         # uvicorn re-raises the stop signal after its graceful shutdown; with these no-op handlers in place
         # beforehand, a clean stop exits 0 instead of dying by SIGTERM or printing a KeyboardInterrupt.
