@@ -5,7 +5,6 @@ of each kind -- a database file, the session's ``singletable serve``, DynamoDB L
 from __future__ import annotations
 
 import html
-from html.parser import HTMLParser
 import http.cookiejar
 import re
 import threading
@@ -14,6 +13,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass
+from html.parser import HTMLParser
 from typing import Any
 
 import uvicorn

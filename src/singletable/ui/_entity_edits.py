@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from singletable.data._item_json import dumps, loads
 from singletable.ui._images import Changes, changes, same
 
 Item = dict[str, Any]
@@ -51,6 +52,15 @@ def model_error(error: Exception) -> EditRefused:
     return EditRefused(f"{type(error).__name__}: {error}")
 
 
+def fields_json(entity: Any) -> dict[str, Any]:
+    """An entity's fields as the entity-fields editor shows them (pydantic's JSON, numbers as ``Decimal``
+    as the editor's text reads back); ``ValueError`` for a value JSON cannot hold (bytes not UTF-8)."""
+    try:
+        return loads(dumps(entity.model_dump(mode="json")))  # type: ignore[no-any-return]
+    except Exception as error:
+        raise ValueError(str(error)) from None
+
+
 def loaded_entity(cls: Any, stored: Item) -> Any:
     """The stored item as its entity, or :class:`EditRefused` when it does not fit it."""
     try:
@@ -76,7 +86,10 @@ def entity_edit(cls: Any, stored: Item, edited_value: dict[str, Any], edited_ite
     if not same_key(meta.primary_key(before), meta.primary_key(after)):
         raise EditRefused(KEY_CHANGED)
     old_item, new_item = meta.to_item(before), meta.to_item(after)
+    shown = fields_json(loaded) if edited_item is None else None
     for name, spec in meta.fields.items():
+        if shown is not None and name in edited_value and shown.get(name) == edited_value[name]:
+            continue  # as shown: a field typed Any holding a set reads back as a list, yet was not edited
         moved = (
             not same(old_item.get(spec.attribute), new_item.get(spec.attribute))
             if spec.stored
@@ -88,14 +101,14 @@ def entity_edit(cls: Any, stored: Item, edited_value: dict[str, Any], edited_ite
                 edit.attributes.append(spec.attribute)
     if meta.version is not None and meta.version in edit.fields:
         raise EditRefused(
-            f"{meta.type}.{meta.version} is the version the model keeps (each save adds one): "
+            f"{cls.__name__}.{meta.version} is the version the model keeps (each save adds one): "
             "leave it as loaded"
         )
     if edited_item is not None:
         edit.raw = _undeclared(meta, stored, edited_item, new_item)
         if edit.raw and edit.fields:
             raise EditRefused(
-                f"this edit changes {meta.type}'s fields ({', '.join(edit.fields)}) and attributes the "
+                f"this edit changes {cls.__name__}'s fields ({', '.join(edit.fields)}) and attributes the "
                 f"design does not declare ({', '.join(edit.raw.names)}); the model writes the fields with "
                 "their keys, guards and version and cannot write other attributes in the same request: "
                 "save one change, then the other"
@@ -112,6 +125,8 @@ def _undeclared(meta: Any, stored: Item, edited_item: Item, built: Item) -> Chan
     found = changes(stored, edited_item)
     for name in found.names:
         if name in built_only and not same(built.get(name), edited_item.get(name)):
+            if name in (meta.table.pk_name, meta.table.sk_name):
+                raise EditRefused(KEY_CHANGED)
             what = (
                 "says which entity the item is"
                 if name == meta.table.type_attribute

@@ -9,9 +9,8 @@ The write itself is then conditioned on the item still being that image, for the
 and the write: the item exists, and each attribute is stored as read (``#a = :v``, which DynamoDB evaluates
 as deep equality, sets in any order), or absent where it was absent. Every attribute the write changes is
 conditioned first; the others follow while DynamoDB's limits on one expression allow (4,096 characters,
-300 operators), so only an item with more than about a hundred attributes leaves some unconditioned -- and
-those the write does not touch (an UpdateItem of the changed attributes only), so a concurrent change to
-them is kept, never overwritten.
+300 operators): only an item with more than about a hundred attributes leaves some unconditioned, and then
+only for that moment (the read compared them all).
 """
 
 from __future__ import annotations
@@ -133,39 +132,38 @@ class Placeholders:
         return token
 
 
-def image_conditions(loaded: Mapping[str, Any], first: Iterable[str], name: Any, value: Any) -> list[str]:
-    """The clauses that the stored item is ``loaded``: every attribute in ``first`` (those a write changes),
-    then the rest of the loaded item's, while the budget lasts. ``name``/``value`` allocate placeholders."""
+def image_conditions(
+    loaded: Mapping[str, Any], first: Iterable[str], name: Any, value: Any, required: int = 1
+) -> list[str]:
+    """The clauses that the stored item is ``loaded``: the attributes in ``first`` (the key, then those a
+    write changes), then the rest of the loaded item's, while the budget lasts -- the first ``required``
+    always. ``name``/``value`` allocate placeholders."""
     clauses: list[str] = []
     characters = operators = 0
-    ordered = list(dict.fromkeys([*first, *loaded]))
-    changed = set(first)
-    for attribute in ordered:
+    for number, attribute in enumerate(dict.fromkeys([*first, *loaded])):
+        characters += len(attribute) + 30  # at most: the name as written, a value token, the joining AND
+        operators += 2
+        if number >= required and (characters > EXPRESSION_CHARACTERS or operators > EXPRESSION_OPERATORS):
+            break  # (placeholders are allocated only for the clauses kept: an unused one is an error)
         av = loaded.get(attribute)
-        clause = (
+        clauses.append(
             f"attribute_not_exists({name(attribute)})" if av is None else f"{name(attribute)} = {value(av)}"
         )
-        characters += len(clause) + 5
-        operators += 2
-        if attribute not in changed and (
-            characters > EXPRESSION_CHARACTERS or operators > EXPRESSION_OPERATORS
-        ):
-            break
-        clauses.append(clause)
     return clauses
 
 
 class LoadedImage(Cond):
     """The model's condition that the stored item is the loaded image (a :class:`Cond`, so it joins the
-    conditions the model's own writes make: existence, unique values, version); ``first`` are the attributes
-    the write changes."""
+    conditions the model's own writes make: existence, unique values, version); ``first`` are the key's
+    attributes (the first ``required``, always conditioned) and those the write changes."""
 
-    __slots__ = ("first", "loaded")
+    __slots__ = ("first", "loaded", "required")
 
-    def __init__(self, loaded: Mapping[str, Any], first: Iterable[str]) -> None:
+    def __init__(self, loaded: Mapping[str, Any], first: Iterable[str], required: int = 1) -> None:
         super().__init__("IMAGE")
         self.loaded = loaded
         self.first = list(first)
+        self.required = required
 
     def compile(self, c: Any) -> str:
-        return " AND ".join(image_conditions(self.loaded, self.first, c.name, c.value))
+        return " AND ".join(image_conditions(self.loaded, self.first, c.name, c.value, self.required))

@@ -16,6 +16,7 @@ from singletable.data import DesignError, TargetError, item_from_json, item_to_j
 from singletable.data._item_json import dumps, loads
 from singletable.ui._app import Console, Refused
 from singletable.ui._editor_json import to_editor
+from singletable.ui._entity_edits import fields_json
 from singletable.ui._images import image_of
 from singletable.ui._present import document, label, one_line, show
 from singletable.ui._reads import (
@@ -229,8 +230,8 @@ def editor_of(design: Any, stored: dict[str, Any], fmt: str) -> Editor:
     undeclared = [a for a in stored if a not in declared and a != meta.table.type_attribute]
     if fmt == "plain":
         try:
-            return Editor(fmt, document(values.model_dump(mode="json")).text, entity, undeclared)
-        except Exception:  # a field pydantic cannot write as JSON (bytes that are not UTF-8): the item
+            return Editor(fmt, document(fields_json(values)).text, entity, undeclared)
+        except ValueError:  # a field pydantic cannot write as JSON (bytes that are not UTF-8): the item
             fmt = "dynamodb"
     return Editor(fmt, document(item_to_json(stored)).text, entity, undeclared)
 

@@ -34,10 +34,9 @@ from singletable.ui._images import Changes, LoadedImage, Placeholders, changes, 
 
 Item = dict[str, Any]
 FORMATS = ("plain", "dynamodb")
-# An UpdateExpression past these (DynamoDB's limits are 4,096 characters and 300 operators) is sent as a
-# PutItem of the whole edited item instead, under the same condition.
-UPDATE_CHARACTERS = 3800
-UPDATE_ACTIONS = 250
+# An edit of more attributes than this is sent as a PutItem of the whole edited item, under the same
+# condition: its UpdateExpression could pass DynamoDB's limits (4,096 characters, 300 operators).
+UPDATE_ACTIONS = 100
 # Failures that mean "the stored item is not what the write expected", whoever reports them.
 CONDITION_FAILED = "ConditionalCheckFailedException"
 
@@ -183,7 +182,7 @@ class Writer:
             return self._update_raw(table, key, stored, edit.raw, None, {})
         if not edit.fields:
             return Written(key, changed=False)
-        image = LoadedImage(stored, edit.attributes)
+        image = LoadedImage(stored, [*key, *edit.attributes], len(key))
         self._model(lambda db: db.update(edit.loaded, condition=image, **edit.fields), table, key, stored)
         return Written(key)
 
@@ -210,20 +209,22 @@ class Writer:
         if not change:
             return Written(key, changed=False)
         placeholders = Placeholders()
-        clauses = image_conditions(stored, [*key, *change.names], placeholders.name, placeholders.value)
-        sets = [f"{placeholders.name(n)} = {placeholders.value(v, ':new')}" for n, v in change.set.items()]
-        removes = [placeholders.name(name) for name in change.removed]
-        clauses_of_update = ["SET " + ", ".join(sets)] if sets else []
-        if removes:
-            clauses_of_update.append("REMOVE " + ", ".join(removes))
-        expression = " ".join(clauses_of_update)
-        if edited is not None and (len(expression) > UPDATE_CHARACTERS or len(change.names) > UPDATE_ACTIONS):
-            for token in [t for t in placeholders.values if t.startswith(":new")]:
-                del placeholders.values[token]
+        clauses = image_conditions(
+            stored, [*key, *change.names], placeholders.name, placeholders.value, required=len(key)
+        )
+        if edited is not None and len(change.names) > UPDATE_ACTIONS:
             params: dict[str, Any] = {"TableName": table, "Item": edited}
             self._conditioned(params, clauses, placeholders, condition)
             self._write("PutItem", params, table, key, stored)
             return Written(key)
+        sets = [f"{placeholders.name(n)} = {placeholders.value(v, ':new')}" for n, v in change.set.items()]
+        removes = [placeholders.name(name) for name in change.removed]
+        expression = " ".join(
+            [
+                *(["SET " + ", ".join(sets)] if sets else []),
+                *(["REMOVE " + ", ".join(removes)] if removes else []),
+            ]
+        )
         params = {"TableName": table, "Key": key, "UpdateExpression": expression}
         self._conditioned(params, clauses, placeholders, condition)
         self._write("UpdateItem", params, table, key, stored)
@@ -241,7 +242,7 @@ class Writer:
         if cls is None or condition.get("raw") == "1":
             params: dict[str, Any] = {"TableName": table, "Key": key}
             placeholders = Placeholders()
-            clauses = image_conditions(stored, list(key), placeholders.name, placeholders.value)
+            clauses = image_conditions(stored, list(key), placeholders.name, placeholders.value, len(key))
             self._conditioned(params, clauses, placeholders, condition)
             self._write("DeleteItem", params, table, key, stored)
             return Written(None)
@@ -252,7 +253,7 @@ class Writer:
                 f"{error} -- so the model cannot delete it with its guards and derived items; tick "
                 "'only this item (DeleteItem)' to delete just the item"
             ) from None
-        image = LoadedImage(stored, list(key))
+        image = LoadedImage(stored, list(key), len(key))
         self._model(lambda db: db.delete(found, condition=image), table, key, stored)
         return Written(None)
 
