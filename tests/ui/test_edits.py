@@ -41,8 +41,8 @@ def assert_unchanged_save(client: Client, site: Any, key: dict[str, Any], fmt: s
     assert form["format"] == fmt
     reply = save(client, site, form)
     assert reply.status == 303, reply.text[-3000:]
-    assert "done=unchanged" in reply.location  # the console decided there was nothing to write
     assert stored(site, key) == before  # every attribute, type and byte as it was
+    assert "done=unchanged" in reply.location  # the console decided there was nothing to write
 
 
 # -- open and save unchanged --------------------------------------------------------------------------
@@ -262,6 +262,19 @@ def test_a_stale_editor_gets_a_conflict_showing_both_and_writes_nothing(site):
     # writing over it is an explicit second step, conditioned on the version now shown
     overwrite = alice.post(f"/tables/{site.table}/item/save", _form_of(reply.text, "overwrite"))
     assert overwrite.status == 303 and stored(site, key)["v"] == {"S": "alice"}
+
+
+def test_an_edit_shown_again_after_a_refusal_is_still_checked_against_what_was_first_loaded(site):
+    key = put(site, {"PK": {"S": unique("AGAIN")}, "SK": {"S": "X"}, "v": {"S": "first"}})
+    client = Client(site.url)
+    form = open_form(client, site.table, key, "save", format="plain")
+    site.target.call("PutItem", TableName=site.table, Item={**key, "v": {"S": "newer"}})
+    broken = save(client, site, form, body=form["body"].replace('"first"', '"mine",'))
+    assert broken.status == 400 and "the item is not JSON" in broken.text
+    fixed = _form_of(broken.text, "save")
+    assert fixed["loaded"] == form["loaded"]  # the image the edit was made from, not the one stored now
+    reply = save(client, site, fixed, body=fixed["body"].replace('"mine",', '"mine"'))
+    assert reply.status == 409 and stored(site, key)["v"] == {"S": "newer"}
 
 
 def test_a_stale_save_after_a_delete_does_not_recreate_the_item(site):

@@ -12,7 +12,7 @@ from singletable import data
 from singletable.data._item_json import dumps, loads
 from singletable.ui._app import Console, Refused
 from singletable.ui._images import changes, image_of
-from singletable.ui._pages import _key_param, document, editor_of, item_page, new_item_page
+from singletable.ui._pages import Editor, _key_param, document, editor_of, item_page, new_item_page
 from singletable.ui._writes import Conflict, WriteRefused, as_item
 
 CONDITION_FIELDS = ("condition", "names", "values")
@@ -99,7 +99,7 @@ def conflict_page(
     )
 
 
-def _differ(theirs: str, fmt: str, stored_text: str | None, now: object) -> list[str]:
+def _differ(theirs: str, fmt: str, stored_text: str | None, now: Editor | None) -> list[str]:
     """The top-level names whose value differs between the person's text and the stored item's, when both
     can be read (attributes as DynamoDB compares them; an entity's fields as JSON)."""
     if stored_text is None:
@@ -110,7 +110,7 @@ def _differ(theirs: str, fmt: str, stored_text: str | None, now: object) -> list
         return []
     if not isinstance(mine, dict) or not isinstance(stored, dict):
         return []
-    if not getattr(now, "entity", "") or fmt == "dynamodb":
+    if now is None or not now.entity or fmt == "dynamodb":
         try:
             return changes(as_item(stored, fmt), as_item(mine, fmt)).names
         except (WriteRefused, ValueError):

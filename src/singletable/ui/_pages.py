@@ -188,7 +188,8 @@ def item_page(
         entity=editor.entity,
         undeclared=editor.undeclared,
         key_param=dumps(item_to_json(key)),
-        loaded=image_of(stored),
+        # shown again after a refusal, the editor still holds an edit of the item as first loaded
+        loaded=form.get("loaded", "") if form.get("body") else image_of(stored),
         stored=document(item_to_json(stored)),
         fmt=editor.fmt,
         body=text,
