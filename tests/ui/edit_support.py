@@ -32,6 +32,16 @@ def _number(digits: int, exponent: int) -> str | None:
 
 
 # DynamoDB numbers: up to 38 significant digits, magnitude 1E-130 to 9.99E+125; the edges named.
+EDGE_NUMBERS = [
+    "0",
+    "-1",
+    "0.5",
+    "1.0000000000000000000000000000000000001",
+    "12345678901234567890123456789012345678",
+    "1E+125",
+    "-9.9999999999999999999999999999999999999E+125",
+    "1E-129",
+]
 numbers = st.one_of(
     st.sampled_from(
         [

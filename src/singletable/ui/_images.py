@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -27,8 +28,9 @@ from singletable.model import Cond
 
 Item = dict[str, Any]
 # Room left in one expression for the conditions the model or the person adds to the image's.
-EXPRESSION_CHARACTERS = 3000
+EXPRESSION_CHARACTERS = 3300
 EXPRESSION_OPERATORS = 220
+_PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
 def canonical(value: dict[str, Any]) -> Any:
@@ -141,7 +143,7 @@ def image_conditions(
     clauses: list[str] = []
     characters = operators = 0
     for number, attribute in enumerate(dict.fromkeys([*first, *loaded])):
-        characters += len(attribute) + 30  # at most: the name as written, a value token, the joining AND
+        characters += _written_length(attribute) + 20  # with its value token, " = " and the joining " AND "
         operators += 2
         if number >= required and (characters > EXPRESSION_CHARACTERS or operators > EXPRESSION_OPERATORS):
             break  # (placeholders are allocated only for the clauses kept: an unused one is an error)
@@ -150,6 +152,12 @@ def image_conditions(
             f"attribute_not_exists({name(attribute)})" if av is None else f"{name(attribute)} = {value(av)}"
         )
     return clauses
+
+
+def _written_length(attribute: str) -> int:
+    """At most how long ``attribute`` is in an expression: as itself when it is a plain name (the model's
+    compiler writes those as they are), else a placeholder of a few characters."""
+    return len(attribute) if _PLAIN.fullmatch(attribute) else 8
 
 
 class LoadedImage(Cond):
