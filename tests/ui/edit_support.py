@@ -92,6 +92,22 @@ values = st.recursive(
 attributes = st.dictionaries(names, values, max_size=6)
 
 
+def loads(text: str) -> Any:
+    """JSON text with its numbers digit for digit (``Decimal``), as the console reads it."""
+    return json.loads(text, parse_float=Decimal)
+
+
+def dumps(value: Any) -> str:
+    """JSON text with ``Decimal`` numbers written digit for digit (``json.dumps`` cannot)."""
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(k)}: {dumps(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(dumps(v) for v in value) + "]"
+    return json.dumps(value)
+
+
 def open_form(client: Client, table: str, key: dict[str, Any], form_id: str, **params: str) -> dict[str, str]:
     """The form ``#form_id`` of the item's page as the browser would send it unchanged."""
     key_text = json.dumps({name: _key_json(value) for name, value in key.items()}, separators=(",", ":"))

@@ -10,12 +10,11 @@ import re
 import threading
 from typing import Any
 
-from edit_support import attributes, open_form, unique
+from edit_support import attributes, dumps, loads, open_form, unique
 from hypothesis import HealthCheck, given, settings
 from ui_support import Client
 
 from singletable import data
-from singletable.data._item_json import dumps, loads
 
 EXAMPLES = settings(
     max_examples=12, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]

@@ -13,10 +13,11 @@ to change too; the model cannot write them in the request that writes fields, so
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
-from singletable.data._item_json import dumps, loads
 from singletable.ui._images import Changes, changes, same
 
 Item = dict[str, Any]
@@ -56,7 +57,7 @@ def fields_json(entity: Any) -> dict[str, Any]:
     """An entity's fields as the entity-fields editor shows them (pydantic's JSON, numbers as ``Decimal``
     as the editor's text reads back); ``ValueError`` for a value JSON cannot hold (bytes not UTF-8)."""
     try:
-        return loads(dumps(entity.model_dump(mode="json")))  # type: ignore[no-any-return]
+        return json.loads(json.dumps(entity.model_dump(mode="json")), parse_float=Decimal)  # type: ignore[no-any-return]
     except Exception as error:
         raise ValueError(str(error)) from None
 
