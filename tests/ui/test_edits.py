@@ -10,8 +10,9 @@ import re
 import threading
 from typing import Any
 
-from edit_support import attributes, dumps, loads, names, open_form, unique, values
+from edit_support import TYPE_NAMES, attributes, dumps, loads, names, open_form, unique, values
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from ui_support import Client
 
 from singletable import data
@@ -453,19 +454,19 @@ def test_plain_editor_mistakes_are_shown_and_nothing_is_written(site):
     client = Client(site.url)
     form = open_form(client, site.table, key, "save", format="plain")
     cases = [
-        (
-            '{"PK": "%s", "SK": "X", "v": {"SS": 5}}',
-            "v: &#39;SS&#39; holding a number is not a DynamoDB JSON value",
-        ),
-        ('{"PK": "%s", "SK": "X", "v": {"B": "not base64!"}}', "v: binary values are base64 text"),
-        (
-            '{"PK": "%s", "SK": "X", "v": {"S": 1}}',
-            "a map like that is written {&#34;M&#34;: {&#34;S&#34;: ...}}",
-        ),
+        ({"SS": 5}, "v: &#39;SS&#39; holding a number is not a DynamoDB JSON value"),
+        ({"B": "not base64!"}, "v: binary values are base64 text"),
+        ({"S": 1}, "a map like that is written {&#34;M&#34;: {&#34;S&#34;: ...}}"),
+        ({"NS": ["1", "x"]}, "ValidationException"),
     ]
-    for body, message in cases:
-        reply = save(client, site, form, body=body % key["PK"]["S"])
+    for value, message in cases:
+        body = json.dumps({"PK": key["PK"]["S"], "SK": "X", "v": value})
+        reply = save(client, site, form, body=body)
         assert reply.status == 400 and message in reply.text, (message, reply.text[-3000:])
+    for depth in (900, 5000):  # deeper than Python's recursion: refused, never a 500
+        body = f'{{"PK": "{key["PK"]["S"]}", "SK": "X", "v": {"[" * depth}{"]" * depth}}}'
+        reply = save(client, site, form, body=body)
+        assert reply.status == 400 and "nested too deeply" in reply.text
     assert stored(site, key) == {**key, "v": {"S": "a"}}
 
 
@@ -488,3 +489,37 @@ def _form_of(text: str, form_id: str) -> dict[str, str]:
     from ui_support import form_fields
 
     return form_fields(text, form_id)
+
+
+# -- the plain-JSON editor's format, without a server ----------------------------------------------------
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5) | st.decimals(allow_nan=False),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from(TYPE_NAMES) | st.text(max_size=3), inner, max_size=2)
+    ),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=300)
+@given(attributes)
+def test_the_plain_editor_format_round_trips_every_type_exactly(item):
+    from singletable.ui._editor_json import from_editor, to_editor
+
+    assert from_editor(loads(dumps(to_editor(item)))) == item
+
+
+@settings(max_examples=300)
+@given(st.dictionaries(st.text(max_size=3), json_values, max_size=3))
+def test_any_json_either_reads_as_an_item_or_is_refused_by_path(value):
+    from singletable.ui._editor_json import from_editor
+    from singletable.ui._images import image_of
+
+    try:
+        item = from_editor(value)
+    except ValueError as error:
+        assert str(error)
+    else:
+        image_of(item)  # every item read can be compared (even a number DynamoDB will refuse)

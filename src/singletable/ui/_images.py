@@ -58,8 +58,12 @@ def canonical_item(item: Mapping[str, Any]) -> list[Any]:
 
 
 def _number(text: str) -> str:
-    number = Decimal(text)
-    return "0" if number == 0 else str(number.normalize())
+    """A number by its value; text that is no number stays itself (DynamoDB refuses it when it is sent)."""
+    try:
+        number = Decimal(text)
+        return "0" if number == 0 else str(number.normalize())
+    except (ArithmeticError, ValueError, TypeError):
+        return f"not a number: {text!r}"
 
 
 def _binary(raw: bytes | str) -> str:

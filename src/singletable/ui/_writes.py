@@ -73,6 +73,8 @@ def parse_body(text: str, fmt: str, what: str = "the item") -> Any:
         value = loads(text)
     except ValueError as error:
         raise WriteRefused(f"{what} is {error}") from None
+    except RecursionError:
+        raise WriteRefused(f"{what} is nested too deeply (DynamoDB allows 32 levels)") from None
     if not isinstance(value, dict):
         raise WriteRefused(f"{what} must be a JSON object: {{ ... }}")
     return value
@@ -85,6 +87,8 @@ def as_item(value: dict[str, Any], fmt: str) -> Item:
         return from_editor(value) if fmt == "plain" else item_from_json(value, hint=" (or choose plain JSON)")
     except ValueError as error:
         raise WriteRefused(str(error)) from None
+    except RecursionError:
+        raise WriteRefused("the item is nested too deeply (DynamoDB allows 32 levels)") from None
 
 
 class Writer:
