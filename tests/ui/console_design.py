@@ -5,6 +5,10 @@ The table's name comes from ``UI_TABLE`` (set by the tests' conftest) so the sha
 
 from __future__ import annotations
 
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
 from singletable.model import GSI, Collection, Entity, Keys, Pattern, Table, env
 
 shop = Table(
@@ -38,3 +42,24 @@ class Order(Entity, table=shop, type="ORDER"):
 
 
 account = Collection(shop, "account", pk="USER#{user_id}", entities=(User, Order))
+
+
+class Sheet(Entity, table=shop, type="SHEET", version="version"):
+    """Every kind of field the entity-fields editor must carry through unchanged; versioned, timestamped."""
+
+    sheet_id: str
+    title: str = ""
+    tags: set[str] = set()
+    sizes: set[int] = set()
+    blob: bytes | None = None
+    price: Decimal | None = None
+    ratio: float | None = None
+    attrs: dict[str, Any] = {}
+    cells: list[Any] = []
+    flag: bool = False
+    note: str | None = None
+    version: int | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+    keys = Keys(PK="SHEET#{sheet_id}", SK="SHEET")

@@ -5,6 +5,7 @@ writes. On a database file; the HTTP-level tests beside this one cover ``serve``
 from __future__ import annotations
 
 import json
+import urllib.parse
 from collections.abc import Iterator
 from typing import Any
 
@@ -126,3 +127,37 @@ def test_a_read_only_console_offers_no_writes(site, page):
         assert status == 403
     finally:
         console.stop()
+
+
+def test_an_item_saved_unchanged_keeps_every_type_and_a_stale_save_shows_both(site, page):
+    """The browser's own form submission: the plain-JSON editor's text as the page holds it, sent back."""
+    key = {"PK": {"S": "TYPED#browser"}, "SK": {"S": "X"}}
+    item = {
+        **key,
+        "tags": {"SS": ["b", "a"]},
+        "sizes": {"NS": ["1.0000000000000000000000000000000000001", "1E+125"]},
+        "blobs": {"BS": [b"\x00", b"\xff"]},
+        "blob": {"B": b"\x00\x01"},
+        "nested": {"M": {"S": {"S": "a map, not a string"}}},
+        "empty": {"S": ""},
+    }
+    site.target.call("PutItem", TableName=site.table, Item=item)
+    before = data.get(site.target, site.table, key, consistent=True)
+    query = urllib.parse.urlencode({"key": json.dumps(key), "format": "plain"})
+    address = f"{site.url}/tables/{site.table}/item?{query}"
+    page.goto(address)
+    page.click("#save button[type=submit]")
+    assert page.locator("p.done").inner_text() == "Nothing changed: nothing was written."
+    assert data.get(site.target, site.table, key, consistent=True) == before
+
+    page.goto(address)  # this editor goes stale: someone else saves first
+    site.target.call("PutItem", TableName=site.table, Item={**item, "empty": {"S": "someone else"}})
+    editor = page.locator("#save textarea[name=body]")
+    editor.fill(editor.input_value().replace('"empty": ""', '"empty": "mine"'))
+    page.click("#save button[type=submit]")
+    assert "This item was changed after you opened it" in page.locator("#conflict").inner_text()
+    assert '"empty": "mine"' in page.locator("#yours pre").inner_text()
+    assert '"empty": "someone else"' in page.locator("#stored pre").inner_text()
+    stored = data.get(site.target, site.table, key, consistent=True)
+    assert stored["empty"] == {"S": "someone else"} and stored["tags"] == item["tags"]
+    site.target.call("DeleteItem", TableName=site.table, Key=key)

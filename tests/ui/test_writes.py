@@ -36,16 +36,10 @@ def test_an_entity_is_created_edited_and_deleted_through_the_model(site):
     assert stored(site, PK="UNIQUE#USER#email#cy@example.com", SK="UNIQUE#USER#email#cy@example.com")
 
     key = key_param(PK="USER#99", SK="PROFILE")
-    saved = client.post(
-        f"/tables/{site.table}/item/save",
-        {
-            "csrf": client.csrf(f"/tables/{site.table}/new"),
-            "key": key,
-            "entity": "User",
-            "format": "plain",
-            "body": json.dumps({"user_id": "99", "name": "Cyd", "email": "cyd@example.com"}),
-        },
-    )
+    form = client.form(f"/tables/{site.table}/item", "save", key=key)
+    assert form["entity"] == "User" and form["format"] == "plain"
+    body = json.dumps({"user_id": "99", "name": "Cyd", "email": "cyd@example.com"})
+    saved = client.post(f"/tables/{site.table}/item/save", {**form, "body": body})
     assert saved.status == 303
     assert stored(site, PK="USER#99", SK="PROFILE")["name"] == {"S": "Cyd"}
     # the uniqueness guard moved with the email: the model's put, not a raw PutItem
@@ -53,7 +47,7 @@ def test_an_entity_is_created_edited_and_deleted_through_the_model(site):
     assert stored(site, PK="UNIQUE#USER#email#cyd@example.com", SK="UNIQUE#USER#email#cyd@example.com")
 
     deleted = client.post(
-        f"/tables/{site.table}/item/delete", {"csrf": client.csrf(f"/tables/{site.table}/new"), "key": key}
+        f"/tables/{site.table}/item/delete", client.form(f"/tables/{site.table}/item", "delete", key=key)
     )
     assert deleted.status == 303 and "done=deleted" in deleted.location
     assert "Item deleted." in client.follow(deleted).text
@@ -76,22 +70,17 @@ def test_model_refusals_are_shown_in_place(site):
     assert invalid.status == 400
     assert "User.email: Field required" in invalid.text
     exists = new_user(client, site.table, user_id="42", name="Again", email="again@example.com")
-    assert exists.status == 400 and "AlreadyExists" in exists.text
+    # a create is conditioned on the key being free: a conflict page shows theirs and the stored one
+    assert exists.status == 409 and "An item with this key already exists." in exists.text
+    assert "Again" in exists.text and "&#34;name&#34;: &#34;Ada&#34;" in exists.text
     assert stored(site, PK="USER#42", SK="PROFILE")["name"] == {"S": "Ada"}
 
 
 def test_an_edit_cannot_change_the_key(site):
     client = Client(site.url)
-    moved = client.post(
-        f"/tables/{site.table}/item/save",
-        {
-            "csrf": client.csrf(f"/tables/{site.table}/new"),
-            "key": key_param(PK="USER#42", SK="PROFILE"),
-            "entity": "User",
-            "format": "plain",
-            "body": json.dumps({"user_id": "43", "name": "Ada", "email": "ada@example.com"}),
-        },
-    )
+    form = client.form(f"/tables/{site.table}/item", "save", key=key_param(PK="USER#42", SK="PROFILE"))
+    body = json.dumps({"user_id": "43", "name": "Ada", "email": "ada@example.com"})
+    moved = client.post(f"/tables/{site.table}/item/save", {**form, "body": body})
     assert moved.status == 400 and "the edit changes the item&#39;s key" in moved.text
     assert stored(site, PK="USER#43", SK="PROFILE") is None
 
@@ -103,16 +92,9 @@ def test_an_entity_is_edited_as_dynamodb_json_through_the_model(site):
     assert "&#34;S&#34;: &#34;ORDER#00005&#34;" in page.text
     item = data.item_to_json(stored(site, PK="USER#42", SK="ORDER#00005"))
     item["status"] = {"S": "shipped"}
-    saved = client.post(
-        f"/tables/{site.table}/item/save",
-        {
-            "csrf": client.csrf(f"/tables/{site.table}/new"),
-            "key": key,
-            "entity": "Order",
-            "format": "dynamodb",
-            "body": json.dumps(item),
-        },
-    )
+    form = client.form(f"/tables/{site.table}/item", "save", key=key, format="dynamodb")
+    assert form["entity"] == "Order" and form["format"] == "dynamodb"
+    saved = client.post(f"/tables/{site.table}/item/save", {**form, "body": json.dumps(item)})
     assert saved.status == 303
     after = stored(site, PK="USER#42", SK="ORDER#00005")
     assert after["status"] == {"S": "shipped"} and after["GSI1PK"] == {"S": "STATUS#shipped"}  # key rebuilt
@@ -136,22 +118,15 @@ def test_a_raw_item_is_put_and_deleted_with_conditions(site):
             "condition": "attribute_not_exists(PK)",
         },
     )
-    assert again.status == 400 and "ConditionalCheckFailedException" in again.text
+    assert again.status == 409 and "An item with this key already exists." in again.text
     key = key_param(PK="RAW#1", SK="X")
+    form = client.form(f"/tables/{site.table}/item", "delete", key=key)
     refused = client.post(
-        f"/tables/{site.table}/item/delete",
-        {
-            "csrf": client.csrf(f"/tables/{site.table}/new"),
-            "key": key,
-            "condition": "n = :two",
-            "values": '{":two": 2}',
-        },
+        f"/tables/{site.table}/item/delete", {**form, "condition": "n = :two", "values": '{":two": 2}'}
     )
     assert refused.status == 400 and "ConditionalCheckFailedException" in refused.text
     assert stored(site, PK="RAW#1", SK="X") is not None
-    deleted = client.post(
-        f"/tables/{site.table}/item/delete", {"csrf": client.csrf(f"/tables/{site.table}/new"), "key": key}
-    )
+    deleted = client.post(f"/tables/{site.table}/item/delete", form)
     assert deleted.status == 303 and stored(site, PK="RAW#1", SK="X") is None
 
 
@@ -167,16 +142,12 @@ def test_an_item_that_does_not_fit_its_entity_is_deleted_only_when_asked(site):
     key = key_param(PK="USER#55", SK="PROFILE")
     page = client.get(f"/tables/{site.table}/item", key=key)
     assert page.status == 200 and '<span class="label">User</span>' in page.text
-    refused = client.post(
-        f"/tables/{site.table}/item/delete", {"csrf": client.csrf(f"/tables/{site.table}/new"), "key": key}
-    )
+    form = client.form(f"/tables/{site.table}/item", "delete", key=key)
+    refused = client.post(f"/tables/{site.table}/item/delete", form)
     assert refused.status == 400
-    assert "this item does not fit User, so the model cannot delete it" in refused.text
+    assert "so the model cannot delete it with its guards" in refused.text
     assert stored(site, PK="USER#55", SK="PROFILE") is not None
-    deleted = client.post(
-        f"/tables/{site.table}/item/delete",
-        {"csrf": client.csrf(f"/tables/{site.table}/new"), "key": key, "raw": "1"},
-    )
+    deleted = client.post(f"/tables/{site.table}/item/delete", {**form, "raw": "1"})
     assert deleted.status == 303 and stored(site, PK="USER#55", SK="PROFILE") is None
 
 

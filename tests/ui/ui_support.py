@@ -13,6 +13,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass
+from html.parser import HTMLParser
 from typing import Any
 
 import uvicorn
@@ -90,12 +91,74 @@ class Client:
         assert reply.status == 303, (reply.status, reply.text[:2000])
         return self._open(urllib.request.Request(self.base + reply.location))
 
+    def form(self, path: str, form_id: str, **params: str) -> dict[str, str]:
+        """The fields of the form ``#form_id`` on the page at ``path`` as the browser would send them
+        unchanged: hidden and text inputs, checked boxes, selected options, textareas."""
+        page = self.get(path, **params)
+        assert page.status == 200, (page.status, page.text[:2000])
+        return form_fields(page.text, form_id)
+
     def csrf(self, path: str) -> str:
         """The session's CSRF token, from the hidden field of a form on the page at ``path``."""
         page = self.get(path)
         found = re.search(r'name="csrf" value="([^"]+)"', page.text)
         assert found, page.text[:1000]
         return found[1]
+
+
+class _Forms(HTMLParser):
+    """Collects one form's fields from a page."""
+
+    def __init__(self, form_id: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.form_id = form_id
+        self.inside = False
+        self.fields: dict[str, str] = {}
+        self.textarea: str | None = None
+        self.select: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = {k: v or "" for k, v in attrs}
+        if tag == "form":
+            self.inside = found.get("id") == self.form_id
+        if not self.inside:
+            return
+        if tag == "input" and "name" in found:
+            kind = found.get("type", "text")
+            if kind not in ("checkbox", "radio") or "checked" in found:
+                self.fields[found["name"]] = found.get("value", "")
+        elif tag == "textarea":
+            self.textarea = found["name"]
+            self.fields[self.textarea] = ""
+        elif tag == "select":
+            self.select = found["name"]
+        elif tag == "option" and self.select and ("selected" in found or self.select not in self.fields):
+            self.fields[self.select] = found.get("value", "")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "form":
+            self.inside = False
+        elif tag == "textarea":
+            self.textarea = None
+        elif tag == "select":
+            self.select = None
+
+    def handle_data(self, data: str) -> None:
+        if self.inside and self.textarea is not None:
+            self.fields[self.textarea] += data
+
+
+def form_fields(text: str, form_id: str) -> dict[str, str]:
+    """The fields of the form ``#form_id`` in a page's HTML (its textarea's text as the browser sends it:
+    the one newline right after the tag dropped)."""
+    parser = _Forms(form_id)
+    parser.feed(text)
+    assert parser.fields, f"no form #{form_id} with fields on the page"
+    fields = parser.fields
+    for name, value in fields.items():
+        if value.startswith("\n") and f'<textarea name="{name}"' in text:
+            fields[name] = value[1:]
+    return fields
 
 
 def links(text: str, rel: str) -> list[str]:

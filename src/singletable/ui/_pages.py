@@ -5,15 +5,19 @@ and Scan, the design's access patterns. Each is ``handler(console, request, form
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 
 from singletable import data
-from singletable.data import DesignError, TargetError, item_from_json, item_to_json, key_schema, to_plain
+from singletable.data import DesignError, TargetError, item_from_json, item_to_json, key_schema
 from singletable.data._item_json import dumps, loads
 from singletable.ui._app import Console, Refused
+from singletable.ui._editor_json import to_editor
+from singletable.ui._entity_edits import fields_json
+from singletable.ui._images import image_of
 from singletable.ui._present import document, label, one_line, show
 from singletable.ui._reads import (
     SORT_OPERATORS,
@@ -168,12 +172,12 @@ def item_page(
     error: str = "",
     status: int = 200,
 ) -> Response:
+    """The item page: the item as stored, its editor (holding ``form``'s text when shown again after a
+    refusal) and its delete form, both carrying the image of ``stored`` the page shows."""
     description = data.describe(console.target, name)
     design = console.design_for(name)
-    entity = label(design, stored)
-    modelled = design is not None and entity in design.entities
-    fmt = fmt if fmt in FORMATS else ("plain" if modelled else "dynamodb")
-    text = form.get("body") or _editor_text(design, entity, stored, fmt, modelled)
+    editor = editor_of(design, stored, fmt)
+    text = form.get("body") or editor.text
     table_key = key_schema(description).names
     return console.render(
         request,
@@ -181,11 +185,13 @@ def item_page(
         status,
         name=name,
         shown=show(stored, table_key, table_key, design),
-        entity=entity if modelled else "",
+        entity=editor.entity,
+        undeclared=editor.undeclared,
         key_param=dumps(item_to_json(key)),
+        # shown again after a refusal, the editor still holds an edit of the item as first loaded
+        loaded=form.get("loaded", "") if form.get("body") else image_of(stored),
         stored=document(item_to_json(stored)),
-        plain=document(to_plain(stored)),
-        fmt=fmt,
+        fmt=editor.fmt,
         body=text,
         form=form,
         error=error,
@@ -193,15 +199,42 @@ def item_page(
     )
 
 
-def _editor_text(design: Any, entity: str, stored: dict[str, Any], fmt: str, modelled: bool) -> str:
-    """What the editor starts with: the entity's fields (plain JSON, through the model), or the item."""
-    if modelled and fmt == "plain":
+@dataclass(slots=True)
+class Editor:
+    """What an item's editor starts with: its format, its text, the entity it edits through the model (""
+    for a raw item), and the attributes the design does not declare (kept by the entity-fields editor)."""
+
+    fmt: str
+    text: str
+    entity: str
+    undeclared: list[str]
+
+
+def editor_of(design: Any, stored: dict[str, Any], fmt: str) -> Editor:
+    """The editor for ``stored`` in ``fmt`` (when unset: the entity's fields for an entity, else DynamoDB
+    JSON). An item that does not fit its entity is edited raw; one whose fields cannot be shown as JSON is
+    edited as DynamoDB JSON."""
+    entity = label(design, stored)
+    cls = design.entities.get(entity) if design is not None and entity else None
+    values = None
+    if cls is not None:
         try:
-            values = design.entities[entity].model_entity().from_item(stored).model_dump(mode="json")
-            return document(values).text
+            values = cls.model_entity().from_item(stored)
         except Exception:  # an item that does not fit its entity: edit it as stored instead
-            pass
-    return document(to_plain(stored) if fmt == "plain" else item_to_json(stored)).text
+            cls = None
+    fmt = fmt if fmt in FORMATS else ("plain" if cls is not None else "dynamodb")
+    if cls is None:
+        body = to_editor(stored) if fmt == "plain" else item_to_json(stored)
+        return Editor(fmt, document(body).text, "", [])
+    meta = cls.model_entity()
+    declared = {spec.attribute for spec in meta.fields.values()} | set(meta.keys)
+    undeclared = [a for a in stored if a not in declared and a != meta.table.type_attribute]
+    if fmt == "plain":
+        try:
+            return Editor(fmt, document(fields_json(values)).text, entity, undeclared)
+        except ValueError:  # a field pydantic cannot write as JSON (bytes that are not UTF-8): the item
+            fmt = "dynamodb"
+    return Editor(fmt, document(item_to_json(stored)).text, entity, undeclared)
 
 
 def new_item(console: Console, request: Request, form: dict[str, str]) -> Response:
@@ -347,6 +380,7 @@ def delete_table_page(console: Console, request: Request, form: dict[str, str]) 
 DONE = {
     "created": "Item created.",
     "saved": "Item saved.",
+    "unchanged": "Nothing changed: nothing was written.",
     "deleted": "Item deleted.",
     "table-created": "Table created from the design.",
     "table-deleted": "Table deleted.",
