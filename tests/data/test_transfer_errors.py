@@ -230,6 +230,7 @@ def _finish(command, db, name, n, done):
         return _records(target, name)
 
 
+@pytest.mark.slow
 def test_a_killed_import_resumes_from_its_checkpoint(tmp_path):
     n = 30_000
     process, command, checkpoint, db, name = _start_import(tmp_path, n)
@@ -242,6 +243,7 @@ def test_a_killed_import_resumes_from_its_checkpoint(tmp_path):
     assert n <= _finish(command, db, name, n, done) <= n + 500
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_after_the_chunk_in_flight_and_says_what_was_committed(tmp_path):
     n = 30_000
     process, command, checkpoint, db, name = _start_import(tmp_path, n)

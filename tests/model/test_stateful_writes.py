@@ -513,6 +513,7 @@ def _opener(target_name: str, request: pytest.FixtureRequest, tmp_path: Path) ->
     return open_table
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target_name", ["engine", "reference", "engine-async"])
 def test_random_writes_keep_the_table_consistent(
     target_name: str, request: pytest.FixtureRequest, tmp_path: Path
