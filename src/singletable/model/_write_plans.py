@@ -50,7 +50,6 @@ from singletable.model._write_requests import (
 from singletable.model._write_values import (
     UpdateValues,
     address,
-    result_entity,
     stamp,
     update_values,
     upsert_fill,
@@ -157,8 +156,8 @@ def plan_create(dest: WriteTarget, entity: Entity) -> tuple[list[RequestPart], E
     stamp(meta, values, dest.clock(), creating=True)
     if meta.version:
         values[meta.version] = 1
-    result = result_entity(entity, values)
     item = meta.to_item(values)
+    result = meta.from_item(item)  # what a read of it returns (timestamps at the stored precision...)
     c = Compiler()
     ops = [
         RequestPart(
@@ -208,10 +207,10 @@ def plan_put(
         conds += swap_conds
     elif meta._created_keys:
         assumed = yield from _assume_created(dest, meta, values, stored, read)
-    result = result_entity(entity, values)  # the values are final: createdAt is the stored one
     if assumed is not None:
         conds.append(assumed.condition(meta, c))
     item = meta.to_item(values)
+    result = meta.from_item(item)  # the values are final (createdAt is the stored one), as a read returns them
     if meta.created is None or meta.unique or meta.derived or meta._created_keys:
         params: dict[str, Any] = {"TableName": dest.table_name, "Item": item}
         if assumed is not None and not read:  # a wrong guess must say what is stored, for the retry
