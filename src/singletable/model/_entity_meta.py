@@ -82,6 +82,9 @@ class EntityMeta:
             if self.created and self.created not in self.primary_fields
             else []
         )
+        # Unique field -> every field its guard key is built from: itself, then the fields scoping it
+        # (``STORE#{store_id}#EMAIL#{email}``); a change of any of them moves the guard.
+        self.guard_fields = {name: bound.template.fields for name, bound in self.unique.items()}
         self._decode_stored = _decoder(self._loads, {f.name: f.codec.kind for f in self.fields.values()})
         recoverable = {s.field for key in self._recover for s in key.template.slots if s.reversible}
         # None: items of this entity are validated by pydantic

@@ -131,13 +131,20 @@ class NotFound(ModelError, LookupError):
 
 
 class UniqueViolation(ModelError):
-    """A value declared unique is already held by another entity."""
+    """A value declared unique is already held by another entity (of the same scope, for a guard scoped by
+    other fields: ``scope`` holds them, ``{"store_id": "s1"}``)."""
 
-    def __init__(self, entity: str, field: str, value: Any) -> None:
+    def __init__(self, entity: str, field: str, value: Any, scope: dict[str, Any] | None = None) -> None:
         self.entity = entity
         self.field = field
         self.value = value
-        super().__init__(f"{entity}.{field} must be unique: {value!r} is already taken")
+        self.scope = scope or {}  # a scoped guard's other fields: {"store_id": "s1"}
+        if self.scope:
+            within = ", ".join(f"{name}={v!r}" for name, v in self.scope.items())
+            message = f"{entity}.{field} must be unique per {', '.join(self.scope)}: {value!r} is already taken ({within})"
+        else:
+            message = f"{entity}.{field} must be unique: {value!r} is already taken"
+        super().__init__(message)
 
 
 class TransactionFailed(RequestError):

@@ -184,11 +184,20 @@ class TableHandle:
 
     def _find(self, cls: type[Entity], unique: dict[str, Any]) -> Steps[Any]:
         meta = cls.model_entity()
-        refuse_unknown(f"db.find({cls.__name__})", unique, meta.unique)
-        if len(unique) != 1:
-            raise UnknownArgument(f"db.find({cls.__name__})", [], list(meta.unique), "exactly one of")
-        ((name, value),) = unique.items()
-        params = {"TableName": self.table_name, "Key": guard_key(meta, name, value), "ConsistentRead": True}
+        where = f"db.find({cls.__name__})"
+        refuse_unknown(where, unique, {n: None for fields in meta.guard_fields.values() for n in fields})
+        given = set(unique)
+        names = [n for n, fields in meta.guard_fields.items() if set(fields) == given]
+        if len(names) != 1:
+            choices = [
+                n if len(fields) == 1 else f"{n} with {', '.join(f for f in fields if f != n)}"
+                for n, fields in meta.guard_fields.items()
+            ]
+            raise UnknownArgument(where, [], choices, "exactly one of")
+        name = names[0]
+        scope = {k: v for k, v in unique.items() if k != name}
+        key = guard_key(meta, name, unique[name], **scope)
+        params = {"TableName": self.table_name, "Key": key, "ConsistentRead": True}
         guard = (yield Request("GetItem", params)).get("Item")
         if guard is None:
             return None

@@ -28,7 +28,7 @@ from singletable.model._expr import Action, Compiler, Cond
 from singletable.model._steps import Steps
 from singletable.model._write_keys import (
     frozen_key,
-    guard_key,
+    guard_key_of,
     rebuilt_keys,
     stored_fields_needed,
     untouched_keys,
@@ -65,23 +65,26 @@ def _guard_ops(
     new: Mapping[str, Any] | None,
     owner_key: dict[str, AV],
 ) -> list[RequestPart]:
+    """Release the guards ``old`` held and claim those ``new`` holds, where their keys differ: a changed
+    unique value, or a changed field scoping it (a customer moving to another store moves its email's
+    guard)."""
     ops = []
-    for name in meta.unique:
-        before = old.get(name) if old else None
-        after = new.get(name) if new else None
+    for name, fields in meta.guard_fields.items():
+        before = guard_key_of(meta, name, old) if old else None
+        after = guard_key_of(meta, name, new) if new else None
         if before == after:
             continue
         if before is not None:
             ops.append(
                 RequestPart(
                     "Delete",
-                    {"TableName": dest.table_name, "Key": guard_key(meta, name, before)},
-                    PartLabel("release", meta.type, field=name, value=before),
+                    {"TableName": dest.table_name, "Key": before},
+                    PartLabel("release", meta.type, field=name, value=old[name], scope=_scope(old, fields, name)),  # type: ignore[index]
                 )
             )
         if after is not None:
             c = Compiler()
-            item = {**guard_key(meta, name, after), "owner": {"M": owner_key}}
+            item = {**after, "owner": {"M": owner_key}}
             for carried in meta.guard_carry.get(name, ()):
                 av = meta.fields[carried].codec.dump(new[carried]) if new else None
                 if av is not None:
@@ -90,10 +93,26 @@ def _guard_ops(
                 RequestPart(
                     "Put",
                     finish({"TableName": dest.table_name, "Item": item}, c, not_exists(meta, c)),
-                    PartLabel("claim", meta.type, field=name, value=after),
+                    PartLabel("claim", meta.type, field=name, value=new[name], scope=_scope(new, fields, name)),  # type: ignore[index]
                 )
             )
     return ops
+
+
+def _scope(values: Mapping[str, Any], fields: tuple[str, ...], name: str) -> tuple[tuple[str, Any], ...]:
+    """The fields scoping a guard, with their values (for messages): ``(("store_id", "s1"),)``."""
+    return tuple((field, values.get(field)) for field in fields if field != name)
+
+
+def _guard_inputs(meta: EntityMeta, touched: set[str] | None = None) -> list[str]:
+    """The fields the guards are built from (of the guards reading a ``touched`` field, if given): a write
+    that swaps guards is conditioned on them being stored as read."""
+    out: dict[str, None] = {}
+    for fields in meta.guard_fields.values():
+        if touched is None or touched.intersection(fields):
+            out.update(dict.fromkeys(fields))
+    # Primary-key fields never change, and a field stored only inside a key has no attribute to condition.
+    return [n for n in out if n not in meta.primary_names and meta.fields[n].stored]
 
 
 def _derived_ops(
@@ -133,7 +152,7 @@ def _sources_unchanged(meta: EntityMeta, touched: set[str] | None = None) -> lis
     fail (ConditionFailed, retry), or both writers' derived items would survive (seed 000: two admins
     re-tagging a site at once would leave a stale TAG# item in byTag)."""
     out: list[str] = []
-    seen: set[str] = set(meta.unique)  # unique fields are already conditioned
+    seen: set[str] = set(_guard_inputs(meta))  # guard fields are already conditioned
     for derived in meta.derived:
         sources = derived.on or ()
         if touched is not None and not touched.intersection(sources):
@@ -247,7 +266,7 @@ def _put_over_stored(
     if old is None:
         conds.append(not_exists(meta, c))
     else:
-        conds += [unchanged(c, meta, name, old) for name in meta.unique]
+        conds += [unchanged(c, meta, name, old) for name in _guard_inputs(meta)]
         if meta.created and old.get(meta.created) is not None:
             values[meta.created] = old[meta.created]
         if meta._created_keys:  # the keys below are built from the createdAt just read: keep it so
@@ -375,7 +394,7 @@ def _update_over_stored(
             "items, so they can only be set or removed, not changed arithmetically"
         )
     new = {**old, **{n: known[n] for n in change.touched if n in known}}
-    checked = [n for n in meta.unique if n in watched] + _sources_unchanged(meta, change.touched)
+    checked = _guard_inputs(meta, change.touched) + _sources_unchanged(meta, change.touched)
     parts = _guard_ops(dest, meta, old, new, change.key) + _derived_ops(dest, meta, old, new)
     return checked, parts
 
@@ -398,7 +417,7 @@ def plan_delete(
         old = yield from dest.read_values(meta, key)
         if old is None:
             return [], meta
-        conds += [unchanged(c, meta, name, old) for name in meta.unique]
+        conds += [unchanged(c, meta, name, old) for name in _guard_inputs(meta)]
         conds += [unchanged(c, meta, name, old) for name in _sources_unchanged(meta)]
         extra = _guard_ops(dest, meta, old, None, key) + _derived_ops(dest, meta, old, None)
     params = finish({"TableName": dest.table_name, "Key": key}, c, conjoin(c, conds))

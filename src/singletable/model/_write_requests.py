@@ -67,7 +67,7 @@ Role = Literal["create", "put", "update", "upsert", "delete", "check", "claim", 
 class PartLabel(NamedTuple):
     """What a request part writes and what its error message needs: the entity's type name, the part's
     :data:`Role`, whether it checks the entity's version, and for guards the unique field and value (for
-    derived items, the declaration's name in ``field``). Immutable; a NamedTuple because every write makes
+    derived items, the declaration's name in ``field``) and, for a scoped guard, the fields scoping it. Immutable; a NamedTuple because every write makes
     one (a frozen dataclass costs five times as much to build, a measurable share of a put)."""
 
     role: Role
@@ -75,11 +75,14 @@ class PartLabel(NamedTuple):
     versioned: bool = False
     field: str = ""
     value: Any = None
+    # A scoped guard's other fields and their values: (("store_id", "s1"),).
+    scope: tuple[tuple[str, Any], ...] = ()
 
     def __str__(self) -> str:
         what = f"{self.entity} {self.role}" if self.entity else self.role
         if self.role in ("claim", "release"):
             what += f" {self.field}={self.value!r}"
+            what += "".join(f" {name}={value!r}" for name, value in self.scope)
         elif self.role == "derived":
             what += f" {self.field}"
         return what + (" (versioned)" if self.versioned else "")

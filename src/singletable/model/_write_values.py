@@ -138,11 +138,11 @@ def address(target: KeyRef | Entity) -> tuple[EntityMeta, dict[str, Any], int | 
 
 
 def watched_fields(meta: EntityMeta) -> frozenset[str]:
-    """Fields whose change needs the stored item first: unique fields and derived items' sources (worked out
-    once per entity: every update asks)."""
+    """Fields whose change needs the stored item first: unique fields and the fields scoping their guards,
+    and derived items' sources (worked out once per entity: every update asks)."""
     watched = meta.__dict__.get("_watched")
     if watched is None:
-        found = set(meta.unique)
+        found = {name for fields in meta.guard_fields.values() for name in fields}
         for derived in meta.derived:
             found.update(derived.on or ())
         watched = meta.__dict__["_watched"] = frozenset(found)
