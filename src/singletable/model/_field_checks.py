@@ -10,7 +10,9 @@ The codecs (:mod:`singletable.model._codecs`) check a value's *type*; an entity 
 - each value a partial update gives (``set``, ``if_not_exists``, the elements of ``append``/``add``) is
   validated by a ``TypeAdapter`` of the field's annotation with its ``FieldInfo`` metadata and the
   entity's field validators for it, built once per field (:func:`checked_actions`). A model validator
-  needs the whole entity, which a partial update does not hold: it is not run there.
+  needs the whole entity, which a partial update does not hold: an entity that declares one has its
+  updates planned from the stored item (read first, the update conditioned on every field it did not set
+  being stored as read), and the entity the update leaves is validated whole (:func:`updated_entity`).
 - an update that computes a number on the server (``add``, ``subtract``) cannot know the result before the
   request: each numeric bound (``ge``, ``gt``, ``le``, ``lt``) becomes a condition on the stored value, so
   DynamoDB refuses a result out of bounds and nothing is written; a field with any other validation
@@ -25,7 +27,7 @@ from __future__ import annotations
 import enum
 import types
 import typing
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Annotated, Any
@@ -413,3 +415,55 @@ def _stored_number(item: Any, path: Path) -> Any:
     if av is None or "N" not in av:
         return None
     return path.codec.load(av) if path.codec.kind == "N" else Decimal(av["N"])
+
+
+# -- partial updates of entities with model validators ---------------------------------------------------
+
+
+def has_entity_rules(meta: EntityMeta) -> bool:
+    """Whether the entity declares validation of the whole object (``@model_validator``), which a partial
+    update can only satisfy by planning from the stored item."""
+    rules = meta.__dict__.get("_entity_rules")
+    if rules is None:
+        decorators = meta.cls.__pydantic_decorators__
+        rules = meta.__dict__["_entity_rules"] = bool(
+            decorators.model_validators or decorators.root_validators
+        )
+    return rules  # type: ignore[no-any-return]
+
+
+def fields_not_set(meta: EntityMeta, known: Mapping[str, Any]) -> list[str]:
+    """The stored fields an update does not set: what it reads, validates with and is conditioned on."""
+    return [n for n, spec in meta.fields.items() if spec.stored and n not in known]
+
+
+def updated_entity(meta: EntityMeta, stored: Mapping[str, Any], actions: Iterable[Action]) -> dict[str, Any]:
+    """The entity's values after the update's top-level actions apply to ``stored`` (the item as read,
+    which the update is conditioned on, so the server computes the same). A nested action changes a member
+    whose own rules were checked; the whole is validated with the rest as stored."""
+    values = dict(stored)
+    for action in actions:
+        if not action.path.top_level:
+            continue
+        name, kind, value = action.path.field, action.kind, action.value
+        current = values.get(name)
+        if kind == "set":
+            values[name] = value
+        elif kind == "remove":
+            values[name] = None
+        elif kind == "if_not_exists":
+            values[name] = value if current is None else current
+        elif kind == "add":
+            if isinstance(value, set | frozenset):
+                values[name] = set(current or ()) | set(value)
+            else:
+                values[name] = (current or 0) + value
+        elif kind == "subtract":
+            values[name] = (current or 0) - value
+        elif kind == "append":
+            values[name] = [*(current or ()), *value]
+        elif kind == "prepend":
+            values[name] = [*value, *(current or ())]
+        elif kind == "delete":
+            values[name] = set(current or ()) - set(value)
+    return {k: v for k, v in values.items() if v is not None}

@@ -25,6 +25,7 @@ from singletable.model._entity import Entity
 from singletable.model._entity_meta import EntityMeta, KeyRef
 from singletable.model._errors import KeyTemplateError, NotFound
 from singletable.model._expr import Action, Compiler, Cond
+from singletable.model._field_checks import check_entity, fields_not_set, has_entity_rules, updated_entity
 from singletable.model._steps import Steps
 from singletable.model._write_keys import (
     frozen_key,
@@ -317,6 +318,9 @@ def plan_update(
     meta = change.meta
     fill = upsert_fill(meta, change) if upsert else None
     needed = stored_fields_needed(meta, change.known, change.touched, change.unknown)
+    whole = has_entity_rules(meta)
+    if whole:  # a model validator reads the whole entity: the update plans from (and relies on) all of it
+        needed += [n for n in fields_not_set(meta, change.known) if n not in needed]
     if not (change.watched or needed or (upsert and upsert_reads(meta, change.touched))):
         rebuilt = rebuilt_keys(meta, change.known, change.touched)
         if upsert:  # keys of primary-key fields only: the same whether the item exists or not
@@ -335,6 +339,8 @@ def plan_update(
         checked, extra = _update_over_stored(dest, change, old)
     checked += [name for name in needed if name not in checked]
     values = {**{name: old.get(name) for name in needed}, **change.known}
+    if whole:
+        check_entity(meta, updated_entity(meta, old, change.actions))
     rebuilt = rebuilt_keys(meta, values, change.touched)
     part = update_request(
         dest.table_name, change, rebuilt, condition, checked=checked, old=old, upsert=upsert
@@ -358,6 +364,8 @@ def _plan_creating_upsert(
     if meta.created and meta.created not in change.touched:
         values[meta.created] = change.now
     values.update(change.known)
+    if has_entity_rules(meta):
+        check_entity(meta, updated_entity(meta, {**values, **{n: None for n in change.unknown}}, change.actions))
     rebuilt = rebuilt_keys(meta, values, change.touched) + untouched_keys(meta, values, change.touched)
     part = update_request(
         dest.table_name, change, rebuilt, condition, existence=False, fill=fill, upsert=True
