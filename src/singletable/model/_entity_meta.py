@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from singletable.model._codecs import AV, CanonicalSet, Codec, refused
-from singletable.model._errors import FieldTypeError, MissingKeyFields, PartialEntity, UnknownArgument
+from singletable.model._errors import FieldTypeError, FieldValueError, MissingKeyFields, PartialEntity, UnknownArgument
 from singletable.model._expr import Path
 from singletable.model._field_checks import check_entity, field_check
 from singletable.model._read_items import Fallback, FieldRefused, entity_builder
@@ -110,7 +110,10 @@ class EntityMeta:
         item: dict[str, AV] = {}
         for name, attr, dump in self._stored:
             value = values.get(name)
-            if value is not None:
+            if value is None:
+                if self.fields[name].required:
+                    raise FieldValueError(self.type, name, self.fields[name].codec.expected, None, _ABSENT)
+            else:
                 try:
                     av = dump(value)
                 except Exception as error:
@@ -121,6 +124,15 @@ class EntityMeta:
                     raise
                 if av is not None:
                     item[attr] = av
+                elif self.fields[name].required:  # an empty set: not stored, and then never read back
+                    raise FieldValueError(
+                        self.type,
+                        name,
+                        self.fields[name].codec.expected,
+                        value,
+                        "DynamoDB stores no empty set, so this required field (no default) would be absent "
+                        "and the item unreadable; give the field a default (= set()) or a value",
+                    )
         check_entity(self, values)  # type: ignore[arg-type]
         for key in self._primary:
             if not key.applies(values):
@@ -236,6 +248,13 @@ class EntityMeta:
             "derived": [d.describe() for d in self.derived],
             "patterns": [p.describe() for p in self.patterns.values()],
         }
+
+
+# Why None (or nothing) cannot be written to a required field: None is stored as no attribute at all.
+_ABSENT = (
+    "None is stored as no attribute, and the field is required (no default), so the item could not be read "
+    "back; give the field a default (= None) or a value"
+)
 
 
 def _loaded(check: Any, value: Any) -> Any:

@@ -128,15 +128,16 @@ def _decorators(model: type[BaseModel], name: str) -> list[Any]:
 
 def _adapter(annotation: Any, metadata: list[Any], model: type[BaseModel] | None) -> TypeAdapter[Any]:
     target = Annotated[(annotation, *metadata)] if metadata else annotation
+    module = model.__module__ if model is not None else None  # forward references resolve there
     config = dict(model.model_config) if model is not None else None
     if config is not None:
         for own in ("ignored_types", "extra", "populate_by_name", "title"):
             config.pop(own, None)
         try:
-            return TypeAdapter(target, config=config)  # type: ignore[arg-type]
+            return TypeAdapter(target, config=config, module=module)  # type: ignore[arg-type]
         except Exception:  # a type with its own config (a nested model) takes none
             pass
-    return TypeAdapter(target)
+    return TypeAdapter(target, module=module)
 
 
 def _build(entity: str, shown: str, annotation: Any, metadata: list[Any], model: type[BaseModel] | None,
@@ -244,6 +245,9 @@ def checked_actions(meta: EntityMeta, actions: Iterable[Action]) -> tuple[list[A
     for action in actions:
         check = path_check(meta, action.path)
         kind, value = action.kind, action.value
+        if kind in ("set", "remove") and action.path.top_level and meta.fields[action.path.field].required:
+            if value is None or _empty_set(action):
+                raise FieldValueError(meta.type, check.field, check.expected, value, _REQUIRED)
         if kind in ("set", "if_not_exists"):
             if value is not None and not _empty_set(action) and check.adapter is not None:
                 typed_value(action.path, action.path.codec, value)  # its type first: FieldTypeError
@@ -267,6 +271,13 @@ def checked_actions(meta: EntityMeta, actions: Iterable[Action]) -> tuple[list[A
             action = Action(kind, action.path, value)
         out.append(action)
     return out, bounds
+
+
+# Why a partial update may not remove a required field: the item would lack it, and every read refuses that.
+_REQUIRED = (
+    "the field is required (no default), and removing it (None, an empty set, remove()) would leave an item "
+    "its reads refuse"
+)
 
 
 def _empty_set(action: Action) -> bool:
