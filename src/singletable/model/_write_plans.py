@@ -222,6 +222,8 @@ def plan_put(
         conds.append(_next_version(meta, meta.version, values, c))
     extra: list[RequestPart] = []
     assumed: Stored | None = None
+    if meta.unique or meta.derived or meta._created_keys:
+        meta.to_item(values)  # every value checked before the read below, not only after it
     if meta.unique or meta.derived:
         swap_conds, extra = yield from _put_over_stored(dest, meta, values, c)
         conds += swap_conds
