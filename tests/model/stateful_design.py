@@ -3,7 +3,8 @@
 Two entities share a table with two GSIs and an LSI, between them using every kind of key the model has:
 sparse keys (``when=``, over one field and over two), an alternative key (``otherwise=``), multi-field
 templates, keys built from ``created_at`` (which an upsert must keep), numeric formats, a version field,
-uniqueness guards (one carrying a primary-key field, one scoped by another field: an email per site), derived items of both shapes (one per element of a set,
+uniqueness guards (one carrying a primary-key field, one scoped by another field: an email per
+site), derived items of both shapes (one per element of a set,
 and one built by a function that may return none). Values come from small alphabets so that random steps
 collide: the same keys, the same unique values, conditions that flip.
 

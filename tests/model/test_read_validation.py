@@ -83,9 +83,10 @@ def db(open_db: Callable[..., DB]) -> DB:
 def test_a_literal_outside_its_choices_is_refused_by_every_read(db: DB, whole: bool) -> None:
     raw_put(db, account("bad", "gold", note=whole))
     expected = (
-        "table '{table}', item (PK='ORG#o', SK='ACCOUNT#bad'): attribute 'plan' does not fit ACCOUNT: "
+        f"table '{db.table_name}', item (PK='ORG#o', SK='ACCOUNT#bad'): "
+        "attribute 'plan' does not fit ACCOUNT: "
         "expected Literal['free', 'pro'] (S), stored S 'gold': Input should be 'free' or 'pro'"
-    ).format(table=db.table_name)
+    )
     reads = {
         "get": lambda: db.get(Account, org="o", name="bad"),
         "query": lambda: list(db.query(Account.in_org(org="o"))),

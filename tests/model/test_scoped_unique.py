@@ -68,7 +68,12 @@ def test_an_email_is_unique_per_store(db: DB) -> None:
     with pytest.raises(UniqueViolation) as caught:
         db.create(Customer(customer_id="c3", store_id="s1", email="a@x"))
     error = caught.value
-    assert (error.entity, error.field, error.value, error.scope) == ("CUSTOMER", "email", "a@x", {"store_id": "s1"})
+    assert (error.entity, error.field, error.value, error.scope) == (
+        "CUSTOMER",
+        "email",
+        "a@x",
+        {"store_id": "s1"},
+    )
     assert str(error) == "CUSTOMER.email must be unique per store_id: 'a@x' is already taken (store_id='s1')"
     assert db.get(Customer, customer_id="c3") is None
     assert db.find(Customer, email="a@x", store_id="s1") == first
@@ -182,9 +187,9 @@ def _declare(unique: Any, **annotations: Any) -> None:
         (
             {"email": "STORE#{region}#EMAIL#{email}"},
             {"region": str | None},
-            "Bad: the guard of email ('STORE#{region}#EMAIL#{email}') uses 'region', which may be None; a guard "
-            "needs every field it names on every entity, so region must be required or have a default that "
-            "is not None",
+            "Bad: the guard of email ('STORE#{region}#EMAIL#{email}') uses 'region', which may be None; "
+            "a guard needs every field it names on every entity, so region must be required or have a "
+            "default that is not None",
         ),
         (
             {"email": "STORE#{tags}#EMAIL#{email}"},

@@ -339,9 +339,9 @@ def _may_be_none(info: Any) -> bool:
         annotation = typing.get_args(annotation)[0]
     if annotation is Any or annotation is type(None):
         return True
-    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
-        if type(None) in typing.get_args(annotation):
-            return True
+    union = typing.get_origin(annotation) in (typing.Union, types.UnionType)
+    if union and type(None) in typing.get_args(annotation):
+        return True
     return not info.is_required() and info.default_factory is None and info.default is None
 
 

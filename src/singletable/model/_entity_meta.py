@@ -14,7 +14,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from singletable.model._codecs import AV, CanonicalSet, Codec, refused
-from singletable.model._errors import FieldTypeError, FieldValueError, MissingKeyFields, PartialEntity, UnknownArgument
+from singletable.model._errors import (
+    FieldTypeError,
+    FieldValueError,
+    MissingKeyFields,
+    PartialEntity,
+    UnknownArgument,
+)
 from singletable.model._expr import Path
 from singletable.model._field_checks import check_entity, field_check
 from singletable.model._read_items import Fallback, FieldRefused, entity_builder

@@ -141,7 +141,8 @@ class UniqueViolation(ModelError):
         self.scope = scope or {}  # a scoped guard's other fields: {"store_id": "s1"}
         if self.scope:
             within = ", ".join(f"{name}={v!r}" for name, v in self.scope.items())
-            message = f"{entity}.{field} must be unique per {', '.join(self.scope)}: {value!r} is already taken ({within})"
+            per = ", ".join(self.scope)
+            message = f"{entity}.{field} must be unique per {per}: {value!r} is already taken ({within})"
         else:
             message = f"{entity}.{field} must be unique: {value!r} is already taken"
         super().__init__(message)

@@ -165,7 +165,13 @@ def _config_rules(model: type[BaseModel]) -> bool:
     config = model.model_config
     return any(
         config.get(name)
-        for name in ("str_strip_whitespace", "str_to_lower", "str_to_upper", "str_min_length", "str_max_length")
+        for name in (
+            "str_strip_whitespace",
+            "str_to_lower",
+            "str_to_upper",
+            "str_min_length",
+            "str_max_length",
+        )
     )
 
 
@@ -245,9 +251,9 @@ def checked_actions(meta: EntityMeta, actions: Iterable[Action]) -> tuple[list[A
     for action in actions:
         check = path_check(meta, action.path)
         kind, value = action.kind, action.value
-        if kind in ("set", "remove") and action.path.top_level and meta.fields[action.path.field].required:
-            if value is None or _empty_set(action):
-                raise FieldValueError(meta.type, check.field, check.expected, value, _REQUIRED)
+        removes = kind == "remove" or (kind == "set" and (value is None or _empty_set(action)))
+        if removes and action.path.top_level and meta.fields[action.path.field].required:
+            raise FieldValueError(meta.type, check.field, check.expected, value, _REQUIRED)
         if kind in ("set", "if_not_exists"):
             if value is not None and not _empty_set(action) and check.adapter is not None:
                 typed_value(action.path, action.path.codec, value)  # its type first: FieldTypeError

@@ -35,7 +35,9 @@ def guard_key(entity: type[Entity] | EntityMeta, name: str, value: Any, **scope:
     key = guard_key_of(meta, name, {**scope, name: value})
     if key is None:
         bound = meta.unique[name]
-        raise MissingKeyFields(meta.type, bound.attribute, bound.template.text, [name], "a guard needs a value")
+        raise MissingKeyFields(
+            meta.type, bound.attribute, bound.template.text, [name], "a guard needs a value"
+        )
     return key
 
 
@@ -49,7 +51,11 @@ def guard_key_of(meta: EntityMeta, name: str, values: Mapping[str, Any]) -> dict
     missing = bound.missing(values)
     if missing:
         raise MissingKeyFields(
-            meta.type, bound.attribute, bound.template.text, missing, f"the guard item of {name} is keyed by it"
+            meta.type,
+            bound.attribute,
+            bound.template.text,
+            missing,
+            f"the guard item of {name} is keyed by it",
         )
     text = bound.render(values)
     key = {meta.table.pk_name: {"S": text}}

@@ -80,7 +80,9 @@ def _guard_ops(
                 RequestPart(
                     "Delete",
                     {"TableName": dest.table_name, "Key": before},
-                    PartLabel("release", meta.type, field=name, value=old[name], scope=_scope(old, fields, name)),  # type: ignore[index]
+                    PartLabel(
+                        "release", meta.type, field=name, value=old[name], scope=_scope(old, fields, name)
+                    ),  # type: ignore[index]
                 )
             )
         if after is not None:
@@ -94,7 +96,9 @@ def _guard_ops(
                 RequestPart(
                     "Put",
                     finish({"TableName": dest.table_name, "Item": item}, c, not_exists(meta, c)),
-                    PartLabel("claim", meta.type, field=name, value=new[name], scope=_scope(new, fields, name)),  # type: ignore[index]
+                    PartLabel(
+                        "claim", meta.type, field=name, value=new[name], scope=_scope(new, fields, name)
+                    ),  # type: ignore[index]
                 )
             )
     return ops
@@ -232,7 +236,9 @@ def plan_put(
     if assumed is not None:
         conds.append(assumed.condition(meta, c))
     item = meta.to_item(values)
-    result = meta.from_item(item)  # the values are final (createdAt is the stored one), as a read returns them
+    result = meta.from_item(
+        item
+    )  # the values are final (createdAt is the stored one), as a read returns them
     if meta.created is None or meta.unique or meta.derived or meta._created_keys:
         params: dict[str, Any] = {"TableName": dest.table_name, "Item": item}
         if assumed is not None and not read:  # a wrong guess must say what is stored, for the retry
@@ -367,7 +373,9 @@ def _plan_creating_upsert(
         values[meta.created] = change.now
     values.update(change.known)
     if has_entity_rules(meta):
-        check_entity(meta, updated_entity(meta, {**values, **{n: None for n in change.unknown}}, change.actions))
+        check_entity(
+            meta, updated_entity(meta, {**values, **{n: None for n in change.unknown}}, change.actions)
+        )
     rebuilt = rebuilt_keys(meta, values, change.touched) + untouched_keys(meta, values, change.touched)
     part = update_request(
         dest.table_name, change, rebuilt, condition, existence=False, fill=fill, upsert=True

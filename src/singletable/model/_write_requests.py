@@ -67,8 +67,9 @@ Role = Literal["create", "put", "update", "upsert", "delete", "check", "claim", 
 class PartLabel(NamedTuple):
     """What a request part writes and what its error message needs: the entity's type name, the part's
     :data:`Role`, whether it checks the entity's version, and for guards the unique field and value (for
-    derived items, the declaration's name in ``field``) and, for a scoped guard, the fields scoping it. Immutable; a NamedTuple because every write makes
-    one (a frozen dataclass costs five times as much to build, a measurable share of a put)."""
+    derived items, the declaration's name in ``field``) and, for a scoped guard, the fields scoping it.
+    Immutable; a NamedTuple because every write makes one (a frozen dataclass costs five times as much to
+    build, a measurable share of a put)."""
 
     role: Role
     entity: str = ""
