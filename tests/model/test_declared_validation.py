@@ -13,6 +13,7 @@ whole.
 from __future__ import annotations
 
 import enum
+import itertools
 import re
 from collections.abc import Callable, Iterator
 from decimal import Decimal
@@ -95,6 +96,15 @@ class Range(Entity, table=shop, type="RANGE", version="version"):
         if self.low > self.high:
             raise ValueError("low must not exceed high")
         return self
+
+
+class Bin(Entity, table=shop, type="BIN", timestamps=False):
+    """A level kept between two bounds by ``add``/``subtract`` computed on the server."""
+
+    bin_id: str
+    level: int = Field(default=0, ge=0, le=100)
+
+    keys = Keys(PK="BIN#{bin_id}", SK="BIN")
 
 
 VALID: dict[str, Any] = {"sku": "s1", "title": "t", "labels": {"x"}}
@@ -321,3 +331,39 @@ def test_a_model_validator_sees_the_entity_a_partial_update_leaves(open_db: Call
     assert db.update(Range.key(range_id="r"), high=20, low=15).low == 15
     assert db.get(Range, range_id="r") == Range(range_id="r", low=15, high=20, version=2)
     assert db.get(Range, range_id="q") is None and db.get(Range, range_id="p") is None
+
+
+@pytest.mark.parametrize("target", ["engine", "reference"], indirect=True)
+def test_any_sequence_of_increments_keeps_a_bounded_number_in_bounds(
+    open_db: Callable[..., DB], request: pytest.FixtureRequest
+) -> None:
+    """Random ``add``/``subtract`` steps on a level bounded to 0..100: each step that would leave the bounds
+    is refused (nothing written), every other one is applied; the stored level is always the reference's."""
+    db = open_db(shop)
+    examples = 30 if request.node.callspec.params["target"] == "engine" else 8
+    bins = itertools.count()
+
+    @settings(max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(steps=st.lists(st.tuples(st.sampled_from(["add", "subtract"]), st.integers(-60, 60)), max_size=8))
+    def bounded(steps: list[tuple[str, int]]) -> None:
+        key = Bin.key(bin_id=f"b{next(bins)}")
+        level: int | None = None  # no item yet: add creates it (upsert), counting from 0
+        for kind, delta in steps:
+            change = delta if kind == "add" else -delta
+            start = 0 if level is None else level
+            fits = 0 <= start + change <= 100 and not (kind == "subtract" and level is None)
+            action = getattr(Bin.f.level, kind)(delta)
+            if fits:
+                assert db.update(key, action, upsert=True).level == start + change
+                level = start + change
+            elif kind == "subtract" and level is None:
+                with pytest.raises(ModelError):  # DynamoDB cannot subtract from nothing
+                    db.update(key, action, upsert=True)
+            else:
+                with pytest.raises(FieldValueError) as caught:
+                    db.update(key, action, upsert=True)
+                assert caught.value.reason.startswith(f"{kind}({delta}) would make it {start + change}")
+            stored = db.get(key, consistent=True)
+            assert (stored.level if stored else None) == level
+
+    bounded()

@@ -330,7 +330,7 @@ class BoundCheck:
                 return None
             result = change
         else:
-            result = stored + change
+            result = _plus(stored, change)
         for bound in self.bounds:
             if not _inside(result, (bound,)):
                 return f"{self.kind}({self.delta!r}) would make it {result!r}, {_bound_text(bound)}"
@@ -339,12 +339,20 @@ class BoundCheck:
 
 def _stored_bound(path: Path, bound: Any, change: Any) -> Cond:
     if isinstance(bound, annotated_types.Ge):
-        return path >= bound.ge - change
+        return path >= _plus(bound.ge, -change)
     if isinstance(bound, annotated_types.Gt):
-        return path > bound.gt - change
+        return path > _plus(bound.gt, -change)
     if isinstance(bound, annotated_types.Le):
-        return path <= bound.le - change
-    return path < bound.lt - change
+        return path <= _plus(bound.le, -change)
+    return path < _plus(bound.lt, -change)
+
+
+def _plus(a: Any, b: Any) -> Any:
+    """``a + b`` for numbers of any two kinds (a Decimal and a float are added as decimals, as DynamoDB
+    adds them)."""
+    if isinstance(a, Decimal) != isinstance(b, Decimal):
+        return Decimal(str(a)) + Decimal(str(b))
+    return a + b
 
 
 def _inside(value: Any, bounds: Iterable[Any]) -> bool:
