@@ -229,3 +229,34 @@ def test_an_optional_default_and_the_version_field_are_refused_too() -> None:
              "keys": Keys(PK="C#{shop_id}", SK="C")},
             table=Table(name="declarations"), type="BAD", unique={"email": "R#{rev}#{email}"}, version="rev",
         )  # fmt: skip
+
+
+class Member(
+    Entity, table=shop, type="MEMBER", unique={"email": "SITE#{site}#EMAIL#{email}"}, timestamps=False
+):
+    """``site`` was added after items were stored: its default scopes the guards of those items."""
+
+    member_id: str
+    email: str
+    site: str = "main"
+
+    keys = Keys(PK="MEMBER#{member_id}", SK="MEMBER")
+
+
+def test_an_item_stored_before_its_scoping_field_was_declared_keeps_its_guard_right(db: DB) -> None:
+    old = {"PK": {"S": "MEMBER#m1"}, "SK": {"S": "MEMBER"}, shop.type_attribute: {"S": "MEMBER"}}
+    old |= {"memberId": {"S": "m1"}, "email": {"S": "a@x"}}
+    db.call("PutItem", {"TableName": db.table_name, "Item": old})
+    guard = guard_key(Member, "email", "a@x", site="main")
+    db.call(
+        "PutItem",
+        {
+            "TableName": db.table_name,
+            "Item": {**guard, "owner": {"M": Member.key(member_id="m1").item_key()}},
+        },
+    )
+    assert db.get(Member, member_id="m1").site == "main"
+    db.update(Member.key(member_id="m1"), email="b@x")  # the guard the default scoped is released
+    assert guards(db) == ["SITE#main#EMAIL#b@x"]
+    db.delete(Member, member_id="m1")
+    assert guards(db) == []

@@ -71,8 +71,8 @@ def _guard_ops(
     guard)."""
     ops = []
     for name, fields in meta.guard_fields.items():
-        before = guard_key_of(meta, name, old) if old else None
-        after = guard_key_of(meta, name, new) if new else None
+        before = guard_key_of(meta, name, _as_read(meta, old, fields)) if old else None
+        after = guard_key_of(meta, name, _as_read(meta, new, fields)) if new else None
         if before == after:
             continue
         if before is not None:
@@ -102,6 +102,16 @@ def _guard_ops(
                 )
             )
     return ops
+
+
+def _as_read(meta: EntityMeta, old: Mapping[str, Any], fields: tuple[str, ...]) -> Mapping[str, Any]:
+    """The values a guard is built from, as a read of the item gives them: a field the item lacks (stored
+    before the field was declared) takes its default."""
+    missing = [n for n in fields if old.get(n) is None and not meta.fields[n].required]
+    if not missing:
+        return old
+    model_fields = meta.cls.model_fields
+    return {**old, **{n: model_fields[n].get_default(call_default_factory=True) for n in missing}}
 
 
 def _scope(values: Mapping[str, Any], fields: tuple[str, ...], name: str) -> tuple[tuple[str, Any], ...]:
