@@ -80,9 +80,7 @@ def _guard_ops(
                 RequestPart(
                     "Delete",
                     {"TableName": dest.table_name, "Key": before},
-                    PartLabel(
-                        "release", meta.type, field=name, value=old[name], scope=_scope(old, fields, name)
-                    ),  # type: ignore[index]
+                    _guard_label("release", meta, name, old or {}),
                 )
             )
         if after is not None:
@@ -96,9 +94,7 @@ def _guard_ops(
                 RequestPart(
                     "Put",
                     finish({"TableName": dest.table_name, "Item": item}, c, not_exists(meta, c)),
-                    PartLabel(
-                        "claim", meta.type, field=name, value=new[name], scope=_scope(new, fields, name)
-                    ),  # type: ignore[index]
+                    _guard_label("claim", meta, name, new or {}),
                 )
             )
     return ops
@@ -114,9 +110,10 @@ def _as_read(meta: EntityMeta, old: Mapping[str, Any], fields: tuple[str, ...]) 
     return {**old, **{n: model_fields[n].get_default(call_default_factory=True) for n in missing}}
 
 
-def _scope(values: Mapping[str, Any], fields: tuple[str, ...], name: str) -> tuple[tuple[str, Any], ...]:
-    """The fields scoping a guard, with their values (for messages): ``(("store_id", "s1"),)``."""
-    return tuple((field, values.get(field)) for field in fields if field != name)
+def _guard_label(role: Any, meta: EntityMeta, name: str, values: Mapping[str, Any]) -> PartLabel:
+    """A guard part's label: the unique field, its value and the fields scoping it (for messages)."""
+    scope = tuple((field, values.get(field)) for field in meta.guard_fields[name] if field != name)
+    return PartLabel(role, meta.type, field=name, value=values.get(name), scope=scope)
 
 
 def _guard_inputs(meta: EntityMeta, touched: set[str] | None = None) -> list[str]:
@@ -246,9 +243,7 @@ def plan_put(
     if assumed is not None:
         conds.append(assumed.condition(meta, c))
     item = meta.to_item(values)
-    result = meta.from_item(
-        item
-    )  # the values are final (createdAt is the stored one), as a read returns them
+    result = meta.from_item(item)  # the values are final (createdAt is the stored one), as read back
     if meta.created is None or meta.unique or meta.derived or meta._created_keys:
         params: dict[str, Any] = {"TableName": dest.table_name, "Item": item}
         if assumed is not None and not read:  # a wrong guess must say what is stored, for the retry
