@@ -72,6 +72,30 @@ class FieldTypeError(ModelError, TypeError):
         super().__init__(f"{entity}.{field} is {expected}; {value!r} ({type(value).__name__}) does not fit")
 
 
+class FieldValueError(FieldTypeError, ValueError):
+    """A value of the right type that the field's declared validation refuses: a constraint
+    (``Field(ge=0)``), a ``Literal`` choice, an enum, a validator -- or, with ``field`` None, a model
+    validator refusing the entity as a whole.
+
+    Raised before any request is sent (for a number an update computes on the server, by the condition that
+    keeps it in bounds), so the model never writes what it cannot read back. ``entity``, ``field``,
+    ``expected`` (the declared type) and ``value`` as for :class:`FieldTypeError`; ``reason`` is what the
+    validation said.
+    """
+
+    def __init__(self, entity: str, field: str | None, expected: str, value: Any, reason: str) -> None:
+        self.entity = entity
+        self.field = field  # type: ignore[assignment]
+        self.expected = expected
+        self.value = value
+        self.reason = reason
+        if field is None:
+            message = f"{entity} is refused by its validation: {reason}"
+        else:
+            message = f"{entity}.{field} = {value!r} is refused: {reason}"
+        Exception.__init__(self, message)
+
+
 class RequestError(ModelError):
     """DynamoDB refused a request; ``code`` and ``message`` are DynamoDB's own."""
 
@@ -107,13 +131,21 @@ class NotFound(ModelError, LookupError):
 
 
 class UniqueViolation(ModelError):
-    """A value declared unique is already held by another entity."""
+    """A value declared unique is already held by another entity (of the same scope, for a guard scoped by
+    other fields: ``scope`` holds them, ``{"store_id": "s1"}``)."""
 
-    def __init__(self, entity: str, field: str, value: Any) -> None:
+    def __init__(self, entity: str, field: str, value: Any, scope: dict[str, Any] | None = None) -> None:
         self.entity = entity
         self.field = field
         self.value = value
-        super().__init__(f"{entity}.{field} must be unique: {value!r} is already taken")
+        self.scope = scope or {}  # a scoped guard's other fields: {"store_id": "s1"}
+        if self.scope:
+            within = ", ".join(f"{name}={v!r}" for name, v in self.scope.items())
+            per = ", ".join(self.scope)
+            message = f"{entity}.{field} must be unique per {per}: {value!r} is already taken ({within})"
+        else:
+            message = f"{entity}.{field} must be unique: {value!r} is already taken"
+        super().__init__(message)
 
 
 class TransactionFailed(RequestError):

@@ -71,7 +71,7 @@ def _meaning(part: RequestPart, error: RequestError, item: Any, where: str = "")
     """The error a failed condition of ``part`` means; ``where`` places it in a transaction."""
     label = part.label
     if label.role == "claim":
-        return UniqueViolation(label.entity, label.field, label.value)
+        return UniqueViolation(label.entity, label.field, label.value, dict(label.scope))
     if label.role == "create":
         return AlreadyExists(error.code, f"{label.entity} already exists", item=item)
     if _checks_stored(part) and item is None and part.kind == "Update" and label.role != "upsert":
