@@ -27,10 +27,12 @@ from singletable.model._write_values import UpdateValues
 
 
 class WriteTarget(NamedTuple):
-    """The table a write goes to: its name and the clock that stamps items."""
+    """The table a write goes to: its name, the clock that stamps items, and the names of its key
+    attributes (to tell which item a hand-written Put writes)."""
 
     table_name: str
     clock: Callable[[], datetime]
+    key_names: tuple[str, ...] = ()
 
     def read_item(
         self, key: dict[str, AV], attributes: list[str] | None = None
@@ -59,15 +61,19 @@ class WriteTarget(NamedTuple):
 #   claim    a guard item taking a unique value                -> UniqueViolation
 #   release  a guard item giving a unique value up             -> ConditionFailed
 #   derived  an item the entity owns, written or removed by it -> ConditionFailed
+#   sequence a Sequence's counter, moved to the number drawn   -> SequenceContended (another writer took it)
 #   raw      a request written by hand in a transaction        -> ConditionFailed
-Role = Literal["create", "put", "update", "upsert", "delete", "check", "claim", "release", "derived", "raw"]
+Role = Literal[
+    "create", "put", "update", "upsert", "delete", "check", "claim", "release", "derived", "sequence", "raw"
+]
 
 
 class PartLabel(NamedTuple):
     """What a request part writes and what its error message needs: the entity's type name, the part's
     :data:`Role`, whether it checks the entity's version, and for guards the unique field and value (for
-    derived items, the declaration's name in ``field``). Immutable; a NamedTuple because every write makes
-    one (a frozen dataclass costs five times as much to build, a measurable share of a put)."""
+    derived items, the declaration's name in ``field``; for a sequence, the counter's field). Immutable; a
+    NamedTuple because every write makes one (a frozen dataclass costs five times as much to build, a
+    measurable share of a put)."""
 
     role: Role
     entity: str = ""
@@ -79,7 +85,7 @@ class PartLabel(NamedTuple):
         what = f"{self.entity} {self.role}" if self.entity else self.role
         if self.role in ("claim", "release"):
             what += f" {self.field}={self.value!r}"
-        elif self.role == "derived":
+        elif self.role in ("derived", "sequence"):
             what += f" {self.field}"
         return what + (" (versioned)" if self.versioned else "")
 
