@@ -170,15 +170,11 @@ def refuse_repeated_items(parts: list[RequestPart], key_names: tuple[str, ...] =
     the item and both actions."""
     seen: dict[tuple[Any, ...], int] = {}
     for index, part in enumerate(parts):
-        key = part_key(part, key_names)
+        identity = _identity(part, key_names)
         try:
-            attributes = sorted(_identity(name, av) for name, av in key.items())
-            identity = (part.params.get("TableName"), *attributes)
-        except (AttributeError, ValueError, ArithmeticError, TypeError):
-            continue  # a hand-written key that is not AttributeValues: DynamoDB will say what is wrong
-        if len(identity) == 1:
-            continue  # no key could be told
-        first = seen.setdefault(identity, index)
+            first = seen.setdefault(identity, index) if identity is not None else index
+        except TypeError:  # a hand-written key holding a list: DynamoDB will say what is wrong
+            continue
         if first == index:
             continue
         total = len(parts)
@@ -192,10 +188,25 @@ def refuse_repeated_items(parts: list[RequestPart], key_names: tuple[str, ...] =
         )
 
 
-def _identity(name: str, av: dict[str, Any]) -> tuple[str, str, Any]:
-    """One key attribute as DynamoDB compares it (numbers by value: ``1`` and ``1.0`` are one key)."""
-    ((kind, value),) = av.items()
-    return (name, kind, Decimal(value).normalize() if kind == "N" else value)
+def _identity(part: RequestPart, key_names: tuple[str, ...]) -> tuple[Any, ...] | None:
+    """The item a part acts on as DynamoDB tells items apart: its table and key (numbers by value: ``1`` and
+    ``1.0`` are one key); None when it cannot be told (a hand-written key that is not AttributeValues)."""
+    key = part_key(part, key_names)
+    if not key:
+        return None
+    identity: list[Any] = [part.params.get("TableName")]
+    for name in sorted(key):
+        av = key[name]
+        if type(av) is not dict or len(av) != 1:
+            return None
+        ((kind, value),) = av.items()
+        if kind == "N":
+            try:
+                value = Decimal(value).normalize()
+            except (ArithmeticError, TypeError, ValueError):
+                return None
+        identity += (name, kind, value)
+    return tuple(identity)
 
 
 def send(
