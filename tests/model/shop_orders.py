@@ -106,7 +106,7 @@ def stored(call: Any, table_name: str, store: str = "s1") -> Held:
     for item in items:
         sk = item["SK"]["S"]
         if sk == "STORE":
-            counter = int(item["nextOrder"]["N"]) if "nextOrder" in item else None
+            counter = int(item["nextOrder"]["N"]) if "N" in item.get("nextOrder", {}) else None
         elif sk.startswith("ORDER#"):
             writer = item["writer"]["S"] if "writer" in item else ""
             held.orders[int(item["number"]["N"])] = (int(item["lines"]["N"]), writer)

@@ -32,6 +32,7 @@ from singletable.model import (
     RequestRefused,
     Sequence,
     SequenceContended,
+    StoredItemError,
     connect,
 )
 
@@ -421,3 +422,41 @@ def test_any_interleaving_of_drawers_leaves_numbers_gapless_and_unique(
         assert sorted(placed) == list(range(1, counter + 1))
         assert (held.counter or 0) == counter
         assert held.stock["plenty"] == 1000 - counter
+
+
+@pytest.mark.async_twin
+def test_a_null_counter_starts_from_zero_and_a_counter_that_is_no_number_is_refused(open_db: Any) -> None:
+    db = opened(open_db)
+    numbers = orders()
+    counter = {"TableName": db.table_name, "Key": {"PK": {"S": "STORE#s1"}, "SK": {"S": "STORE"}}}
+    db.call(
+        "UpdateItem",
+        {
+            **counter,
+            "UpdateExpression": "SET nextOrder = :v",
+            "ExpressionAttributeValues": {":v": {"NULL": True}},
+        },
+    )
+    assert run_order_sync(db, numbers) == 1  # NULL is taken as 0, conditioned on still being NULL
+    db.call(
+        "UpdateItem",
+        {
+            **counter,
+            "UpdateExpression": "SET nextOrder = :v",
+            "ExpressionAttributeValues": {":v": {"S": "seven"}},
+        },
+    )
+    with db.trace() as trace, pytest.raises(StoredItemError) as caught, db.transaction() as tx:
+        place(tx, numbers, [("a", 1)])
+    assert str(caught.value) == (
+        f"table {db.table_name!r}, item (PK='STORE#s1', SK='STORE'): attribute 'nextOrder' does not fit "
+        "STORE: expected int, stored {'S': 'seven'}"
+    )
+    assert trace.operations == ["GetItem"]  # refused at the draw: nothing was retried or written
+    assert sorted(stored(db.call, db.table_name).orders) == [1]
+
+
+def run_order_sync(db: Any, numbers: Sequence) -> int:
+    """One order in a with block (which a test shares with its async twin)."""
+    with db.transaction() as tx:
+        return place(tx, numbers, [("a", 1)])

@@ -32,15 +32,17 @@ import threading
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
+from singletable.model._codecs import AV
 from singletable.model._entity import Entity
 from singletable.model._entity_meta import KeyRef
-from singletable.model._errors import DeclarationError, SequenceContended
-from singletable.model._expr import Path
+from singletable.model._errors import DeclarationError, SequenceContended, StoredItemError
+from singletable.model._expr import Cond, Path
 from singletable.model._steps import Request, Sleep, Steps
 from singletable.model._transaction import Draw, TransactionParts
 from singletable.model._write_keys import frozen_key
 from singletable.model._write_plans import plan_update
 from singletable.model._write_requests import PartLabel, RequestPart, WriteTarget
+from singletable.model._write_runner import plain_key
 
 __all__ = ["Retries", "Sequence", "SequenceContended"]
 
@@ -110,17 +112,38 @@ class Sequence:
 
     def _current(self, dest: WriteTarget) -> Steps[int]:
         stored = yield from self._stored(dest)
-        return 0 if stored is None else stored
+        return self._last(dest, stored)
 
-    def _stored(self, dest: WriteTarget) -> Steps[int | None]:
-        """The counter as stored, or None when the item or the attribute is missing (then the first number's
-        condition is that it is still missing: a default of the field is never stored by a read)."""
+    def _stored(self, dest: WriteTarget) -> Steps[AV | None]:
+        """The counter attribute as stored, or None when the item or the attribute is missing (a default of
+        the field is never stored by a read)."""
         params = {"TableName": dest.table_name, "Key": self.counter.item_key(), "ConsistentRead": True}
         item = (yield Request("GetItem", params)).get("Item") or {}
-        value = item.get(self.counter.meta.attribute_of[self.field])
-        if value is None or "N" not in value:
-            return None  # missing, or NULL: the first number follows 0
-        return int(value["N"])
+        return item.get(self.counter.meta.attribute_of[self.field])  # type: ignore[no-any-return]
+
+    def _last(self, dest: WriteTarget, stored: AV | None) -> int:
+        """The last number given: 0 while the counter is missing or NULL; a counter holding anything but a
+        number is a :class:`StoredItemError` (no number can follow it)."""
+        if stored is None or "NULL" in stored:
+            return 0
+        if "N" in stored:
+            return int(stored["N"])
+        raise StoredItemError(
+            dest.table_name,
+            plain_key(self.counter.item_key()) or {},
+            self.counter.meta.type,
+            self.counter.meta.attribute_of[self.field],
+            "int",
+            repr(stored),
+        )
+
+    def _unchanged(self, stored: AV | None) -> Cond:
+        """The condition that the counter still holds what was read: the race a drawn number is taken in."""
+        if stored is None:
+            return self.path.not_exists()
+        if "NULL" in stored:
+            return self.path.type_is("NULL")
+        return self.path == int(stored["N"])
 
     def create(self, db: SequenceTarget, build: Callable[[int], E]) -> Any:
         """Write ``build(n)`` with ``n`` the next number, counter and item in one transaction; retried when
@@ -160,12 +183,11 @@ class Sequence:
         before = tx.draws.get(slot)
         if before is None:
             stored = yield from self._stored(dest)
-            number = (0 if stored is None else stored) + 1
+            number = self._last(dest, stored) + 1
         else:
             stored, number = before.stored, before.number + 1
-        unchanged = self.path.not_exists() if stored is None else self.path == stored
         parts, _, _ = yield from plan_update(
-            dest, self.counter, (), unchanged, {self.field: number}, upsert=True
+            dest, self.counter, (), self._unchanged(stored), {self.field: number}, upsert=True
         )
         parts[0].label = PartLabel("sequence", self.counter.meta.type, field=self.field)
         tx._drawn(slot, Draw(self, stored, number, parts))

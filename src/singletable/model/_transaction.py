@@ -32,11 +32,12 @@ LOST_RACE = {"TransactionConflict"}
 
 @dataclass(slots=True)
 class Draw:
-    """The numbers a transaction drew from one sequence: the counter as read (None: not stored yet), the
-    last number drawn, and the parts that move the counter to it (the first is the counter's update)."""
+    """The numbers a transaction drew from one sequence: the counter attribute as read (None: not stored
+    yet), the last number drawn, and the parts that move the counter to it (the first is the counter's
+    update)."""
 
     sequence: Any  # the Sequence (this module stays below it)
-    stored: int | None
+    stored: dict[str, Any] | None
     number: int
     parts: list[RequestPart]
 
