@@ -4,8 +4,6 @@ The public face, and all of it: what the README documents. The work lives in the
 modules (``_client``, ``_cli``, ``_protocol``, ``_server``), which may change without notice.
 """
 
-from __future__ import annotations
-
 __version__ = "0.1.0"
 
 from singletable._client import client, resource, streams_client
@@ -25,6 +23,8 @@ _MODEL_NAMES = frozenset(
         "Pattern",
         "Collection",
         "Derived",
+        "Sequence",
+        "connect_async",
     }
 )
 
@@ -39,10 +39,12 @@ __all__ = [
     "Key",
     "Keys",
     "Pattern",
+    "Sequence",
     "Table",
     "__version__",
     "client",
     "connect",
+    "connect_async",
     "env",
     "resource",
     "streams_client",

@@ -9,12 +9,12 @@ modules with a leading underscore are the implementation and may change without 
 one public submodule: signed pagination cursors for pages an application assembles itself.
 """
 
-import importlib
+from importlib import import_module as _import_module
 
-from singletable._extras import MissingExtra, missing
+from singletable import _extras
 
-if missing(("pydantic",)):
-    raise MissingExtra("model", "singletable.model")
+if _extras.missing(("pydantic",)):
+    raise _extras.MissingExtra("model", "singletable.model")
 
 from singletable.model import cursor
 from singletable.model._adapter import Adapter, adapt
@@ -123,4 +123,4 @@ def __getattr__(name: str) -> object:
     module = _ASYNC_NAMES.get(name)
     if module is None:
         raise AttributeError(f"module 'singletable.model' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+    return getattr(_import_module(module), name)
