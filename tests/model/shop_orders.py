@@ -50,6 +50,13 @@ class Stock(Entity, table=shop, type="STOCK", timestamps=False):
     keys = Keys(PK="STORE#{store}", SK="STOCK#{sku}")
 
 
+class Customer(Entity, table=shop, type="CUSTOMER", unique=["email"], timestamps=False):
+    store: str
+    id: str
+    email: str
+    keys = Keys(PK="STORE#{store}", SK="CUSTOMER#{id}")
+
+
 def orders(store: str = "s1", attempts: int = 50) -> Sequence:
     return Sequence(Store.key(store=store), Store.f.next_order, attempts=attempts)
 

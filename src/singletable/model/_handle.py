@@ -202,8 +202,9 @@ class TableHandle:
     # -- writes -----------------------------------------------------------------------------------------
 
     def _create(self, entity: Entity) -> Steps[Any]:
-        parts, result = plan_create(self._write_target(), entity)
-        yield from send(parts)
+        dest = self._write_target()
+        parts, result = plan_create(dest, entity)
+        yield from send(parts, dest=dest)
         return result
 
     def _put(self, entity: Entity, condition: Cond | None) -> Steps[Any]:
@@ -215,7 +216,7 @@ class TableHandle:
         for attempt in range(PUT_ATTEMPTS):
             parts, result = yield from plan_put(dest, entity, condition, stored=stored)
             try:
-                yield from send(parts)
+                yield from send(parts, dest=dest)
                 return result
             except ConditionFailed as error:
                 stored = stored_after_failure(parts[0], error.item)
@@ -239,7 +240,7 @@ class TableHandle:
                     )
                     response = yield from send(parts, single_params=params)
                     return self._decoded(meta, response["Attributes"])
-                yield from send(parts)
+                yield from send(parts, dest=dest)
                 return (yield from self._get(KeyRef(meta, _key_fields(meta, target)), True, {}))
             except ConditionFailed as error:
                 if not changed_since_read(parts[0], error.item):
@@ -259,9 +260,10 @@ class TableHandle:
             target = target.key(**key)
         elif key:
             refuse_unknown("db.delete(a key or an entity)", key, ())
-        parts, _ = yield from plan_delete(self._write_target(), target, condition)
+        dest = self._write_target()
+        parts, _ = yield from plan_delete(dest, target, condition)
         if parts:
-            yield from send(parts)
+            yield from send(parts, dest=dest)
 
     def _batch_get(self, targets: list[Any], consistent: bool, raw: bool) -> Steps[list[Any]]:
         return batch_get(self.table_name, targets, consistent=consistent, raw=raw)

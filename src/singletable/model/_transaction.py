@@ -98,7 +98,7 @@ class TransactionParts:
         if self.parts:
             single = not self.draws and len(self.parts) == 1 and self.parts[0].kind in SINGLE
             try:
-                yield from send(self.parts, transaction=not single, key_names=self.dest.key_names)
+                yield from send(self.parts, transaction=not single, dest=self.dest)
             except ModelError as error:
                 lost = self._lost_race(error)
                 if lost is None:

@@ -31,7 +31,7 @@ from singletable.model._errors import (
     VersionConflict,
 )
 from singletable.model._steps import Request, Steps
-from singletable.model._write_requests import RequestPart
+from singletable.model._write_requests import RequestPart, WriteTarget
 
 # A part's TransactWriteItems element name -> the operation that sends it alone.
 SINGLE = {"Put": "PutItem", "Update": "UpdateItem", "Delete": "DeleteItem"}
@@ -59,16 +59,21 @@ def _value(av: dict[str, Any]) -> Any:
     return int(number) if number == number.to_integral_value() else number
 
 
-def part_key(part: RequestPart, key_names: tuple[str, ...] = ()) -> dict[str, Any]:
+def part_key(part: RequestPart, dest: WriteTarget | None = None) -> dict[str, Any]:
     """The primary key (AttributeValues) of the item a part acts on; a Put's is read from its item, with
-    the key attribute names of its entity's table, else ``key_names`` (the transaction's table). Empty when
-    it cannot be told (a hand-written Put to another table)."""
+    the key attribute names of its entity's table, else those of ``dest`` (the transaction's table) for a
+    guard, derived or hand-written item written there. Empty when it cannot be told (a hand-written Put to
+    another table)."""
     key = part.params.get("Key")
     if key is not None:
         return key if isinstance(key, dict) else {}
     item = part.params.get("Item") or {}
-    table = part.meta.table if part.meta is not None else None
-    names = (table.pk_name, table.sk_name) if table is not None else key_names
+    if part.meta is not None:
+        names: tuple[str, ...] = (part.meta.table.pk_name, part.meta.table.sk_name)
+    elif dest is not None and part.params.get("TableName") == dest.table_name:
+        names = dest.key_names
+    else:
+        return {}
     return {name: item[name] for name in names if name and name in item}
 
 
@@ -80,18 +85,18 @@ def plain_key(key: dict[str, Any]) -> dict[str, Any] | None:
         return None
 
 
-def key_text(part: RequestPart, key_names: tuple[str, ...] = ()) -> str:
+def key_text(part: RequestPart, dest: WriteTarget | None = None) -> str:
     """The part's primary key as ``PK='USER#a' SK='PROFILE'`` ("" when it cannot be told)."""
-    key = part_key(part, key_names)
+    key = part_key(part, dest)
     try:
         return " ".join(f"{name}={_plain(av)}" for name, av in key.items())
     except (AttributeError, ValueError):  # a hand-written part whose key is not AttributeValues
         return ""
 
 
-def action_text(part: RequestPart, key_names: tuple[str, ...] = ()) -> str:
+def action_text(part: RequestPart, dest: WriteTarget | None = None) -> str:
     """``USER update PK='USER#a' SK='PROFILE'``: the label and the key of one action."""
-    key = key_text(part, key_names)
+    key = key_text(part, dest)
     return f"{part.label} {key}" if key else str(part.label)
 
 
@@ -120,13 +125,13 @@ def _version_held(part: RequestPart, item: Any) -> bool:
     return stored == {"N": str(part.expected_version)}
 
 
-def _cancelled(parts: list[RequestPart], error: RequestError, key_names: tuple[str, ...]) -> ModelError:
+def _cancelled(parts: list[RequestPart], error: RequestError, dest: WriteTarget | None) -> ModelError:
     """What a TransactionCanceledException meant: the first failed condition by its label, or a
     :class:`TransactionFailed` naming each action DynamoDB gave a reason for; either carries every
     action's :class:`Cancellation`."""
     reasons = error.extra.get("CancellationReasons") or _reasons_from_message(error.message)
     cancellations = tuple(
-        _cancellation(index, part, reason, key_names)
+        _cancellation(index, part, reason, dest)
         for index, (part, reason) in enumerate(zip(parts, reasons, strict=False))
     )
     total = len(parts)
@@ -135,7 +140,7 @@ def _cancelled(parts: list[RequestPart], error: RequestError, key_names: tuple[s
     for each, part in zip(cancellations, parts, strict=False):
         if not each.failed:
             continue
-        where = f"transaction cancelled, action {each.index + 1} of {total} ({action_text(part, key_names)})"
+        where = f"transaction cancelled, action {each.index + 1} of {total} ({action_text(part, dest)})"
         if each.code == "ConditionalCheckFailed":
             meaning = _meaning(part, error, each.item, where)
             break
@@ -149,7 +154,7 @@ def _cancelled(parts: list[RequestPart], error: RequestError, key_names: tuple[s
 
 
 def _cancellation(
-    index: int, part: RequestPart, reason: dict[str, Any], key_names: tuple[str, ...]
+    index: int, part: RequestPart, reason: dict[str, Any], dest: WriteTarget | None
 ) -> Cancellation:
     label = part.label
     return Cancellation(
@@ -157,20 +162,20 @@ def _cancellation(
         action=str(label),
         entity=label.entity,
         role=label.role,
-        key=plain_key(part_key(part, key_names)) or {},
+        key=plain_key(part_key(part, dest)) or {},
         code=str(reason.get("Code") or "None"),
         message=str(reason.get("Message") or ""),
         item=reason.get("Item"),
     )
 
 
-def refuse_repeated_items(parts: list[RequestPart], key_names: tuple[str, ...] = ()) -> None:
+def refuse_repeated_items(parts: list[RequestPart], dest: WriteTarget | None = None) -> None:
     """Refuse, before anything is sent, a transaction with two actions on one item (same table, same
     primary key): DynamoDB refuses it whole with a ValidationException naming neither, so the model names
     the item and both actions."""
     seen: dict[tuple[Any, ...], int] = {}
     for index, part in enumerate(parts):
-        identity = _identity(part, key_names)
+        identity = _identity(part, dest)
         try:
             first = seen.setdefault(identity, index) if identity is not None else index
         except TypeError:  # a hand-written key holding a list: DynamoDB will say what is wrong
@@ -179,7 +184,7 @@ def refuse_repeated_items(parts: list[RequestPart], key_names: tuple[str, ...] =
             continue
         total = len(parts)
         entity = parts[first].label.entity
-        item = f"{entity} {key_text(part, key_names)}" if entity else key_text(part, key_names)
+        item = f"{entity} {key_text(part, dest)}" if entity else key_text(part, dest)
         raise RequestRefused(
             f"two actions of this transaction act on one item, {item}: action {first + 1} of {total} "
             f"({parts[first].label}) and action {index + 1} of {total} ({part.label}); DynamoDB refuses "
@@ -188,10 +193,10 @@ def refuse_repeated_items(parts: list[RequestPart], key_names: tuple[str, ...] =
         )
 
 
-def _identity(part: RequestPart, key_names: tuple[str, ...]) -> tuple[Any, ...] | None:
+def _identity(part: RequestPart, dest: WriteTarget | None) -> tuple[Any, ...] | None:
     """The item a part acts on as DynamoDB tells items apart: its table and key (numbers by value: ``1`` and
     ``1.0`` are one key); None when it cannot be told (a hand-written key that is not AttributeValues)."""
-    key = part_key(part, key_names)
+    key = part_key(part, dest)
     if not key:
         return None
     identity: list[Any] = [part.params.get("TableName")]
@@ -214,11 +219,11 @@ def send(
     *,
     single_params: dict[str, Any] | None = None,
     transaction: bool = False,
-    key_names: tuple[str, ...] = (),
+    dest: WriteTarget | None = None,
 ) -> Steps[dict[str, Any]]:
     """Send the parts (one request, or one TransactWriteItems); ``single_params`` replaces a lone part's
-    parameters (to ask for return values); ``key_names`` are the table's key attributes, to tell the item
-    of a Put that has no entity. A failed condition raises what it meant."""
+    parameters (to ask for return values); ``dest`` is the table they go to, whose key attributes tell the
+    item of a Put that has no entity. A failed condition raises what it meant."""
     if len(parts) == 1 and not transaction and parts[0].kind in SINGLE:
         part = parts[0]
         params = single_params or part.params
@@ -234,7 +239,7 @@ def send(
             f"{len(parts)} (guard and derived items count too); nothing was sent -- split it, or use "
             "db.batch_write where all-or-nothing is not needed"
         )
-    refuse_repeated_items(parts, key_names)
+    refuse_repeated_items(parts, dest)
     items = []
     for part in parts:
         params = part.params
@@ -246,7 +251,7 @@ def send(
     except RequestError as error:
         if error.code != "TransactionCanceledException":
             raise
-        raise _cancelled(parts, error, key_names) from None
+        raise _cancelled(parts, error, dest) from None
 
 
 def _reasons_from_message(message: str) -> list[dict[str, Any]]:
