@@ -202,9 +202,8 @@ class TableHandle:
     # -- writes -----------------------------------------------------------------------------------------
 
     def _create(self, entity: Entity) -> Steps[Any]:
-        dest = self._write_target()
-        parts, result = plan_create(dest, entity)
-        yield from send(parts, dest=dest)
+        parts, result = plan_create(self._write_target(), entity)
+        yield from send(parts)
         return result
 
     def _put(self, entity: Entity, condition: Cond | None) -> Steps[Any]:
@@ -216,7 +215,7 @@ class TableHandle:
         for attempt in range(PUT_ATTEMPTS):
             parts, result = yield from plan_put(dest, entity, condition, stored=stored)
             try:
-                yield from send(parts, dest=dest)
+                yield from send(parts)
                 return result
             except ConditionFailed as error:
                 stored = stored_after_failure(parts[0], error.item)
@@ -240,7 +239,7 @@ class TableHandle:
                     )
                     response = yield from send(parts, single_params=params)
                     return self._decoded(meta, response["Attributes"])
-                yield from send(parts, dest=dest)
+                yield from send(parts)
                 return (yield from self._get(KeyRef(meta, _key_fields(meta, target)), True, {}))
             except ConditionFailed as error:
                 if not changed_since_read(parts[0], error.item):
@@ -260,10 +259,9 @@ class TableHandle:
             target = target.key(**key)
         elif key:
             refuse_unknown("db.delete(a key or an entity)", key, ())
-        dest = self._write_target()
-        parts, _ = yield from plan_delete(dest, target, condition)
+        parts, _ = yield from plan_delete(self._write_target(), target, condition)
         if parts:
-            yield from send(parts, dest=dest)
+            yield from send(parts)
 
     def _batch_get(self, targets: list[Any], consistent: bool, raw: bool) -> Steps[list[Any]]:
         return batch_get(self.table_name, targets, consistent=consistent, raw=raw)

@@ -71,9 +71,8 @@ Role = Literal[
 class PartLabel(NamedTuple):
     """What a request part writes and what its error message needs: the entity's type name, the part's
     :data:`Role`, whether it checks the entity's version, and for guards the unique field and value (for
-    derived items, the declaration's name in ``field``; for a sequence, the counter's field). Immutable; a
-    NamedTuple because every write makes one (a frozen dataclass costs five times as much to build, a
-    measurable share of a put)."""
+    derived items, the declaration's name in ``field``). Immutable; a NamedTuple because every write makes
+    one (a frozen dataclass costs five times as much to build, a measurable share of a put)."""
 
     role: Role
     entity: str = ""
@@ -83,9 +82,11 @@ class PartLabel(NamedTuple):
 
     def __str__(self) -> str:
         what = f"{self.entity} {self.role}" if self.entity else self.role
+        if self.role == "sequence":  # never versioned: the counter's field
+            return f"{what} {self.field}"
         if self.role in ("claim", "release"):
             what += f" {self.field}={self.value!r}"
-        elif self.role in ("derived", "sequence"):
+        elif self.role == "derived":
             what += f" {self.field}"
         return what + (" (versioned)" if self.versioned else "")
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 from singletable.model._errors import (
     AlreadyExists,
@@ -59,19 +59,26 @@ def _value(av: dict[str, Any]) -> Any:
     return int(number) if number == number.to_integral_value() else number
 
 
-def part_key(part: RequestPart, dest: WriteTarget | None = None) -> dict[str, Any]:
+class TableKeys(NamedTuple):
+    """The table a write's parts go to and its key attribute names: which item a Put with no entity (a
+    guard, derived or hand-written item) writes there."""
+
+    table_name: str
+    names: tuple[str, ...]
+
+
+def part_key(part: RequestPart, keys: TableKeys | None = None) -> dict[str, Any]:
     """The primary key (AttributeValues) of the item a part acts on; a Put's is read from its item, with
-    the key attribute names of its entity's table, else those of ``dest`` (the transaction's table) for a
-    guard, derived or hand-written item written there. Empty when it cannot be told (a hand-written Put to
-    another table)."""
+    the key attribute names of its entity's table, else those of ``keys`` for an item written there. Empty
+    when it cannot be told (a hand-written Put to another table)."""
     key = part.params.get("Key")
     if key is not None:
         return key if isinstance(key, dict) else {}
     item = part.params.get("Item") or {}
     if part.meta is not None:
         names: tuple[str, ...] = (part.meta.table.pk_name, part.meta.table.sk_name)
-    elif dest is not None and part.params.get("TableName") == dest.table_name:
-        names = dest.key_names
+    elif keys is not None and part.params.get("TableName") == keys.table_name:
+        names = keys.names
     else:
         return {}
     return {name: item[name] for name in names if name and name in item}
@@ -85,18 +92,18 @@ def plain_key(key: dict[str, Any]) -> dict[str, Any] | None:
         return None
 
 
-def key_text(part: RequestPart, dest: WriteTarget | None = None) -> str:
+def key_text(part: RequestPart, keys: TableKeys | None = None) -> str:
     """The part's primary key as ``PK='USER#a' SK='PROFILE'`` ("" when it cannot be told)."""
-    key = part_key(part, dest)
+    key = part_key(part, keys)
     try:
         return " ".join(f"{name}={_plain(av)}" for name, av in key.items())
     except (AttributeError, ValueError):  # a hand-written part whose key is not AttributeValues
         return ""
 
 
-def action_text(part: RequestPart, dest: WriteTarget | None = None) -> str:
+def action_text(part: RequestPart, keys: TableKeys | None = None) -> str:
     """``USER update PK='USER#a' SK='PROFILE'``: the label and the key of one action."""
-    key = key_text(part, dest)
+    key = key_text(part, keys)
     return f"{part.label} {key}" if key else str(part.label)
 
 
@@ -125,13 +132,13 @@ def _version_held(part: RequestPart, item: Any) -> bool:
     return stored == {"N": str(part.expected_version)}
 
 
-def _cancelled(parts: list[RequestPart], error: RequestError, dest: WriteTarget | None) -> ModelError:
+def _cancelled(parts: list[RequestPart], error: RequestError, keys: TableKeys | None) -> ModelError:
     """What a TransactionCanceledException meant: the first failed condition by its label, or a
     :class:`TransactionFailed` naming each action DynamoDB gave a reason for; either carries every
     action's :class:`Cancellation`."""
     reasons = error.extra.get("CancellationReasons") or _reasons_from_message(error.message)
     cancellations = tuple(
-        _cancellation(index, part, reason, dest)
+        _cancellation(index, part, reason, keys)
         for index, (part, reason) in enumerate(zip(parts, reasons, strict=False))
     )
     total = len(parts)
@@ -140,7 +147,7 @@ def _cancelled(parts: list[RequestPart], error: RequestError, dest: WriteTarget 
     for each, part in zip(cancellations, parts, strict=False):
         if not each.failed:
             continue
-        where = f"transaction cancelled, action {each.index + 1} of {total} ({action_text(part, dest)})"
+        where = f"transaction cancelled, action {each.index + 1} of {total} ({action_text(part, keys)})"
         if each.code == "ConditionalCheckFailed":
             meaning = _meaning(part, error, each.item, where)
             break
@@ -154,7 +161,7 @@ def _cancelled(parts: list[RequestPart], error: RequestError, dest: WriteTarget 
 
 
 def _cancellation(
-    index: int, part: RequestPart, reason: dict[str, Any], dest: WriteTarget | None
+    index: int, part: RequestPart, reason: dict[str, Any], keys: TableKeys | None
 ) -> Cancellation:
     label = part.label
     return Cancellation(
@@ -162,20 +169,20 @@ def _cancellation(
         action=str(label),
         entity=label.entity,
         role=label.role,
-        key=plain_key(part_key(part, dest)) or {},
+        key=plain_key(part_key(part, keys)) or {},
         code=str(reason.get("Code") or "None"),
         message=str(reason.get("Message") or ""),
         item=reason.get("Item"),
     )
 
 
-def refuse_repeated_items(parts: list[RequestPart], dest: WriteTarget | None = None) -> None:
+def refuse_repeated_items(parts: list[RequestPart], keys: TableKeys | None = None) -> None:
     """Refuse, before anything is sent, a transaction with two actions on one item (same table, same
     primary key): DynamoDB refuses it whole with a ValidationException naming neither, so the model names
     the item and both actions."""
     seen: dict[tuple[Any, ...], int] = {}
     for index, part in enumerate(parts):
-        identity = _identity(part, dest)
+        identity = _identity(part, keys)
         try:
             first = seen.setdefault(identity, index) if identity is not None else index
         except TypeError:  # a hand-written key holding a list: DynamoDB will say what is wrong
@@ -184,7 +191,7 @@ def refuse_repeated_items(parts: list[RequestPart], dest: WriteTarget | None = N
             continue
         total = len(parts)
         entity = parts[first].label.entity
-        item = f"{entity} {key_text(part, dest)}" if entity else key_text(part, dest)
+        item = f"{entity} {key_text(part, keys)}" if entity else key_text(part, keys)
         raise RequestRefused(
             f"two actions of this transaction act on one item, {item}: action {first + 1} of {total} "
             f"({parts[first].label}) and action {index + 1} of {total} ({part.label}); DynamoDB refuses "
@@ -193,10 +200,10 @@ def refuse_repeated_items(parts: list[RequestPart], dest: WriteTarget | None = N
         )
 
 
-def _identity(part: RequestPart, dest: WriteTarget | None) -> tuple[Any, ...] | None:
+def _identity(part: RequestPart, keys: TableKeys | None) -> tuple[Any, ...] | None:
     """The item a part acts on as DynamoDB tells items apart: its table and key (numbers by value: ``1`` and
     ``1.0`` are one key); None when it cannot be told (a hand-written key that is not AttributeValues)."""
-    key = part_key(part, dest)
+    key = part_key(part, keys)
     if not key:
         return None
     identity: list[Any] = [part.params.get("TableName")]
@@ -223,7 +230,8 @@ def send(
 ) -> Steps[dict[str, Any]]:
     """Send the parts (one request, or one TransactWriteItems); ``single_params`` replaces a lone part's
     parameters (to ask for return values); ``dest`` is the table they go to, whose key attributes tell the
-    item of a Put that has no entity. A failed condition raises what it meant."""
+    item of a Put that has no entity (else they are read off the parts). A failed condition raises what it
+    meant."""
     if len(parts) == 1 and not transaction and parts[0].kind in SINGLE:
         part = parts[0]
         params = single_params or part.params
@@ -233,13 +241,14 @@ def send(
             return (yield Request(SINGLE[part.kind], params))  # type: ignore[no-any-return]
         except ConditionFailed as error:
             raise _meaning(part, error, error.item) from None
+    keys = TableKeys(dest.table_name, dest.key_names) if dest is not None else _table_of(parts)
     if len(parts) > MAX_ACTIONS:
         raise RequestRefused(
             f"a transaction holds at most {MAX_ACTIONS} actions (DynamoDB's limit) and this one has "
             f"{len(parts)} (guard and derived items count too); nothing was sent -- split it, or use "
             "db.batch_write where all-or-nothing is not needed"
         )
-    refuse_repeated_items(parts, dest)
+    refuse_repeated_items(parts, keys)
     items = []
     for part in parts:
         params = part.params
@@ -251,7 +260,18 @@ def send(
     except RequestError as error:
         if error.code != "TransactionCanceledException":
             raise
-        raise _cancelled(parts, error, dest) from None
+        raise _cancelled(parts, error, keys) from None
+
+
+def _table_of(parts: list[RequestPart]) -> TableKeys | None:
+    """The table the parts of one entity's write go to, from the first that knows its entity: a guard or
+    derived item of that write is keyed by that table's key attributes."""
+    for part in parts:
+        if part.meta is not None and "TableName" in part.params:
+            table = part.meta.table
+            names = tuple(name for name in (table.pk_name, table.sk_name) if name)
+            return TableKeys(part.params["TableName"], names)
+    return None
 
 
 def _reasons_from_message(message: str) -> list[dict[str, Any]]:
