@@ -76,6 +76,16 @@ def test_a_cancellation_that_is_no_condition_names_the_action_and_dynamodbs_reas
     )
     assert error.labels == ["DOC create", "DOC update"]
     assert [r.get("Code") for r in error.reasons] == ["None", "ValidationError"]
+    assert [(c.index, c.action, c.key, c.code, c.message) for c in error.cancellations] == [
+        (0, "DOC create", {"PK": "ORG#a", "SK": "DOC#2"}, "None", ""),
+        (
+            1,
+            "DOC update",
+            {"PK": "ORG#a", "SK": "DOC#1"},
+            "ValidationError",
+            "Item size to update has exceeded the maximum allowed size",
+        ),
+    ]
     assert db.get(Doc, org="a", doc_id="2") is None
 
 

@@ -24,6 +24,7 @@ from singletable.model._entity import Entity
 from singletable.model._entity_meta import EntityMeta, KeyRef
 from singletable.model._errors import (
     AlreadyExists,
+    Cancellation,
     ConditionFailed,
     DBClosed,
     DeclarationError,
@@ -63,6 +64,7 @@ __all__ = [
     "AlreadyExists",
     "AsyncAdapter",
     "AsyncDB",
+    "Cancellation",
     "Collection",
     "Cond",
     "ConditionFailed",

@@ -6,11 +6,52 @@ the request went to the embedded engine or through boto3 to any endpoint: the ad
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 
+@dataclass(frozen=True, slots=True)
+class Cancellation:
+    """One action of a cancelled transaction, as DynamoDB judged it: ``error.cancellations`` holds one per
+    action sent, in the order sent.
+
+    ``index`` is the action's place in the transaction (from 0: DynamoDB's ``CancellationReasons`` order;
+    messages count from 1), ``action`` its label (``"STOCK update"``, ``"USER claim email='a@x'"``,
+    ``"ORDER sequence next_number"``, ``"raw"``), ``entity`` the entity type it writes ("" for a raw action),
+    ``role`` what it does (create, put, update, upsert, delete, check, claim, release, derived, sequence,
+    raw), ``key`` the item's primary key as plain values (``{"PK": "STOCK#s1", "SK": "STOCK"}``; empty when
+    it cannot be told), ``code`` DynamoDB's reason (``"ConditionalCheckFailed"``, ``"TransactionConflict"``,
+    ``"ValidationError"``...; ``"None"`` for an action that did not fail), ``message`` DynamoDB's text and
+    ``item`` the stored item as AttributeValues when DynamoDB returned it (the model asks for it on updates
+    and versioned writes: ``ReturnValuesOnConditionCheckFailure``).
+    """
+
+    index: int
+    action: str
+    entity: str
+    role: str
+    key: dict[str, Any]
+    code: str
+    message: str = ""
+    item: dict[str, Any] | None = None
+
+    @property
+    def failed(self) -> bool:
+        """Whether DynamoDB gave this action a reason (its code is not ``"None"``)."""
+        return self.code != "None"
+
+
 class ModelError(Exception):
-    """Base of every error the modeling layer raises."""
+    """Base of every error the modeling layer raises.
+
+    ``cancellations``: when the error reports a cancelled transaction (a ``ConditionFailed``,
+    ``UniqueViolation``, ``AlreadyExists``, ``NotFound``, ``VersionConflict``, ``TransactionFailed`` or
+    ``SequenceContended`` raised by a transaction), one :class:`Cancellation` per action sent, each with
+    DynamoDB's reason (``"None"`` for those that did not fail): ``[c for c in error.cancellations if
+    c.failed]`` are the ones to blame. Empty otherwise.
+    """
+
+    cancellations: tuple[Cancellation, ...] = ()
 
 
 class DeclarationError(ModelError, TypeError):
@@ -155,6 +196,19 @@ class TransactionFailed(RequestError):
         super().__init__(code, message, extra={"CancellationReasons": reasons})
         self.reasons = reasons
         self.labels = labels
+
+
+class SequenceContended(ModelError):
+    """A number drawn from a :class:`~singletable.model.Sequence` was taken by another writer before the
+    transaction holding it was committed (or DynamoDB cancelled it with ``TransactionConflict``); nothing
+    was written. ``Sequence.create`` and ``db.run_transaction`` raise it once every attempt lost the race;
+    a ``with db.transaction()`` block, which cannot run again by itself, raises it at its first loss.
+    ``sequence`` is the :class:`~singletable.model.Sequence` concerned, ``number`` the number it lost."""
+
+    def __init__(self, message: str, sequence: Any = None, number: int | None = None) -> None:
+        super().__init__(message)
+        self.sequence = sequence
+        self.number = number
 
 
 class RequestRefused(ModelError, ValueError):

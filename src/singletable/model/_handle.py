@@ -72,7 +72,8 @@ class TableHandle:
         secret = cursor_secret or cursors.default_secret()
         self._secret = secret.encode() if isinstance(secret, str) else secret
         self.clock = clock or utc_now
-        self._dest = WriteTarget(self.table_name, self.clock)
+        self._key_names = tuple(name for name in (table.pk_name, table.sk_name) if name)
+        self._dest = WriteTarget(self.table_name, self.clock, self._key_names)
 
     def _drive(self, steps: Steps[Any]) -> Any:
         """Run ``steps`` with this handle's call: the result (``DB``), or an awaitable of it (``AsyncDB``)."""
@@ -104,7 +105,7 @@ class TableHandle:
         fix the time) is honoured."""
         dest = self._dest
         if dest.clock is not self.clock or dest.table_name != self.table_name:
-            dest = self._dest = WriteTarget(self.table_name, self.clock)
+            dest = self._dest = WriteTarget(self.table_name, self.clock, self._key_names)
         return dest
 
     # -- control plane ----------------------------------------------------------------------------------

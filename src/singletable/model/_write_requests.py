@@ -28,10 +28,12 @@ from singletable.model._write_values import UpdateValues
 
 
 class WriteTarget(NamedTuple):
-    """The table a write goes to: its name and the clock that stamps items."""
+    """The table a write goes to: its name, the clock that stamps items, and the names of its key
+    attributes (to tell which item a hand-written Put writes)."""
 
     table_name: str
     clock: Callable[[], datetime]
+    key_names: tuple[str, ...] = ()
 
     def read_item(
         self, key: dict[str, AV], attributes: list[str] | None = None
@@ -60,8 +62,11 @@ class WriteTarget(NamedTuple):
 #   claim    a guard item taking a unique value                -> UniqueViolation
 #   release  a guard item giving a unique value up             -> ConditionFailed
 #   derived  an item the entity owns, written or removed by it -> ConditionFailed
+#   sequence a Sequence's counter, moved to the number drawn   -> SequenceContended (another writer took it)
 #   raw      a request written by hand in a transaction        -> ConditionFailed
-Role = Literal["create", "put", "update", "upsert", "delete", "check", "claim", "release", "derived", "raw"]
+Role = Literal[
+    "create", "put", "update", "upsert", "delete", "check", "claim", "release", "derived", "sequence", "raw"
+]
 
 
 class PartLabel(NamedTuple):
@@ -81,6 +86,8 @@ class PartLabel(NamedTuple):
 
     def __str__(self) -> str:
         what = f"{self.entity} {self.role}" if self.entity else self.role
+        if self.role == "sequence":  # never versioned: the counter's field
+            return f"{what} {self.field}"
         if self.role in ("claim", "release"):
             what += f" {self.field}={self.value!r}"
             what += "".join(f" {name}={value!r}" for name, value in self.scope)
