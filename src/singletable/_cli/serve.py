@@ -22,6 +22,14 @@ if TYPE_CHECKING:
 )
 @click.option("--port", default=8000, show_default=True, type=int)
 @click.option(
+    "--allow-host",
+    "allow_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="Also answer requests for this host name or address (repeatable); by default only localhost, "
+    "127.0.0.1, [::1] and --host are answered, any other Host header gets 400 (DNS rebinding).",
+)
+@click.option(
     "--workers",
     default=1,
     show_default=True,
@@ -54,6 +62,7 @@ def serve(
     in_memory: bool,
     host: str,
     port: int,
+    allow_hosts: tuple[str, ...],
     workers: int,
     credentials: str | None,
     log_level: str,
@@ -70,7 +79,7 @@ def serve(
             "--workers > 1 needs --db FILE: worker processes cannot share a memory database"
         )
     require("server", ("uvicorn", "botocore"), "singletable serve")
-    console = _console_options(ui, ui_design, ui_read_only, credentials)
+    console = _console_options(ui, ui_design, ui_read_only, credentials, (host, *allow_hosts))
     from singletable._server.checks import CannotServe, check_can_serve
     from singletable._server.run import ServeOptions
     from singletable._server.run import serve as run_server
@@ -103,7 +112,7 @@ def serve(
 
 
 def _console_options(
-    ui: bool, design: str | None, read_only: bool, credentials: str | None
+    ui: bool, design: str | None, read_only: bool, credentials: str | None, hosts: tuple[str, ...]
 ) -> ConsoleOptions | None:
     """``--ui``'s ConsoleOptions (None without it), its design loaded once here so a bad one fails now."""
     if not ui:
@@ -118,10 +127,16 @@ def _console_options(
     require("ui", ("starlette", "jinja2", "pydantic"), "singletable serve --ui")
     from singletable._server.console import ConsoleOptions
     from singletable.data import DesignError, load_design
+    from singletable.ui import HostPolicy
+
+    try:
+        HostPolicy.of(hosts)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--allow-host or --host") from None
 
     if design:
         try:
             load_design(design)
         except DesignError as error:
             raise click.ClickException(str(error)) from None
-    return ConsoleOptions(design=design, read_only=read_only)
+    return ConsoleOptions(design=design, read_only=read_only, hosts=hosts)

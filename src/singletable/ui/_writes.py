@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from singletable.data import Design, Expression, Target, TargetError, from_plain, item_from_json, key_schema
-from singletable.data._item_json import loads
 from singletable.data._look import merge_into
+from singletable.ui._inputs import json_value
 
 Item = dict[str, Any]
 FORMATS = ("plain", "dynamodb")
@@ -51,7 +51,7 @@ def parse_body(text: str, fmt: str, what: str = "the item") -> Any:
     if fmt not in FORMATS:
         raise WriteRefused(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     try:
-        value = loads(text)
+        value = json_value(text)
     except ValueError as error:
         raise WriteRefused(f"{what} is {error}") from None
     if not isinstance(value, dict):
