@@ -59,7 +59,9 @@ SECURITY_HEADERS = {
     "content-security-policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; "
     "form-action 'self'; base-uri 'none'",
     "x-content-type-options": "nosniff",
-    "referrer-policy": "no-referrer",  # cursors and keys sit in URLs
+    # Cursors and keys sit in URLs: no other site is told them. Not "no-referrer": a browser then sends
+    # "Origin: null" with the console's own forms, which the Origin check could not tell from a foreign page.
+    "referrer-policy": "same-origin",
     "x-frame-options": "DENY",
     "cache-control": "no-store",
 }
