@@ -38,7 +38,7 @@ from singletable.data import open_target
 from singletable.model import connect
 
 WALK = settings(
-    max_examples=40,
+    max_examples=int(__import__("os").environ.get("WALK_EXAMPLES", "40")),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -93,6 +93,16 @@ HOSTILE_TEXT = [
     '{"PK": "x"}',
     '{":v": 5}',
     '{"#n": 5}',
+    '{"#n": "a", ":v": {"x": [1, null, true]}}',
+    '{"PK": {"N": "abc"}, "SK": {"S": "x"}}',
+    '{"PK": {"B": "!!"}, "SK": {"SS": []}}',
+    '{"PK": "A", "SK": "B", "n": 1e400}',
+    '{"PK": "A", "SK": "B", "n": NaN, "i": -Infinity}',
+    '{"PK": "A", "SK": "B", "": ""}',
+    '{"user_id": 5, "order_id": "x"}',
+    '{"user_id": "42", "name": "Ada", "email": "ada@example.com"}',
+    "[]",
+    '"text"',
     deep(40, LEVELS[1]),
     deep(2000, LEVELS[0]),
     deep(2000, LEVELS[2]),
@@ -119,6 +129,9 @@ PATH_SEGMENTS = [
 ]
 text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
 values = st.sampled_from(HOSTILE_TEXT) | text
+# Header text: printable Latin-1 (a line break would end the header; the parser refuses control bytes).
+header_text = st.text(st.characters(min_codepoint=0x20, max_codepoint=0xFF, blacklist_characters="\x7f"))
+cookies = st.builds("singletable_console={}".format, header_text) | header_text
 segments = st.sampled_from(PATH_SEGMENTS) | text.map(lambda t: urllib.parse.quote(t, safe=""))
 
 
@@ -217,7 +230,12 @@ def test_hostile_query_parameters_are_never_a_500(walker, data):
     names = st.sampled_from([*walker.fields, "f.user_id", "f.order_id", "f.status"])
     params = data.draw(st.dictionaries(names, values, max_size=5))
     query = urllib.parse.urlencode(params)
-    walker.send("GET", route.path(table=walker.table, path="console.css") + ("?" + query if query else ""))
+    cookie = data.draw(st.sampled_from([walker.cookie, ""]) | cookies)
+    walker.send(
+        "GET",
+        route.path(table=walker.table, path="console.css") + ("?" + query if query else ""),
+        headers={"Cookie": cookie} if cookie else {},
+    )
 
 
 @WALK

@@ -246,7 +246,7 @@ def _shown(value: str, limit: int = 100) -> str:
 
 def _host_message(host: str, count: int) -> str:
     if count > 1:
-        return "this request names more than one Host: the console answers only one request for one host"
+        return "this request names more than one Host: the console answers only requests for one of its names"
     if not host:
         return "this request names no Host: the console answers only requests for its own address"
     name = host_name(host)
