@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     "allow_hosts",
     multiple=True,
     metavar="NAME",
-    help="Also answer requests for this host name or address (repeatable); by default only localhost, "
-    "127.0.0.1, [::1] and --host are answered, any other Host header gets 400 (DNS rebinding).",
+    help="Also answer requests for this host name or address (repeatable; '*': any). By default only "
+    "localhost, 127.0.0.1, [::1] and --host are answered, any other Host header gets 400 (DNS rebinding).",
 )
 @click.option(
     "--workers",

@@ -24,8 +24,8 @@ from singletable._extras import require
     "allow_hosts",
     multiple=True,
     metavar="NAME",
-    help="Also answer requests for this host name or address (repeatable); by default only localhost, "
-    "127.0.0.1, [::1] and --host are answered, any other Host header gets 400 (DNS rebinding).",
+    help="Also answer requests for this host name or address (repeatable; '*': any). By default only "
+    "localhost, 127.0.0.1, [::1] and --host are answered, any other Host header gets 400 (DNS rebinding).",
 )
 @click.option("--read-only", is_flag=True, help="Show everything, write nothing.")
 @click.option(

@@ -39,6 +39,8 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 DEFAULT_PORTS = {"http": 80, "https": 443}
 # Addresses a server binds to mean "every interface": no request names them as its Host.
 WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
+# ``--allow-host '*'``: any Host is answered (containers reached by a service name); the guard is then off.
+ANY_HOST = "*"
 PLAIN_HEADERS = [
     (b"content-type", b"text/html; charset=utf-8"),
     (b"content-security-policy", b"default-src 'none'; frame-ancestors 'none'"),
@@ -119,21 +121,24 @@ def allowed_host_option(value: str) -> str:
 @dataclass(frozen=True, slots=True)
 class HostPolicy:
     """The Host names the console answers to: the loopback names, and ``extra`` (from ``--host`` and
-    ``--allow-host``; a wildcard bind address such as 0.0.0.0 adds nothing)."""
+    ``--allow-host``; a wildcard bind address such as 0.0.0.0 adds nothing); every name with ``any_host``."""
 
     extra: frozenset[str] = frozenset()
+    any_host: bool = False
 
     @classmethod
     def of(cls, names: Iterable[str]) -> HostPolicy:
-        chosen = set()
+        """The policy for ``--host`` and ``--allow-host`` values; ValueError names one that is not a host."""
+        chosen, any_host = set(), False
         for name in names:
-            if name.strip() in WILDCARD_HOSTS:
-                continue
-            chosen.add(allowed_host_option(name))
-        return cls(frozenset(chosen))
+            if name.strip() == ANY_HOST:
+                any_host = True
+            elif name.strip() not in WILDCARD_HOSTS:
+                chosen.add(allowed_host_option(name))
+        return cls(frozenset(chosen), any_host)
 
     def allows(self, name: str) -> bool:
-        return is_loopback_name(name) or name in self.extra
+        return self.any_host or is_loopback_name(name) or name in self.extra
 
 
 @dataclass(slots=True)
