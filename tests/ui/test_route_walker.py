@@ -29,6 +29,7 @@ from walker_support import (
     Walked,
     chunked_post,
     encoded,
+    endless_header,
     field_names,
     request,
     routes_of,
@@ -310,7 +311,7 @@ def test_loopback_names_and_the_allowed_name_are_served(walker):
     assert refused.status == 400
     assert "--allow-host evil.example" in refused.text and "evil.example:" in refused.text
     twice = walker.send("GET", "/", headers={"Host": "localhost"})  # a second Host header
-    assert twice.status == 400 and "more than one Host" in twice.text
+    assert twice.status == 400  # by the HTTP parser (h11), else by the console ("more than one Host")
 
 
 origins = st.sampled_from(
@@ -356,7 +357,7 @@ def test_the_consoles_own_origin_can_write(walker):
         assert reply.status == 303, reply.text[-1000:]
 
 
-def test_oversize_bodies_are_refused_while_they_stream_with_bounded_memory(walker):
+def test_oversize_bodies_and_headers_are_refused_while_they_stream_with_bounded_memory(walker):
     port, path = walker.console.port, f"/tables/{walker.table}/items"
     before = walker.console.peak_memory_kb()
     session = {"Cookie": walker.cookie, "Content-Type": "application/x-www-form-urlencoded"}
@@ -367,6 +368,8 @@ def test_oversize_bodies_are_refused_while_they_stream_with_bounded_memory(walke
     assert streamed.header("connection") == "close" and sent < 50 * 2**20
     anonymous, sent = chunked_post(port, path, 200 * 2**20, {})
     assert anonymous.status == 403 and sent < 50 * 2**20  # no session: refused before reading
+    header, sent = endless_header(port, 200 * 2**20)  # the HTTP parser bounds a request's head
+    assert header.status == 400 and sent < 50 * 2**20
     grown = walker.console.peak_memory_kb() - before
     assert grown < 40_000, f"the server's peak memory grew by {grown} kB"
 

@@ -112,15 +112,25 @@ def chunked_post(port: int, path: str, total: int, headers: dict[str, str]) -> t
     head += [f"{name}: {value}" for name, value in headers.items()]
     chunk = b"a" * 65536
     frame = b"%x\r\n" % len(chunk) + chunk + b"\r\n"
+    return _stream(port, ("\r\n".join(head) + "\r\n\r\n").encode(), frame, total, b"0\r\n\r\n")
+
+
+def endless_header(port: int, total: int) -> tuple[Raw, int]:
+    """A GET whose one header line grows to ``total`` bytes, stopping as soon as the server answers."""
+    head = f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Long: ".encode()
+    return _stream(port, head, b"a" * 65536, total, b"\r\n\r\n")
+
+
+def _stream(port: int, head: bytes, piece: bytes, total: int, end: bytes) -> tuple[Raw, int]:
     sent = 0
     with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
-        sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode())
+        sock.sendall(head)
         try:
             while sent < total and not select.select([sock], [], [], 0)[0]:
-                sock.sendall(frame)
-                sent += len(chunk)
+                sock.sendall(piece)
+                sent += len(piece)
             if sent >= total:
-                sock.sendall(b"0\r\n\r\n")
+                sock.sendall(end)
         except (BrokenPipeError, ConnectionResetError):
             pass  # it answered and closed: the answer is read below
         return _answer(sock), sent

@@ -55,6 +55,8 @@ from singletable.ui._security import (
 from singletable.ui._writes import Writer
 
 HERE = os.path.dirname(__file__)
+# A request's line and headers: room for a long page cursor (30 pages of start keys), far from unbounded.
+MAX_HEAD_BYTES = 256 * 1024
 SECURITY_HEADERS = {
     "content-security-policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; "
     "form-action 'self'; base-uri 'none'",
@@ -260,7 +262,20 @@ def console_app(
 
 
 def run_console(app: Any, *, host: str = "127.0.0.1", port: int = 8001, log_level: str = "warning") -> None:
-    """Serve a :func:`console_app` with uvicorn until interrupted (``singletable ui``)."""
+    """Serve a :func:`console_app` with uvicorn until interrupted (``singletable ui``).
+
+    With h11, whose parser bounds a request's line and headers (:data:`MAX_HEAD_BYTES`): httptools keeps
+    reading a header line however long it grows (100 MB of one header took 250 MB). A console needs no
+    more speed than h11 gives."""
     import uvicorn
 
-    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False, server_header=False)
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        access_log=False,
+        server_header=False,
+        http="h11",
+        h11_max_incomplete_event_size=MAX_HEAD_BYTES,
+    )
