@@ -47,17 +47,18 @@ def ui(
     """Browse and edit TARGET's tables in a web browser, as item collections of entities."""
     require("ui", ("starlette", "jinja2", "uvicorn", "pydantic", "botocore"), "singletable ui")
     from singletable.data import DesignError
-    from singletable.ui import console_app, run_console
+    from singletable.ui import HostPolicy, console_app, run_console
 
     if table and not design:
         raise click.UsageError("--table names the design's table: it needs --design MODULE")
+    hosts = (host, *allow_hosts)
     try:
-        app = console_app(
-            target, design=design, table=table, read_only=read_only, allowed_hosts=(host, *allow_hosts)
-        )
+        HostPolicy.of(hosts)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--allow-host or --host") from None
+    try:
+        app = console_app(target, design=design, table=table, read_only=read_only, allowed_hosts=hosts)
     except (DesignError, OSError) as error:  # OSError: a database file it cannot open
         raise click.ClickException(str(error)) from None
-    except ValueError as error:  # a host name that is not one
-        raise click.BadParameter(str(error), param_hint="--allow-host or --host") from None
     click.echo(f"singletable console for {target} on http://{host}:{port}/", err=True)
     run_console(app, host=host, port=port, log_level=log_level)
