@@ -136,14 +136,30 @@ def loaded_db(
                 f"the design's sample data could not be loaded: {type(error).__name__}: {error}"
             ) from None
         return db, "sample"
-    for meta in table.entities.values():
-        for n in range(PER_ENTITY):
-            entity = generated_entity(meta.cls, n, (sizes or {}).get(meta.cls.__name__, {}))
-            try:
-                db.put(entity)
-            except ModelError as error:
-                raise SampleError(f"{meta.cls.__name__}: a generated item was refused: {error}") from None
+    try:
+        for meta in table.entities.values():
+            for n in range(PER_ENTITY):
+                create_generated(db, generated_entity(meta.cls, n, (sizes or {}).get(meta.cls.__name__, {})))
+    except BaseException:
+        db.close()
+        raise
     return db, "generated"
+
+
+def create_generated(db: DB, entity: Any) -> Any:
+    """Write a generated entity as the application writes a new one, ``db.create``: a version starts at 1,
+    guards and derived items are claimed. A ``put`` would be an update of an item that is not there, which a
+    versioned entity refuses. Returns what was stored, or None when an earlier generated item already holds
+    its key or a unique value (a singleton's fixed key, a partition-pool field that is unique): the table
+    keeps the first, as the application's second create would fail."""
+    from singletable.model import AlreadyExists, UniqueViolation
+
+    try:
+        return db.create(entity)
+    except (AlreadyExists, UniqueViolation):
+        return None
+    except ModelError as error:
+        raise SampleError(f"{type(entity).__name__}: a generated item was refused: {error}") from None
 
 
 def table_items(db: DB, index: str | None = None) -> list[dict[str, Any]]:
@@ -161,11 +177,15 @@ def table_items(db: DB, index: str | None = None) -> list[dict[str, Any]]:
         params = dict(params, ExclusiveStartKey=last)
 
 
-def generated_entity(cls: type[Any], n: int, sizes: Mapping[str, int] | None = None) -> Any:
+def generated_entity(
+    cls: type[Any], n: int, sizes: Mapping[str, int] | None = None, *, defaults: bool = False
+) -> Any:
     """The ``n``-th generated instance of entity ``cls``: a value for every field from its type.
 
-    A field with a default that refuses its generated value keeps its default; a required one raises
-    :class:`SampleError` naming the entity, the field and pydantic's reason.
+    ``defaults``: a field with a default other than None keeps it, as a create that leaves the field out
+    writes it (an order created ``status="open"`` is in the sparse index of open orders; a generated
+    ``status-7`` would not be). A field with a default that refuses its generated value keeps its default; a
+    required one raises :class:`SampleError` naming the entity, the field and pydantic's reason.
     """
     meta = cls.model_entity()
     partition = set(meta.pk.needs)
@@ -174,6 +194,8 @@ def generated_entity(cls: type[Any], n: int, sizes: Mapping[str, int] | None = N
     values: dict[str, Any] = {}
     for name, info in cls.model_fields.items():
         if name in (meta.created, meta.updated, meta.version):
+            continue
+        if defaults and not info.is_required() and info.get_default(call_default_factory=True) is not None:
             continue
         index = n % PARTITION_POOL if name in partition and name not in _sort_fields(meta) else n
         values[name] = value_for(info.annotation, name, index, lengths.get(name, 0))
