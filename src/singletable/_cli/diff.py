@@ -33,7 +33,7 @@ def diff(module: str, target: str, table_name: str | None, as_json: bool) -> Non
     (a database file or an endpoint URL): indexes, keys, attribute types, projections, TTL, stream and
     billing. Exit code 0 when they match, 1 when they differ, 2 when they cannot be compared."""
     from singletable.data import TargetError
-    from singletable.data._design import load_design
+    from singletable._designs import load_design
     from singletable.design import diff_table
 
     try:

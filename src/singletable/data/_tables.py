@@ -8,7 +8,6 @@ holding one :class:`singletable.model.Table`, whose public ``create_table_params
 
 from __future__ import annotations
 
-import importlib
 import json
 import time
 from pathlib import Path
@@ -118,18 +117,12 @@ def _throughput(throughput: dict[str, Any]) -> dict[str, int]:
 
 
 def params_from_design(module_name: str, table: str) -> dict[str, Any]:
-    """CreateTable's request from the one ``singletable.model.Table`` a design module declares."""
-    from singletable.model import Table
+    """CreateTable's request from the one ``singletable.model.Table`` a design module declares, found as
+    every command finds a design module (:func:`singletable._designs.load_design`)."""
+    from singletable._designs import DesignError, load_design
 
     try:
-        module = importlib.import_module(module_name)
-    except ImportError as error:
-        raise TableError(
-            f"schema {module_name}: not a JSON file, and not an importable module ({error})"
-        ) from None
-    tables = [value for value in vars(module).values() if isinstance(value, Table)]
-    if len(tables) != 1:
-        raise TableError(
-            f"schema {module_name}: declares {len(tables)} singletable.model.Table objects, not one"
-        )
-    return tables[0].create_table_params(table)
+        loaded = load_design(module_name, option="--schema")
+    except DesignError as error:
+        raise TableError(f"schema {module_name}: not a DescribeTable JSON file, and {error}") from None
+    return loaded.table.create_table_params(table)

@@ -68,7 +68,7 @@ def _described(design: DesignInput) -> tuple[str, dict[str, Any] | None, Any, Fi
     if isinstance(design, dict):
         return design["table"].get("resolved") or design["table"].get("name", ""), design, None, None
     if isinstance(design, str):
-        from singletable.data._design import DesignError, load_design
+        from singletable._designs import DesignError, load_design
 
         try:
             table = load_design(design).table
@@ -90,7 +90,7 @@ def _declaration_failure(spec: str, error: Exception) -> Finding | None:
         return None
     frames = traceback.extract_tb(cause.__traceback__)
     package = Path(__file__).resolve().parent.parent
-    ours = (str(package / "model"), str(package / "data"))
+    ours = (str(package / "model"), str(package / "data"), str(package / "_designs.py"))
     user = [
         f
         for f in frames

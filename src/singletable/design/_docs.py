@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from singletable.data._design import Design
+from singletable.data import Design
 from singletable.design import _document as doc
 from singletable.design._collections import Labeller, partitions
 from singletable.design._items import example_values, loaded_db, table_items
