@@ -119,11 +119,10 @@ def loaded_db(
     """A fresh in-memory table holding the design's items, and where they came from (``"sample"`` or
     ``"generated"``). ``generated``, or ``sizes`` (entity class -> field -> characters of its strings), asks
     for generated items whatever sample data the design has."""
-    from singletable.examples import DEMO_CLOCK, DEMO_CURSOR_SECRET
+    from singletable.examples import DEMO_CURSOR_SECRET
 
     load = None if sizes or generated else sample_loader(table)
-    db = connect(table, ":memory:", clock=lambda: DEMO_CLOCK, cursor_secret=DEMO_CURSOR_SECRET)
-    db.create_table()
+    db = memory_db(table, cursor_secret=DEMO_CURSOR_SECRET)
     if load is not None:
         try:
             load(db)
@@ -160,6 +159,25 @@ def create_generated(db: DB, entity: Any) -> Any:
         return None
     except ModelError as error:
         raise SampleError(f"{type(entity).__name__}: a generated item was refused: {error}") from None
+
+
+def memory_db(table: Table, **options: Any) -> DB:
+    """The design's table, created empty on an in-memory engine at the demos' fixed clock (``options``: more
+    of ``connect``'s). A table the engine refuses to create (a name DynamoDB does not accept) is a
+    :class:`~singletable.data.DesignError` naming why, one line for the command that asked."""
+    from singletable._designs import DesignError
+    from singletable.examples import DEMO_CLOCK
+
+    try:
+        db = connect(table, ":memory:", clock=lambda: DEMO_CLOCK, **options)
+    except ModelError as error:
+        raise DesignError(f"the design's table cannot be created: {error}") from None
+    try:
+        db.create_table()
+    except ModelError as error:
+        db.close()
+        raise DesignError(f"the design's table cannot be created: {error}") from None
+    return db
 
 
 def table_items(db: DB, index: str | None = None) -> list[dict[str, Any]]:

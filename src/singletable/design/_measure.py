@@ -17,9 +17,16 @@ from typing import Any
 
 from singletable.data import Design
 from singletable.design._collections import Labeller
-from singletable.design._items import example_values, generated_entity, loaded_db, table_items, value_for
+from singletable.design._items import (
+    example_values,
+    generated_entity,
+    loaded_db,
+    memory_db,
+    table_items,
+    value_for,
+)
 from singletable.engine._sizes import item_size
-from singletable.model import DB, ModelError, connect
+from singletable.model import DB, ModelError
 
 TABLE = "table"  # the target name of the table's own share, beside index names
 READS = frozenset({"GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems"})
@@ -110,11 +117,8 @@ def _all_writes(
     failures: dict[str, str],
 ) -> dict[str, dict[str, Consumed]]:
     """Each entity's writes, on an empty table: a singleton's create must not find the sample's item."""
-    from singletable.examples import DEMO_CLOCK
-
-    db = connect(design.table, ":memory:", clock=lambda: DEMO_CLOCK)
+    db = memory_db(design.table)
     try:
-        db.create_table()
         return {
             name: _writes(db, meta.cls, sizes.get(name, {}), update_fields.get(name), failures)
             for name, meta in ((m.cls.__name__, m) for m in design.table.entities.values())
