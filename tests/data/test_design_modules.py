@@ -51,7 +51,7 @@ def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, str]:
 
 
 def test_every_command_finds_a_design_module_in_the_working_directory(here) -> None:
-    where, name = here
+    _, name = here
     runner = CliRunner()
     imported = runner.invoke(main, ["import", "out.db", "people", "people.jsonl", "--schema", name])
     assert imported.exit_code == 0, imported.output
@@ -82,7 +82,9 @@ def test_a_schema_that_cannot_be_loaded_creates_nothing(here) -> None:
 def test_a_schema_module_that_raises_is_one_line_and_creates_nothing(here) -> None:
     where, _ = here
     (where / "broken_schema.py").write_text("raise RuntimeError('the design is broken')\n")
-    result = CliRunner().invoke(main, ["import", "out.db", "people", "people.jsonl", "--schema", "broken_schema"])
+    result = CliRunner().invoke(
+        main, ["import", "out.db", "people", "people.jsonl", "--schema", "broken_schema"]
+    )
     assert result.exit_code == 1
     assert "cannot import design module broken_schema: RuntimeError: the design is broken" in result.output
     assert not (where / "out.db").exists()
@@ -150,7 +152,9 @@ def test_guard_items_are_labelled_by_what_they_guard(tmp_path: Path, monkeypatch
     stray = {"PK": {"S": "STORE#acme#EMAIL#b@x.com"}, "SK": {"S": "OTHER"}}  # not a guard: keys differ
     db.call("PutItem", {"TableName": "scoped-shop", "Item": stray})
     db.close()
-    result = CliRunner().invoke(main, ["scan", "shop.db", "scoped-shop", "--design", name], env={"COLUMNS": "200"})
+    result = CliRunner().invoke(
+        main, ["scan", "shop.db", "scoped-shop", "--design", name], env={"COLUMNS": "200"}
+    )
     assert result.exit_code == 0, result.output
     lines = [line.strip() for line in result.output.splitlines()]
 

@@ -10,6 +10,7 @@ orders (an order leaves it when it is paid, shipped or cancelled) and an index o
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+
 from pydantic import Field
 
 from singletable.model import GSI, Collection, Entity, Key, Keys, Pattern, Table
@@ -21,6 +22,7 @@ shop = Table(
         GSI("byCustomer", pk="GSI2PK", sk="GSI2SK"),
     ],
 )
+
 
 def _is_open(status: str) -> bool:
     return status == "open"

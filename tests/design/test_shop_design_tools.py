@@ -45,7 +45,7 @@ needs_scoped_guards = pytest.mark.skipif(
     not _scoped_guards_work(), reason="the model on this tree cannot write a guard scoped to another field"
 )
 
-VERSIONED = '''
+VERSIONED = """
 from pydantic import Field
 from singletable.model import GSI, Entity, Key, Keys, Pattern, Table
 
@@ -65,7 +65,7 @@ class Product(Entity, table=t, type="PRODUCT", version="version"):
         GSI1SK=Key("{product_id}", when=lambda state: state == "active"),
     )
     active = Pattern(index="low")
-'''
+"""
 
 
 def _module(tmp_path: Path, name: str, text: str) -> str:
@@ -108,9 +108,10 @@ def test_docs_and_cost_on_the_shop(tmp_path: Path) -> None:
     docs = CliRunner().invoke(main, ["docs", SHOP, "-o", str(tmp_path / "docs")])
     assert docs.exit_code == 0, docs.output
     readme = (tmp_path / "docs" / "README.md").read_text()
-    assert "STORE#{store_id}#EMAIL#{email}" in readme and "Customer email guard" in readme + (
-        tmp_path / "docs" / "table.svg"
-    ).read_text()
+    assert (
+        "STORE#{store_id}#EMAIL#{email}" in readme
+        and "Customer email guard" in readme + (tmp_path / "docs" / "table.svg").read_text()
+    )
     profile = tmp_path / "traffic.toml"
     profile.write_text(SHOP_MONTH)
     cost = CliRunner().invoke(main, ["cost", SHOP, "--traffic", str(profile), "--format", "json"])
@@ -175,7 +176,9 @@ def test_cost_per_write_is_what_the_engine_reports_for_the_same_write() -> None:
     if scoped:
         assert failures == {}
         assert measured["Product"]["update"].writes == {"table": 1.0}  # measured, conditioned on its version
-        assert measured["Customer"]["create"].writes == {"table": 4.0}  # the item and its guard, in a transaction
+        assert measured["Customer"]["create"].writes == {
+            "table": 4.0
+        }  # the item and its guard, in a transaction
     else:
         assert set(failures) == {"Customer create", "Product create"}
 
@@ -243,7 +246,9 @@ def test_check_finds_counters_in_keys() -> None:
     }
     by_subject = {f.subject: f for f in report.findings}
     assert "reads order_count, an int named as a counter" in by_subject["Customer.GSI1SK"].message
-    assert "reads orders_placed, the field a Sequence draws numbers from" in by_subject["Store.GSI2SK"].message
+    assert (
+        "reads orders_placed, the field a Sequence draws numbers from" in by_subject["Store.GSI2SK"].message
+    )
     lines = path.read_text().splitlines()
     assert lines[by_subject["Customer.GSI1SK"].line - 1].strip().startswith('GSI1SK="{order_count:06d}')
     assert all(f.severity == "warning" for f in report.findings)
@@ -310,7 +315,9 @@ class User(Entity, table=t, type="USER", unique={"nick": "NAME#{nick}"}):
     )
     (finding,) = check(module).findings
     assert (finding.rule, finding.subject) == ("ST003", "User.nick")
-    assert "builds keys that Alias items also have (PK = 'NAME#{name}', SK = 'NAME#{name}')" in finding.message
+    assert (
+        "builds keys that Alias items also have (PK = 'NAME#{name}', SK = 'NAME#{name}')" in finding.message
+    )
 
 
 # -- minimal and empty designs ------------------------------------------------------------------------------
@@ -324,12 +331,16 @@ def test_a_table_name_dynamodb_refuses(tmp_path: Path) -> None:
     assert finding.rule == "ST002" and "table name 't' is not one DynamoDB accepts" in finding.message
     profile = tmp_path / "traffic.toml"
     profile.write_text("")
-    for arguments in (["docs", module, "-o", str(tmp_path / "out")], ["cost", module, "--traffic", str(profile)]):
+    for arguments in (
+        ["docs", module, "-o", str(tmp_path / "out")],
+        ["cost", module, "--traffic", str(profile)],
+    ):
         result = CliRunner().invoke(main, arguments)
-        assert result.exit_code == 1 and result.exception is None or isinstance(result.exception, SystemExit)
+        assert result.exit_code == 1
+        assert result.exception is None or isinstance(result.exception, SystemExit)
         assert result.output == (
-            "Error: the design's table cannot be created: table name 't' is not one DynamoDB accepts: it must "
-            "be 3 to 255 characters, each a letter, a digit, '_', '-' or '.'\n"
+            "Error: the design's table cannot be created: table name 't' is not one DynamoDB accepts: it "
+            "must be 3 to 255 characters, each a letter, a digit, '_', '-' or '.'\n"
         )
     assert not (tmp_path / "out").exists()
 

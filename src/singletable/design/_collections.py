@@ -82,9 +82,7 @@ class Labeller:
         self.design = design
         self.key_attributes = design.key_attributes()
         self._guards = [
-            f"{meta.cls.__name__} {name} guard"
-            for meta in table.entities.values()
-            for name in meta.unique
+            f"{meta.cls.__name__} {name} guard" for meta in table.entities.values() for name in meta.unique
         ]
         self._by_key = {self._address(item): self._label(item) for item in table_items}
 

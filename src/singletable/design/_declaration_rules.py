@@ -142,8 +142,8 @@ def counter_findings(view: DesignView) -> list[Finding]:
                     continue
                 message = (
                     f"{attribute} = {key['template']!r} reads {name}, {why}: every increment would have to "
-                    f"rewrite {attribute} (db.update(..., {entity.name}.f.{name}.add(1)) is refused before it "
-                    "is sent; setting the new value moves the item in its index on every count)"
+                    f"rewrite {attribute} (db.update(..., {entity.name}.f.{name}.add(1)) is refused before "
+                    "it is sent; setting the new value moves the item in its index on every count)"
                 )
                 findings.append(
                     Finding(

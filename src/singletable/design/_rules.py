@@ -226,8 +226,8 @@ RULE_LIST += (
         "table-name-refused",
         "error",
         "a table name DynamoDB refuses",
-        "DynamoDB refuses every request naming a table that is not 3 to 255 letters, digits, '_', '-' or '.', "
-        "CreateTable first",
+        "DynamoDB refuses every request naming a table that is not 3 to 255 letters, digits, '_', '-' or "
+        "'.', CreateTable first",
         "rename the table (Table(name=...)), or give the name per environment with env()",
     ),
     Rule(

@@ -32,6 +32,7 @@ def read_with_projection(entity: Any) -> bool:
     """Whether ``entity`` is a partial entity a projection read (not one built without some fields)."""
     return _PROJECTED.get(id(entity)) is entity
 
+
 if TYPE_CHECKING:  # annotations only: these modules import this one
     from singletable.model._derived import Derived
     from singletable.model._patterns import Pattern
