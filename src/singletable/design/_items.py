@@ -200,10 +200,10 @@ def generated_entity(
 ) -> Any:
     """The ``n``-th generated instance of entity ``cls``: a value for every field from its type.
 
-    ``defaults``: a field with a default other than None keeps it, as a create that leaves the field out
-    writes it (an order created ``status="open"`` is in the sparse index of open orders; a generated
-    ``status-7`` would not be). A field with a default that refuses its generated value keeps its default; a
-    required one raises :class:`SampleError` naming the entity, the field and pydantic's reason.
+    ``defaults``: a field with a default other than None (or ``""``) keeps it, as a create that leaves the
+    field out writes it (an order created ``status="open"`` is in the sparse index of open orders; a
+    generated ``status-7`` would not be). A field with a default that refuses its generated value keeps its
+    default; a required one raises :class:`SampleError` naming the entity, the field and pydantic's reason.
     """
     meta = cls.model_entity()
     partition = set(meta.pk.needs)
@@ -213,8 +213,9 @@ def generated_entity(
     for name, info in cls.model_fields.items():
         if name in (meta.created, meta.updated, meta.version):
             continue
-        if defaults and not info.is_required() and info.get_default(call_default_factory=True) is not None:
-            continue
+        default = None if info.is_required() else info.get_default(call_default_factory=True)
+        if defaults and default is not None and default != "":
+            continue  # an empty default is no value: a key template built from it would be refused
         index = n % PARTITION_POOL if name in partition and name not in _sort_fields(meta) else n
         values[name] = value_for(info.annotation, name, index, lengths.get(name, 0))
     if meta.ttl and isinstance(values.get(meta.ttl), dt.datetime):
