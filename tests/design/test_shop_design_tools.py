@@ -20,6 +20,7 @@ from singletable._cli import main
 from singletable.data import load_design
 from singletable.design import check, design_cost, design_docs, load_prices, load_traffic
 from singletable.design._measure import Consumed, _all_writes
+from singletable.engine import Engine
 from singletable.model import ModelError, connect
 
 HERE = Path(__file__).resolve().parent
@@ -361,7 +362,9 @@ def test_a_table_without_entities_through_every_tool(tmp_path: Path) -> None:
     for form in ("cloudformation", "terraform", "cdk", "workbench"):
         exported = runner.invoke(main, ["export", module, "--format", form])
         assert exported.exit_code == 0 and "bare" in exported.output, exported.output
-    diff = runner.invoke(main, ["diff", module, str(tmp_path / "live.db")])
+    live = tmp_path / "live.db"
+    Engine(str(live)).close()  # a database without the table
+    diff = runner.invoke(main, ["diff", module, str(live)])
     assert diff.exit_code == 1 and "table-missing: bare" in diff.output
 
 
