@@ -200,7 +200,8 @@ def generated_entity(
 ) -> Any:
     """The ``n``-th generated instance of entity ``cls``: a value for every field from its type.
 
-    ``defaults``: a field with a default other than None (or ``""``) keeps it, as a create that leaves the
+    ``defaults``: a field whose default is a value (not None, not empty: ``""``, ``[]``, ``set()`` say "none
+    yet", and a generated value shows what the field costs when given) keeps it, as a create that leaves the
     field out writes it (an order created ``status="open"`` is in the sparse index of open orders; a
     generated ``status-7`` would not be). A field with a default that refuses its generated value keeps its
     default; a required one raises :class:`SampleError` naming the entity, the field and pydantic's reason.
@@ -213,9 +214,8 @@ def generated_entity(
     for name, info in cls.model_fields.items():
         if name in (meta.created, meta.updated, meta.version):
             continue
-        default = None if info.is_required() else info.get_default(call_default_factory=True)
-        if defaults and default is not None and default != "":
-            continue  # an empty default is no value: a key template built from it would be refused
+        if defaults and not info.is_required() and _a_value(info.get_default(call_default_factory=True)):
+            continue
         index = n % PARTITION_POOL if name in partition and name not in _sort_fields(meta) else n
         values[name] = value_for(info.annotation, name, index, lengths.get(name, 0))
     if meta.ttl and isinstance(values.get(meta.ttl), dt.datetime):
@@ -245,6 +245,17 @@ def generated_entity(
             for name in fixable:
                 values.pop(name)
     raise SampleError(f"{cls.__name__}: cannot generate a valid instance")
+
+
+def _a_value(default: Any) -> bool:
+    """Whether a field's default is a value a create writes as it is: not None, not an empty text or
+    collection (which writes nothing, or builds a key DynamoDB refuses)."""
+    if default is None:
+        return False
+    try:
+        return len(default) > 0
+    except TypeError:  # a number, a bool, a date: a value
+        return True
 
 
 def _sort_fields(meta: Any) -> set[str]:
