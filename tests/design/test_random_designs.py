@@ -29,6 +29,9 @@ FIELDS = {  # name -> declaration
     "email": "email: str",
     "view_count": "view_count: int = 0",
     "at": "at: datetime",
+    "kind": 'kind: Literal["a", "b"] = "a"',
+    "tags": "tags: set[str] = set()",
+    "day": "day: date | None = None",
 }
 LITERALS = st.sampled_from(["", "X#", "ITEM#", "A#", "STORE#"])
 GUARDS = st.sampled_from(
@@ -89,7 +92,8 @@ def designs(draw: st.DrawFn) -> str:
     name = draw(st.sampled_from(["shop", "t", "my-table"]))
     gsis = ", ".join(f'GSI("GSI{i}", pk="GSI{i}PK", sk="GSI{i}SK")' for i in range(1, indexes + 1))
     head = [
-        "from datetime import datetime",
+        "from datetime import date, datetime",
+        "from typing import Literal",
         "from pydantic import Field",
         "from singletable.model import GSI, Entity, Key, Keys, Pattern, Table",
         f't = Table(name="{name}", indexes=[{gsis}])',

@@ -158,7 +158,10 @@ def create_generated(db: DB, entity: Any) -> Any:
     except (AlreadyExists, UniqueViolation):
         return None
     except ModelError as error:
-        raise SampleError(f"{type(entity).__name__}: a generated item was refused: {error}") from None
+        raise SampleError(
+            f"{type(entity).__name__}: a generated item was refused: {error} "
+            "(`singletable check` says what in the design cannot work)"
+        ) from None
 
 
 def memory_db(table: Table, **options: Any) -> DB:
