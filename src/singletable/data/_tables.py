@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from singletable._designs import DesignError, import_design_module  # found as every command finds one
 from singletable.data import _look as look
 from singletable.data._targets import Target, TargetError
 
@@ -117,12 +118,16 @@ def _throughput(throughput: dict[str, Any]) -> dict[str, int]:
 
 
 def params_from_design(module_name: str, table: str) -> dict[str, Any]:
-    """CreateTable's request from the one ``singletable.model.Table`` a design module declares, found as
-    every command finds a design module (:func:`singletable._designs.load_design`)."""
-    from singletable._designs import DesignError, load_design
+    """CreateTable's request from the one ``singletable.model.Table`` a design module declares."""
+    from singletable.model import Table
 
     try:
-        loaded = load_design(module_name, option="--schema")
+        module = import_design_module(module_name)
     except DesignError as error:
         raise TableError(f"schema {module_name}: not a DescribeTable JSON file, and {error}") from None
-    return loaded.table.create_table_params(table)
+    tables = [value for value in vars(module).values() if isinstance(value, Table)]
+    if len(tables) != 1:
+        raise TableError(
+            f"schema {module_name}: declares {len(tables)} singletable.model.Table objects, not one"
+        )
+    return tables[0].create_table_params(table)
