@@ -4,7 +4,7 @@ Hypothesis writes design modules as a person might -- entities with random key t
 several, numbers padded or not), a ``version=`` field, unique fields with good and broken guard templates
 (scoped to another field, naming a field the entity lacks, fixed, empty), sparse GSI keys, counters,
 patterns on the table and on indexes, sometimes no entity at all or a table name DynamoDB refuses -- and runs
-``check``, ``docs``, ``cost`` and ``diff`` on each through the command line.
+``check``, ``docs``, ``cost``, ``diff`` and ``export`` on each through the command line.
 """
 
 from __future__ import annotations
@@ -130,5 +130,7 @@ def test_every_tool_answers_on_any_small_design(tmp_path: Path, source: str) -> 
         ["docs", str(module), "-o", str(tmp_path / f"docs{n}")],
         ["cost", str(module), "--traffic", str(profile)],
         ["diff", str(module), str(tmp_path / f"live{n}.db")],
+        ["export", str(module), "--format", "cloudformation"],
+        ["export", str(module), "--format", "workbench"],
     ):
         _runs_cleanly(runner.invoke(main, arguments), f"{arguments[0]} on\n{source}")

@@ -260,7 +260,7 @@ def test_check_finds_a_guard_naming_a_field_the_entity_lacks() -> None:
     path = CHECK_DESIGNS / "shop_broken_guard.py"
     (finding,) = check(str(path)).findings
     assert finding.rule in ("ST003", "ST001") and finding.severity == "error"
-    assert "mail" in finding.message and finding.file == str(path)
+    assert "{mail}" in finding.message and finding.file == str(path)
     lines = path.read_text().splitlines()
     assert lines[finding.line - 1].startswith("class Customer(")
 
