@@ -253,6 +253,9 @@ def test_check_finds_counters_in_keys() -> None:
     lines = path.read_text().splitlines()
     assert lines[by_subject["Customer.GSI1SK"].line - 1].strip().startswith('GSI1SK="{order_count:06d}')
     assert all(f.severity == "warning" for f in report.findings)
+    from_table = check(load_design(str(path)).table)  # the Sequence is found beside the entities too
+    found = [(f.rule, f.subject) for f in report.findings]
+    assert [(f.rule, f.subject) for f in from_table.findings] == found
 
 
 def test_check_finds_a_guard_naming_a_field_the_entity_lacks() -> None:

@@ -13,6 +13,7 @@ item.
 from __future__ import annotations
 
 import re
+import sys
 from typing import Any
 
 from singletable.design._findings import Finding, at
@@ -113,13 +114,22 @@ def _guard_problem(
 
 
 def counters(table: Any, module: Any) -> dict[str, set[str]]:
-    """Entity type -> the fields the design module's :class:`~singletable.model.Sequence` s count with."""
+    """Entity type -> the fields a :class:`~singletable.model.Sequence` counts with, declared in the design
+    module or in a module that declares one of the table's entities (nothing is known of ``describe()``
+    data alone)."""
     from singletable.model import Sequence
 
+    if table is None:
+        return {}
+    modules = {
+        id(m): m
+        for m in (module, *(sys.modules.get(meta.cls.__module__) for meta in table.entities.values()))
+    }
     found: dict[str, set[str]] = {}
-    for value in vars(module).values() if module is not None else ():
-        if isinstance(value, Sequence) and value.counter.meta.table is table:
-            found.setdefault(value.counter.meta.type, set()).add(value.field)
+    for source in modules.values():
+        for value in vars(source).values() if source is not None else ():
+            if isinstance(value, Sequence) and value.counter.meta.table is table:
+                found.setdefault(value.counter.meta.type, set()).add(value.field)
     return found
 
 
