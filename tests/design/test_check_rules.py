@@ -212,7 +212,7 @@ def test_pyproject_settings(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ('ignore = ["ST999"]', "ignore: unknown rule 'ST999'; rules are ST001, ST101"),
+        ('ignore = ["ST999"]', "ignore: unknown rule 'ST999'; rules are ST001, ST002, ST003, ST101"),
         ("ignore = 'ST101'", "ignore must be a list of rule ids or names"),
         ('fail-on = "fatal"', "fail-on must be one of error, warning, note, not 'fatal'"),
         ('ignores = ["ST101"]', "unknown setting 'ignores'"),

@@ -28,7 +28,7 @@ def docs(module: str, output: str) -> None:
     from singletable.design import SampleError, design_docs, write_docs
 
     try:
-        written = write_docs(design_docs(load_design(module), source=module), output)
+        written = write_docs(design_docs(load_design(module, option=""), source=module), output)
     except (DesignError, SampleError, OSError) as error:
         raise click.ClickException(str(error)) from None
     for path in written:

@@ -8,12 +8,12 @@ holding one :class:`singletable.model.Table`, whose public ``create_table_params
 
 from __future__ import annotations
 
-import importlib
 import json
 import time
 from pathlib import Path
 from typing import Any
 
+from singletable._designs import DesignError, import_design_module  # found as every command finds one
 from singletable.data import _look as look
 from singletable.data._targets import Target, TargetError
 
@@ -122,11 +122,9 @@ def params_from_design(module_name: str, table: str) -> dict[str, Any]:
     from singletable.model import Table
 
     try:
-        module = importlib.import_module(module_name)
-    except ImportError as error:
-        raise TableError(
-            f"schema {module_name}: not a JSON file, and not an importable module ({error})"
-        ) from None
+        module = import_design_module(module_name)
+    except DesignError as error:
+        raise TableError(f"schema {module_name}: not a DescribeTable JSON file, and {error}") from None
     tables = [value for value in vars(module).values() if isinstance(value, Table)]
     if len(tables) != 1:
         raise TableError(

@@ -33,7 +33,7 @@ from singletable.data._formats import FormatError, SourceFile, SourceLine, read_
 from singletable.data._item_json import dumps, item_from_json, item_to_json, plain_value, render_item
 from singletable.data._loader import ItemLoader, LoadRefused
 from singletable.data._look import count, scan_pages
-from singletable.data._tables import TableError, describe, ensure_table, key_names
+from singletable.data._tables import TableError, create_params, describe, ensure_table, key_names
 from singletable.data._targets import Target, TargetError, open_target
 from singletable.data._writers import open_writer
 
@@ -153,6 +153,8 @@ def import_table(
     ``stop_after_chunks`` stops (as Ctrl-C would) after that many committed chunks."""
     if on_error not in ON_ERROR:
         raise ValueError(f"on_error must be one of {', '.join(ON_ERROR)}, not {on_error!r}")
+    if schema is not None:  # a schema that cannot be read fails before anything is opened or created
+        _schema_usable(schema, table)
     source_name = str(source)
     files = source_files(source, format)
     point = Path(checkpoint) if checkpoint else default_checkpoint(source_name, table, "import")
@@ -177,6 +179,13 @@ def import_table(
         summary.seconds = time.monotonic() - started
     point.unlink(missing_ok=True)
     return summary
+
+
+def _schema_usable(schema: str | dict[str, Any], table: str) -> None:
+    try:
+        create_params(schema, table)
+    except TableError as error:
+        raise TransferError(str(error), TransferSummary("import", table)) from None
 
 
 def _ensure(target: Target, table: str, schema: Any, summary: TransferSummary) -> dict[str, Any]:

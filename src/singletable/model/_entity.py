@@ -19,7 +19,14 @@ from pydantic import BaseModel, ConfigDict
 
 from singletable.model._codecs import Codec, build_codec, ttl_codec
 from singletable.model._derived import Derived
-from singletable.model._entity_meta import EntityMeta, Fields, FieldSpec, KeyRef, refuse_unknown
+from singletable.model._entity_meta import (
+    EntityMeta,
+    Fields,
+    FieldSpec,
+    KeyRef,
+    read_with_projection,
+    refuse_unknown,
+)
 from singletable.model._errors import DeclarationError, FieldNotLoaded
 from singletable.model._patterns import Pattern
 from singletable.model._table import Table
@@ -97,7 +104,8 @@ class Entity(BaseModel):
             # field missing there is one a projection did not load (model/_entity_meta.py, from_item).
             cls = type(self)
             if name in cls.__pydantic_fields__ and cls.__entity_meta__ is not None:
-                raise FieldNotLoaded(cls.__entity_meta__.type, name, list(self.__dict__))
+                projected = read_with_projection(self)
+                raise FieldNotLoaded(cls.__entity_meta__.type, name, list(self.__dict__), projected=projected)
             return super().__getattr__(name)
 
     @classmethod

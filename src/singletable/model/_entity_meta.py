@@ -9,6 +9,7 @@ all of them and imports none of them (the annotations name them for readers only
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -26,6 +27,16 @@ from singletable.model._field_checks import check_entity, field_check
 from singletable.model._read_items import Fallback, FieldRefused, entity_builder
 from singletable.model._source import class_source, field_limits
 from singletable.model._templates import BoundKey
+
+# The entities read with a projection (.select), by id, held weakly: only they lack fields because of what was
+# read. Any other entity that lacks one was built without it (model_construct), and its errors say so.
+_PROJECTED: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+
+
+def read_with_projection(entity: Any) -> bool:
+    """Whether ``entity`` is a partial entity a projection read (not one built without some fields)."""
+    return _PROJECTED.get(id(entity)) is entity
+
 
 if TYPE_CHECKING:  # annotations only: these modules import this one
     from singletable.model._derived import Derived
@@ -106,7 +117,8 @@ class EntityMeta:
         projection) is refused, since its unloaded fields would be written as defaults."""
         values = dict(entity.__dict__)
         if len(values) < len(self.fields):
-            raise PartialEntity(self.type, [n for n in self.fields if n not in values])
+            missing = [n for n in self.fields if n not in values]
+            raise PartialEntity(self.type, missing, projected=read_with_projection(entity))
         return values
 
     def to_item(self, values: Mapping[str, Any]) -> dict[str, AV]:
@@ -192,7 +204,8 @@ class EntityMeta:
             state = entity.__dict__
             for name in self.fields:
                 if name not in loaded:
-                    del state[name]  # reading it raises FieldNotLoaded (Entity.__getattr__)
+                    state.pop(name, None)  # reading it raises FieldNotLoaded (Entity.__getattr__)
+            _PROJECTED[id(entity)] = entity
         else:
             entity = self.cls.model_validate(data)
         return self._canonical_sets(entity) if self._set_fields else entity

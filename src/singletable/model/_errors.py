@@ -247,27 +247,43 @@ class UnknownArgument(ModelError, TypeError):
 class FieldNotLoaded(ModelError, AttributeError):
     """A field of a partial entity (read with ``.select(...)``) that the projection did not load."""
 
-    def __init__(self, entity: str, field: str, loaded: list[str]) -> None:
+    def __init__(self, entity: str, field: str, loaded: list[str], *, projected: bool = True) -> None:
         self.entity = entity
         self.field = field
         self.loaded = loaded
-        super().__init__(
-            f"{entity}.{field} was not loaded: this entity was read with a projection (.select) that did not "
-            f"include it; loaded fields: {', '.join(loaded)}"
+        self.projected = projected
+        how = (
+            "this entity was read with a projection (.select) that did not include it"
+            if projected
+            else f"this {entity} was built without it (model_construct, or a derived item's build given only "
+            "some of its owner's fields), not read from the table"
         )
+        super().__init__(f"{entity}.{field} was not loaded: {how}; loaded fields: {', '.join(loaded)}")
 
 
 class PartialEntity(ModelError, TypeError):
-    """A partial entity (read with ``.select(...)``) given to a write that stores whole entities."""
+    """A partial entity (read with ``.select(...)``, or built without some fields) given to a write that
+    stores whole entities; ``projected`` says which."""
 
-    def __init__(self, entity: str, missing: list[str]) -> None:
+    def __init__(self, entity: str, missing: list[str], *, projected: bool = True) -> None:
         self.entity = entity
         self.missing = missing
-        super().__init__(
-            f"{entity} was read with a projection (.select) and lacks {', '.join(missing)}; writing it whole "
-            "would overwrite them with defaults. Use db.update(entity, field=value, ...) to change the "
-            "loaded fields"
-        )
+        self.projected = projected
+        lacks = ", ".join(missing)
+        if projected:
+            text = (
+                f"{entity} was read with a projection (.select) and lacks {lacks}; writing it whole would "
+                "overwrite them with defaults. Use db.update(entity, field=value, ...) to change the loaded "
+                "fields"
+            )
+        else:
+            text = (
+                f"{entity} lacks {lacks}: it was built without them (model_construct skips validation and "
+                "leaves out required fields it is not given), not read from the table; writing it would "
+                "store an item without them. Build it with the class itself, giving every required field, "
+                "or use db.update(key, field=value, ...) to change some fields"
+            )
+        super().__init__(text)
 
 
 class StoredItemError(ModelError, ValueError):
