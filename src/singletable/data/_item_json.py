@@ -45,6 +45,7 @@ class NotJSON(ValueError):
     def __init__(self, detail: str, *, too_deep: bool = False) -> None:
         super().__init__(detail if too_deep else f"not JSON: {detail}")
         self.detail = detail
+        self.too_deep = too_deep  # JSON, but nested past what DynamoDB (and this parser) takes
 
 
 # -- DynamoDB JSON ---------------------------------------------------------------------------------------
