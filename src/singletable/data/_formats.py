@@ -124,7 +124,8 @@ def read_lines(
             yield SourceLine(name, 0, error=error, count=check.lines, whole_file=True, lost=True)
             return
     gzipped = format == "dynamodb" or name.endswith(".gz")
-    with LineReader(source.path, gzipped) as reader:
+    checked = source.manifest is not None and source.manifest.md5 is not None
+    with LineReader(source.path, gzipped, md5=checked) as reader:
         lines = _csv_lines(reader, name, plain) if format == "csv" else _json_lines(reader, name, plain)
         skip = resume.line if resume is not None else 0
         for line in lines:
@@ -153,7 +154,7 @@ def _check_resume(name: str, reader: LineReader, resume: Resume) -> None:
 def _changed_while_read(source: SourceFile, reader: LineReader) -> str | None:
     """An export's data file whose bytes stopped matching its manifest after it was checked."""
     data = source.manifest
-    if data is None or data.md5 is None or reader.stored.md5.digest() == data.md5:
+    if data is None or data.md5 is None or reader.stored.md5.digest() == data.md5:  # type: ignore[union-attr]
         return None
     return f"{data.entry}: data file {source.path} changed while it was imported (its MD5 no longer matches)"
 

@@ -15,10 +15,8 @@ the lines read so far (:attr:`LineReader.seen`).
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import io
-import os
 import zlib
 from pathlib import Path
 from typing import Any
@@ -29,7 +27,7 @@ from typing import Any
 MAX_LINE_BYTES = 8 * 1024 * 1024
 PREFIX_CHARS = 200  # of a refused line, kept in the report and the reject file
 _BLOCK = 1024 * 1024
-_GZIP_ERRORS = (EOFError, zlib.error, gzip.BadGzipFile, OSError)
+_GZIP_ERRORS = (EOFError, zlib.error)
 _UTF16 = (b"\xff\xfe", b"\xfe\xff")
 UTF8_BOM = b"\xef\xbb\xbf"
 
@@ -49,10 +47,10 @@ class LineProblem(Exception):
 class StoredBytes(io.RawIOBase):
     """The file as stored, read through: counts its bytes and keeps their MD5 (S3's and the manifest's)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, md5: bool) -> None:
         super().__init__()
         self.handle = open(path, "rb", buffering=0)  # noqa: SIM115 (closed with this reader)
-        self.md5 = hashlib.md5()
+        self.md5 = hashlib.md5() if md5 else None
         self.size = 0
 
     def readable(self) -> bool:
@@ -61,7 +59,8 @@ class StoredBytes(io.RawIOBase):
     def readinto(self, buffer: Any) -> int:
         count = self.handle.readinto(buffer)
         if count:
-            self.md5.update(memoryview(buffer)[:count])
+            if self.md5 is not None:
+                self.md5.update(memoryview(buffer)[:count])
             self.size += count
         return count or 0
 
@@ -70,10 +69,52 @@ class StoredBytes(io.RawIOBase):
         super().close()
 
 
+class Gunzip(io.RawIOBase):
+    """A gzip stream decompressed as it is read: each ``readinto`` gives at most the buffer's length, so a
+    small file expanding to gigabytes is never held whole. Members one after another (and zero padding
+    after them) are read as one stream, as ``gzip`` does; a damaged or truncated stream raises
+    ``zlib.error`` or ``EOFError``."""
+
+    def __init__(self, source: io.RawIOBase) -> None:
+        super().__init__()
+        self.source = source
+        self.inflate = zlib.decompressobj(31)
+        self.pending = b""
+        self.in_member = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        room = len(buffer)
+        while True:
+            data, self.pending = self.pending, b""
+            if not data:
+                data = self.source.read(_BLOCK) or b""
+                if not data:
+                    if self.in_member:
+                        raise EOFError("Compressed file ended before the end-of-stream marker was reached")
+                    return 0
+            if not self.in_member:
+                data = data.lstrip(b"\x00")  # padding between or after members
+                if not data:
+                    continue
+                self.in_member = True
+            out = self.inflate.decompress(data, room)
+            self.pending = self.inflate.unconsumed_tail
+            if self.inflate.eof:
+                self.pending = self.inflate.unused_data + self.pending
+                self.inflate = zlib.decompressobj(31)
+                self.in_member = False
+            if out:
+                buffer[: len(out)] = out
+                return len(out)
+
+
 def prefix(raw: bytes) -> str:
     """The start of a line as text for a report (never the whole of a long line)."""
     text = raw[: PREFIX_CHARS * 4].decode("utf-8", errors="replace")
-    return text[:PREFIX_CHARS]
+    return text[:PREFIX_CHARS].rstrip("\r\n")
 
 
 def decode(raw: bytes, line: int) -> str:
@@ -92,14 +133,13 @@ def decode(raw: bytes, line: int) -> str:
 
 class LineReader:
     """Iterates the physical lines (bytes, with their ``\\n``) of ``path``, gunzipped when ``gzipped``;
-    ``number`` is the last line's number (1-based). See the module docstring for what it raises."""
+    ``number`` is the last line's number (1-based); ``md5``: keep the MD5 of the stored bytes
+    (``stored.md5``). See the module docstring for what it raises."""
 
-    def __init__(self, path: Path, gzipped: bool) -> None:
-        status = os.stat(path)
-        self.size, self.mtime_ns = status.st_size, status.st_mtime_ns
-        self.stored = StoredBytes(path)
-        buffered = io.BufferedReader(self.stored, _BLOCK)
-        self.stream: Any = gzip.GzipFile(fileobj=buffered, mode="rb") if gzipped else buffered
+    def __init__(self, path: Path, gzipped: bool, *, md5: bool = False) -> None:
+        self.stored = StoredBytes(path, md5)
+        raw: io.RawIOBase = Gunzip(self.stored) if gzipped else self.stored
+        self.stream = io.BufferedReader(raw, _BLOCK)
         self.gzipped = gzipped
         self.number = 0
         self.seen = hashlib.sha256()  # of every line read so far, as read (decompressed)
@@ -165,10 +205,8 @@ class LineReader:
         )
 
     def close(self) -> None:
-        try:
-            self.stream.close()
-        finally:
-            self.stored.close()
+        self.stream.close()
+        self.stored.close()
 
     def __enter__(self) -> LineReader:
         return self

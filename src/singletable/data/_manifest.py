@@ -159,7 +159,7 @@ def check_data_file(data_file: DataFile) -> DataFileCheck:
     over-long line is counted (it is reported on its own when imported); a damaged gzip stream is a problem
     of the whole file. ``lines`` of a file with a problem is what it holds or promises, the larger."""
     lines, broken = 0, None
-    with LineReader(data_file.path, gzipped=True) as reader:
+    with LineReader(data_file.path, gzipped=True, md5=data_file.md5 is not None) as reader:
         while True:
             try:
                 for raw in reader:
@@ -190,7 +190,7 @@ def _finish(reader: LineReader) -> None:
 def _md5_problem(data_file: DataFile, reader: LineReader) -> str | None:
     if data_file.md5 is None:
         return None
-    found = reader.stored.md5.digest()
+    found = reader.stored.md5.digest()  # type: ignore[union-attr]
     if found == data_file.md5:
         return None
     return (
