@@ -64,7 +64,7 @@ def build_export(root: Path, files: list[bytes], entries: list[dict[str, Any]] |
 
 
 def rejects(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+    return [json.loads(line) for line in path.read_text().split("\n") if line] if path.exists() else []
 
 
 def stored(db: Path, table: str) -> dict[tuple[str, str], dict[str, Any]]:

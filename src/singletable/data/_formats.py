@@ -39,7 +39,7 @@ from singletable.data._item_json import (
     loads,
     value_from_json,
 )
-from singletable.data._lines import MAX_LINE_BYTES, LineProblem, LineReader, decode, prefix
+from singletable.data._lines import MAX_LINE_BYTES, PREFIX_CHARS, LineProblem, LineReader, decode, prefix
 from singletable.data._manifest import (
     FILES,
     SUMMARY,
@@ -213,12 +213,15 @@ def line_item(value: Any, plain: bool) -> Item:
 
 
 class _CsvText:
-    """The physical lines of a CSV file as text for ``csv.reader``; a line (or a record over several lines)
-    that cannot be read raises :class:`LineProblem`, after which a fresh ``csv.reader`` goes on."""
+    """The physical lines of a CSV file as text for ``csv.reader``. Bytes that are not UTF-8 are carried
+    through (as surrogates) and noted in ``undecodable``, so a record spanning lines still parses as one
+    and is refused as a whole; a line (or a record over several lines) over the bound raises
+    :class:`LineProblem`, after which a fresh ``csv.reader`` goes on."""
 
     def __init__(self, reader: LineReader) -> None:
         self.reader = reader
         self.record_bytes = 0
+        self.undecodable: str | None = None
 
     def __iter__(self) -> _CsvText:
         return self
@@ -232,7 +235,15 @@ class _CsvText:
                 f"a CSV record over {MAX_LINE_BYTES:,} bytes (a DynamoDB item is at most 400 KB): not read",
                 prefix(raw),
             )
-        return decode(raw, self.reader.number)
+        try:
+            return decode(raw, self.reader.number)
+        except LineProblem as problem:
+            self.undecodable = self.undecodable or problem.message
+            return raw.decode("utf-8", errors="surrogateescape")
+
+    def next_record(self) -> None:
+        self.record_bytes = 0
+        self.undecodable = None
 
 
 def _csv_lines(reader: LineReader, name: str, plain: bool) -> Iterator[SourceLine]:
@@ -254,13 +265,22 @@ def _csv_lines(reader: LineReader, name: str, plain: bool) -> Iterator[SourceLin
                 yield line
                 return
             yield line
-            text.record_bytes = 0
+            text.next_record()
             rows = csv.reader(text)
             continue
         if row is None:
             return
-        text.record_bytes = 0
+        undecodable = text.undecodable
+        text.next_record()
         number = reader.number
+        if undecodable is not None:
+            shown = ",".join(row).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+            yield SourceLine(
+                name, number, error=undecodable, text=shown[:PREFIX_CHARS], seen=reader.seen.copy()
+            )
+            if header is None:
+                return
+            continue
         if header is None:
             header = row
             yield SourceLine(name, number, seen=reader.seen.copy(), count=0)
@@ -273,9 +293,8 @@ def _csv_row(name: str, number: int, header: list[str], row: list[str], plain: b
     if not row:
         return SourceLine(name, number, seen=seen, count=0)
     if len(row) != len(header):
-        return SourceLine(
-            name, number, error=f"{len(row)} cells for {len(header)} columns", text=text, seen=seen
-        )
+        error = f"{len(row)} cells for {len(header)} columns"
+        return SourceLine(name, number, error=error, text=text, seen=seen)
     try:
         cells = zip(header, row, strict=True)
         item = {column: _cell(column, cell, plain) for column, cell in cells if cell}

@@ -195,7 +195,10 @@ class LineReader:
         while True:
             block = self._read(_BLOCK)
             total += len(block)
-            if not block or block.endswith(b"\n"):
+            if not block:
+                break
+            if block.endswith(b"\n"):
+                total -= 1  # the line's own length, without its newline
                 break
         raise LineProblem(
             self.number,
