@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 # DynamoDB items are at most 400 KB; as JSON text one can take several times that (escapes, base64, type
-# wrappers: a list of empty strings takes 11 bytes of text per byte of item). No item DynamoDB takes needs
-# more than this; a longer line is refused without being read into memory.
+# wrappers: a list of empty strings takes 11 bytes of text per byte of item, about 4.5 MB for a whole item).
+# No item DynamoDB takes needs more than this; a longer line is refused without being read into memory.
 MAX_LINE_BYTES = 8 * 1024 * 1024
 PREFIX_CHARS = 200  # of a refused line, kept in the report and the reject file
 _BLOCK = 1024 * 1024
