@@ -107,6 +107,10 @@ def test_manifest_entry_errors_say_what_is_wrong(tmp_path):
         (json.dumps({**good, "itemCount": "3"}), "itemCount must be a whole number of items, not '3'"),
         (json.dumps({**good, "itemCount": True}), "itemCount must be a whole number of items, not True"),
         (json.dumps({**good, "md5Checksum": "abc"}), "md5Checksum must be an MD5 in base64"),
+        (
+            json.dumps({**good, "dataFileS3Key": "data/a\u0000b"}),
+            "is not a file name here (embedded null byte)",
+        ),
         (json.dumps(good) + "\n" + json.dumps(good), "names the same data file as line 1"),
     ]
     for text, expected in cases:

@@ -118,12 +118,16 @@ def _entry(raw: bytes, where: str, directory: Path, root: Path) -> DataFile:
     # The key is the S3 object key (prefix/AWSDynamoDB/<ExportId>/data/<name>.json.gz): on disk the file
     # sits under this export's directory, at the part from data/ on.
     relative = key[key.rindex("data/") :] if "data/" in key else key
-    path = (directory / relative).resolve()
-    if not path.is_relative_to(root):
+    try:
+        path = (directory / relative).resolve()
+        inside, present = path.is_relative_to(root), path.is_file()
+    except (ValueError, OSError) as error:  # a NUL byte, a name too long, a link loop...
+        raise FormatError(f"{where}: dataFileS3Key {key!r:.200} is not a file name here ({error})") from None
+    if not inside:
         raise FormatError(
             f"{where}: dataFileS3Key {key!r:.200} leads out of the export directory {directory}: refused"
         )
-    if not path.is_file():
+    if not present:
         raise FormatError(f"{where}: data file {relative} is missing")
     return DataFile(path, where, _item_count(entry, where), _md5(entry, where))
 
