@@ -212,12 +212,27 @@ def import_(
             chunk_size=chunk_size,
             progress=progress,
         )
-    text = f"imported {summary.items:,} items into {table} in {summary.seconds:.1f} s"
+    _report(summary, as_json, _import_text(summary, table))
+    if summary.damaged:
+        files = ", ".join(summary.damaged)
+        raise click.ClickException(
+            f"{len(summary.damaged):,} source file(s) could not be read whole (what could not be read is "
+            f"in no reject file): {files}"
+        )
+
+
+def _import_text(summary: Any, table: str) -> str:
+    """The summary line: every line read is counted once, as new, replacing, or rejected; they add up."""
+    text = f"imported {summary.read:,} lines into {table} in {summary.seconds:.1f} s: "
+    if summary.overwritten is None:
+        text += f"{summary.items:,} items written (an endpoint does not say which replaced an item)"
+    else:
+        new = summary.items - summary.overwritten
+        text += f"{new:,} new items, {summary.overwritten:,} replacing an item with the same key"
+    text += f", {summary.rejected:,} rejected"
     if summary.resumed_from:
-        text += f" ({summary.resumed_from:,} of them before resuming)"
-    if summary.rejected:
-        text += f"; {summary.rejected:,} lines rejected"
-    _report(summary, as_json, text)
+        text += f" ({summary.resumed_from:,} items committed before resuming)"
+    return text
 
 
 @click.command("copy")

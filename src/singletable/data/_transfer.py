@@ -29,8 +29,9 @@ from singletable.data._checkpoint import (
     TransferSummary,
     default_checkpoint,
 )
-from singletable.data._formats import FormatError, SourceFile, SourceLine, read_lines, source_files
-from singletable.data._item_json import dumps, item_from_json, item_to_json, plain_value, render_item
+from singletable.data._formats import FormatError, source_files
+from singletable.data._import_run import ImportRun, Rejects, check_unchanged, describe_key
+from singletable.data._item_json import item_from_json, item_to_json, render_item
 from singletable.data._loader import ItemLoader, LoadRefused
 from singletable.data._look import count, scan_pages
 from singletable.data._tables import TableError, create_params, describe, ensure_table, key_names
@@ -52,14 +53,6 @@ def _opened(target: Target | str) -> Iterator[Target]:
         yield opened
     finally:
         opened.close()
-
-
-def describe_key(item: Item | None, keys: list[str]) -> str:
-    """`` (key PK="a", SK="b")`` for messages, from whatever key attributes the item has."""
-    if not item:
-        return ""
-    parts = [f"{name}={dumps(plain_value(item[name]))}" for name in keys if name in item]
-    return f" (key {', '.join(parts)})" if parts else " (no key attributes)"
 
 
 # -- export ----------------------------------------------------------------------------------------------
@@ -102,35 +95,6 @@ def export_table(
 # -- import ----------------------------------------------------------------------------------------------
 
 
-class _Rejects:
-    """The reject file: one JSON line per refused input line, fsynced before the checkpoint that covers it."""
-
-    def __init__(self, path: Path | None, keep_bytes: int) -> None:
-        self.path = path
-        self.handle = None
-        if path is not None:
-            self.handle = open(path, "a+b")  # noqa: SIM115 (open for the whole import)
-            self.handle.truncate(keep_bytes)  # rejects of a chunk whose checkpoint was never written
-            self.handle.seek(keep_bytes)
-
-    def add(self, line: SourceLine, key: str, error: str) -> None:
-        record = {"file": line.file, "line": line.line, "key": key.strip(), "error": error, "text": line.text}
-        self.handle.write((dumps(record, spaced=True) + "\n").encode("utf-8"))  # type: ignore[union-attr]
-
-    def sync(self) -> int:
-        if self.handle is None:
-            return 0
-        self.handle.flush()
-        import os
-
-        os.fsync(self.handle.fileno())
-        return self.handle.tell()
-
-    def close(self) -> None:
-        if self.handle is not None:
-            self.handle.close()
-
-
 def import_table(
     target: Target | str,
     table: str,
@@ -159,17 +123,19 @@ def import_table(
     files = source_files(source, format)
     point = Path(checkpoint) if checkpoint else default_checkpoint(source_name, table, "import")
     state = _start_checkpoint(point, "import", source_name, table, resume)
-    summary = TransferSummary("import", table, items=state.items, rejected=state.rejected)
+    check_unchanged(files, state)
+    summary = TransferSummary("import", table, items=state.items, rejected=state.rejected, read=state.read)
+    summary.overwritten, summary.damaged = state.overwritten, list(state.damaged)
     summary.resumed_from = state.items
     if on_error == "reject" and reject_file is None:
         reject_file = f"{source_name.rstrip('/')}.{table}.rejects.jsonl"
-    rejects = _Rejects(Path(reject_file) if on_error == "reject" else None, state.reject_bytes)
+    rejects = Rejects(Path(reject_file) if on_error == "reject" else None, state.reject_bytes)
     started = time.monotonic()
     try:
         with _opened(target) as destination:
             description = _ensure(destination, table, schema, summary)
             loader = ItemLoader(destination, table, **(loader_options or {}))
-            run = _ImportRun(
+            run = ImportRun(
                 files, format, plain, state, point, summary, rejects, on_error, key_names(description)
             )
             run.go(loader, chunk_size or loader.chunk_size, progress, stop_after_chunks)
@@ -205,97 +171,6 @@ def _start_checkpoint(point: Path, operation: str, source: str, table: str, resu
         state.check_matches(operation, source, table, point)
         return state
     return Checkpoint(operation, source, table)
-
-
-class _ImportRun:
-    """One import's loop: chunks of lines -> loader -> rejects -> checkpoint."""
-
-    def __init__(
-        self,
-        files: list[SourceFile],
-        format: str,
-        plain: bool,
-        state: Checkpoint,
-        point: Path,
-        summary: TransferSummary,
-        rejects: _Rejects,
-        on_error: str,
-        keys: list[str],
-    ) -> None:
-        self.files, self.format, self.plain = files, format, plain
-        self.state, self.point, self.summary = state, point, summary
-        self.rejects, self.stop = rejects, on_error == "stop"
-        self.keys = keys
-
-    def lines(self) -> Iterator[tuple[int, SourceLine]]:
-        position = self.state.position
-        first = position.get("file", 0)
-        for index in range(first, len(self.files)):
-            skip = position.get("line", 0) if index == first else 0
-            for line in read_lines(self.files[index], self.format, plain=self.plain, skip=skip):
-                yield index, line
-
-    def go(self, loader: ItemLoader, size: int, progress: Progress | None, stop_after: int | None) -> None:
-        chunk: list[tuple[int, SourceLine]] = []
-        try:
-            with Interrupts(stop_after) as interrupts:
-                for entry in self.lines():
-                    chunk.append(entry)
-                    if len(chunk) >= size:
-                        self.commit(loader, chunk, progress)
-                        chunk = []
-                        interrupts.chunk_done()
-                if chunk:
-                    self.commit(loader, chunk, progress)
-        except KeyboardInterrupt:
-            raise TransferInterrupted("interrupted", self.summary, self.point) from None
-
-    def commit(
-        self, loader: ItemLoader, chunk: list[tuple[int, SourceLine]], progress: Progress | None
-    ) -> None:
-        bad = [(i, e.error) for i, (_, e) in enumerate(chunk) if e.error is not None]
-        end = bad[0][0] if self.stop and bad else len(chunk)
-        good = [(i, e) for i, (_, e) in enumerate(chunk[:end]) if e.item is not None]
-        try:
-            result = loader.write([e.item for _, e in good if e.item is not None], stop_at_error=self.stop)
-        except LoadRefused as refused:
-            self.summary.items += refused.written
-            raise TransferError(
-                f"{self.summary.table} refused writes: {refused.code}: {refused.message}",
-                self.summary,
-                self.point,
-            ) from None
-        refusals = [(good[p][0], f"{code}: {message}") for p, code, message in result.errors]
-        problems = sorted(bad + refusals) if not self.stop else sorted(refusals + bad[:1])
-        self.summary.items += result.written
-        if self.stop and problems:
-            self.stop_at(chunk, problems[0])
-        for position, error in problems:
-            line = chunk[position][1]
-            self.rejects.add(line, describe_key(line.item, self.keys), error)
-        self.summary.rejected += len(problems)
-        self.summary.bytes += sum(len(e.text) + 1 for _, e in chunk)
-        self.save(chunk[-1])
-        if progress is not None:
-            progress(self.summary.items, self.summary.bytes)
-
-    def stop_at(self, chunk: list[tuple[int, SourceLine]], problem: tuple[int, str]) -> None:
-        position, error = problem
-        line = chunk[position][1]
-        if position > 0:
-            self.save(chunk[position - 1])
-        raise TransferError(
-            f"{line.file} line {line.line}{describe_key(line.item, self.keys)}: {error}",
-            self.summary,
-            self.point,
-        )
-
-    def save(self, last: tuple[int, SourceLine]) -> None:
-        state = self.state
-        state.items, state.rejected = self.summary.items, self.summary.rejected
-        state.reject_bytes = self.rejects.sync()
-        state.position = {"file": last[0], "line": last[1].line}
-        state.save(self.point)
 
 
 # -- copy ------------------------------------------------------------------------------------------------
