@@ -24,7 +24,8 @@ class TransferSummary:
     """What a transfer did. ``items``: items exported, or committed to the destination (including those of
     earlier runs it resumed); ``rejected``: input lines written to the reject file; ``bytes``: data written
     (export) or read (import), and for a copy the items' size as DynamoDB JSON, counted only when progress
-    is reported; ``source_count``/``destination_count``: a copy's final count on both sides."""
+    is reported; ``source_count``/``destination_count``: a copy's final count on both sides; ``warnings``: a
+    table setting the destination did not take, or an existing destination table's differing settings."""
 
     operation: str
     table: str
@@ -37,6 +38,7 @@ class TransferSummary:
     destination: str | None = None
     source_count: int | None = None
     destination_count: int | None = None
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def counts_match(self) -> bool | None:

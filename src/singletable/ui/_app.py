@@ -190,7 +190,9 @@ def console_app(
     from singletable.ui import _actions, _pages
 
     loaded = load_design(design) if isinstance(design, str) else design
-    opened = open_target(target) if isinstance(target, str) else target
+    # An existing file only (a mistyped name is an error, not a new empty database); read-only for a
+    # console that writes nothing, so that browsing never changes the file.
+    opened = open_target(target, read_only=read_only, create=False) if isinstance(target, str) else target
     console = Console(opened, loaded, table=table, read_only=read_only, secret=secret or console_secret())
     routes = [
         *(Route(path, console.endpoint(handler), methods=["GET"]) for path, handler in _pages.ROUTES),
