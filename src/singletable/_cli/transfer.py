@@ -227,7 +227,11 @@ def import_(
 @target_argument("destination")
 @click.option("--table", "tables", multiple=True, help="A table to copy (repeat for several; default: all).")
 @segments_option()
-@checkpoint_options("copy", "Checkpoint file (one table only; default SOURCE.TABLE.copy-checkpoint.json).")
+@checkpoint_options(
+    "copy",
+    "Checkpoint file (one table only; default DESTINATION.TABLE.copy-checkpoint.json: beside a destination "
+    "file, else in the current directory).",
+)
 @json_option("Print each table's summary as JSON.")
 def copy(
     source: str,

@@ -18,6 +18,7 @@ deletes it).
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any
@@ -240,36 +241,50 @@ class TableSettings:
         return extras
 
     def create(self, target: Target, table: str, warn: Warn) -> None:
-        """CreateTable ``table`` on ``target`` with these settings (but TTL: see :meth:`apply_ttl`). When the
-        target refuses the whole request, the table is created with what every DynamoDB takes and each
-        other setting is applied on its own; each it refuses is a warning."""
+        """CreateTable ``table`` on ``target`` with these settings (but TTL: see :meth:`apply_ttl`), and wait
+        for it to be ACTIVE. When the target refuses the whole request, the table is created with what every
+        DynamoDB takes and each other setting is applied on its own. Every setting the target refused, or
+        took but does not show (DynamoDB Local takes tags and a table class without keeping them), is a
+        warning."""
         extras = self._extras()
+        refused: set[str] = set()
         try:
             target.call("CreateTable", **self.create_params(table))
-            return
         except TargetError as error:
             if not extras or error.code in ("ResourceInUseException", "LimitExceededException"):
                 raise
-            first = error
-        try:
-            target.call("CreateTable", **self.create_params(table, everything=False))
-        except TargetError:
-            raise first from None
-        from singletable.data._tables import wait_active
+            try:
+                target.call("CreateTable", **self.create_params(table, everything=False))
+            except TargetError:
+                raise error from None
+            arn = wait_active(target, table).get("TableArn", table)
+            refused = self._apply_extras(target, table, arn, extras, warn)
+        wait_active(target, table)
+        kept = TableSettings.capture(target, table, _quiet) or self
+        for name in self.differences(kept):
+            if name != "ttl_attribute" and name not in refused:
+                warn(
+                    f"{target.name} did not keep {_FIELD_NAMES.get(name, name)} of {table}: asked for "
+                    f"{self.describe_setting(name)}, it has {kept.describe_setting(name)}"
+                )
 
-        arn = wait_active(target, table).get("TableArn", table)
+    def _apply_extras(
+        self, target: Target, table: str, arn: str, extras: dict[str, Any], warn: Warn
+    ) -> set[str]:
+        """Apply each setting of ``extras`` on its own; the fields of those refused (each a warning)."""
+        refused = set()
         for name, value in extras.items():
             if name == "Tags":
-                call: dict[str, Any] = {"operation": "TagResource", "ResourceArn": arn, "Tags": value}
+                operation, params = "TagResource", {"ResourceArn": arn, "Tags": value}
             else:
-                call = {"operation": "UpdateTable", "TableName": table, name: value}
-            operation = call.pop("operation")
+                operation, params = "UpdateTable", {"TableName": table, name: value}
             try:
-                target.call(operation, **call)
-            except TargetError as refused:
-                warn(
-                    f"{target.name} did not take {_SETTING_NAMES[name]} for {table} ({refused}): not carried"
-                )
+                target.call(operation, **params)
+            except TargetError as error:
+                field = _EXTRA_FIELDS[name]
+                refused.add(field)
+                warn(f"{target.name} did not take {_FIELD_NAMES[field]} for {table} ({error}): not carried")
+        return refused
 
     def apply_ttl(self, target: Target, table: str, warn: Warn) -> None:
         """Turn TTL on for ``table`` as these settings say (after its items are in), unless it already is;
@@ -303,15 +318,57 @@ class TableSettings:
         value = getattr(self, name)
         if value is None or value == ():
             return "none"
-        return json.dumps(value, default=str) if not isinstance(value, str) else value
+        if name == "tags":
+            return ", ".join(f"{k}={v}" for k, v in value)
+        if name == "indexes":
+            return ", ".join(index.name for index in value)
+        if isinstance(value, Throughput):
+            return f"read {value.read}, write {value.write}"
+        return value if isinstance(value, str) else json.dumps(value, default=str)
 
 
-_SETTING_NAMES = {
-    "Tags": "the tags",
-    "SSESpecification": "KMS encryption",
-    "TableClass": "the table class",
-    "DeletionProtectionEnabled": "deletion protection",
+# CreateTable's parameter -> the TableSettings field it sets, for the settings not every target takes.
+_EXTRA_FIELDS = {
+    "Tags": "tags",
+    "SSESpecification": "sse_kms_key",
+    "TableClass": "table_class",
+    "DeletionProtectionEnabled": "deletion_protection",
 }
+_FIELD_NAMES = {
+    "key_schema": "the key schema",
+    "attribute_types": "the key attribute types",
+    "billing_mode": "the billing mode",
+    "throughput": "the provisioned throughput",
+    "indexes": "the secondary indexes",
+    "stream_view": "the stream",
+    "ttl_attribute": "TTL",
+    "tags": "the tags",
+    "sse_kms_key": "KMS encryption",
+    "table_class": "the table class",
+    "deletion_protection": "deletion protection",
+}
+CREATE_WAIT = 120.0  # seconds to wait for a new table to become ACTIVE (DynamoDB takes seconds to minutes)
+
+
+def _quiet(_: str) -> None:
+    """A capture's warnings, when the comparison that follows says the same."""
+
+
+def wait_active(target: Target, table: str, timeout: float = CREATE_WAIT) -> dict[str, Any]:
+    """The table's description once it is ACTIVE; ``ValueError`` if it is not after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            found = target.call("DescribeTable", TableName=table)["Table"]
+        except TargetError as error:
+            if error.code != "ResourceNotFoundException":
+                raise
+            found = None
+        if found is not None and found.get("TableStatus", "ACTIVE") == "ACTIVE":
+            return found
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"table {table} in {target.name} is not ACTIVE after {timeout:.0f} s")
+        time.sleep(0.2)
 
 
 def _keys(schema: list[dict[str, str]]) -> tuple[tuple[str, str], ...]:

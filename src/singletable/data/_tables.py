@@ -13,16 +13,15 @@ from __future__ import annotations
 
 import importlib
 import json
-import time
 from pathlib import Path
 from typing import Any
 
 from singletable.data import _look as look
-from singletable.data._settings import TableSettings, Warn, request_as_description
+from singletable.data._settings import CREATE_WAIT, TableSettings, Warn, request_as_description
+from singletable.data._settings import wait_active as settings_wait_active
 from singletable.data._targets import Target, TargetError
 
 Item = dict[str, Any]
-CREATE_WAIT = 120.0  # seconds to wait for a new table to become ACTIVE (DynamoDB takes seconds to minutes)
 
 
 class TableError(Exception):
@@ -51,19 +50,18 @@ def ensure_table(target: Target, table: str, settings: TableSettings | None, war
         return found
     if settings is None:
         raise TableError(f"table {table} does not exist in {target.name}: create it first, or give a schema")
-    settings.create(target, table, warn)
+    try:
+        settings.create(target, table, warn)
+    except TimeoutError as error:
+        raise TableError(str(error)) from None
     return wait_active(target, table)
 
 
 def wait_active(target: Target, table: str, timeout: float = CREATE_WAIT) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while True:
-        found = describe(target, table)
-        if found is not None and found.get("TableStatus", "ACTIVE") == "ACTIVE":
-            return found
-        if time.monotonic() > deadline:
-            raise TableError(f"table {table} in {target.name} is not ACTIVE after {timeout:.0f} s")
-        time.sleep(0.2)
+    try:
+        return settings_wait_active(target, table, timeout)
+    except TimeoutError as error:
+        raise TableError(str(error)) from None
 
 
 def schema_settings(schema: str | dict[str, Any] | TableSettings) -> TableSettings:

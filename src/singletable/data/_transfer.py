@@ -334,7 +334,9 @@ def copy_table(
             raise TransferError(f"table {table} does not exist in {src.name}", summary)
         with _opened(destination) as dst:
             _ensure_copy(dst, into, settings, f"{table} on {src.name}", summary)
-            point = Path(checkpoint) if checkpoint else default_checkpoint(src.name, into, "copy")
+            # Beside the destination (what the copy writes), never beside the source, which may sit in a
+            # directory nothing can be written to.
+            point = Path(checkpoint) if checkpoint else default_checkpoint(dst.name, into, "copy")
             state = _start_checkpoint(point, "copy", f"{src.name}#{table}", into, resume)
             summary.items = summary.resumed_from = state.items
             loader = ItemLoader(dst, into, **(loader_options or {}))
