@@ -1,9 +1,9 @@
 """Every table setting survives ``copy`` and ``import --schema``: keys, billing mode and throughput, a GSI and
 an LSI with INCLUDE projections, the stream, TTL, tags, table class, deletion protection, KMS encryption.
 
-Checked three ways: the destination's captured :class:`TableSettings` equals the source's, ``singletable diff``
-of the design against the destination says it matches, and a target that does not keep a setting (DynamoDB
-Local: tags, table class) gets a warning line naming it. Copies run file to file and file to a real
+Checked three ways: the destination's captured :class:`TableSettings` equals the source's,
+``singletable diff`` of the design against the destination says it matches, and a target that does not keep
+a setting (DynamoDB Local: tags, table class) gets a warning line naming it. Copies run file to file and file to a real
 ``singletable serve``.
 """
 
