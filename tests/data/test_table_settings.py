@@ -3,8 +3,8 @@ an LSI with INCLUDE projections, the stream, TTL, tags, table class, deletion pr
 
 Checked three ways: the destination's captured :class:`TableSettings` equals the source's,
 ``singletable diff`` of the design against the destination says it matches, and a target that does not keep
-a setting (DynamoDB Local: tags, table class) gets a warning line naming it. Copies run file to file and file to a real
-``singletable serve``.
+a setting (DynamoDB Local: tags, table class) gets a warning line naming it. Copies run file to file and
+file to a real ``singletable serve``.
 """
 
 from __future__ import annotations
