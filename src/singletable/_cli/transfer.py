@@ -245,8 +245,7 @@ def copy(
     """Copy tables from SOURCE to DESTINATION (each a database file or an endpoint URL), creating missing
     tables like the source's (keys, indexes, billing, stream, TTL, tags...), and compare the item counts of
     both sides at the end. SOURCE is only read: a file is opened read-only and never changes."""
-    from singletable.data import describe as describe_table
-    from singletable.data import open_target
+    from singletable.data import TableSettings, open_target
     from singletable.data import tables as table_names
 
     if checkpoint and len(tables) != 1:
@@ -254,7 +253,8 @@ def copy(
     with open_target(source, read_only=True) as src:
         names = list(tables) or list(table_names(src))
         for name in names:  # every table is found before DESTINATION is opened (or created)
-            describe_table(src, name)
+            if TableSettings.capture(src, name, lambda _: None) is None:
+                raise click.ClickException(f"table {name} does not exist in {source}")
         with open_target(destination, durable=True) as dst:
             mismatched = _copy_tables(src, dst, names, segments, checkpoint, resume, as_json)
     if mismatched:
