@@ -221,3 +221,18 @@ def test_an_unwritable_file_can_be_read(unwritable: Path, tmp_path: Path, comman
     if command[0] == "count":
         assert result.stdout.strip() == "300"
     assert hashlib.sha256(unwritable.read_bytes()).hexdigest() == before
+
+
+def test_a_copy_to_serve_carries_expired_items_too(tmp_path: Path, http_server) -> None:
+    """The same copy into a real ``singletable serve``: 3,000 of 3,000, the source unchanged."""
+    from transfer_support import table_name
+
+    from singletable.data import copy_table
+
+    db = make_source(tmp_path / "app.db", 3000, 10)
+    before = fingerprint(db)
+    into = table_name("orders")
+    summary = copy_table(str(db), http_server.endpoint, TABLE, destination_table=into, segments=2)
+    assert (summary.items, summary.source_count, summary.destination_count) == (3000, 3000, 3000)
+    assert summary.warnings == []
+    assert fingerprint(db) == before
