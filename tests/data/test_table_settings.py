@@ -247,3 +247,29 @@ def test_any_settings_survive_json_and_a_round_trip_through_a_target(wanted: Tab
         wanted.apply_ttl(target, "t-any", warnings.append)
         assert TableSettings.capture(target, "t-any", warnings.append) == wanted
     assert warnings == []
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=12,
+)
+MEMBERS = st.sampled_from(
+    [
+        *("KeySchema", "AttributeDefinitions", "GlobalSecondaryIndexes", "LocalSecondaryIndexes"),
+        *("Projection", "ProjectionType", "NonKeyAttributes", "BillingModeSummary", "BillingMode"),
+        *("ProvisionedThroughput", "ReadCapacityUnits", "StreamSpecification", "SSEDescription"),
+        *("TableClassSummary", "AttributeName", "KeyType", "AttributeType", "IndexName"),
+        *("TimeToLiveDescription", "Tags", "Table"),
+    ]
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(MEMBERS, JSON | st.dictionaries(MEMBERS, JSON, max_size=4), max_size=6))
+def test_a_hostile_schema_is_a_value_error_naming_it(data: dict) -> None:
+    """Whatever a schema file holds, reading it answers settings or a ValueError naming the schema."""
+    try:
+        TableSettings.from_json(data, origin="schema hostile.json")
+    except ValueError as error:
+        assert str(error).startswith("schema hostile.json: ")

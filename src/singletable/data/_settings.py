@@ -101,9 +101,10 @@ class TableSettings:
     ) -> TableSettings:
         """From a TableDescription, DescribeTimeToLive's ``TimeToLiveDescription`` and a table's tags.
         ``ValueError`` naming ``origin`` when the description lacks its keys."""
-        if not isinstance(description, dict) or "KeySchema" not in description:
-            raise ValueError(f"{origin}: a DescribeTable answer needs KeySchema and AttributeDefinitions")
-        if "AttributeDefinitions" not in description:
+        if (
+            not isinstance(description, dict)
+            or not {"KeySchema", "AttributeDefinitions"} <= description.keys()
+        ):
             raise ValueError(f"{origin}: a DescribeTable answer needs KeySchema and AttributeDefinitions")
         billing = (description.get("BillingModeSummary") or {}).get("BillingMode")
         throughput = description.get("ProvisionedThroughput") or {}
@@ -156,14 +157,22 @@ class TableSettings:
     @classmethod
     def from_json(cls, data: Any, origin: str = "schema") -> TableSettings:
         """From :meth:`to_json`'s form, or a bare DescribeTable answer (``{"Table": {...}}`` or the
-        TableDescription itself, as ``aws dynamodb describe-table`` prints it: no TTL, no tags then)."""
+        TableDescription itself, as ``aws dynamodb describe-table`` prints it: no TTL, no tags then).
+        Anything else is a ``ValueError`` naming ``origin`` and what is wrong."""
         if not isinstance(data, dict):
             raise ValueError(f"{origin}: not a DescribeTable answer (a JSON object with Table)")
         ttl = data.get("TimeToLiveDescription")
         tags = data.get("Tags")
         if (ttl is not None and not isinstance(ttl, dict)) or (tags is not None and not _tag_list(tags)):
             raise ValueError(f"{origin}: TimeToLiveDescription must be an object, Tags a list of Key/Value")
-        return cls.from_description(data.get("Table", data), ttl, tags, origin)
+        try:
+            return cls.from_description(data.get("Table", data), ttl, tags, origin)
+        except (KeyError, TypeError, AttributeError, ValueError) as error:  # a member missing or mistyped
+            if str(error).startswith(f"{origin}: "):
+                raise
+            raise ValueError(
+                f"{origin}: not a DescribeTable answer ({type(error).__name__}: {error})"
+            ) from None
 
     def to_json(self, table: str) -> dict[str, Any]:
         """A JSON object :meth:`from_json` reads back: DescribeTable's ``Table`` (as CreateTable's request

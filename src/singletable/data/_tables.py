@@ -78,8 +78,8 @@ def schema_settings(schema: str | dict[str, Any] | TableSettings) -> TableSettin
             except (OSError, ValueError) as error:
                 raise TableError(f"schema {schema}: cannot read it as DescribeTable JSON ({error})") from None
             return TableSettings.from_json(data, origin=f"schema {schema}")
-    except (ValueError, KeyError, TypeError) as error:  # from_json's words name the schema
-        raise TableError(str(error) if isinstance(error, ValueError) else f"schema: {error!r}") from None
+    except ValueError as error:  # from_json's words name the schema
+        raise TableError(str(error)) from None
     return settings_from_design(schema)
 
 
