@@ -312,6 +312,10 @@ class Engine:
                 )
         except ReadOnlyDatabase:
             raise read_only_refusal(operation, self.path) from None
+        except sqlite3.OperationalError as error:  # SQLite's own refusal (mode=ro): the same answer
+            if not getattr(error, "sqlite_errorname", "").startswith("SQLITE_READONLY"):
+                raise
+            raise read_only_refusal(operation, self.path) from None
 
     def _may_retry(self, error: sqlite3.OperationalError, commits: int) -> bool:
         """SQLite found the database busy outside a write's BEGIN (another process was recovering the WAL
