@@ -236,3 +236,29 @@ def test_a_copy_to_serve_carries_expired_items_too(tmp_path: Path, http_server) 
     assert (summary.items, summary.source_count, summary.destination_count) == (3000, 3000, 3000)
     assert summary.warnings == []
     assert fingerprint(db) == before
+
+
+def test_reading_a_file_a_server_is_writing(tmp_path: Path) -> None:
+    """``count`` and ``copy`` read a file while ``singletable serve`` writes it from another process: they see
+    what it committed, and the server goes on writing, its side files untouched."""
+    from serving import ServerProcess
+
+    db = make_source(tmp_path / "app.db", 100, 0)
+    server = ServerProcess(db)
+    try:
+        client = server.client()
+        for n in range(100, 150):
+            client.put_item(TableName=TABLE, Item={"PK": {"S": "live"}, "SK": {"N": str(n)}})
+        counted = run("count", str(db), TABLE)
+        assert (counted.exit_code, counted.stdout.strip()) == (0, "150"), counted.output
+        copied = run("copy", str(db), str(tmp_path / "copy.db"))
+        assert copied.exit_code == 0, copied.output
+        for n in range(150, 160):
+            client.put_item(TableName=TABLE, Item={"PK": {"S": "live"}, "SK": {"N": str(n)}})
+        assert client.scan(TableName=TABLE, Select="COUNT")["Count"] == 160
+    finally:
+        assert server.stop() == 0
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    conn.close()
+    assert run("count", str(db), TABLE).stdout.strip() == "160"
