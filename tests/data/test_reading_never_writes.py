@@ -262,3 +262,22 @@ def test_reading_a_file_a_server_is_writing(tmp_path: Path) -> None:
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     conn.close()
     assert run("count", str(db), TABLE).stdout.strip() == "160"
+
+
+def test_a_slow_copy_gives_no_sweep_a_chance(tmp_path: Path) -> None:
+    """A copy that takes longer than the engine's TTL sweep interval (1 s): a source opened for writing lost
+    its expired items to the sweeper mid-copy; opened read-only, nothing runs to delete them."""
+    from singletable.data import copy_table
+
+    db = make_source(tmp_path / "app.db", 3000, 10)
+    before = fingerprint(db)
+    paused: list[int] = []
+
+    def slowly(items: int, _bytes: int) -> None:
+        if not paused:
+            paused.append(items)
+            time.sleep(1.5)
+
+    summary = copy_table(str(db), str(tmp_path / "copy.db"), TABLE, progress=slowly)
+    assert (summary.source_count, summary.destination_count) == (3000, 3000)
+    assert fingerprint(db) == before
