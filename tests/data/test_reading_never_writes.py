@@ -41,7 +41,6 @@ def make_source(path: Path, items: int, expired: int) -> Path:
             ],
             BillingMode="PAY_PER_REQUEST",
         )
-        engine.batch_write_item  # noqa: B018 (the bulk of the items go in below, 25 at a time)
         rows = [
             {
                 "PK": {"S": f"user#{n % 40}"},
