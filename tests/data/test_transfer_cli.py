@@ -10,6 +10,7 @@ from transfer_support import SPEC, contents, create, full_item, load, table_name
 
 from serving import run_cli
 from singletable.data import open_target, render_item
+from singletable.engine import Engine
 
 item_json = partial(render_item, spaced=True)  # one item as export writes it
 
@@ -109,6 +110,7 @@ def test_a_bad_line_stops_the_import_with_its_file_line_key_and_the_committed_co
 
 
 def test_unknown_table_and_missing_source_are_one_line_errors(tmp_path):
+    Engine(str(tmp_path / "a.db")).close()
     missing = run_cli("export", str(tmp_path / "a.db"), "absent", str(tmp_path / "out"))
     assert (missing.returncode, missing.stderr) == (
         1,

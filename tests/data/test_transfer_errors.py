@@ -161,6 +161,7 @@ def test_a_manifest_naming_a_missing_data_file_or_no_manifest_is_a_format_error(
 
 def test_missing_table_without_schema(tmp_path):
     (tmp_path / "i.jsonl").write_text(_line({"PK": {"S": "a"}, "SK": {"N": "1"}}))
+    open_target(str(tmp_path / "a.db")).close()
     with pytest.raises(TransferError) as caught:
         import_table(str(tmp_path / "a.db"), "absent", tmp_path / "i.jsonl", format="jsonl")
     assert (
@@ -326,7 +327,8 @@ def test_wrong_credentials_are_a_clear_error(tmp_path):
         with pytest.raises(TransferError) as caught:
             import_table(target, "tbl", tmp_path / "i.jsonl", format="jsonl", schema={"Table": SPEC})
         assert caught.value.message == (
-            "UnrecognizedClientException: The security token included in the request is invalid."
+            "UnrecognizedClientException: The security token included in the request is invalid. "
+            f"(endpoint {server.endpoint})"
         )
     finally:
         server.stop()

@@ -41,7 +41,8 @@ class TransferStopped(click.ClickException):
     def show(self, file: object = None) -> None:
         error = self.error
         summary = error.summary  # type: ignore[attr-defined]
-        lines = [f"Error: {error.message}", f"{summary.items:,} items committed to {summary.table}"]  # type: ignore[attr-defined]
+        lines = [f"warning: {warning}" for warning in summary.warnings]
+        lines += [f"Error: {error.message}", f"{summary.items:,} items committed to {summary.table}"]  # type: ignore[attr-defined]
         if summary.rejected:
             lines[-1] += f", {summary.rejected:,} lines rejected"
         checkpoint = error.checkpoint  # type: ignore[attr-defined]

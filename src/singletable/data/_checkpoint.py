@@ -28,7 +28,8 @@ class TransferSummary:
     does not); ``damaged``: an import's source files that could not be read whole (their lost items are in
     no reject file); ``bytes``: data written (export) or read (import), and for a copy the items' size as
     DynamoDB JSON, counted only when progress is reported; ``source_count``/``destination_count``: a
-    copy's final count on both sides."""
+    copy's final count on both sides; ``warnings``: a table setting the destination did not take, or an
+    existing destination table's differing settings."""
 
     operation: str
     table: str
@@ -44,6 +45,7 @@ class TransferSummary:
     destination: str | None = None
     source_count: int | None = None
     destination_count: int | None = None
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def counts_match(self) -> bool | None:

@@ -1,9 +1,10 @@
 """Export, import and copy: the library calls behind ``singletable export``, ``import`` and ``copy``.
 
 Each takes targets as :class:`Target` objects or as TARGET strings (a database file or an endpoint URL,
-opened and closed here; a file opened here is opened ``durable``, so each committed chunk is on disk before
-its checkpoint is written), reports progress through ``progress(items, bytes)`` when given, and returns a
-:class:`TransferSummary`. A transfer that stops raises :class:`TransferError` (or
+opened and closed here; a file read from is opened read-only, so reading it changes nothing; a file written
+to is opened ``durable``, so each committed chunk is on disk before its checkpoint is written, and is created
+only when a table is to be created in it), reports progress through ``progress(items, bytes)`` when given,
+and returns a :class:`TransferSummary`. A transfer that stops raises :class:`TransferError` (or
 :class:`TransferInterrupted`) whose ``summary`` says how many items were committed; import and copy keep a
 checkpoint (see :mod:`._checkpoint`) and continue from it with ``resume=True``.
 
@@ -34,7 +35,8 @@ from singletable.data._import_run import ImportRun, Rejects, check_unchanged, de
 from singletable.data._item_json import item_from_json, item_to_json, render_item
 from singletable.data._loader import ItemLoader, LoadRefused
 from singletable.data._look import count, scan_pages
-from singletable.data._tables import TableError, create_params, describe, ensure_table, key_names
+from singletable.data._settings import TableSettings
+from singletable.data._tables import TableError, describe, ensure_table, key_names, schema_settings
 from singletable.data._targets import Target, TargetError, open_target
 from singletable.data._writers import open_writer
 
@@ -44,11 +46,14 @@ ON_ERROR = ("stop", "reject")
 
 
 @contextlib.contextmanager
-def _opened(target: Target | str) -> Iterator[Target]:
+def _opened(target: Target | str, *, read_only: bool = False, create: bool = True) -> Iterator[Target]:
+    """``target`` as a Target: a source ``read_only``; a destination durable, created only if ``create``."""
     if isinstance(target, Target):
         yield target
         return
-    opened = open_target(target, durable=True)
+    opened = (
+        open_target(target, read_only=True) if read_only else open_target(target, durable=True, create=create)
+    )
     try:
         yield opened
     finally:
@@ -72,7 +77,7 @@ def export_table(
     a directory; ``jsonl``; ``csv``), scanning ``segments`` parallel-scan segments at once."""
     summary = TransferSummary("export", table)
     started = time.monotonic()
-    with _opened(target) as source:
+    with _opened(target, read_only=True) as source:
         description = describe(source, table)
         if description is None:
             raise TransferError(f"table {table} does not exist in {source.name}", summary)
@@ -117,8 +122,8 @@ def import_table(
     ``stop_after_chunks`` stops (as Ctrl-C would) after that many committed chunks."""
     if on_error not in ON_ERROR:
         raise ValueError(f"on_error must be one of {', '.join(ON_ERROR)}, not {on_error!r}")
-    if schema is not None:  # a schema that cannot be read fails before anything is opened or created
-        _schema_usable(schema, table)
+    # A schema that cannot be read fails before anything (database, checkpoint, reject file) is created.
+    settings = None if schema is None else _schema(schema, TransferSummary("import", table))
     source_name = str(source)
     files = source_files(source, format)
     point = Path(checkpoint) if checkpoint else default_checkpoint(source_name, table, "import")
@@ -132,14 +137,16 @@ def import_table(
     rejects = Rejects(Path(reject_file) if on_error == "reject" else None, state.reject_bytes)
     started = time.monotonic()
     try:
-        with _opened(target) as destination:
-            description = _ensure(destination, table, schema, summary)
+        with _opened(target, create=settings is not None) as destination:
+            description = _ensure(destination, table, settings, summary)
             loader = ItemLoader(destination, table, **(loader_options or {}))
             run = ImportRun(
                 files, format, plain, state, point, summary, rejects, on_error, key_names(description)
             )
             run.go(loader, chunk_size or loader.chunk_size, progress, stop_after_chunks)
             summary.retries = loader.retries
+            if settings is not None:
+                settings.apply_ttl(destination, table, summary.warnings.append)
     finally:
         rejects.close()
         summary.seconds = time.monotonic() - started
@@ -147,16 +154,18 @@ def import_table(
     return summary
 
 
-def _schema_usable(schema: str | dict[str, Any], table: str) -> None:
+def _schema(schema: str | dict[str, Any] | TableSettings, summary: TransferSummary) -> TableSettings:
     try:
-        create_params(schema, table)
+        return schema_settings(schema)
     except TableError as error:
-        raise TransferError(str(error), TransferSummary("import", table)) from None
+        raise TransferError(str(error), summary) from None
 
 
-def _ensure(target: Target, table: str, schema: Any, summary: TransferSummary) -> dict[str, Any]:
+def _ensure(
+    target: Target, table: str, settings: TableSettings | None, summary: TransferSummary
+) -> dict[str, Any]:
     try:
-        return ensure_table(target, table, schema)
+        return ensure_table(target, table, settings, summary.warnings.append)
     except (TableError, TargetError) as error:
         raise TransferError(str(error), summary) from None
 
@@ -194,23 +203,65 @@ def copy_table(
     into = destination_table or table
     summary = TransferSummary("copy", into)
     started = time.monotonic()
-    with _opened(source) as src, _opened(destination) as dst:
-        description = describe(src, table)
-        if description is None:
+    warn = summary.warnings.append
+    with _opened(source, read_only=True) as src:
+        settings = _capture(src, table, summary)
+        if settings is None:
             raise TransferError(f"table {table} does not exist in {src.name}", summary)
-        _ensure(dst, into, description, summary)
-        point = Path(checkpoint) if checkpoint else default_checkpoint(src.name, into, "copy")
-        state = _start_checkpoint(point, "copy", f"{src.name}#{table}", into, resume)
-        summary.items = summary.resumed_from = state.items
-        loader = ItemLoader(dst, into, **(loader_options or {}))
-        keys = key_names(description)
-        _copy_pages(src, table, loader, segments, state, point, summary, progress, stop_after_chunks, keys)
-        summary.retries = loader.retries
-        summary.source_count = count(src, table)
-        summary.destination_count = count(dst, into)
+        with _opened(destination) as dst:
+            _ensure_copy(dst, into, settings, f"{table} on {src.name}", summary)
+            # Beside the destination (what the copy writes), never beside the source, which may sit in a
+            # directory nothing can be written to.
+            point = Path(checkpoint) if checkpoint else default_checkpoint(dst.name, into, "copy")
+            state = _start_checkpoint(point, "copy", f"{src.name}#{table}", into, resume)
+            summary.items = summary.resumed_from = state.items
+            loader = ItemLoader(dst, into, **(loader_options or {}))
+            keys = [name for name, _ in settings.key_schema]
+            _copy_pages(
+                src, table, loader, segments, state, point, summary, progress, stop_after_chunks, keys
+            )
+            summary.retries = loader.retries
+            summary.source_count = count(src, table)
+            summary.destination_count = count(dst, into)
+            # Last, once both sides are counted: expiring copied items sooner would make them disagree.
+            _target_call(lambda: settings.apply_ttl(dst, into, warn), summary, point)
     point.unlink(missing_ok=True)
     summary.seconds = time.monotonic() - started
     return summary
+
+
+def _capture(target: Target, table: str, summary: TransferSummary) -> TableSettings | None:
+    return _target_call(lambda: TableSettings.capture(target, table, summary.warnings.append), summary)
+
+
+def _target_call(call: Callable[[], Any], summary: TransferSummary, point: Path | None = None) -> Any:
+    """``call()``, a refusal of the target's (unreachable, bad credentials) stopping the transfer."""
+    try:
+        return call()
+    except (TableError, TargetError) as error:
+        raise TransferError(str(error), summary, point) from None
+
+
+def _ensure_copy(
+    dst: Target, into: str, settings: TableSettings, source: str, summary: TransferSummary
+) -> None:
+    """Create the destination table like the source's; an existing one keeps its settings, and each that
+    differs from the source's is a warning (but TTL, which the copy turns on at its end when off)."""
+    existing = _capture(dst, into, summary)
+    if existing is None:
+        _ensure(dst, into, settings, summary)
+        return
+    differing = [
+        name
+        for name in settings.differences(existing)
+        if not (name == "ttl_attribute" and existing.ttl_attribute is None)
+    ]
+    for name in differing:
+        summary.warnings.append(
+            f"{into} on {dst.name} already exists, and its {name.replace('_', ' ')} "
+            f"({existing.describe_setting(name)}) differs from {source}'s "
+            f"({settings.describe_setting(name)}): left as it is"
+        )
 
 
 def _copy_pages(

@@ -241,7 +241,11 @@ def console_app(
 
     policy = HostPolicy.of(allowed_hosts)
     loaded = load_design(design) if isinstance(design, str) else design
-    opened = open_target(target) if isinstance(target, str) else target
+    # A file is created only for a writing console with a design, which offers to create the design's table
+    # in it; otherwise a missing file is an error, not a new empty database. A console that writes nothing
+    # opens it read-only, so that browsing never changes it.
+    create = loaded is not None and not read_only
+    opened = open_target(target, read_only=read_only, create=create) if isinstance(target, str) else target
     console = Console(opened, loaded, table=table, read_only=read_only, secret=secret or console_secret())
     routes = [
         *(Route(path, console.endpoint(handler), methods=["GET"]) for path, handler in _pages.ROUTES),
