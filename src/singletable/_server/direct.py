@@ -2,8 +2,8 @@
 
 A DynamoDB call is "POST / with X-Amz-Target and a JSON body -> one JSON body". Through ASGI each one cost
 uvicorn a scope dict, an ``asyncio.Event``, a ``RequestResponseCycle``, a Task with its coroutines, two
-``receive``/``send`` message dicts and a header walk -- measured (docs/performance.md, "Where an HTTP request
-goes") as more instructions than our whole dispatcher. :class:`DirectApiProtocol` is uvicorn's httptools
+``receive``/``send`` message dicts and a header walk -- measured (docs/performance.md, "The HTTP
+floor, and what a p99 is made of") as more instructions than our whole dispatcher. :class:`DirectApiProtocol` is uvicorn's httptools
 protocol (through :class:`~singletable._server.coalesce.CoalescingHttpToolsProtocol`, handed to uvicorn by its
 documented ``http=`` setting); when the headers of a request show a plain API call, it collects the body and
 answers when the parser reports the message complete: ``DynamoDBApp.handle_api`` (the same function the ASGI
