@@ -1,6 +1,6 @@
-"""``singletable.model``'s public face: exactly the names docs/modeling-reference.md documents, and the public calls the
-examples use instead of reaching into the model's private modules (``guard_key``, ``db.batch_get(raw=True)``,
-``table.attribute()``, the ``cursor`` module, ``Adapter``/``adapt``)."""
+"""``singletable.model``'s public face: exactly the names docs/modeling-reference.md documents, and the public
+calls the examples use instead of reaching into the model's private modules (``guard_key``,
+``db.batch_get(raw=True)``, ``table.attribute()``, the ``cursor`` module, ``Adapter``/``adapt``)."""
 
 from __future__ import annotations
 

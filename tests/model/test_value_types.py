@@ -195,7 +195,7 @@ def test_a_key_template_input_of_the_wrong_type_is_refused(db: DB) -> None:
     ],
 )
 def test_the_documented_messages(misuse: Any, message: str) -> None:
-    """docs/modeling.md's table: each misuse refused when its request is compiled (no table needed)."""
+    """docs/modeling-reference.md's table: each misuse refused when its request is compiled (no table)."""
     made = misuse()
     with pytest.raises(FieldTypeError) as caught:
         compile_update([made], Compiler()) if isinstance(made, Action) else made.compile(Compiler())
