@@ -1,4 +1,4 @@
-"""A value of the wrong type never reaches DynamoDB (issue 15, point 1).
+"""A value of the wrong type never reaches DynamoDB.
 
 Before: ``db.update(Counter.key(name="a"), value="many")`` on an ``int`` field stored ``{"S": "many"}``,
 raised ``KeyError: 'N'``, and every later read of the item failed. Now every value the model sends -- a
