@@ -1,4 +1,4 @@
-"""``singletable diff`` (issue 18, point 5): a design against its live table on a database file, a real
+"""``singletable diff``: a design against its live table on a database file, a real
 ``singletable serve`` and DynamoDB Local -- nothing on a table the design created, and every kind of drift
 found with its fix; exit codes 0 (same), 1 (different), 2 (cannot compare)."""
 

@@ -1,4 +1,4 @@
-"""Errors a person can act on (issue 15, point 8), on every target.
+"""Errors a person can act on, on every target.
 
 A cancelled transaction names the action that failed (its entity, role and key as plain values), never
 AttributeValues; a transaction of more than 100 actions and a table name DynamoDB rejects are refused before

@@ -1,6 +1,6 @@
 """An entity built without some fields (``model_construct``) is not a partial read: its errors say what
 happened -- it was built without them -- and never that it was "read with a projection" it never was. A
-projection that leaves out a required field reads back as a partial entity (it used to raise KeyError)."""
+projection that leaves out a required field reads back as a partial entity (never a bare KeyError)."""
 
 from __future__ import annotations
 

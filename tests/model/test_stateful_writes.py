@@ -1,4 +1,4 @@
-"""The proof of issue 15: random writes never leave the table inconsistent, on the engine and DynamoDB Local.
+"""The stateful proof: random writes never leave the table inconsistent, on the engine and DynamoDB Local.
 
 A hypothesis :class:`RuleBasedStateMachine` runs creates, puts, full and partial updates (flipping sparse
 conditions, changing one field of multi-field templates, unique values and derived items' sources), upserts,

@@ -338,7 +338,7 @@ class Engine:
 
         The request is prepared against the cached catalog; :meth:`_check_catalog_in_write` confirms it
         after BEGIN IMMEDIATE. If another process changed the catalog, the transaction rolls back and the
-        request runs again on the new catalog, the way every operation used to run. An error raised before
+        request runs again on the new catalog. An error raised before
         that confirmation (a validation error, a busy database) is only answered once the catalog is known
         to be current, so the answers are the same as checking first.
         """

@@ -3,7 +3,7 @@
 Reads decode each AttributeValue with the field's codec, which already yields the declared Python type (an
 ``int`` field an ``int``, datetimes timezone-aware, enums as members). Handing that to ``model_validate``
 checks it again and, for nested models, builds them from dicts -- about half of a query's per-item cost
-(issue 5's overhead target). For a plain model the validated result is exactly what the codecs produced, so
+(docs/architecture.md). For a plain model the validated result is exactly what the codecs produced, so
 this module builds the instance directly, with one generated function per model class (nested models get
 their own and are built as instances, not dicts).
 

@@ -10,7 +10,8 @@ retries after a short jittered backoff, a bounded number of times; then :class:`
 and nothing was written.
 
 A plain atomic counter (``db.update(key, Counter.f.value.add(1), upsert=True)``) needs no read and no retry,
-but takes the number before the item is written: a failed create leaves a gap. docs/modeling.md compares them.
+but takes the number before the item is written: a failed create leaves a gap. docs/modeling.md, "Sequences",
+compares them.
 
 A number can also be drawn inside a larger transaction -- an order numbered next, with its lines and a stock
 decrement per line: ``seq.draw(tx)`` reads the counter and adds the same conditioned update to ``tx``, so the

@@ -434,7 +434,8 @@ def _yield_to_foreground() -> None:
 
     A checkpoint round is a few milliseconds of copying pages; at normal priority it took a core from
     whatever woke next -- the request thread, or the clients it answers on the same machine -- and that
-    wait was in the tail of every latency measured over HTTP (docs/performance.md, "The tail"). Linux's
+    wait was in the tail of every latency measured over HTTP (docs/performance.md, "The HTTP floor, and
+    what a p99 is made of"). Linux's
     ``SCHED_IDLE`` (for this thread only) leaves it the time no other thread wants, which a one-worker
     server leaves on a second core. Durability is unchanged: the same checkpoints and fsyncs, later at
     worst; a WAL left behind meanwhile is checkpointed by the next write (``Connection.checkpoint_backlog``).
