@@ -1,5 +1,7 @@
 """The one module of item conversions (data/_item_json.py), as every data command uses it: DynamoDB JSON and
-plain JSON both ways, the exact-number dumper, and import's wording of a line or cell that is not an item."""
+plain JSON both ways, the exact-number dumper, import's wording of a line or cell that is not an item, and
+the depth bounds: DynamoDB's 32 levels where JSON becomes AttributeValues, and read_json's bound on the raw
+text (what the console reads from forms), both in one wording and never a RecursionError."""
 
 from __future__ import annotations
 
@@ -7,11 +9,11 @@ import json
 from decimal import Decimal
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from singletable.data import import_table, item_from_json, item_to_json, open_target, render_item
-from singletable.data._item_json import dumps, loads, value_text
+from singletable.data import import_table, item_from_json, item_to_json, open_target, read_json, render_item
+from singletable.data._item_json import MAX_JSON_DEPTH, NotJSON, dumps, loads, value_text
 
 SPEC = {
     "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"}],
@@ -183,3 +185,39 @@ def test_nesting_is_refused_past_dynamodbs_32_levels_never_with_a_recursion_erro
             assert depth > 32 or not plain_text
         else:
             assert depth <= 32 and plain_text
+
+
+levels = st.sampled_from([("[", "]"), ('{"a":', "}"), ('{"M":{"a":', "}}")])
+
+
+@settings(max_examples=60)
+@given(depth=st.integers(1, 200_000), level=levels)
+def test_read_json_refuses_text_past_its_depth_bound_and_never_by_a_recursion_error(depth, level):
+    opening, closing = level
+    nested = opening * depth + "1" + closing * depth
+    deepest = depth * (2 if opening.count("{") == 2 else 1)
+    if deepest <= MAX_JSON_DEPTH:
+        assert read_json(nested) is not None
+    else:
+        with pytest.raises(
+            NotJSON, match=r"^JSON nested deeper than DynamoDB's 32 levels of lists and maps$"
+        ):
+            read_json(nested)
+
+
+def test_read_json_bounds_the_deepest_text_an_item_can_be():
+    """An item holding 32 levels of maps as DynamoDB JSON is read; one level more is not."""
+    value: object = {"S": "leaf"}
+    for _ in range(32):
+        value = {"M": {"k": value}}
+    assert item_from_json(read_json(json.dumps({"a": value})))["a"] == value
+    assert MAX_JSON_DEPTH == 2 * 32 + 2
+    with pytest.raises(NotJSON) as refused:
+        read_json(json.dumps({"a": {"M": {"k": value}}}))
+    assert refused.value.too_deep
+
+
+def test_read_json_says_where_text_breaks_and_reads_numbers_exactly():
+    with pytest.raises(ValueError, match=r"^not JSON: Expecting value: line 1 column 1 \(char 0\)$"):
+        read_json("")
+    assert read_json('{"n": 1.50}') == {"n": Decimal("1.50")}

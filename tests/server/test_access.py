@@ -1,29 +1,40 @@
-"""Who ``singletable serve`` answers: Host names (DNS rebinding) and web origins (CORS), over real sockets.
+"""Who singletable's servers answer: Host names (DNS rebinding) and web origins (CORS), over real sockets.
 
 Each test talks to a real ``singletable serve`` subprocess on 127.0.0.1 with raw HTTP, so the Host and
 Origin headers are exactly the bytes a hostile page (or a rebinding attack) would send. Both of serve's
 request paths are checked: a plain ``POST /`` API call (answered by the direct protocol) and everything
-else (health checks, preflights, the console under ``serve --ui``: the ASGI app). Hypothesis generates the
-Host and Origin values, each built with the answer it must get: allowed exactly when it is a loopback
-name (``localhost``, ``*.localhost``), a loopback IP literal in any spelling a browser reads (127.0.0.0/8,
-``::1``, ``::ffff:127.x.y.z``), or configured; never a 500.
+else (health checks, preflights, the console under ``serve --ui``: the ASGI app). ``singletable ui`` (the
+console on its own) shares the Host policy, so every generated Host value is also sent to one, and must get
+the same answer. Hypothesis generates the Host and Origin values, each built with the answer it must get:
+allowed exactly when it is a loopback name (``localhost``, ``*.localhost``), a loopback IP literal in any
+spelling a browser reads (127.0.0.0/8, ``::1``, ``::ffff:127.x.y.z``), or configured; never a 500.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import socket
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from reference import free_port
 from serving import ServerProcess, run_cli
 
 EXTRA_HOST = "dynamodb"  # --allow-host, as a docker-compose service name
 EXTRA_ORIGIN = "http://app.test:3000"  # --cors-origin
 LIST_TABLES = b"{}"
+ANSWERED = (
+    "this server answers only loopback names (localhost, 127.0.0.1, [::1]), the address it listens on and "
+    "names given with --allow-host NAME (a guard against DNS rebinding)"
+)
 
 
 class Answer:
@@ -74,7 +85,47 @@ def server() -> Iterator[ServerProcess]:
     served.stop()
 
 
-# -- Host values, each with whether serve must answer it -------------------------------------------------
+class Console:
+    """``singletable ui`` on a new database file and a free loopback port, answering once started."""
+
+    def __init__(self, folder: Path, *args: str) -> None:
+        self.port = free_port()
+        command = [
+            sys.executable,
+            "-m",
+            "singletable",
+            "ui",
+            str(folder / "console.db"),
+            "--port",
+            str(self.port),
+        ]
+        self.process = subprocess.Popen(
+            [*command, *args], env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if exchange(self.port, method="GET", host="127.0.0.1", body=b"").status == 200:
+                    return
+            except OSError:
+                assert self.process.poll() is None, self.process.stderr.read()
+                assert time.monotonic() < deadline, "singletable ui did not answer"
+                time.sleep(0.1)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.communicate(timeout=15)
+
+
+@pytest.fixture(scope="module")
+def console(tmp_path_factory) -> Iterator[Console]:
+    pytest.importorskip("starlette")
+    started = Console(tmp_path_factory.mktemp("console"), "--allow-host", EXTRA_HOST)
+    yield started
+    started.stop()
+
+
+# -- Host values, each with whether serve (and the console) must answer it -----------------------------------
 
 _PORTS = st.one_of(st.just(""), st.integers(0, 65535).map(lambda port: f":{port}"), st.just(":"))
 
@@ -198,11 +249,12 @@ def host_values(draw: st.DrawFn) -> tuple[str, bool]:
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=host_values())
-def test_a_host_is_answered_exactly_when_it_is_loopback_or_configured(server, case):
+def test_a_host_is_answered_exactly_when_it_is_loopback_or_configured(server, console, case):
     host, allowed = case
     for answer in (
         exchange(server.port, host=host),  # a plain API call: the direct path
         exchange(server.port, method="GET", host=host, body=b""),  # the health check: the ASGI app
+        exchange(console.port, method="GET", host=host, body=b""),  # singletable ui: the console's guard
     ):
         assert answer.status != 500
         if allowed:
@@ -210,6 +262,7 @@ def test_a_host_is_answered_exactly_when_it_is_loopback_or_configured(server, ca
         else:
             assert answer.status == 400, (host, answer.status, answer.body)
             assert not [name for name in answer.headers if name.startswith("access-control-")]
+            assert b"csrf" not in answer.body and "set-cookie" not in answer.headers
 
 
 def test_a_rebound_name_is_refused_before_anything_runs(server):
@@ -233,11 +286,18 @@ def test_a_rebound_name_is_refused_before_anything_runs(server):
         assert answer.status == 400
         assert answer.json() == {
             "__type": "com.amazon.coral.service#AccessDeniedException",
-            "message": f"Host '{host}' is not served: singletable serve answers only loopback names "
-            "(localhost, 127.0.0.1, [::1]), the address it listens on and names given with --allow-host NAME "
-            "(a guard against DNS rebinding)",
+            "message": f"Host '{host}' is not served: {ANSWERED}; to be reached by that name, start it with "
+            "--allow-host evil.example",
         }
     assert "rebound" not in server.client().list_tables()["TableNames"]
+
+
+def test_the_console_refuses_a_host_in_serves_words_on_a_page(console):
+    host = f"evil.example:{console.port}"
+    answer = exchange(console.port, method="GET", host=host, body=b"")
+    assert answer.status == 400 and answer.headers["content-type"] == "text/html; charset=utf-8"
+    message = f"Host &#x27;{host}&#x27; is not served: {ANSWERED}; to be reached by that name, start it with "
+    assert message + "--allow-host evil.example" in answer.body.decode()
 
 
 def test_two_host_headers_are_refused_whichever_comes_first(server):
@@ -268,10 +328,12 @@ def test_a_configured_host_names_itself_in_the_health_check(server):
 
 
 @pytest.mark.parametrize("version", ["HTTP/1.0", "HTTP/1.1"])
-def test_a_request_without_host_over_loopback_is_answered(server, version):
+def test_a_request_without_host_over_loopback_is_answered(server, console, version):
     """No Host names nothing a page could rebind; a loopback connection is a local client (HTTP/1.0 tools)."""
     assert exchange(server.port, host=None, version=version).status == 200
     assert exchange(server.port, method="GET", host=None, version=version, body=b"").status == 200
+    if version == "HTTP/1.0":  # the console's HTTP parser (h11) refuses an HTTP/1.1 request without one
+        assert exchange(console.port, method="GET", host=None, version=version, body=b"").status == 200
 
 
 def _outside_address() -> str | None:
@@ -297,7 +359,7 @@ def test_host_adds_the_address_it_listens_on_and_only_loopback_peers_may_omit_ho
         assert exchange(port, host=f"evil.example:{port}", address=address).status == 400
         no_host = exchange(port, host=None, address=address, version="HTTP/1.0")  # not a loopback peer
         assert no_host.status == 400
-        assert no_host.json()["message"].startswith("no Host header is not served")
+        assert no_host.json()["message"] == f"no Host header is not served: {ANSWERED}"
     finally:
         served.stop()
 
@@ -442,20 +504,23 @@ def test_the_console_under_serve_answers_only_loopback_hosts_and_same_origin_pos
 
 # -- The command line --------------------------------------------------------------------------------------
 
+NOT_A_HOST = "is not a host name or IP address (give the name alone: no scheme, no port)"
+
 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (("--cors-origin", "evil.example"), "'evil.example' is not an origin (scheme://host[:port])"),
-        (("--cors-origin", "http://x/path"), "is not an origin"),
-        (("--allow-host", "bad name"), "'bad name' is not a host name"),
-        (("--allow-host", "db:8000"), "'db:8000' is not a host name or IP address (give no port)"),
+        (("--cors-origin", "http://x/path"), "'http://x/path' is not an origin (scheme://host[:port])"),
+        (("--allow-host", "bad name"), f"'bad name' {NOT_A_HOST}"),
+        (("--allow-host", "db:8000"), f"'db:8000' {NOT_A_HOST}"),
+        (("--host", "http://db"), f"'http://db' {NOT_A_HOST}"),
     ],
 )
 def test_malformed_flags_are_usage_errors(args, message):
     result = run_cli("serve", "--in-memory", *args)
     assert result.returncode == 2
-    assert message in result.stderr and "Traceback" not in result.stderr
+    assert f"Invalid value for {args[0]}: {message}" in result.stderr and "Traceback" not in result.stderr
 
 
 def test_help_names_the_flags():

@@ -71,7 +71,7 @@ def test_a_rebound_name_is_shown_nothing(site, page):
     answer = page.goto(f"http://{EVIL}:{port}/tables/{site.table}/new")
     assert answer.status == 400
     text = page.inner_text("body")
-    assert "answers only to its own host names" in text and f"--allow-host {EVIL}" in text
+    assert "is not served: this server answers only loopback names" in text and f"--allow-host {EVIL}" in text
     assert 'name="csrf"' not in page.content() and site.table not in text
     for path in ("/", f"/tables/{site.table}/items", "/static/console.css", "/no/such/page"):
         assert page.goto(f"http://{EVIL}:{port}{path}").status == 400

@@ -1,6 +1,6 @@
 """What the console accepts from a form or an address (singletable.ui._inputs), as properties: a form decodes
-to what was encoded, in memory a small multiple of its size; JSON is refused past its depth bound however
-deep, and never by a RecursionError; a whole number is ASCII digits in range and nothing else."""
+to what was encoded, in memory a small multiple of its size; a whole number is ASCII digits in range and
+nothing else. (The JSON it reads, with its depth bound: singletable.data.read_json, tests/data.)"""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from singletable.ui._inputs import MAX_FIELDS, MAX_JSON_DEPTH, TooDeep, form_fields, json_value, whole_number
+from singletable.ui._inputs import MAX_FIELDS, form_fields, whole_number
 
 text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=300)
 
@@ -51,28 +51,6 @@ def test_a_large_percent_encoded_value_decodes_in_bounded_memory(escape):
         tracemalloc.stop()
     assert value == urllib.parse.unquote_plus(body[5:].decode())
     assert peak < 3 * len(body) + 8 * 2**20, peak  # a few copies and one slice's pieces (parse_qsl: 80x)
-
-
-levels = st.sampled_from([("[", "]"), ('{"a":', "}"), ('{"M":{"a":', "}}")])
-
-
-@settings(max_examples=60)
-@given(depth=st.integers(1, 200_000), level=levels)
-def test_json_past_the_depth_bound_is_refused_and_never_a_recursion_error(depth, level):
-    opening, closing = level
-    nested = opening * depth + "1" + closing * depth
-    deepest = depth * (2 if opening.count("{") == 2 else 1)
-    if deepest <= MAX_JSON_DEPTH:
-        assert json_value(nested) is not None
-    else:
-        with pytest.raises(TooDeep, match="at most 32 levels of nested attributes"):
-            json_value(nested)
-
-
-def test_json_errors_say_where_it_breaks():
-    with pytest.raises(ValueError, match=r"not JSON: Expecting value: line 1 column 1 \(char 0\)"):
-        json_value("")
-    assert json_value('{"n": 1.50}') == {"n": __import__("decimal").Decimal("1.50")}
 
 
 @settings(max_examples=200)

@@ -309,7 +309,11 @@ def test_loopback_names_and_the_allowed_name_are_served(walker):
         assert reply.status == 200 and 'name="csrf"' in reply.text, (host, reply.status)
     refused = walker.send("GET", "/", host=f"evil.example:{port}")
     assert refused.status == 400
-    assert "--allow-host evil.example" in refused.text and "evil.example:" in refused.text
+    assert (
+        f"Host &#x27;evil.example:{port}&#x27; is not served: this server answers only loopback"
+        in refused.text
+    )
+    assert "start it with --allow-host evil.example" in refused.text
     twice = walker.send("GET", "/", headers={"Host": "localhost"})  # a second Host header
     assert twice.status == 400  # by the HTTP parser (h11), else by the console ("more than one Host")
 
@@ -342,9 +346,13 @@ def test_allow_host_star_answers_any_name(tmp_path):
     with open_target(str(tmp_path / "any.sqlite3")) as target:
         server = ConsoleServer(console_app(target, allowed_hosts=["127.0.0.1", "*"]))
         try:
-            for host in ("evil.example", "compose-service:8001", "localhost"):
+            for host in (
+                "evil.example",
+                "compose-service:8001",
+                "localhost",
+                "a b",
+            ):  # as serve: the check is off
                 assert request(server.port, "GET", "/", host=host).status == 200
-            assert request(server.port, "GET", "/", host="a b").status == 400  # still a host name
         finally:
             server.stop()
 
@@ -398,8 +406,8 @@ def test_json_nested_past_dynamodbs_limit_is_a_clear_400(walker, depth, level, w
     ]
     reply = cases[where]()
     assert reply.status == 400
-    assert "nested more than 66 levels deep" in reply.text, reply.text[-2000:]
-    assert "at most 32 levels of nested attributes" in reply.text
+    assert "JSON nested deeper than DynamoDB" in reply.text, reply.text[-2000:]
+    assert "32 levels of lists and maps" in reply.text
 
 
 @settings(WALK, max_examples=60)

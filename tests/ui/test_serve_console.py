@@ -91,7 +91,10 @@ def test_the_mounted_console_answers_only_its_own_host_names(served):
     for path in ("/ui/", "/ui/static/console.css", "/ui/tables/x/new"):
         for _ in range(4):  # with two workers, each is asked
             refused = request(served.port, "GET", path, host=f"evil.example:{served.port}")
-            assert refused.status == 400 and "answers only to its own host names" in refused.text
+            assert (
+                refused.status == 400 and "is not served: this server answers only loopback" in refused.text
+            )
+            assert "start it with --allow-host evil.example" in refused.text and "csrf" not in refused.text
     for host in (f"localhost:{served.port}", f"[::1]:{served.port}", f"{ALLOWED_NAME}:{served.port}"):
         for _ in range(4):
             assert request(served.port, "GET", "/ui/", host=host).status == 200, host
@@ -122,7 +125,7 @@ def test_without_ui_there_is_no_console(http_server):
             "--ui cannot be combined with --credentials: the console has no sign-in",
         ),
         (("--ui-read-only",), "--ui-design and --ui-read-only go with --ui"),
-        (("--ui", "--allow-host", "http://x:1"), "'http://x:1' is not a host name or address"),
+        (("--ui", "--allow-host", "http://x:1"), "'http://x:1' is not a host name or IP address"),
         (
             ("--ui", "--ui-design", "no_such_design_module"),
             "cannot import design module no_such_design_module",

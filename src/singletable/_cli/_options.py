@@ -1,20 +1,27 @@
-"""The arguments and options the data commands share, declared once so every command spells them alike.
+"""The arguments and options commands share, declared once so every command spells them alike.
 
 A TARGET (a database file or an endpoint URL), ``--json``/``--jsonl`` output, ``--plain`` JSON, the
 parallel-scan ``--segments`` and a transfer's ``--format``, ``--checkpoint`` and ``--resume``. Each takes the
 help text the command words for itself (``--json`` prints items for ``scan``, a summary for ``export``);
 :func:`output_options` turns ``--json``/``--jsonl``/``--plain``/``--pager`` into one :class:`Format`.
+
+The servers (``serve``, ``ui``) share ``--host`` and ``--allow-host``, and read them (with serve's
+``--cors-origin``) into one :class:`~singletable._access.AccessPolicy` by :func:`access_policy`, so a value is
+accepted or refused in the same words by both.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from singletable._cli._output import Format
+
+if TYPE_CHECKING:
+    from singletable._access import AccessPolicy
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 FORMATS = click.Choice(["dynamodb", "jsonl", "csv"])
@@ -85,3 +92,42 @@ def output_options(
         return run
 
     return add
+
+
+HOST_HELP = "Interface to bind; loopback unless told. Also a Host name answered (see --allow-host)."
+ALLOW_HOST_HELP = (
+    "Also answer requests whose Host header names NAME, a host name or address alone (repeatable; '*': any, "
+    "e.g. for a docker-compose service name). By default only loopback names and the --host address are "
+    "answered: a guard against DNS rebinding."
+)
+
+
+def host_options(port: int) -> Decorator:
+    """A server's ``--host``, ``--port`` (default ``port``) and ``--allow-host`` (as ``allow_hosts``)."""
+
+    def add(command: Callable[..., Any]) -> Callable[..., Any]:
+        command = click.option(
+            "--allow-host", "allow_hosts", multiple=True, metavar="NAME", help=ALLOW_HOST_HELP
+        )(command)
+        command = click.option("--port", default=port, show_default=True, type=int)(command)
+        return click.option("--host", default="127.0.0.1", show_default=True, help=HOST_HELP)(command)
+
+    return add
+
+
+def access_policy(
+    host: str, allow_hosts: tuple[str, ...], cors_origins: tuple[str, ...] = ()
+) -> AccessPolicy:
+    """The Host names (and origins) a server answers; a malformed value is a usage error naming its flag."""
+    from singletable._access import AccessPolicy, HostForm
+
+    for flag, one in (
+        ("--host", {"bound": host}),
+        ("--allow-host", {"allow_hosts": allow_hosts}),
+        ("--cors-origin", {"cors_origins": cors_origins}),
+    ):
+        try:
+            AccessPolicy.build(**one)  # type: ignore[arg-type]
+        except HostForm as problem:
+            raise click.BadParameter(str(problem), param_hint=flag) from None
+    return AccessPolicy.build(bound=host, allow_hosts=allow_hosts, cors_origins=cors_origins)

@@ -6,10 +6,10 @@ from typing import TYPE_CHECKING
 
 import click
 
+from singletable._cli._options import access_policy, host_options
 from singletable._extras import require
 
 if TYPE_CHECKING:
-    from singletable._server.access import AccessPolicy
     from singletable._server.console import ConsoleOptions
 
 
@@ -18,22 +18,7 @@ if TYPE_CHECKING:
     "--db", "db", type=click.Path(dir_okay=False), help="SQLite database file (created if missing)."
 )
 @click.option("--in-memory", is_flag=True, help="Keep data in memory only (the default without --db).")
-@click.option(
-    "--host",
-    default="127.0.0.1",
-    show_default=True,
-    help="Interface to bind; loopback unless told. Also a Host name answered (see --allow-host).",
-)
-@click.option("--port", default=8000, show_default=True, type=int)
-@click.option(
-    "--allow-host",
-    "allow_hosts",
-    multiple=True,
-    metavar="NAME",
-    help="Also answer requests whose Host header names NAME (repeatable; '*': any, e.g. for a docker-compose "
-    "service name). By default only loopback names and the --host address are answered: a guard against "
-    "DNS rebinding.",
-)
+@host_options(port=8000)
 @click.option(
     "--cors-origin",
     "cors_origins",
@@ -94,12 +79,11 @@ def serve(
             "--workers > 1 needs --db FILE: worker processes cannot share a memory database"
         )
     require("server", ("uvicorn", "botocore"), "singletable serve")
+    access = access_policy(host, allow_hosts, cors_origins)
     console = _console_options(ui, ui_design, ui_read_only, credentials, (host, *allow_hosts))
     from singletable._server.checks import CannotServe, check_can_serve, check_record
     from singletable._server.run import ServeOptions
     from singletable._server.run import serve as run_server
-
-    access = _access_policy(host, allow_hosts, cors_origins)
 
     options = ServeOptions(
         db=db or ":memory:",
@@ -128,22 +112,6 @@ def serve(
     run_server(options)
 
 
-def _access_policy(host: str, allow_hosts: tuple[str, ...], cors_origins: tuple[str, ...]) -> AccessPolicy:
-    """The Host names and origins served; a malformed value is a usage error naming its flag."""
-    from singletable._server.access import AccessPolicy, HostForm
-
-    for flag, one in (
-        ("--host", {"bound": host}),
-        ("--allow-host", {"allow_hosts": allow_hosts}),
-        ("--cors-origin", {"cors_origins": cors_origins}),
-    ):
-        try:
-            AccessPolicy.build(**one)  # type: ignore[arg-type]
-        except HostForm as problem:
-            raise click.UsageError(f"{flag}: {problem}") from None
-    return AccessPolicy.build(bound=host, allow_hosts=allow_hosts, cors_origins=cors_origins)
-
-
 def _console_options(
     ui: bool, design: str | None, read_only: bool, credentials: str | None, hosts: tuple[str, ...]
 ) -> ConsoleOptions | None:
@@ -160,12 +128,6 @@ def _console_options(
     require("ui", ("starlette", "jinja2", "pydantic"), "singletable serve --ui")
     from singletable._server.console import ConsoleOptions
     from singletable.data import DesignError, load_design
-    from singletable.ui import HostPolicy
-
-    try:
-        HostPolicy.of(hosts)
-    except ValueError as error:
-        raise click.BadParameter(str(error), param_hint="--allow-host or --host") from None
 
     if design:
         try:

@@ -1,7 +1,8 @@
 """The ASGI application: DynamoDB's HTTP front end around :class:`~singletable._protocol.Dispatcher`.
 
-Transport rules live here -- the Host and Origin gate (:mod:`access`: a Host that is not loopback or
-configured is a 400, a foreign Origin a 403, before anything else runs), health checks on ``GET /`` (naming
+Transport rules live here -- the Host and Origin gate (:mod:`singletable._access`: a Host that is not loopback
+or configured is a 400, a foreign Origin a 403, before anything else runs; the console's pages under ``--ui``
+take no CORS and judge a write's Origin themselves), health checks on ``GET /`` (naming
 the endpoint the client called, as AWS's ``healthy: dynamodb.us-east-1.amazonaws.com`` does; any other GET
 path is a 404), CORS headers for browser tools (only for an allowed ``Origin``; a preflight echoes the method
 and headers it asks for), the 16 MB body limit, gzip request bodies, SigV4 authentication -- so that the
@@ -18,8 +19,8 @@ import zlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from singletable._access import AccessPolicy, host_refusal, origin_refusal, scope_peer
 from singletable._protocol import Dispatcher, Reply, coral_error, error_reply, request_id
-from singletable._server.access import AccessPolicy, host_refusal, origin_refusal
 from singletable._server.console import is_console_path  # stdlib only: nothing new at start-up
 from singletable.engine import DynamoDBError, Engine
 
@@ -144,14 +145,14 @@ class DynamoDBApp:
         access = self.access
         if len(by_name) != len(headers) and sum(name == b"host" for name, _ in headers) > 1:
             return error_reply(coral_error("AccessDeniedException", host_refusal(host, several=True)))
-        if host not in access.known_hosts and not access.allows_host(host, _peer(scope)):
+        if host not in access.known_hosts and not access.allows_host(host, scope_peer(scope)):
             return error_reply(coral_error("AccessDeniedException", host_refusal(host)))
         origin = by_name.get(b"origin")
-        if origin is None:
-            return []
-        if not self.access.allows_origin(origin, host):
+        if origin is None or (self.console is not None and is_console_path(scope["path"])):
+            return []  # the console's pages are same-origin: its own guard judges where a write comes from
+        if not access.allows_origin(origin, host, scope.get("scheme", "http")):
             return error_reply(coral_error("AccessDeniedException", origin_refusal(origin), 403))
-        if self.access.any_origin:
+        if access.any_origin:
             return ANY_ORIGIN_HEADERS
         return [(b"access-control-allow-origin", origin), (b"vary", b"Origin"), EXPOSE_HEADERS]
 
@@ -205,12 +206,6 @@ class DynamoDBApp:
         target = headers.get(b"x-amz-target")
         dispatcher = self._dispatcher or self.dispatcher
         return dispatcher.handle(target.decode("latin-1") if target else None, body)
-
-
-def _peer(scope: Scope) -> str | None:
-    """The address of the request's other end (uvicorn's ``client``), if known."""
-    client = scope.get("client")
-    return client[0] if client else None
 
 
 def _gunzip(body: bytes) -> bytes:

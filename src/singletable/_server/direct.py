@@ -14,7 +14,7 @@ signals, workers, logging, keep-alive timeouts, and every request that is not a 
 What takes the ASGI path unchanged: any method but POST, any target but ``/`` (the web console, health
 checks), HTTP/1.0, ``Expect: 100-continue``, a chunked or length-less body, a body over the 16 MB limit (the
 app answers 413), an ``Origin`` header (CORS), a ``Host`` the app's
-:class:`~singletable._server.access.AccessPolicy` does not answer (the app answers 400; an allowed one costs
+:class:`~singletable._access.AccessPolicy` does not answer (the app answers 400; an allowed one costs
 one set lookup of its raw bytes), a request while an ASGI response on the same connection is still in flight
 (so pipelined answers keep their order), and a transport whose writes are paused.
 """

@@ -15,7 +15,7 @@ import signal
 from dataclasses import dataclass
 from typing import Any
 
-from singletable._server.access import AccessPolicy
+from singletable._access import AccessPolicy
 from singletable._server.app import ENV_ACCESS, ENV_CREDENTIALS, ENV_DB, ENV_RECORD, DynamoDBApp
 from singletable._server.console import ENV_CONSOLE, ConsoleOptions, MountedConsole
 

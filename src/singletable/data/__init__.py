@@ -12,6 +12,7 @@ from singletable.data._item_json import (
     item_from_json,
     item_to_json,
     parse_item,
+    read_json,
     render_item,
     to_plain,
 )
@@ -62,6 +63,7 @@ __all__ = [
     "parse_item",
     "put",
     "query",
+    "read_json",
     "render_item",
     "run_pattern",
     "scan",

@@ -12,7 +12,9 @@ Two JSON forms carry it:
   text -> S, true/false -> BOOL, null -> NULL, numbers -> N, arrays -> L, objects -> M.
 
 Numbers never pass through ``float``: :func:`loads` reads them as ``int`` or ``Decimal`` and :func:`dumps`
-writes a ``Decimal`` digit for digit (DynamoDB numbers have 38 significant digits). Look, put, export,
+writes a ``Decimal`` digit for digit (DynamoDB numbers have 38 significant digits). Text nested deeper than
+DynamoDB allows is refused in one wording (:data:`TOO_DEEP`) wherever it is found: by the parser, by a
+conversion, or by :func:`read_json` before anything else walks it. Look, put, export,
 import and copy all convert here, so an item reads and prints the same way in every command.
 """
 
@@ -33,6 +35,9 @@ Item = dict[str, AttributeValue]
 # thousands deep is refused with this message instead of exhausting Python's stack.
 MAX_DEPTH = 32
 TOO_DEEP = f"nested deeper than DynamoDB's {MAX_DEPTH} levels of lists and maps"
+# The deepest JSON text an item can be (read_json): the item's object, MAX_DEPTH levels written as DynamoDB
+# JSON ({"M": {...}} is two JSON levels each) and the innermost value's own object ({"S": ...}).
+MAX_JSON_DEPTH = 1 + 2 * MAX_DEPTH + 1
 _SCALARS = {"S": str, "N": str, "BOOL": bool, "NULL": bool}
 _COMPACT = (",", ":")
 _SPACED = (", ", ": ")
@@ -210,6 +215,37 @@ def loads(text: str, *, fast: bool = False) -> Any:
         if str(error).startswith("depth limit exceeded"):  # orjson's guard, 1,024 levels down
             raise NotJSON(f"JSON {TOO_DEEP}", too_deep=True) from None
         raise NotJSON(str(error)) from None
+
+
+def read_json(text: str) -> Any:
+    """JSON text a person gave (a form field, an address), numbers as ``int`` or ``Decimal``, refused with
+    :class:`NotJSON` when it is nested deeper than :data:`MAX_JSON_DEPTH`: deeper than any item can be.
+
+    The conversions here (:func:`item_from_json`, :func:`from_plain`) count DynamoDB's levels of lists and
+    maps as they convert, which is all a value bound for them needs. A text read here may go elsewhere
+    first -- a model's fields, a comparison of two editors' texts, a condition's values -- and each of those
+    walks it recursively, so its raw depth is bounded as soon as it is parsed, in the same words. The bound
+    is looser than DynamoDB's (whose exact limit is the target's to judge, in its own message) because it is
+    counted in JSON levels, before anyone knows which form the text is in."""
+    value = loads(text)
+    if _depth_over(value, MAX_JSON_DEPTH):
+        raise NotJSON(f"JSON {TOO_DEEP}", too_deep=True)
+    return value
+
+
+def _depth_over(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests arrays and objects more than ``limit`` deep (walked without recursion)."""
+    if not isinstance(value, dict | list):
+        return False
+    stack = [(value, 1)]
+    while stack:
+        current, depth = stack.pop()
+        for member in current.values() if isinstance(current, dict) else current:
+            if isinstance(member, dict | list):
+                if depth + 1 > limit:
+                    return True
+                stack.append((member, depth + 1))
+    return False
 
 
 def dumps(value: Any, *, spaced: bool = False) -> str:

@@ -12,7 +12,6 @@ from singletable import data
 from singletable.data._item_json import dumps
 from singletable.ui._app import Console, Refused
 from singletable.ui._images import changes, image_of
-from singletable.ui._inputs import json_value
 from singletable.ui._pages import Editor, _key_param, document, editor_of, item_page, new_item_page
 from singletable.ui._writes import Conflict, WriteRefused, as_item
 
@@ -106,7 +105,7 @@ def _differ(theirs: str, fmt: str, stored_text: str | None, now: Editor | None) 
     if stored_text is None:
         return []
     try:
-        mine, stored = (json_value(text) for text in (theirs, stored_text))
+        mine, stored = (data.read_json(text) for text in (theirs, stored_text))
     except ValueError:
         return []
     if not isinstance(mine, dict) or not isinstance(stored, dict):

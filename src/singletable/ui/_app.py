@@ -33,15 +33,9 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
+from singletable._access import AccessPolicy
 from singletable.data import Design, DesignError, Target, TargetError, load_design, open_target
-from singletable.ui._guard import (
-    MAX_BODY_BYTES,
-    BodyTooLarge,
-    HostPolicy,
-    RequestGuard,
-    plain_page,
-    too_large,
-)
+from singletable.ui._guard import MAX_BODY_BYTES, BodyTooLarge, RequestGuard, plain_page, too_large
 from singletable.ui._inputs import form_fields
 from singletable.ui._reads import ReadForm
 from singletable.ui._security import (
@@ -210,7 +204,7 @@ def failed(request: Request, error: Exception) -> Response:
 class ConsoleApp(Starlette):
     """The console's Starlette app with :class:`RequestGuard` outside everything else, errors included."""
 
-    def __init__(self, *, policy: HostPolicy, **options: Any) -> None:
+    def __init__(self, *, policy: AccessPolicy, **options: Any) -> None:
         super().__init__(**options)
         self.policy = policy
 
@@ -235,11 +229,12 @@ def console_app(
     ``table`` (default: the name the design declares); ``read_only`` refuses every write; ``secret`` signs
     CSRF tokens and cursors (default: ``SINGLETABLE_UI_SECRET``, else a per-process key);
     ``allowed_hosts`` are the Host names it answers to besides the loopback ones (the address it binds, and
-    ``--allow-host`` names; ValueError for one that is not a host name).
+    ``--allow-host`` names, ``*`` for any; ValueError for one that is not a host name), as ``singletable
+    serve`` answers them (:class:`~singletable._access.AccessPolicy`).
     """
     from singletable.ui import _actions, _pages
 
-    policy = HostPolicy.of(allowed_hosts)
+    policy = AccessPolicy.build(allow_hosts=tuple(allowed_hosts))
     loaded = load_design(design) if isinstance(design, str) else design
     # A file is created only for a writing console with a design, which offers to create the design's table
     # in it; otherwise a missing file is an error, not a new empty database. A console that writes nothing

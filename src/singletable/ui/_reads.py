@@ -13,10 +13,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from singletable.data import Design, Expression, Target, item_to_json, key_condition, key_schema
+from singletable.data import Design, Expression, Target, item_to_json, key_condition, key_schema, read_json
 from singletable.data._item_json import to_plain
 from singletable.data._look import merge_into
-from singletable.ui._inputs import json_value, whole_number
+from singletable.ui._inputs import whole_number
 from singletable.ui._present import Partition, group, show
 from singletable.ui._security import decode_trail, encode_trail
 
@@ -225,7 +225,7 @@ def _json_object(text: str, what: str) -> dict[str, Any]:
     if not text.strip():
         return {}
     try:
-        value = json_value(text)
+        value = read_json(text)
     except ValueError as error:
         raise ReadForm(f"{what}: {error}") from None
     if not isinstance(value, dict):

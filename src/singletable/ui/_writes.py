@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from singletable.data import Design, Target, TargetError, from_plain, item_from_json, key_schema
+from singletable.data import Design, Target, TargetError, from_plain, item_from_json, key_schema, read_json
 from singletable.ui._editor_json import from_editor
 from singletable.ui._entity_edits import (
     KEY_CHANGED,
@@ -30,7 +30,6 @@ from singletable.ui._entity_edits import (
     same_key,
 )
 from singletable.ui._images import Changes, LoadedImage, Placeholders, changes, image_conditions, image_of
-from singletable.ui._inputs import json_value
 
 Item = dict[str, Any]
 FORMATS = ("plain", "dynamodb")
@@ -70,7 +69,7 @@ def parse_body(text: str, fmt: str, what: str = "the item") -> Any:
     if fmt not in FORMATS:
         raise WriteRefused(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     try:
-        value = json_value(text)
+        value = read_json(text)
     except ValueError as error:
         raise WriteRefused(f"{what} is {error}") from None
     if not isinstance(value, dict):
