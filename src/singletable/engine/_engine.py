@@ -119,6 +119,17 @@ class Engine:
         ``starting_position`` is ``"LATEST"`` or ``"TRIM_HORIZON"``. Returns a handle with ``close()``."""
         return self.background.subscribe(table_name, handler, batch_size, starting_position, poll_interval)
 
+    def copy(self, path: str = ":memory:") -> Engine:
+        """A new Engine on a copy of this one's database -- tables, indexes, items, streams -- made with
+        SQLite's backup API (a page copy: ~1 ms for a few thousand items), so a test suite can build its
+        schema and seed once and give every test its own copy. ``path``: ``":memory:"`` or a new file."""
+        copied = Engine(path)
+        with self.storage.lock, copied.storage.lock:
+            self.storage.backup_to(copied.storage)
+            copied._data_version = -1
+            copied._load_catalog(copied.storage.catalog_version())
+        return copied
+
     def __enter__(self) -> Engine:
         return self
 
