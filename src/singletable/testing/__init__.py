@@ -13,7 +13,7 @@ PynamoDB -- from an in-process :class:`~singletable.engine.Engine`::
 
 ``mock_aws`` is the same thing spelled as moto spells it (``from moto import mock_aws`` becomes ``from
 singletable.testing import mock_aws``); it mocks DynamoDB and DynamoDB Streams only. The pytest plugin
-(:mod:`singletable.testing.pytest_plugin`) gives fixtures on top: ``dynamodb``, ``dynamodb_client``,
+(the ``singletable_pytest`` package, loaded by pytest through its ``pytest11`` entry point) gives fixtures on top: ``dynamodb``, ``dynamodb_client``,
 ``dynamodb_resource``, ``dynamodb_engine``, ``singletable_db``, ``dynamodb_server``. See docs/testing.md.
 """
 

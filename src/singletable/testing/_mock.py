@@ -220,18 +220,16 @@ class MockDynamoDB:
         if issubclass(cls, unittest.TestCase):
             mock_target = self._target
             original_setup = cls.__dict__.get("setUp")
-            original_teardown = cls.__dict__.get("tearDown")
 
             def set_up(test: Any) -> None:
-                test._singletable_mock = MockDynamoDB(mock_target).start()
-                test.addCleanup(test._singletable_mock.stop)
-                (original_setup or super(cls, test).setUp)()
-
-            def tear_down(test: Any) -> None:
-                (original_teardown or super(cls, test).tearDown)()
+                mock = MockDynamoDB(mock_target).start()
+                test.addCleanup(mock.stop)  # cleanups run after tearDown
+                if original_setup is not None:
+                    original_setup(test)
+                else:
+                    super(cls, test).setUp()
 
             cls.setUp = set_up  # type: ignore[method-assign]
-            cls.tearDown = tear_down  # type: ignore[method-assign]
             return cls
         for name, value in list(vars(cls).items()):
             if name.startswith("test") and callable(value):
