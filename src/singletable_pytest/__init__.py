@@ -181,8 +181,12 @@ def singletable_db(request: pytest.FixtureRequest, dynamodb: Any) -> Any:
 
     design = _sources(request).design
     if design is None:
-        _fail(ValueError("singletable_db needs a design: the singletable_design ini option or "
-                         "@pytest.mark.singletable(design='module')"))
+        _fail(
+            ValueError(
+                "singletable_db needs a design: the singletable_design ini option or "
+                "@pytest.mark.singletable(design='module')"
+            )
+        )
     try:
         table = load_design(design, option="singletable_design").table
     except DesignError as error:
@@ -192,7 +196,9 @@ def singletable_db(request: pytest.FixtureRequest, dynamodb: Any) -> Any:
 
 @pytest.fixture(scope="session")
 def dynamodb_server(
-    request: pytest.FixtureRequest, _singletable_templates: _Templates, tmp_path_factory: pytest.TempPathFactory
+    request: pytest.FixtureRequest,
+    _singletable_templates: _Templates,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Any]:
     """``singletable serve`` on a free loopback port with the session's tables and seed; while the session
     runs, ``AWS_ENDPOINT_URL_DYNAMODB`` and dummy credentials and region are in os.environ."""

@@ -19,8 +19,14 @@ from singletable.testing import Call, MockDynamoDB, mock_aws, mock_dynamodb
 
 KEY = {"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]}
 ATTRS = {"AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}]}
-ENV_NAMES = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN",
-             "AWS_DEFAULT_REGION", "AWS_REGION")
+ENV_NAMES = (
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_SECURITY_TOKEN",
+    "AWS_DEFAULT_REGION",
+    "AWS_REGION",
+)
 
 
 def make_table(client, name="orders"):
@@ -32,7 +38,9 @@ def patched_state():
     import aiobotocore.endpoint
 
     classes = (botocore.endpoint.Endpoint, aiobotocore.endpoint.AioEndpoint)
-    attrs = tuple(id(cls.__dict__.get(name)) for cls in classes for name in ("create_request", "_do_get_response"))
+    attrs = tuple(
+        id(cls.__dict__.get(name)) for cls in classes for name in ("create_request", "_do_get_response")
+    )
     return attrs, {name: os.environ.get(name) for name in ENV_NAMES}
 
 
@@ -92,8 +100,12 @@ def test_modeled_errors_and_streams_client():
         )
         client.put_item(TableName="events", Item={"pk": {"S": "a"}})
         with pytest.raises(client.exceptions.ConditionalCheckFailedException) as failed:
-            client.put_item(TableName="events", Item={"pk": {"S": "a"}}, ConditionExpression="attribute_not_exists(pk)",
-                            ReturnValuesOnConditionCheckFailure="ALL_OLD")
+            client.put_item(
+                TableName="events",
+                Item={"pk": {"S": "a"}},
+                ConditionExpression="attribute_not_exists(pk)",
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
         assert failed.value.response["Item"] == {"pk": {"S": "a"}}
         streams = boto3.client("dynamodbstreams")
         arn = client.describe_table(TableName="events")["Table"]["LatestStreamArn"]
@@ -105,7 +117,9 @@ def test_modeled_errors_and_streams_client():
 
 def test_other_services_are_untouched():
     with mock_dynamodb():
-        sqs = boto3.client("sqs", endpoint_url="http://127.0.0.1:9", config=Config(retries={"max_attempts": 0}))
+        sqs = boto3.client(
+            "sqs", endpoint_url="http://127.0.0.1:9", config=Config(retries={"max_attempts": 0})
+        )
         with pytest.raises(EndpointConnectionError):
             sqs.list_queues()
 
@@ -214,8 +228,9 @@ def test_aiobotocore_client_made_before_start():
     from aiobotocore.session import get_session
 
     async def run():
-        async with get_session().create_client("dynamodb", region_name="us-east-1",
-                                               aws_access_key_id="x", aws_secret_access_key="y") as client:
+        async with get_session().create_client(
+            "dynamodb", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="y"
+        ) as client:
             with mock_dynamodb() as mock:
                 await client.create_table(TableName="orders", BillingMode="PAY_PER_REQUEST", **KEY, **ATTRS)
                 return mock.calls()
@@ -230,17 +245,28 @@ def test_calls_record_operation_table_index_params_and_capacity():
             TableName="orders",
             BillingMode="PAY_PER_REQUEST",
             KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
-                                  {"AttributeName": "g", "AttributeType": "S"}],
-            GlobalSecondaryIndexes=[{"IndexName": "byG", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
-                                     "Projection": {"ProjectionType": "ALL"}}],
+            AttributeDefinitions=[
+                {"AttributeName": "pk", "AttributeType": "S"},
+                {"AttributeName": "g", "AttributeType": "S"},
+            ],
+            GlobalSecondaryIndexes=[
+                {
+                    "IndexName": "byG",
+                    "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                    "Projection": {"ProjectionType": "ALL"},
+                }
+            ],
         )
         put = client.put_item(TableName="orders", Item={"pk": {"S": "a"}, "g": {"S": "x"}})
         assert "ConsumedCapacity" not in put  # not asked for: not answered, as on AWS
         asked = client.put_item(TableName="orders", Item={"pk": {"S": "b"}}, ReturnConsumedCapacity="TOTAL")
         assert asked["ConsumedCapacity"] == {"TableName": "orders", "CapacityUnits": 1.0}
-        client.query(TableName="orders", IndexName="byG", KeyConditionExpression="g = :g",
-                     ExpressionAttributeValues={":g": {"S": "x"}})
+        client.query(
+            TableName="orders",
+            IndexName="byG",
+            KeyConditionExpression="g = :g",
+            ExpressionAttributeValues={":g": {"S": "x"}},
+        )
         with pytest.raises(client.exceptions.ResourceNotFoundException):
             client.scan(TableName="missing")
         assert mock.calls("Scan", table="orders") == []

@@ -13,8 +13,9 @@ PynamoDB -- from an in-process :class:`~singletable.engine.Engine`::
 
 ``mock_aws`` is the same thing spelled as moto spells it (``from moto import mock_aws`` becomes ``from
 singletable.testing import mock_aws``); it mocks DynamoDB and DynamoDB Streams only. The pytest plugin
-(the ``singletable_pytest`` package, loaded by pytest through its ``pytest11`` entry point) gives fixtures on top: ``dynamodb``, ``dynamodb_client``,
-``dynamodb_resource``, ``dynamodb_engine``, ``singletable_db``, ``dynamodb_server``. See docs/testing.md.
+(the ``singletable_pytest`` package, which pytest loads through its ``pytest11`` entry point) gives
+fixtures on top: ``dynamodb``, ``dynamodb_client``, ``dynamodb_resource``, ``dynamodb_engine``,
+``singletable_db``, ``dynamodb_server``. See docs/testing.md.
 """
 
 from singletable.testing._calls import Call

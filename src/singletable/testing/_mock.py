@@ -159,7 +159,9 @@ class MockDynamoDB:
             self.engine  # noqa: B018 -- open it now, so the first request pays nothing for it
             if not _active:
                 _patches.install(_responder)
-            self._saved_env = {name: os.environ.get(name) for name in (*DUMMY_ENVIRONMENT, *_REGION_VARIABLES)}
+            self._saved_env = {
+                name: os.environ.get(name) for name in (*DUMMY_ENVIRONMENT, *_REGION_VARIABLES)
+            }
             os.environ.update(DUMMY_ENVIRONMENT)
             if not any(os.environ.get(name) for name in _REGION_VARIABLES):
                 os.environ["AWS_DEFAULT_REGION"] = DEFAULT_REGION

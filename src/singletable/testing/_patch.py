@@ -111,8 +111,9 @@ class Patches:
 
             self._patch_class(aio, responder, AioAWSResponse, is_async=True)
 
-    def _patch_class(self, cls: type, responder: Callable[[], Responder | None], response_type: type, *,
-                     is_async: bool) -> None:
+    def _patch_class(
+        self, cls: type, responder: Callable[[], Responder | None], response_type: type, *, is_async: bool
+    ) -> None:
         create_request = cls.create_request
         do_get_response = cls._do_get_response
 
@@ -120,8 +121,9 @@ class Patches:
             answer = responder()
             assert answer is not None
             target, body = _request_parts(request)
-            return answer(operation_model.service_model.service_name, target, body, request.url,
-                          response_type)
+            return answer(
+                operation_model.service_model.service_name, target, body, request.url, response_type
+            )
 
         if is_async:
 
@@ -130,7 +132,9 @@ class Patches:
                     return _unsigned_request(self, params, operation_model)
                 return await create_request(self, params, operation_model)
 
-            async def async_do_get_response(self: Any, request: Any, operation_model: Any, context: Any) -> Any:
+            async def async_do_get_response(
+                self: Any, request: Any, operation_model: Any, context: Any
+            ) -> Any:
                 if responder() is None or not _ours(operation_model):
                     return await do_get_response(self, request, operation_model, context)
                 try:

@@ -52,7 +52,11 @@ class Server:
         """A boto3 DynamoDB client on the server."""
         import boto3
 
-        options = {"region_name": "us-east-1", "aws_access_key_id": "testing", "aws_secret_access_key": "testing"}
+        options = {
+            "region_name": "us-east-1",
+            "aws_access_key_id": "testing",
+            "aws_secret_access_key": "testing",
+        }
         return boto3.client("dynamodb", endpoint_url=self.endpoint, **(options | kwargs))
 
     def start(self) -> Server:

@@ -14,6 +14,8 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +92,7 @@ def _load_document(path: str) -> Any:
 
     _Loader.add_multi_constructor("!", _short_form)
     try:
-        return yaml.load(text, Loader=_Loader)  # noqa: S506 -- a SafeLoader subclass
+        return yaml.load(text, Loader=_Loader)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else path
@@ -118,7 +120,7 @@ class _Template:
         if not isinstance(value, dict):
             return value
         if len(value) == 1:
-            (key, argument), = value.items()
+            ((key, argument),) = value.items()
             if key == "Ref":
                 return self._ref(argument, where)
             if key == "Fn::Sub":
@@ -170,24 +172,40 @@ def _from_cloudformation(document: dict[str, Any], path: str) -> list[dict[str, 
         if not isinstance(resource, dict):
             continue
         kind = resource.get("Type")
-        if kind in CFN_TABLE_TYPES:
-            props = template.resolve(resource.get("Properties") or {}, logical_id)
-            tables.append(_cfn_table(template._table_name(logical_id, resource), props))
-        elif kind == SAM_SIMPLE_TABLE:
-            props = template.resolve(resource.get("Properties") or {}, logical_id)
-            key = props.get("PrimaryKey") or {"Name": "id", "Type": "String"}
-            kind_of = {"String": "S", "Number": "N", "Binary": "B"}.get(key.get("Type", "String"), "S")
-            tables.append(
-                {
-                    "TableName": template._table_name(logical_id, resource),
-                    "KeySchema": [{"AttributeName": key["Name"], "KeyType": "HASH"}],
-                    "AttributeDefinitions": [{"AttributeName": key["Name"], "AttributeType": kind_of}],
-                    "BillingMode": "PAY_PER_REQUEST",
-                }
-            )
+        if kind in (*CFN_TABLE_TYPES, SAM_SIMPLE_TABLE):
+            with _malformed(f"{path}: {logical_id}"):
+                props = template.resolve(resource.get("Properties") or {}, logical_id)
+                name = template._table_name(logical_id, resource)
+                tables.append(
+                    _cfn_table(name, props) if kind != SAM_SIMPLE_TABLE else _simple_table(name, props)
+                )
     if not tables:
         raise SourceError(f"{path}: declares no AWS::DynamoDB::Table, GlobalTable or Serverless::SimpleTable")
     return tables
+
+
+@contextmanager
+def _malformed(where: str) -> Iterator[None]:
+    """A declaration missing what a table needs (or of the wrong shape), as one SourceError naming it."""
+    try:
+        yield
+    except SourceError:
+        raise
+    except KeyError as error:
+        raise SourceError(f"{where}: missing {error.args[0]}") from None
+    except (TypeError, ValueError, IndexError, AttributeError) as error:
+        raise SourceError(f"{where}: not a table declaration this can read ({error})") from None
+
+
+def _simple_table(name: str, props: dict[str, Any]) -> dict[str, Any]:
+    key = props.get("PrimaryKey") or {"Name": "id", "Type": "String"}
+    kind_of = {"String": "S", "Number": "N", "Binary": "B"}[key.get("Type", "String")]
+    return {
+        "TableName": name,
+        "KeySchema": [{"AttributeName": key["Name"], "KeyType": "HASH"}],
+        "AttributeDefinitions": [{"AttributeName": key["Name"], "AttributeType": kind_of}],
+        "BillingMode": "PAY_PER_REQUEST",
+    }
 
 
 def _cfn_table(name: str, props: dict[str, Any]) -> dict[str, Any]:
@@ -219,7 +237,11 @@ def _throughput(value: dict[str, Any]) -> dict[str, int]:
 
 
 def _index(index: dict[str, Any], billing: str) -> dict[str, Any]:
-    out = {"IndexName": index["IndexName"], "KeySchema": index["KeySchema"], "Projection": index["Projection"]}
+    out = {
+        "IndexName": index["IndexName"],
+        "KeySchema": index["KeySchema"],
+        "Projection": index["Projection"],
+    }
     if billing == "PROVISIONED" and index.get("ProvisionedThroughput"):
         out["ProvisionedThroughput"] = _throughput(index["ProvisionedThroughput"])
     return out
@@ -251,7 +273,10 @@ def _from_terraform(text: str, path: str) -> list[dict[str, Any]]:
                 continue
             for resource_name, body in named.items():
                 where = f"{path}: aws_dynamodb_table.{_unquote(resource_name)}"
-                tables.append(_tf_table(body, lambda v, w=where: _interpolate(v, variables, local_values, w)))
+                with _malformed(where):
+                    tables.append(
+                        _tf_table(body, lambda v, w=where: _interpolate(v, variables, local_values, w))
+                    )
     if not tables:
         raise SourceError(f"{path}: declares no aws_dynamodb_table resource")
     return tables
@@ -316,8 +341,12 @@ def _tf_table(body: dict[str, Any], value: Any) -> dict[str, Any]:
     gsis = [
         {"IndexName": value(g["name"]), "KeySchema": keys(g), "Projection": projection(g)}
         | (
-            {"ProvisionedThroughput": {"ReadCapacityUnits": int(value(g.get("read_capacity", 1))),
-                                       "WriteCapacityUnits": int(value(g.get("write_capacity", 1)))}}
+            {
+                "ProvisionedThroughput": {
+                    "ReadCapacityUnits": int(value(g.get("read_capacity", 1))),
+                    "WriteCapacityUnits": int(value(g.get("write_capacity", 1))),
+                }
+            }
             if billing == "PROVISIONED"
             else {}
         )
@@ -328,7 +357,10 @@ def _tf_table(body: dict[str, Any], value: Any) -> dict[str, Any]:
     lsis = [
         {
             "IndexName": value(i["name"]),
-            "KeySchema": [params["KeySchema"][0], {"AttributeName": value(i["range_key"]), "KeyType": "RANGE"}],
+            "KeySchema": [
+                params["KeySchema"][0],
+                {"AttributeName": value(i["range_key"]), "KeyType": "RANGE"},
+            ],
             "Projection": projection(i),
         }
         for i in body.get("local_secondary_index", [])
@@ -343,53 +375,66 @@ def _tf_table(body: dict[str, Any], value: Any) -> dict[str, Any]:
     return params
 
 
-# -- DescribeTable JSON ---------------------------------------------------------------------------------------
+# -- DescribeTable JSON --------------------------------------------------------------------------------
 
 
 def _from_describe(document: Any, path: str) -> list[dict[str, Any]]:
     descriptions = document if isinstance(document, list) else [document]
     tables = []
     for description in descriptions:
-        table = description.get("Table", description) if isinstance(description, dict) else None
-        if not isinstance(table, dict) or "TableName" not in table or "KeySchema" not in table:
-            raise SourceError(
-                f"{path}: neither a CloudFormation template (no Resources) nor DescribeTable output "
-                "(no Table with TableName and KeySchema)"
-            )
-        billing = (table.get("BillingModeSummary") or {}).get("BillingMode", "PROVISIONED")
-        params: dict[str, Any] = {
-            "TableName": table["TableName"],
-            "KeySchema": table["KeySchema"],
-            "AttributeDefinitions": table["AttributeDefinitions"],
-            "BillingMode": billing,
-        }
-        if billing == "PROVISIONED":
-            params["ProvisionedThroughput"] = _throughput(
-                table.get("ProvisionedThroughput") or {"ReadCapacityUnits": 1, "WriteCapacityUnits": 1}
-            )
-        for key in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
-            if table.get(key):
-                params[key] = [_index(i, billing) for i in table[key]]
-        stream = table.get("StreamSpecification")
-        if stream and stream.get("StreamEnabled"):
-            params["StreamSpecification"] = stream
-        tables.append(params)
+        with _malformed(path):
+            tables.append(_described_table(description, path))
+    if not tables:
+        raise SourceError(f"{path}: an empty list of tables")
     return tables
+
+
+def _described_table(description: Any, path: str) -> dict[str, Any]:
+    table = description.get("Table", description) if isinstance(description, dict) else None
+    if not isinstance(table, dict) or "TableName" not in table or "KeySchema" not in table:
+        raise SourceError(
+            f"{path}: neither a CloudFormation template (no Resources) nor DescribeTable output "
+            "(no Table with TableName and KeySchema)"
+        )
+    billing = (table.get("BillingModeSummary") or {}).get("BillingMode", "PROVISIONED")
+    params: dict[str, Any] = {
+        "TableName": table["TableName"],
+        "KeySchema": table["KeySchema"],
+        "AttributeDefinitions": table["AttributeDefinitions"],
+        "BillingMode": billing,
+    }
+    if billing == "PROVISIONED":
+        params["ProvisionedThroughput"] = _throughput(
+            table.get("ProvisionedThroughput") or {"ReadCapacityUnits": 1, "WriteCapacityUnits": 1}
+        )
+    for key in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
+        if table.get(key):
+            params[key] = [_index(i, billing) for i in table[key]]
+    stream = table.get("StreamSpecification")
+    if stream and stream.get("StreamEnabled"):
+        params["StreamSpecification"] = stream
+    return params
 
 
 # -- creating and seeding ---------------------------------------------------------------------------------
 
 
 def create_tables(engine: Any, definitions: list[dict[str, Any]]) -> None:
-    """Create each table on ``engine`` (and turn on the TTL a template declares)."""
+    """Create each table on ``engine`` (and turn on the TTL a template declares); a table DynamoDB would
+    refuse is a :class:`SourceError` with DynamoDB's error."""
+    from singletable.engine import DynamoDBError
+
     for definition in definitions:
         params = {k: v for k, v in definition.items() if k != "_ttl"}
-        engine.create_table(**params)
-        if definition.get("_ttl"):
-            engine.update_time_to_live(
-                TableName=params["TableName"],
-                TimeToLiveSpecification={"Enabled": True, "AttributeName": definition["_ttl"]},
-            )
+        try:
+            engine.create_table(**params)
+            if definition.get("_ttl"):
+                engine.update_time_to_live(
+                    TableName=params["TableName"],
+                    TimeToLiveSpecification={"Enabled": True, "AttributeName": definition["_ttl"]},
+                )
+        except DynamoDBError as error:
+            raise SourceError(f"table {params.get('TableName')!r}: {error.code}: {error.message}") from None
 
 
 def seed(engine: Any, spec: str, table_names: list[str]) -> int:
@@ -401,7 +446,9 @@ def seed(engine: Any, spec: str, table_names: list[str]) -> int:
     table, sep, path = spec.partition("=")
     if not sep:
         if len(table_names) != 1:
-            raise SourceError(f"seed {spec}: name its table (TABLE=PATH): the tables are {', '.join(table_names)}")
+            raise SourceError(
+                f"seed {spec}: name its table (TABLE=PATH): the tables are {', '.join(table_names)}"
+            )
         table, path = table_names[0], spec
     table, path = table.strip(), path.strip()
     if table not in table_names:
