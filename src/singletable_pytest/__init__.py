@@ -120,8 +120,20 @@ def _build(sources: Sources) -> Any:
     return engine
 
 
-def _fail(error: Exception) -> None:
-    pytest.fail(f"singletable: {error}", pytrace=False)
+def _fail(message: str) -> None:
+    """Fail the test's setup with one line (called outside ``except``, so no chained traceback)."""
+    pytest.fail(f"singletable: {message}", pytrace=False)
+
+
+def _template(request: pytest.FixtureRequest, templates: _Templates) -> tuple[Any, str]:
+    """The seeded template for this test's sources, or None and the one line saying why it cannot be built
+    (a source that cannot be read, a table DynamoDB would refuse, a missing extra)."""
+    from singletable.testing._sources import SourceError
+
+    try:
+        return templates.get(_sources(request)), ""
+    except (SourceError, ImportError) as error:
+        return None, str(error)
 
 
 @pytest.fixture(scope="session")
@@ -135,12 +147,10 @@ def _singletable_templates() -> Iterator[_Templates]:
 def dynamodb(request: pytest.FixtureRequest, _singletable_templates: _Templates) -> Iterator[Any]:
     """mock_dynamodb() active for this test, on its own copy of the session's tables and seed."""
     from singletable.testing import MockDynamoDB
-    from singletable.testing._sources import SourceError
 
-    try:
-        template = _singletable_templates.get(_sources(request))
-    except (SourceError, ImportError, ValueError) as error:
-        _fail(error)
+    template, problem = _template(request, _singletable_templates)
+    if template is None:
+        _fail(problem)
     engine = template.copy()
     mock = MockDynamoDB(engine)
     mock.start()
@@ -204,10 +214,9 @@ def dynamodb_server(
     runs, ``AWS_ENDPOINT_URL_DYNAMODB`` and dummy credentials and region are in os.environ."""
     from singletable.testing._server import Server
 
-    try:
-        template = _singletable_templates.get(_sources(request))
-    except (ValueError, ImportError) as error:
-        _fail(error)
+    template, problem = _template(request, _singletable_templates)
+    if template is None:
+        _fail(problem)
     path = tmp_path_factory.mktemp("singletable-server") / "server.db"
     template.copy(str(path)).close()
     with Server(str(path)) as server:

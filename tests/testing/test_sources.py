@@ -147,7 +147,9 @@ def test_cloudformation_json_with_fn_sub_variables_and_join(tmp_path):
             "T": {
                 "Type": "AWS::DynamoDB::Table",
                 "Properties": {
-                    "TableName": {"Fn::Sub": ["${Prefix}-${Env}", {"Prefix": {"Fn::Join": ["", ["a", "b"]]}}]},
+                    "TableName": {
+                        "Fn::Sub": ["${Prefix}-${Env}", {"Prefix": {"Fn::Join": ["", ["a", "b"]]}}]
+                    },
                     "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}],
                     "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}],
                     "ProvisionedThroughput": {"ReadCapacityUnits": 1, "WriteCapacityUnits": 1},
@@ -217,7 +219,10 @@ def test_describe_table_json_one_or_several(tmp_path):
     several = write(tmp_path, "several.json", json.dumps([described["Table"]], default=str))
     for path in (one, several):
         engine = built(table_definitions(path))
-        assert engine.describe_table(TableName="described")["Table"]["GlobalSecondaryIndexes"][0]["IndexName"] == "byG"
+        assert (
+            engine.describe_table(TableName="described")["Table"]["GlobalSecondaryIndexes"][0]["IndexName"]
+            == "byG"
+        )
 
 
 def test_design_module(tmp_path, monkeypatch):
@@ -296,7 +301,9 @@ def test_seed_json_lines_and_export_directory(tmp_path):
     definitions = table_definitions(write(tmp_path, "main.tf", TERRAFORM))
     engine = built(definitions)
     lines = write(
-        tmp_path, "orders.jsonl", "".join(json.dumps({"pk": {"S": f"p{i}"}, "sk": {"S": "x"}}) + "\n" for i in range(5))
+        tmp_path,
+        "orders.jsonl",
+        "".join(json.dumps({"pk": {"S": f"p{i}"}, "sk": {"S": "x"}}) + "\n" for i in range(5)),
     )
     assert seed(engine, f"shop-orders-cienv={lines}", ["shop-orders-cienv", "cienv"]) == 5
     export_table(_target(engine), "shop-orders-cienv", tmp_path / "export")
