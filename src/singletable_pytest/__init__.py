@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 import pytest
 
 MARKER = "singletable"
+_SOURCES = pytest.StashKey[dict]()
 
 
 class Sources(NamedTuple):
@@ -60,11 +61,22 @@ def _as_tuple(value: Any) -> tuple[str, ...]:
 
 
 def _sources(request: pytest.FixtureRequest) -> Sources:
-    config = request.config
+    """This test's sources: its marker's, else the ini options'; computed once per marker (and once for
+    every test without one), since a test's setup budget is a couple of milliseconds."""
+    marker = request.node.get_closest_marker(MARKER)
+    cache = request.config.stash.setdefault(_SOURCES, {})
+    cached = cache.get(id(marker))
+    if cached is not None and cached[0] is marker:
+        return cached[1]
+    sources = _read_sources(request.config, marker)
+    cache[id(marker)] = (marker, sources)  # the marker is kept alive with it, so its id stays its own
+    return sources
+
+
+def _read_sources(config: pytest.Config, marker: Any) -> Sources:
     tables = _as_tuple(config.getini("singletable_tables"))
     seed = _as_tuple(config.getini("singletable_seed"))
     design = config.getini("singletable_design") or None
-    marker = request.node.get_closest_marker(MARKER)
     if marker is not None:
         if "tables" in marker.kwargs:
             tables = _as_tuple(marker.kwargs["tables"])

@@ -69,12 +69,13 @@ class Engine:
         durable: bool = False,
         clock: Callable[[], float] | None = None,
         ttl_sweep_interval: float = 1.0,
+        _copy_of: Engine | None = None,
     ) -> None:
         self.path = path
         # Epoch seconds as TTL sees them: inject a clock to fast-forward expiry in tests.
         self.clock: Callable[[], float] = clock or time.time
         self.background = BackgroundThreads(self, ttl_sweep_interval)
-        self.storage = Storage(path, durable=durable)
+        self.storage = Storage(path, durable=durable, copy_of=_copy_of.storage if _copy_of else None)
         self._tables: dict[str, TableSchema] = {}
         self._catalog_version = -1
         self._data_version = -1
@@ -122,13 +123,9 @@ class Engine:
     def copy(self, path: str = ":memory:") -> Engine:
         """A new Engine on a copy of this one's database -- tables, indexes, items, streams -- made with
         SQLite's backup API (a page copy: ~1 ms for a few thousand items), so a test suite can build its
-        schema and seed once and give every test its own copy. ``path``: ``":memory:"`` or a new file."""
-        copied = Engine(path)
-        with self.storage.lock, copied.storage.lock:
-            self.storage.backup_to(copied.storage)
-            copied._data_version = -1
-            copied._load_catalog(copied.storage.catalog_version())
-        return copied
+        schema and seed once and give every test its own copy. ``path``: ``":memory:"`` or a new file. The
+        copy keeps this engine's clock."""
+        return Engine(path, clock=self.clock, _copy_of=self)
 
     def __enter__(self) -> Engine:
         return self

@@ -40,8 +40,11 @@ class Storage(Catalog, ItemData, StreamData):
     they are plain methods of this one class, so the write path pays no indirection for the split.
     """
 
-    def __init__(self, path: str, *, durable: bool = False) -> None:
+    def __init__(self, path: str, *, durable: bool = False, copy_of: Storage | None = None) -> None:
         super().__init__(path, durable=durable)
+        if copy_of is not None:  # Engine.copy: the source's pages first, so the schema below is all there
+            with copy_of.lock:
+                copy_of.backup_to(self)
         with self.write():
             self.create_schema()
         self.finish_opening()
