@@ -213,11 +213,21 @@ def test_dynamodb_server_for_subprocesses(project):
             assert out.stdout.strip() == "['orders-unit', 'shop', 'users-unit']", out.stderr
             assert dynamodb_server.client().scan(TableName="orders-unit")["Count"] == 10
 
-        def test_restored_after_the_session():
-            pass
+        def test_another_test_shares_the_server(dynamodb_server):
+            assert dynamodb_server.client().scan(TableName="orders-unit")["Count"] == 10
+        """
+    )
+    project.makeconftest(
+        """
+        import os
+
+        def pytest_unconfigure(config):
+            with open("after-session.txt", "w") as out:
+                out.write(os.environ.get("AWS_ENDPOINT_URL_DYNAMODB", "absent"))
         """
     )
     run(project).assert_outcomes(passed=2)
+    assert (project.path / "after-session.txt").read_text() == "absent"
 
 
 def test_a_bad_source_fails_the_test_with_one_line(project):

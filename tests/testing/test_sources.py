@@ -336,3 +336,16 @@ def test_a_table_dynamodb_would_refuse_is_named(tmp_path):
     path = write(tmp_path, "short.tf", TERRAFORM.replace('default = "cienv"', 'default = "ab"'))
     with pytest.raises(SourceError, match=r"table 'ab': ValidationException: .*tableName"):
         built(table_definitions(path))
+
+
+@pytest.mark.parametrize(
+    ("module", "name", "feature"),
+    [("yaml", "t.yaml", "a CloudFormation YAML template"), ("hcl2", "t.tf", "a Terraform table source")],
+)
+def test_a_missing_extra_is_one_line(tmp_path, monkeypatch, module, name, feature):
+    from singletable._extras import MissingExtra
+
+    monkeypatch.setitem(__import__("sys").modules, module, None)
+    with pytest.raises(MissingExtra) as missing:
+        table_definitions(write(tmp_path, name, "Resources: {}"))
+    assert str(missing.value) == f"{feature} needs the 'testing' extra: pip install 'singletable[testing]'"
