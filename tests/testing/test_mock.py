@@ -13,9 +13,11 @@ import botocore.endpoint
 import pytest
 from botocore.config import Config
 from botocore.exceptions import EndpointConnectionError
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from singletable.engine import Engine
-from singletable.testing import Call, MockDynamoDB, mock_aws, mock_dynamodb
+from singletable.testing import Call, MockDynamoDB, MockRequest, mock_aws, mock_dynamodb
 
 KEY = {"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]}
 ATTRS = {"AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}]}
@@ -332,3 +334,49 @@ def test_a_mock_cannot_start_twice():
     mock = MockDynamoDB()
     with mock, pytest.raises(RuntimeError, match="already active"):
         mock.start()
+
+
+TARGETS = st.one_of(
+    st.none(),
+    st.text(max_size=40),
+    st.sampled_from(
+        ["DynamoDB_20120810.PutItem", "DynamoDB_20120810.Query", "DynamoDBStreams_20120810.GetRecords"]
+    ),
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(target=TARGETS, body=st.one_of(st.binary(max_size=200), st.text(max_size=200).map(str.encode)))
+def test_the_handler_answers_any_request_with_dynamodbs_error_never_raises(target, body):
+    mock = MockDynamoDB()
+    status, headers, payload = mock.handle(MockRequest("dynamodb", target, body))
+    assert status in (200, 400)
+    assert dict(headers)["content-type"] == "application/x-amz-json-1.0"
+    if status == 400:
+        assert b"__type" in payload
+    mock.engine.close()
+
+
+ATTRIBUTE_VALUES = st.one_of(
+    st.text(min_size=1, max_size=30).map(lambda s: {"S": s}),
+    st.integers(-(10**30), 10**30).map(lambda n: {"N": str(n)}),
+    st.binary(min_size=1, max_size=30).map(lambda b: {"B": b}),
+    st.booleans().map(lambda b: {"BOOL": b}),
+    st.lists(st.text(max_size=5), max_size=3).map(lambda items: {"L": [{"S": i} for i in items]}),
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    values=st.dictionaries(
+        st.text(min_size=1, max_size=10).filter(lambda k: k != "pk"), ATTRIBUTE_VALUES, max_size=5
+    )
+)
+def test_items_round_trip_through_a_mocked_boto3_client(values):
+    with mock_dynamodb() as mock:
+        client = boto3.client("dynamodb")
+        make_table(client)
+        item = {"pk": {"S": "k"}, **values}
+        client.put_item(TableName="orders", Item=item)
+        assert client.get_item(TableName="orders", Key={"pk": {"S": "k"}})["Item"] == item
+        assert [c.operation for c in mock.calls()] == ["CreateTable", "PutItem", "GetItem"]

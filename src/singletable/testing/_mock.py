@@ -63,10 +63,10 @@ class MockRequest:
 
 def _responder() -> Any:
     """The answering function of the innermost active mock, or None (patches then pass requests on)."""
-    active = _active
-    if not active:
+    try:
+        return _active[-1]._respond
+    except IndexError:  # none active (also when the last one stops in another thread right now)
         return None
-    return active[-1]._respond
 
 
 class MockDynamoDB:

@@ -24,8 +24,8 @@ from typing import Any
 SERVICES = frozenset({"dynamodb", "dynamodbstreams"})
 _MISSING = object()
 
-# The responder: (service name, X-Amz-Target, body, url) -> botocore AWSResponse (set while a mock is active).
-Responder = Callable[[str, "str | None", bytes, str], Any]
+# The active mock's answer: (service name, X-Amz-Target, body, url, response class) -> a botocore response.
+Responder = Callable[[str, "str | None", bytes, str, type], Any]
 
 
 def _ours(operation_model: Any) -> bool:
@@ -117,9 +117,7 @@ class Patches:
         create_request = cls.create_request
         do_get_response = cls._do_get_response
 
-        def respond(request: Any, operation_model: Any) -> Any:
-            answer = responder()
-            assert answer is not None
+        def respond(answer: Responder, request: Any, operation_model: Any) -> Any:
             target, body = _request_parts(request)
             return answer(
                 operation_model.service_model.service_name, target, body, request.url, response_type
@@ -135,10 +133,12 @@ class Patches:
             async def async_do_get_response(
                 self: Any, request: Any, operation_model: Any, context: Any
             ) -> Any:
-                if responder() is None or not _ours(operation_model):
+                # Read once: a mock stopping in another thread meanwhile must not leave this call half-routed.
+                answer = responder()
+                if answer is None or not _ours(operation_model):
                     return await do_get_response(self, request, operation_model, context)
                 try:
-                    response = respond(request, operation_model)
+                    response = respond(answer, request, operation_model)
                 except Exception as error:
                     return (None, error)
                 view = _EndpointView(self, _AsyncAnswering(self._event_emitter, response))
@@ -153,10 +153,12 @@ class Patches:
                 return create_request(self, params, operation_model)
 
             def sync_do_get_response(self: Any, request: Any, operation_model: Any, context: Any) -> Any:
-                if responder() is None or not _ours(operation_model):
+                # Read once: a mock stopping in another thread meanwhile must not leave this call half-routed.
+                answer = responder()
+                if answer is None or not _ours(operation_model):
                     return do_get_response(self, request, operation_model, context)
                 try:
-                    response = respond(request, operation_model)
+                    response = respond(answer, request, operation_model)
                 except Exception as error:
                     return (None, error)
                 view = _EndpointView(self, _Answering(self._event_emitter, response))
