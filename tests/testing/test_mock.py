@@ -380,3 +380,16 @@ def test_items_round_trip_through_a_mocked_boto3_client(values):
         client.put_item(TableName="orders", Item=item)
         assert client.get_item(TableName="orders", Key={"pk": {"S": "k"}})["Item"] == item
         assert [c.operation for c in mock.calls()] == ["CreateTable", "PutItem", "GetItem"]
+
+
+def test_a_client_made_with_no_credentials_anywhere_is_answered(monkeypatch, tmp_path):
+    for name in ENV_NAMES + ("AWS_PROFILE",):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    early = boto3.session.Session().client("dynamodb", region_name="us-east-1")
+    with mock_dynamodb():
+        make_table(early)
+        assert early.list_tables()["TableNames"] == ["orders"]
+    assert "AWS_ACCESS_KEY_ID" not in os.environ
