@@ -383,7 +383,7 @@ def test_items_round_trip_through_a_mocked_boto3_client(values):
 
 
 def test_a_client_made_with_no_credentials_anywhere_is_answered(monkeypatch, tmp_path):
-    for name in ENV_NAMES + ("AWS_PROFILE",):
+    for name in (*ENV_NAMES, "AWS_PROFILE"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
     monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
@@ -393,3 +393,16 @@ def test_a_client_made_with_no_credentials_anywhere_is_answered(monkeypatch, tmp
         make_table(early)
         assert early.list_tables()["TableNames"] == ["orders"]
     assert "AWS_ACCESS_KEY_ID" not in os.environ
+
+
+def test_without_boto3_it_says_which_extra(monkeypatch):
+    from singletable._extras import MissingExtra
+
+    state = patched_state()
+    monkeypatch.setitem(__import__("sys").modules, "boto3", None)
+    with pytest.raises(MissingExtra) as missing:
+        mock_dynamodb().start()
+    assert str(missing.value) == (
+        "singletable.testing.mock_dynamodb() needs the 'client' extra: pip install 'singletable[client]'"
+    )
+    assert patched_state() == state

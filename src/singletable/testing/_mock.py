@@ -21,6 +21,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from singletable._extras import require
 from singletable._protocol.dispatcher import Reply
 from singletable.engine import Engine
 from singletable.testing._calls import Call, CallLog, RecordingDispatcher
@@ -153,6 +154,7 @@ class MockDynamoDB:
 
     def start(self) -> MockDynamoDB:
         """Start answering (patches botocore and sets the dummy environment); returns the mock."""
+        require("client", ("boto3", "botocore"), "singletable.testing.mock_dynamodb()")
         with _state_lock:
             if self in _active:
                 raise RuntimeError("this mock_dynamodb() is already active")
