@@ -33,7 +33,8 @@ def readme_root_names() -> set[str]:
     for row in _readme_rows():
         first, description = row.split("|")[1:3]
         direct = re.match(r"\s*`singletable\.(\w+)[(`]", first)
-        if direct and direct.group(1) not in {"model", "data", "design", "ui", "examples", "engine"}:
+        packages = {"model", "data", "design", "ui", "examples", "engine", "testing"}
+        if direct and direct.group(1) not in packages:
             names.add(direct.group(1))
         if "also importable from `singletable`" in description:
             listed = _names(first.split(":", 1)[1])

@@ -89,13 +89,16 @@ class Engine:
         clock: Callable[[], float] | None = None,
         ttl_sweep_interval: float = 1.0,
         read_only: bool = False,
+        _copy_of: Engine | None = None,
     ) -> None:
         self.path = path
         self.read_only = read_only
         # Epoch seconds as TTL sees them: inject a clock to fast-forward expiry in tests.
         self.clock: Callable[[], float] = clock or time.time
         self.background = BackgroundThreads(self, ttl_sweep_interval, enabled=not read_only)
-        self.storage = Storage(path, durable=durable, read_only=read_only)
+        self.storage = Storage(
+            path, durable=durable, read_only=read_only, copy_of=_copy_of.storage if _copy_of else None
+        )
         self._tables: dict[str, TableSchema] = {}
         self._catalog_version = -1
         self._data_version = -1
@@ -141,6 +144,13 @@ class Engine:
         like a Lambda trigger: in order, at least once (a batch whose handler raises is retried).
         ``starting_position`` is ``"LATEST"`` or ``"TRIM_HORIZON"``. Returns a handle with ``close()``."""
         return self.background.subscribe(table_name, handler, batch_size, starting_position, poll_interval)
+
+    def copy(self, path: str = ":memory:") -> Engine:
+        """A new Engine on a copy of this one's database -- tables, indexes, items, streams -- made with
+        SQLite's backup API (a page copy: ~1 ms for a few thousand items), so a test suite can build its
+        schema and seed once and give every test its own copy. ``path``: ``":memory:"`` or a new file. The
+        copy keeps this engine's clock."""
+        return Engine(path, clock=self.clock, _copy_of=self)
 
     def __enter__(self) -> Engine:
         return self

@@ -49,9 +49,14 @@ class Storage(Catalog, ItemData, StreamData):
     the split.
     """
 
-    def __init__(self, path: str, *, durable: bool = False, read_only: bool = False) -> None:
+    def __init__(
+        self, path: str, *, durable: bool = False, read_only: bool = False, copy_of: Storage | None = None
+    ) -> None:
         super().__init__(path, durable=durable, read_only=read_only)
         try:
+            if copy_of is not None:  # Engine.copy: the source's pages first, so the schema below is all there
+                with copy_of.lock:
+                    copy_of.backup_to(self)
             if read_only:
                 with self.read():
                     self.check_schema()

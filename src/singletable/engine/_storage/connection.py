@@ -178,6 +178,10 @@ class Connection:
             self._checkpointer = Checkpointer(path, self._want_wal_restart)
         self._conn.execute(f"PRAGMA synchronous = {'FULL' if durable else 'NORMAL'}")
 
+    def backup_to(self, target: Connection) -> None:
+        """Copy this database, whole, over ``target``'s (SQLite's online backup; callers hold both locks)."""
+        self._conn.backup(target._conn)
+
     def finish_opening(self) -> None:
         """From now on busy waits are ours (:func:`retry_while_busy`), not SQLite's busy handler."""
         self._conn.execute("PRAGMA busy_timeout = 0")
