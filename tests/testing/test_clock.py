@@ -13,6 +13,7 @@ from fault_support import TABLE, create_orders, in_process
 from singletable.engine import Engine
 from singletable.model import Entity, Keys, Table, connect
 from singletable.testing import Clock
+from singletable.testing._fault_fixtures import dynamodb_clock, dynamodb_faults  # noqa: F401 -- fixtures
 
 START = datetime(2030, 1, 1, tzinfo=UTC)
 
@@ -145,3 +146,21 @@ def test_model_stamps_and_key_templates_follow_the_clock(engine, clock):
     clock.advance(hours=2, seconds=1)
     assert engine.expire_items() == 1
     assert engine.execute("Scan", {"TableName": "clock-shop"})["Items"] == []
+
+
+# -- the pytest fixtures (the plugin gives dynamodb_engine; here a plain engine stands in for it) ----------
+
+
+@pytest.fixture
+def dynamodb_engine(tmp_path) -> Iterator[Engine]:
+    with Engine(str(tmp_path / "fixture.sqlite3")) as engine:
+        create_orders(engine)
+        yield engine
+
+
+def test_the_fixtures_attach_to_the_tests_engine(dynamodb_engine, dynamodb_clock, dynamodb_faults):  # noqa: F811
+    assert dynamodb_engine.clock is dynamodb_clock and dynamodb_engine.faults is dynamodb_faults
+    assert abs(dynamodb_clock() - time.time()) < 60
+    dynamodb_faults.throttle("Scan")
+    with pytest.raises(Exception, match="ProvisionedThroughputExceeded"):
+        in_process(dynamodb_engine, attempts=1).scan(TableName=TABLE)
