@@ -179,6 +179,24 @@ def test_each_fault_is_dynamodbs_answer_on_both_transports(case, engine, faults,
     assert [a.fault for a in faults.attempts(operation)] == [document["__type"].rpartition("#")[2]] * 2
 
 
+# A ProvisionedThroughputExceededException as AWS sent it (2022; Content-Length 241, headers Content-Type,
+# x-amzn-RequestId and x-amz-crc32, no x-amzn-ErrorType: reported in brendanhay/amazonka#849), before AWS
+# added ThrottlingReasons to it.
+RECORDED_THROTTLE = (
+    b'{"__type":"com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException","message":"The '
+    b"level of configured provisioned throughput for the table was exceeded. Consider increasing your "
+    b'provisioning level with the UpdateTable API."}'
+)
+
+
+def test_a_throttle_is_the_recorded_aws_answer_plus_its_throttling_reasons(engine, faults, server):
+    assert len(RECORDED_THROTTLE) == 241
+    faults.throttle("PutItem", times=2)
+    for status, headers, body in (dispatch(engine, "PutItem", put("a")), server.post("PutItem", put("a"))):
+        assert status == 400 and "x-amzn-errortype" not in headers
+        assert body.startswith(RECORDED_THROTTLE[:-1] + b',"ThrottlingReasons":[{')
+
+
 def test_botocore_parses_the_modeled_members(engine, faults):
     faults.throttle("PutItem", table=TABLE)
     with pytest.raises(ClientError) as raised:
