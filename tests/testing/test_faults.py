@@ -26,6 +26,8 @@ from fault_support import (
     dispatch,
     in_process,
 )
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import singletable
 from singletable.engine import Engine
@@ -241,6 +243,7 @@ def test_legacy_dynamodb_retries_succeed_after_n_throttles_with_n_plus_one_attem
         (lambda plan: plan.throttle("GetItem", error="ThrottlingException"), "ThrottlingException"),
         (lambda plan: plan.internal_error("GetItem"), "InternalServerError"),
     ],
+    ids=["on-demand throttle", "http 500"],
 )
 def test_standard_retries_cover_on_demand_throttling_and_500s(declare, code, engine, faults):
     declare(faults)
@@ -439,3 +442,75 @@ def test_a_detached_plan_leaves_every_request_alone(engine):
     assert stored(engine) == ["a"]
     assert plan.attempts() == []
     assert Engine.faults is None  # the class default every engine starts with
+
+
+# -- hostile requests: a plan never turns a request the engine would refuse into a 500 ---------------------
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 3)
+    | st.text(max_size=4)
+    | st.sampled_from([TABLE, "pk", "S"]),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(
+                ["S", "N", "B", "pk", "sk", TABLE, "Keys", "Put", "PutRequest", "Item", "Key", "TableName"]
+            ),
+            inner,
+            max_size=3,
+        )
+    ),
+    max_leaves=12,
+)
+MEMBERS = [
+    "TableName",
+    "Item",
+    "Key",
+    "RequestItems",
+    "TransactItems",
+    "IndexName",
+    "Statement",
+    "Statements",
+    "TransactStatements",
+    "KeyConditionExpression",
+    "ExpressionAttributeValues",
+]
+OPERATIONS = [
+    "PutItem",
+    "UpdateItem",
+    "DeleteItem",
+    "GetItem",
+    "Query",
+    "Scan",
+    "BatchWriteItem",
+    "BatchGetItem",
+    "TransactWriteItems",
+    "TransactGetItems",
+    "ExecuteStatement",
+    "BatchExecuteStatement",
+    "ExecuteTransaction",
+]
+
+
+@settings(max_examples=100, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    operation=st.sampled_from(OPERATIONS),
+    body=st.dictionaries(st.sampled_from(MEMBERS), json_values, max_size=4),
+)
+def test_hostile_requests_get_the_engines_answer_never_a_500(engine, faults, operation, body):
+    faults.clear()
+    faults.unprocessed("BatchWriteItem", share=0.5, times=None)
+    faults.unprocessed("BatchGetItem", items=1, times=None)
+    faults.transaction_conflict(
+        table="elsewhere", operation=["TransactWriteItems", "ExecuteTransaction"], times=None
+    )
+    faults.throttle("Scan", table="elsewhere", times=None)
+    faults.lagging_index(TABLE, INDEX, writes=2)
+    status, _headers, payload = dispatch(engine, operation, body)
+    assert status < 500, payload
+    if status >= 400:
+        assert orjson.loads(payload)["__type"].startswith(
+            ("com.amazonaws.dynamodb.v20120810#", "com.amazon.coral")
+        )
