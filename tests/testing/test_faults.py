@@ -399,9 +399,10 @@ def test_transaction_conflicts_apply_to_gets_when_asked(engine, faults):
     ("declare", "error", "words"),
     [
         (lambda p: p.throttle("PutItems"), ValueError, "did you mean 'PutItem'"),
+        (lambda p: p.throttle(5), TypeError, "operation must be an API name"),
         (lambda p: p.throttle("PutItem", times=0), ValueError, "times must be a positive integer"),
         (lambda p: p.throttle("PutItem", error="SlowDown"), ValueError, "error must be one of"),
-        (lambda p: p.unprocessed("PutItem"), ValueError, "not an operation this fault applies to"),
+        (lambda p: p.unprocessed("PutItem"), ValueError, "one of BatchGetItem, BatchWriteItem"),
         (lambda p: p.unprocessed(share=0), ValueError, "0 < share <= 1"),
         (lambda p: p.unprocessed(share=0.5, items=2), ValueError, "not both"),
         (lambda p: p.unprocessed(items=0), ValueError, "items must be a positive integer"),

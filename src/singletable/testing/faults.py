@@ -79,18 +79,24 @@ def engine_of(target: Any) -> Engine:
 
 
 def _operations(operation: str | list[str] | tuple[str, ...] | None, allowed: Any = None) -> frozenset | None:
-    """The operations a rule names (None: every one), each checked against DynamoDB's API."""
+    """The operations a rule names (None: every one), each checked against DynamoDB's API (or ``allowed``)."""
     if operation is None:
         return None
-    names = (operation,) if isinstance(operation, str) else tuple(operation)
-    known = allowed if allowed is not None else wire.operation_names()
+    if isinstance(operation, str):
+        names: tuple[Any, ...] = (operation,)
+    elif isinstance(operation, list | tuple | set | frozenset):
+        names = tuple(operation)
+    else:
+        raise TypeError(
+            f"operation must be an API name such as 'PutItem', a list of them, or None; got {operation!r}"
+        )
+    known = frozenset(allowed) if allowed is not None else wire.operation_names()
     for name in names:
         if name not in known:
             near = difflib.get_close_matches(str(name), sorted(known), n=1)
-            hint = f" (did you mean {near[0]!r}?)" if near else ""
-            raise ValueError(
-                f"{name!r} is not an operation this fault applies to{hint}; use one of {sorted(known)}"
-            )
+            hint = f"; did you mean {near[0]!r}?" if near else ""
+            choices = f" (one of {', '.join(sorted(known))})" if allowed is not None else ""
+            raise ValueError(f"{name!r} is not an operation this fault applies to{choices}{hint}")
     return frozenset(names)
 
 
