@@ -515,3 +515,10 @@ def test_hostile_requests_get_the_engines_answer_never_a_500(engine, faults, ope
         assert orjson.loads(payload)["__type"].startswith(
             ("com.amazonaws.dynamodb.v20120810#", "com.amazon.coral")
         )
+
+
+def test_a_rule_for_a_table_matches_requests_naming_it_by_arn(engine, faults):
+    faults.throttle("GetItem", table=TABLE)
+    with pytest.raises(ClientError, match="ProvisionedThroughputExceeded"):
+        in_process(engine, attempts=1).get_item(TableName=ARN, Key=item("a"))
+    assert faults.attempts(table=TABLE)[0].tables == (TABLE,)

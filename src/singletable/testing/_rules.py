@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from singletable._protocol import Dispatcher, wire
 from singletable.engine import DynamoDBError
-from singletable.testing._requests import Request, action_tables, statement_table, statements
+from singletable.testing._requests import Request, action_tables, statement_table, statements, table_name
 
 if TYPE_CHECKING:
     from singletable.testing.faults import FaultPlan
@@ -155,7 +155,7 @@ class UnprocessedRule(Rule):
         candidates = [
             (table, position)
             for table, entries in batch.items()
-            if self.table is None or table == self.table
+            if self.table is None or table_name(table) == self.table
             for position in range(len(_entries(request.operation, entries)))
         ]
         count = self.items if self.items is not None else math.ceil(len(candidates) * (self.share or 0))
