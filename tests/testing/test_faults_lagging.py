@@ -225,3 +225,19 @@ def test_a_lagging_index_answers_the_state_of_n_writes_ago(lag, script):
             assert sorted(i["pk"]["S"] + i["v"]["S"] for i in table_scan) == sorted(
                 p + i["v"] for p, i in state.items()
             )
+
+
+def test_a_keys_only_index_lags_with_its_projection(tmp_path):
+    with Engine(str(tmp_path / "keys.sqlite3")) as engine, FaultPlan().attach(engine) as faults:
+        create_orders(engine, projection="KEYS_ONLY")
+        client = in_process(engine, attempts=1)
+        client.put_item(TableName=TABLE, Item=order("a", v="1"))
+        faults.lagging_index(TABLE, INDEX, writes=1)
+        client.put_item(TableName=TABLE, Item=order("b", v="2"))
+        items = client.query(
+            TableName=TABLE,
+            IndexName=INDEX,
+            KeyConditionExpression="customer = :c",
+            ExpressionAttributeValues={":c": {"S": "ann"}},
+        )["Items"]
+        assert items == [{"pk": {"S": "a"}, "sk": {"S": "order"}, "customer": {"S": "ann"}}]
