@@ -241,3 +241,12 @@ def test_a_keys_only_index_lags_with_its_projection(tmp_path):
             ExpressionAttributeValues={":c": {"S": "ann"}},
         )["Items"]
         assert items == [{"pk": {"S": "a"}, "sk": {"S": "order"}, "customer": {"S": "ann"}}]
+
+
+def test_only_the_processed_part_of_a_batch_counts_as_writes(engine, faults):
+    client = in_process(engine, attempts=1)
+    faults.lagging_index(TABLE, INDEX, writes=1)
+    faults.unprocessed("BatchWriteItem", items=2)
+    requests = [{"PutRequest": {"Item": order(pk)}} for pk in "abcd"]
+    assert len(client.batch_write_item(RequestItems={TABLE: requests})["UnprocessedItems"][TABLE]) == 2
+    assert by_customer(client) == ["a"]  # a and b written, b not yet seen; c and d never written
