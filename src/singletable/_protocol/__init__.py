@@ -6,6 +6,13 @@ HTTP server (:mod:`singletable._server`) and the in-process boto3 client (:mod:`
 so they answer byte for byte alike. Kept import-light: loading it loads no HTTP server.
 """
 
-from singletable._protocol.dispatcher import Dispatcher, Reply, coral_error, error_reply, request_id
+from singletable._protocol.dispatcher import (
+    Dispatcher,
+    Reply,
+    RequestHook,
+    coral_error,
+    error_reply,
+    request_id,
+)
 
-__all__ = ["Dispatcher", "Reply", "coral_error", "error_reply", "request_id"]
+__all__ = ["Dispatcher", "Reply", "RequestHook", "coral_error", "error_reply", "request_id"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import zlib
 from random import getrandbits
-from typing import Any
+from typing import Any, Protocol
 
 from singletable._protocol import wire
 from singletable.engine import DynamoDBError, Engine
@@ -57,6 +57,20 @@ def error_reply(error: DynamoDBError) -> Reply:
     return reply(error.status, wire.encode_error(error))
 
 
+class RequestHook(Protocol):
+    """What answers an engine's API requests in its dispatchers' place while set as ``engine.faults``
+    (:class:`singletable.testing.FaultPlan` is one): DynamoDB's faults -- throttling, partial batches,
+    cancelled transactions, lagging indexes -- injected on every transport alike.
+
+    ``call`` answers one DynamoDB API request (not Streams): it may hand it on as it is, or changed, to
+    ``dispatcher.call``, change the answer, or raise :class:`DynamoDBError`, whose error document is then the
+    reply. With no hook set (``engine.faults is None``, always outside tests) the dispatcher costs one
+    attribute test more.
+    """
+
+    def call(self, dispatcher: Dispatcher, operation: str, body: bytes) -> dict[str, Any]: ...
+
+
 class Dispatcher:
     """Routes protocol requests to one engine; never raises."""
 
@@ -87,7 +101,11 @@ class Dispatcher:
             else:
                 if operation is None:  # unknown names and a missing header all end here, as on AWS
                     raise coral_error("UnknownOperationException")
-                response = self.call(operation, body)
+                faults = self.engine.faults
+                if faults is None:
+                    response = self.call(operation, body)
+                else:  # a test's fault plan (RequestHook) answers in the engine's place
+                    response = faults.call(self, operation, body)
                 if not response and operation in NO_OUTPUT_OPERATIONS:
                     return reply(200, b"")
         except DynamoDBError as error:

@@ -80,6 +80,9 @@ class Engine:
     # AWS's documentation example account. Not 000000000000, which DynamoDB Local's ARNs carry and the
     # Parity Suite (validated on AWS) uses as another account's: a foreign ARN is AccessDeniedException.
     account = "123456789012"
+    # A test's fault plan (``singletable.testing.FaultPlan``; the protocol's ``RequestHook``): while set, the
+    # transports' dispatcher hands every API request to it instead of answering it. Never set outside tests.
+    faults: Any = None
 
     def __init__(
         self,

@@ -13,7 +13,6 @@ then the existence check -- so a bad definition of an existing table still repor
 
 from __future__ import annotations
 
-import time
 import uuid
 from datetime import UTC, datetime
 from typing import Any
@@ -235,7 +234,7 @@ def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     lsis, gsis = _indexes(params, pay_per_request)
     _check_definitions(params, lsis, gsis)
 
-    now = round(time.time(), 3)
+    now = round(engine.clock(), 3)
     description: dict[str, Any] = {
         "AttributeDefinitions": [dict(d) for d in definitions],
         "TableName": name,
