@@ -196,6 +196,27 @@ def dynamodb_resource(dynamodb: Any) -> Any:
 
 
 @pytest.fixture
+def dynamodb_faults(dynamodb_engine: Any) -> Iterator[Any]:
+    """A :class:`singletable.testing.FaultPlan` on this test's engine (``dynamodb_faults.throttle("PutItem")``
+    ...), detached when the test ends."""
+    from singletable.testing import FaultPlan
+
+    with FaultPlan().attach(dynamodb_engine) as plan:
+        yield plan
+
+
+@pytest.fixture
+def dynamodb_clock(dynamodb_engine: Any) -> Iterator[Any]:
+    """A :class:`singletable.testing.Clock` standing at the current time, made this test's engine's clock (TTL
+    expiry, table dates): ``dynamodb_clock.advance(days=1); dynamodb_engine.expire_items()``. Give
+    ``dynamodb_clock.now`` to the model (``connect(..., clock=dynamodb_clock.now)``) for its timestamps."""
+    from singletable.testing import Clock
+
+    with Clock().attach(dynamodb_engine) as clock:
+        yield clock
+
+
+@pytest.fixture
 def singletable_db(request: pytest.FixtureRequest, dynamodb: Any) -> Any:
     """A singletable.model DB for the design (``singletable_design`` or the marker's ``design=``)."""
     from singletable._designs import DesignError, load_design

@@ -13,7 +13,6 @@ from fault_support import TABLE, create_orders, in_process
 from singletable.engine import Engine
 from singletable.model import Entity, Keys, Table, connect
 from singletable.testing import Clock
-from singletable.testing._fault_fixtures import dynamodb_clock, dynamodb_faults  # noqa: F401 -- fixtures
 
 START = datetime(2030, 1, 1, tzinfo=UTC)
 
@@ -158,7 +157,7 @@ def dynamodb_engine(tmp_path) -> Iterator[Engine]:
         yield engine
 
 
-def test_the_fixtures_attach_to_the_tests_engine(dynamodb_engine, dynamodb_clock, dynamodb_faults):  # noqa: F811
+def test_the_fixtures_attach_to_the_tests_engine(dynamodb_engine, dynamodb_clock, dynamodb_faults):
     assert dynamodb_engine.clock is dynamodb_clock and dynamodb_engine.faults is dynamodb_faults
     assert abs(dynamodb_clock() - time.time()) < 60
     dynamodb_faults.throttle("Scan")
