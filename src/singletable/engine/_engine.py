@@ -15,7 +15,7 @@ import re
 import sqlite3
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from singletable.engine._background import BackgroundThreads, Subscription
 from singletable.engine._errors import DynamoDBError
@@ -46,6 +46,12 @@ READ_CATALOG_TTL = 0.05
 PRELOADED_OPERATIONS = tuple(op.name for op in REGISTRY if op.writes or op.cached_catalog)
 
 
+if TYPE_CHECKING:  # the operation methods made below, declared with their types
+    from singletable.engine._operation_methods import OperationMethods
+else:
+    OperationMethods = object
+
+
 class _CatalogChanged(Exception):
     """Raised inside a write transaction whose request was prepared against a catalog now out of date."""
 
@@ -54,7 +60,7 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
-class Engine:
+class Engine(OperationMethods):
     """DynamoDB on SQLite. ``Engine(":memory:")`` or ``Engine("app.db")`` (created if missing)."""
 
     region = "us-east-1"
