@@ -185,10 +185,10 @@ class AsyncTransaction(TransactionParts):
         super().__init__(dest)
         self.call = call
 
-    async def create(self, entity: Entity) -> Entity:
+    async def create(self, entity: E) -> E:
         return self._create(entity)
 
-    async def put(self, entity: Entity, *, condition: Cond | None = None) -> Entity:
+    async def put(self, entity: E, *, condition: Cond | None = None) -> E:
         return await run_async(self._put(entity, condition), self.call)
 
     async def update(

@@ -9,7 +9,7 @@ only drive them.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from singletable.model._entity import Entity
 from singletable.model._entity_meta import KeyRef, refuse_unknown
@@ -19,6 +19,8 @@ from singletable.model._write_plans import plan_check, plan_create, plan_delete,
 from singletable.model._write_requests import PartLabel, RequestPart, WriteTarget
 from singletable.model._write_runner import SINGLE, send
 
+E = TypeVar("E", bound=Entity)
+
 
 class TransactionParts:
     """The parts of one transaction, and each call's planning as steps (reads the driver sends)."""
@@ -27,12 +29,12 @@ class TransactionParts:
         self.dest = dest
         self.parts: list[RequestPart] = []
 
-    def _create(self, entity: Entity) -> Entity:
+    def _create(self, entity: E) -> E:
         parts, result = plan_create(self.dest, entity)
         self.parts += parts
         return result
 
-    def _put(self, entity: Entity, condition: Cond | None) -> Steps[Entity]:
+    def _put(self, entity: E, condition: Cond | None) -> Steps[E]:
         parts, result = yield from plan_put(self.dest, entity, condition, read=True)  # no retry in here
         self.parts += parts
         return result
@@ -73,10 +75,10 @@ class Transaction(TransactionParts):
         super().__init__(dest)
         self.call = call
 
-    def create(self, entity: Entity) -> Entity:
+    def create(self, entity: E) -> E:
         return self._create(entity)
 
-    def put(self, entity: Entity, *, condition: Cond | None = None) -> Entity:
+    def put(self, entity: E, *, condition: Cond | None = None) -> E:
         return run(self._put(entity, condition), self.call)
 
     def update(

@@ -18,7 +18,7 @@ async -- sends it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from singletable.model._codecs import AV
 from singletable.model._entity import Entity
@@ -57,6 +57,8 @@ from singletable.model._write_values import (
 )
 
 # -- uniqueness guards and derived items -----------------------------------------------------------------
+
+E = TypeVar("E", bound=Entity)
 
 
 def _guard_ops(
@@ -151,7 +153,7 @@ def _sources_unchanged(meta: EntityMeta, touched: set[str] | None = None) -> lis
 # -- create / put ---------------------------------------------------------------------------------------
 
 
-def plan_create(dest: WriteTarget, entity: Entity) -> tuple[list[RequestPart], Entity]:
+def plan_create(dest: WriteTarget, entity: E) -> tuple[list[RequestPart], E]:
     meta = type(entity).model_entity()
     values = meta.values(entity)
     stamp(meta, values, dest.clock(), creating=True)
@@ -177,12 +179,12 @@ def plan_create(dest: WriteTarget, entity: Entity) -> tuple[list[RequestPart], E
 
 def plan_put(
     dest: WriteTarget,
-    entity: Entity,
+    entity: E,
     condition: Cond | None = None,
     *,
     stored: Stored | None = None,
     read: bool = False,
-) -> Steps[tuple[list[RequestPart], Entity]]:
+) -> Steps[tuple[list[RequestPart], E]]:
     """An upsert. Keeps the stored createdAt; checks and bumps the version; swaps guards and derived items.
 
     Index keys built from createdAt are built from the *stored* createdAt, or the entry would sit where the
