@@ -138,7 +138,7 @@ def _access_policy(host: str, allow_hosts: tuple[str, ...], cors_origins: tuple[
         ("--cors-origin", {"cors_origins": cors_origins}),
     ):
         try:
-            AccessPolicy.build(**one)  # type: ignore[arg-type]
+            AccessPolicy.build(**one)
         except HostForm as problem:
             raise click.UsageError(f"{flag}: {problem}") from None
     return AccessPolicy.build(bound=host, allow_hosts=allow_hosts, cors_origins=cors_origins)
