@@ -172,6 +172,7 @@ def typed_value(path: Path, codec: Codec, value: Any) -> AV:
 
 
 class _Comparable:
+    # ``Post.f.slug == "x"`` builds a condition, not a bool: the point of the expression language
     def __eq__(self, other: Any) -> Cond:  # type: ignore[override]
         return Cond("CMP", self, "=", other)
 

@@ -45,7 +45,9 @@ class TransactionParts:
         parts, _, _ = yield from plan_update(self.dest, target, actions, condition, sets, upsert)
         self.parts += parts
 
-    def _delete(self, target: Any, condition: Cond | None, key: dict[str, Any]) -> Steps[None]:
+    def _delete(
+        self, target: type[Entity] | KeyRef | Entity, condition: Cond | None, key: dict[str, Any]
+    ) -> Steps[None]:
         if isinstance(target, type):
             refuse_unknown(f"tx.delete({target.__name__})", key, target.model_entity().primary_fields)
             target = target.key(**key)

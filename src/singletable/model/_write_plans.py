@@ -264,10 +264,11 @@ def _assume_created(
 ) -> Steps[Stored]:
     """What the put assumes is stored (read first when ``read``, else ``stored`` or the entity's own
     createdAt); its createdAt goes into ``values`` so the keys built from it agree with the item."""
-    created = meta.fields[meta.created].codec  # type: ignore[index]
+    assert meta.created is not None  # keys are built from createdAt: the entity has one
+    created = meta.fields[meta.created].codec
     if stored is None and read:
         key = meta.primary_key(values)
-        item = yield from dest.read_item(key, [*key, meta.attribute_of[meta.created]])  # type: ignore[index]
+        item = yield from dest.read_item(key, [*key, meta.attribute_of[meta.created]])
         stored = Stored.of(meta, item)
     assumed = stored or Stored(None, created.dump(values[meta.created]))
     if assumed.exists and assumed.created is not None:
@@ -395,6 +396,7 @@ def plan_delete(
     conds: list[str | Cond | None] = [condition]
     label = item_label("delete", meta.type, expected_version is not None)
     if expected_version is not None:
+        # a field's == builds a Cond (mypy takes it for a bool)
         conds.append(getattr(meta.cls.f, meta.version) == expected_version)  # type: ignore[arg-type]
     extra: list[RequestPart] = []
     if meta.unique or meta.derived:

@@ -125,7 +125,7 @@ def send(
         if _checks_stored(part) and "ReturnValuesOnConditionCheckFailure" not in params:
             params = dict(params, ReturnValuesOnConditionCheckFailure="ALL_OLD")
         try:
-            return (yield Request(SINGLE[part.kind], params))  # type: ignore[no-any-return]
+            return (yield Request(SINGLE[part.kind], params))
         except ConditionFailed as error:
             raise _meaning(part, error, error.item) from None
     if len(parts) > MAX_ACTIONS:
@@ -141,7 +141,7 @@ def send(
             params = dict(params, ReturnValuesOnConditionCheckFailure="ALL_OLD")
         items.append({part.kind: params})
     try:
-        return (yield Request("TransactWriteItems", {"TransactItems": items}))  # type: ignore[no-any-return]
+        return (yield Request("TransactWriteItems", {"TransactItems": items}))
     except RequestError as error:
         if error.code != "TransactionCanceledException":
             raise
