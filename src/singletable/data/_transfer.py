@@ -115,6 +115,7 @@ class _Rejects:
 
     def add(self, line: SourceLine, key: str, error: str) -> None:
         record = {"file": line.file, "line": line.line, "key": key.strip(), "error": error, "text": line.text}
+        # called only with on_error="reject", which opens the file
         self.handle.write((dumps(record, spaced=True) + "\n").encode("utf-8"))  # type: ignore[union-attr]
 
     def sync(self) -> int:
@@ -161,7 +162,9 @@ def import_table(
     summary.resumed_from = state.items
     if on_error == "reject" and reject_file is None:
         reject_file = f"{source_name.rstrip('/')}.{table}.rejects.jsonl"
-    rejects = _Rejects(Path(reject_file) if on_error == "reject" else None, state.reject_bytes)
+    rejects = _Rejects(
+        Path(reject_file) if on_error == "reject" and reject_file is not None else None, state.reject_bytes
+    )
     started = time.monotonic()
     try:
         with _opened(target) as destination:

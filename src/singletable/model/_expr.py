@@ -176,7 +176,7 @@ class _Comparable:
     def __eq__(self, other: Any) -> Cond:  # type: ignore[override]
         return Cond("CMP", self, "=", other)
 
-    def __ne__(self, other: Any) -> Cond:  # type: ignore[override]
+    def __ne__(self, other: Any) -> Cond:  # type: ignore[override]  # as __eq__
         return Cond("CMP", self, "<>", other)
 
     def __lt__(self, other: Any) -> Cond:
