@@ -4,7 +4,7 @@
                                   [--n1 200] [--n2 1200]
 
 Wall-clock figures on a shared 2-core machine move by ±15% between runs; instruction counts move by well
-under 1%, so every before/after pair in docs/performance.md's issue-20 sections is measured with this. Each
+under 1%, so a before/after pair of an engine change is best measured with this. Each
 figure runs this script twice under ``valgrind --tool=callgrind`` (``PYTHONHASHSEED=0``): a child warms an
 Engine up with 500 PutItems on ``bench/run.py``'s table (one ALL GSI) and items, then makes N more calls of
 one operation; instructions per call = (Ir(N2) - Ir(N1)) / (N2 - N1), which cancels the interpreter's start,

@@ -4,7 +4,7 @@
 
 Same workload as bench/run.py (PK/SK + one GSI, ~200-byte items). The raw side sends hand-built
 AttributeValue requests to ``Engine.execute``; the model side goes through ``connect(table, engine)``.
-Target (issue 5): each model operation within 2x its raw equivalent.
+Target: each model operation within 2x its raw equivalent.
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
-"""File-backed PutItem against its two floors, wall clock, in one short run (issue 20, point 3).
+"""File-backed PutItem against its two floors, wall clock, in one short run.
 
     python3 bench/put_ratio.py [--puts 3000] [--rounds 3]
 
 Alternates, round by round: bench/floor.py's SQL-only PutItem transaction, its engine minimum (that SQL plus
 what DynamoDB requires of every PutItem, see ``floor.engine_minimum_put``), and the Engine's PutItem on a
 file, all on bench/run.py's items built before the clock; prints the best round of each and the ratios. A
-quick check of the point-3 ratio without the whole of bench/run.py; on a shared machine take the benchmark
-lock and note the load average beside the figures.
+quick check of the file PutItem ratio without the whole of bench/run.py; on a shared machine take the
+benchmark lock and note the load average beside the figures.
 
 Then the same three in each other's WAL regime, since the regimes differ: the floor and the minimum
 checkpoint off the clock every 500 puts, so their WAL starts over and its pages are overwritten, while a

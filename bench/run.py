@@ -10,7 +10,7 @@ runs bench/server.py (HTTP) and bench/http_floor.py (the same load against a ser
 bench/batch.py (batches, transactions), bench/bulk_load.py (the bulk load of
 import and copy), bench/scale.py from 10,000 to 100,000 items (reads as a table grows), bench/floor.py (the
 same writes as bare SQL: the most any engine on this storage could do) and bench/model_overhead.py; last, the
-embedded engine's figures (issue 20, point 3): in-memory PutItem and GetItem per second, and the file-backed
+embedded engine's figures: in-memory PutItem and GetItem per second, and the file-backed
 PutItem's time over the SQL-only floor's, both from this run.
 """
 
@@ -183,10 +183,10 @@ def _print_ratios(runs: Runs) -> None:
 def _print_embedded(
     runs: Runs, floor_put_us: float, minimum_us: float, grown_us: float, minimum_grown_us: float
 ) -> None:
-    """Issue 20, point 3: the embedded engine where tests run, against its goals, from this run's figures."""
+    """The embedded engine where tests run, against its goals, from this run's figures."""
     memory = runs["singletable (native, memory)"]
     file_put_us = 1e6 / runs["singletable (native, file)"]["PutItem"][0]
-    print("\nEmbedded engine (issue 20, point 3; this run):")
+    print("\nEmbedded engine (this run):")
     print(f"  in-memory PutItem:  {memory['PutItem'][0]:>9,.0f}/s  (goal >= 30,000/s)")
     print(f"  in-memory GetItem:  {memory['GetItem'][0]:>9,.0f}/s  (goal >= 60,000/s)")
     ratio = file_put_us / floor_put_us

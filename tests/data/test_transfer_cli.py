@@ -10,6 +10,7 @@ from transfer_support import SPEC, contents, create, full_item, load, table_name
 
 from serving import run_cli
 from singletable.data import open_target, render_item
+from singletable.engine import Engine
 
 item_json = partial(render_item, spaced=True)  # one item as export writes it
 
@@ -41,7 +42,10 @@ def test_export_import_copy_on_files_print_one_line_each_and_nothing_on_stderr(t
         str(tmp_path / "schema.json"),
     )
     assert imported.returncode == 0 and imported.stderr == ""
-    assert imported.stdout.startswith(f"imported 40 items into {name} in ")
+    assert imported.stdout.startswith(f"imported 40 lines into {name} in ")
+    assert imported.stdout.strip().endswith(
+        ": 40 new items, 0 replacing an item with the same key, 0 rejected"
+    )
     copied = run_cli("copy", db, str(tmp_path / "c.db"), "--table", name)
     assert copied.returncode == 0 and copied.stderr == ""
     assert copied.stdout.startswith(f"copied 40 items of {name} in ")
@@ -101,11 +105,12 @@ def test_a_bad_line_stops_the_import_with_its_file_line_key_and_the_committed_co
         "import", str(tmp_path / "a.db"), "tbl", str(source), "--resume", "--on-error", "reject"
     )
     assert rejected.returncode == 0, rejected.stderr
-    assert rejected.stdout.strip().endswith("; 1 lines rejected")
+    assert ": 1 new items, 0 replacing an item with the same key, 1 rejected (" in rejected.stdout
     assert json.loads((tmp_path / "items.jsonl.tbl.rejects.jsonl").read_text())["line"] == 2
 
 
 def test_unknown_table_and_missing_source_are_one_line_errors(tmp_path):
+    Engine(str(tmp_path / "a.db")).close()
     missing = run_cli("export", str(tmp_path / "a.db"), "absent", str(tmp_path / "out"))
     assert (missing.returncode, missing.stderr) == (
         1,

@@ -66,7 +66,7 @@ def test_stop_at_the_first_bad_line_after_committing_the_lines_before_it(endpoin
     assert caught.value.summary.items == 1
     assert list(contents(endpoint, name)) == [("ok", "1")]
     checkpoint = json.loads((tmp_path / f"items.jsonl.{name}.import-checkpoint.json").read_text())
-    assert checkpoint["position"] == {"file": 0, "line": 1}
+    assert checkpoint["position"]["file"] == 0 and checkpoint["position"]["line"] == 1
 
 
 def test_reject_mode_reports_every_bad_line_with_file_line_and_key(endpoint, tmp_path):
@@ -103,7 +103,7 @@ def test_the_stop_message_names_the_key_of_a_refused_item(tmp_path):
     assert caught.value.summary.items == 1
 
 
-def test_truncated_gzip_is_reported_and_the_other_files_are_imported(tmp_path):
+def test_a_truncated_data_file_is_refused_whole_and_rejected_with_its_item_count(tmp_path):
     name = table_name()
     with open_target(str(tmp_path / "a.db")) as target:
         create(target, name)
@@ -120,14 +120,17 @@ def test_truncated_gzip_is_reported_and_the_other_files_are_imported(tmp_path):
     with pytest.raises(TransferError) as caught:
         import_table(str(tmp_path / "b.db"), name, export, schema={"Table": SPEC})
     message = caught.value.message
-    assert message.startswith(f"{truncated} line ")
-    assert "truncated gzip after line" in message
-    assert message.endswith(
-        "(Compressed file ended before the end-of-stream marker was reached): the rest of this file is lost"
+    assert message.startswith(f"{manifest} line 1: data file {truncated}: its MD5 is ")
+    assert message.endswith("the file is damaged or not the one exported; none of its items imported")
+    assert caught.value.summary.items == 0
+    assert contents(str(tmp_path / "b.db"), name) == {}
+    rejects = tmp_path / "rejects.jsonl"
+    summary = import_table(
+        str(tmp_path / "c.db"), name, export, schema={"Table": SPEC}, on_error="reject", reject_file=rejects
     )
-    read = caught.value.summary.items
-    assert 0 < read < 50
-    assert len(contents(str(tmp_path / "b.db"), name)) == read
+    assert (summary.read, summary.items, summary.rejected, summary.damaged) == (50, 0, 50, [truncated])
+    (record,) = [json.loads(line) for line in rejects.read_text().splitlines()]
+    assert (record["file"], record["line"], record["lines"]) == (truncated, None, 50)
 
 
 def test_a_manifest_naming_a_missing_data_file_or_no_manifest_is_a_format_error(tmp_path):
@@ -158,6 +161,7 @@ def test_a_manifest_naming_a_missing_data_file_or_no_manifest_is_a_format_error(
 
 def test_missing_table_without_schema(tmp_path):
     (tmp_path / "i.jsonl").write_text(_line({"PK": {"S": "a"}, "SK": {"N": "1"}}))
+    open_target(str(tmp_path / "a.db")).close()
     with pytest.raises(TransferError) as caught:
         import_table(str(tmp_path / "a.db"), "absent", tmp_path / "i.jsonl", format="jsonl")
     assert (
@@ -230,6 +234,7 @@ def _finish(command, db, name, n, done):
         return _records(target, name)
 
 
+@pytest.mark.slow
 def test_a_killed_import_resumes_from_its_checkpoint(tmp_path):
     n = 30_000
     process, command, checkpoint, db, name = _start_import(tmp_path, n)
@@ -242,6 +247,7 @@ def test_a_killed_import_resumes_from_its_checkpoint(tmp_path):
     assert n <= _finish(command, db, name, n, done) <= n + 500
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_after_the_chunk_in_flight_and_says_what_was_committed(tmp_path):
     n = 30_000
     process, command, checkpoint, db, name = _start_import(tmp_path, n)
@@ -321,7 +327,8 @@ def test_wrong_credentials_are_a_clear_error(tmp_path):
         with pytest.raises(TransferError) as caught:
             import_table(target, "tbl", tmp_path / "i.jsonl", format="jsonl", schema={"Table": SPEC})
         assert caught.value.message == (
-            "UnrecognizedClientException: The security token included in the request is invalid."
+            "UnrecognizedClientException: The security token included in the request is invalid. "
+            f"(endpoint {server.endpoint})"
         )
     finally:
         server.stop()

@@ -27,6 +27,7 @@ def endpoint(request, tmp_path):
     return request.getfixturevalue("reference_server").endpoint
 
 
+@pytest.mark.slow
 def test_round_trip_of_100000_items_through_the_s3_layout_on_a_file(tmp_path):
     source, name = str(tmp_path / "a.db"), table_name()
     items = [small_item(i) for i in range(100_000)]

@@ -40,6 +40,7 @@ def test_the_library_names_the_file_and_why(garbage):
 
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c[:1] + c[2:3]))
 def test_each_command_fails_in_one_line(garbage, tmp_path, command):
+    open_target(str(tmp_path / "source.db")).close()  # copy's readable source
     args = [part.format(db=garbage, dir=tmp_path) for part in command]
     result = run(*args)
     assert result.exit_code == 1, result.output

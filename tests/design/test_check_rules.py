@@ -1,10 +1,10 @@
 """``singletable.design.check`` on real designs: exactly the findings each must produce, and no others.
 
-The five seed designs' findings are the mistakes their READMEs and docs/modeling.md "Notes on the seeds"
-record (static partitions, the SITE# and COMMENT# prefixes two types share, the few-valued byStars and
+The five seed designs' findings are the mistakes their READMEs and docs/modeling-reference.md "Notes on the
+seeds" record (static partitions, the SITE# and COMMENT# prefixes two types share, the few-valued byStars and
 ROLE# keys, the place-word id set that can outgrow an item); the designs in ``check_designs/`` are written
-here: a clean one (no findings), issue 15's tracker (its LSI's 10 GB collections) and one that makes every
-other mistake a rule catches. Locations are checked against the lines of the design files themselves.
+here: a clean one (no findings), an issue tracker (its LSI's 10 GB collections) and one that makes every other
+mistake a rule catches. Locations are checked against the lines of the design files themselves.
 """
 
 from __future__ import annotations
@@ -212,7 +212,7 @@ def test_pyproject_settings(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ('ignore = ["ST999"]', "ignore: unknown rule 'ST999'; rules are ST001, ST101"),
+        ('ignore = ["ST999"]', "ignore: unknown rule 'ST999'; rules are ST001, ST002, ST003, ST101"),
         ("ignore = 'ST101'", "ignore must be a list of rule ids or names"),
         ('fail-on = "fatal"', "fail-on must be one of error, warning, note, not 'fatal'"),
         ('ignores = ["ST101"]', "unknown setting 'ignores'"),

@@ -1,4 +1,4 @@
-"""``singletable diff`` (issue 18, point 5): a design against its live table on a database file, a real
+"""``singletable diff``: a design against its live table on a database file, a real
 ``singletable serve`` and DynamoDB Local -- nothing on a table the design created, and every kind of drift
 found with its fix; exit codes 0 (same), 1 (different), 2 (cannot compare)."""
 
@@ -16,6 +16,7 @@ from serving import run_cli
 from singletable._cli import main
 from singletable.data import open_target
 from singletable.design import Difference, diff_table
+from singletable.engine import Engine
 from singletable.model import connect
 
 TARGETS = ["file", "serve", "reference"]
@@ -236,6 +237,10 @@ def test_what_cannot_be_compared_exits_2(tmp_path):
         "Error: cannot import design module no_such_design: ModuleNotFoundError: "
         "No module named 'no_such_design'\n"
     )
+    missing = runner.invoke(main, ["diff", TRACKER, str(tmp_path / "x.db")])
+    assert missing.exit_code == 2 and missing.stderr.startswith("Error: no such database file: ")
+    assert not (tmp_path / "x.db").exists()  # comparing never creates (or changes) a file
+    Engine(str(tmp_path / "x.db")).close()
     refused = runner.invoke(main, ["diff", TRACKER, str(tmp_path / "x.db"), "--table", "bad name!"])
     assert refused.exit_code == 2 and refused.stderr.startswith("Error: ValidationException: ")
 

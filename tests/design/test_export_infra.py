@@ -1,4 +1,4 @@
-"""``export --format cloudformation|terraform|cdk`` (issue 18, point 4): the CreateTable the design sends,
+"""``export --format cloudformation|terraform|cdk``: the CreateTable the design sends,
 as CloudFormation YAML checked by cfn-lint, Terraform HCL parsed by python-hcl2 (and ``terraform fmt``, and
 ``terraform validate`` where the AWS provider can be installed), and a CDK app compiled, and synthesized
 and compared with the CloudFormation export where aws-cdk-lib is installed -- on the five seeds and the

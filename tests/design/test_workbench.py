@@ -1,4 +1,4 @@
-"""``export --format workbench`` and ``import-workbench`` (issue 18, point 4): a design as a NoSQL Workbench
+"""``export --format workbench`` and ``import-workbench``: a design as a NoSQL Workbench
 data model and back. Every seed and the tracker: export, import, export gives the same model, and the
 generated module imports and creates its table on the engine; a model written by hand the Workbench way
 (display-name aliases, constants, numbers) imports too; a model that cannot be read says where."""

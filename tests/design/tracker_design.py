@@ -1,4 +1,4 @@
-"""A design written from scratch for the design tools' tests: issue 15's multi-tenant issue tracker.
+"""A design written from scratch for the design tools' tests: a multi-tenant issue tracker.
 
 Orgs; users with a unique email; projects whose issues are numbered by a gapless counter; issues with a
 sparse "my open issues by due date" GSI and an LSI by priority; comments under their issue; an audit log that

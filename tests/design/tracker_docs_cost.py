@@ -1,4 +1,4 @@
-"""A design written from scratch for the docs and cost tests (issue 15's multi-tenant issue tracker).
+"""A design written from scratch for the docs and cost tests (a multi-tenant issue tracker).
 
 Orgs; users with a unique email; projects whose issue numbers come from a gapless counter; issues with a
 sparse "my open issues by due date" GSI and an LSI by priority; comments under issues; an audit log that

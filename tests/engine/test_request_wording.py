@@ -1,4 +1,4 @@
-"""Request errors worded exactly as AWS words them, on every backend (issue 16, points 1-4).
+"""Request errors worded exactly as AWS words them, on every backend.
 
 Each text here was measured on AWS (the Parity Suite, nubo-db/dynamodb-conformance, records them). DynamoDB
 Local answers several of them in its own words; those cases skip the reference backend with the reason, and

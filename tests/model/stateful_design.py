@@ -3,7 +3,8 @@
 Two entities share a table with two GSIs and an LSI, between them using every kind of key the model has:
 sparse keys (``when=``, over one field and over two), an alternative key (``otherwise=``), multi-field
 templates, keys built from ``created_at`` (which an upsert must keep), numeric formats, a version field,
-uniqueness guards (one carrying a primary-key field), derived items of both shapes (one per element of a set,
+uniqueness guards (one carrying a primary-key field, one scoped by another field: an email per
+site), derived items of both shapes (one per element of a set,
 and one built by a function that may return none). Values come from small alphabets so that random steps
 collide: the same keys, the same unique values, conditions that flip.
 
@@ -42,10 +43,15 @@ class MemberTag(Entity, table=design, type="MTAG", timestamps=False):
     keys = Keys(PK="TAG#{org}#{tag}", SK="MEMBER#{handle}")
 
 
-class Member(Entity, table=design, type="MEMBER", unique={"email": "EMAIL#{email}"}, version="version"):
+class Member(
+    Entity, table=design, type="MEMBER", unique={"email": "EMAIL#{site}#{email}"}, version="version"
+):
+    """Emails are unique per site (a guard scoped by another field, which an update may change)."""
+
     org: str
     handle: str
     email: str
+    site: str = "main"
     name: str = "anon"
     status: str = "active"
     team: str | None = None
@@ -109,6 +115,7 @@ GUARD_PREFIXES = {"EMAIL#": (Member, "email"), "SLUG#": (Doc, "slug")}
 ORGS = ("a", "b")
 HANDLES = ("h1", "h2", "h3")
 EMAILS = ("e1@x", "e2@x", "e3@x")
+SITES = ("main", "alt")
 NAMES = ("ann", "bob")
 STATUSES = ("active", "away")
 TEAMS = (None, "red", "blue")
@@ -137,16 +144,17 @@ class Reference:
     members: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     docs: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
 
-    def email_owner(self, email: str) -> tuple[str, str] | None:
-        return next((k for k, m in self.members.items() if m["email"] == email), None)
+    def email_owner(self, email: str, site: str) -> tuple[str, str] | None:
+        """Who holds ``email`` on ``site`` (emails are unique per site)."""
+        return next((k for k, m in self.members.items() if (m["email"], m["site"]) == (email, site)), None)
 
     def slug_owner(self, slug: str | None) -> tuple[str, str] | None:
         if slug is None:
             return None
         return next((k for k, d in self.docs.items() if d["slug"] == slug), None)
 
-    def email_taken(self, email: str, by: tuple[str, str]) -> bool:
-        owner = self.email_owner(email)
+    def email_taken(self, email: str, site: str, by: tuple[str, str]) -> bool:
+        owner = self.email_owner(email, site)
         return owner is not None and owner != by
 
     def slug_taken(self, slug: str | None, by: tuple[str, str]) -> bool:
@@ -155,6 +163,7 @@ class Reference:
 
 
 MEMBER_DEFAULTS: dict[str, Any] = {
+    "site": "main",
     "name": "anon",
     "status": "active",
     "team": None,

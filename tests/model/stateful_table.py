@@ -53,7 +53,8 @@ def owned_items(entity: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
     guards = []
     for name in meta.unique:
         if values.get(name) is not None:
-            guard = {**guard_key(meta, name, values[name]), "owner": owner}
+            scope = {f: values[f] for f in meta.guard_fields[name] if f != name}
+            guard = {**guard_key(meta, name, values[name], **scope), "owner": owner}
             for carried in meta.guard_carry.get(name, ()):
                 guard[meta.attribute_of[carried]] = meta.fields[carried].codec.dump(values[carried])
             guards.append(guard)

@@ -1,4 +1,4 @@
-"""Errors a person can act on (issue 15, point 8), on every target.
+"""Errors a person can act on, on every target.
 
 A cancelled transaction names the action that failed (its entity, role and key as plain values), never
 AttributeValues; a transaction of more than 100 actions and a table name DynamoDB rejects are refused before
@@ -76,6 +76,16 @@ def test_a_cancellation_that_is_no_condition_names_the_action_and_dynamodbs_reas
     )
     assert error.labels == ["DOC create", "DOC update"]
     assert [r.get("Code") for r in error.reasons] == ["None", "ValidationError"]
+    assert [(c.index, c.action, c.key, c.code, c.message) for c in error.cancellations] == [
+        (0, "DOC create", {"PK": "ORG#a", "SK": "DOC#2"}, "None", ""),
+        (
+            1,
+            "DOC update",
+            {"PK": "ORG#a", "SK": "DOC#1"},
+            "ValidationError",
+            "Item size to update has exceeded the maximum allowed size",
+        ),
+    ]
     assert db.get(Doc, org="a", doc_id="2") is None
 
 

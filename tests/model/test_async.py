@@ -1,4 +1,4 @@
-"""What only ``AsyncDB`` has to prove (issue 15, point 10); its behaviour is the DB's, proved by the
+"""What only ``AsyncDB`` has to prove; its behaviour is the DB's, proved by the
 ``async_twin`` modules running their synchronous tests on it.
 
 The embedded engine runs in a worker thread, so the event loop keeps running while it works (a heartbeat task

@@ -1,4 +1,4 @@
-"""Set fields come back in one canonical order (issue 15, point 9).
+"""Set fields come back in one canonical order.
 
 A Python ``set`` of strings iterates in an order that changes with ``PYTHONHASHSEED``, so a demo or a user's
 test printing an entity read from the table printed differently from run to run. Sets read from DynamoDB

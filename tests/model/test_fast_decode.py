@@ -1,5 +1,5 @@
-"""Entities read from items are built without a second pydantic pass when that changes nothing (issue 5's
-query overhead): the result must be exactly what ``model_validate`` gives -- same values, same types, same
+"""Entities read from items are built without a second pydantic pass when that changes nothing (a query's
+overhead): the result must be exactly what ``model_validate`` gives -- same values, same types, same
 ``model_fields_set`` and repr -- and anything the fast builder is unsure of must still be validated."""
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def both(entity: Entity) -> tuple[Any, Any, dict[str, Any]]:
     meta = type(entity).model_entity()
     item = meta.to_item(meta.values(entity))
     assert meta._build is not None
-    # What from_item's validation path gives: pydantic's result, its sets in canonical order (point 9).
+    # What from_item's validation path gives: pydantic's result, its sets in canonical order (CanonicalSet).
     return meta._build(item), meta._canonical_sets(meta.cls.model_validate(meta.decode(item))), item
 
 

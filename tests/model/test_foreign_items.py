@@ -1,4 +1,4 @@
-"""Reading an item that does not fit its entity raises one clear error (issue 15, point 2).
+"""Reading an item that does not fit its entity raises one clear error.
 
 Before: an item another tool (or older code) wrote -- ``{"S": "many"}`` in an ``int`` field, a missing
 required field, a list where a nested model is declared -- made every read of it raise a bare ``KeyError``

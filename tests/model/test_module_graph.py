@@ -1,4 +1,4 @@
-"""The modeling layer's modules depend on each other one way only (issue 15, point 11).
+"""The modeling layer's modules depend on each other one way only.
 
 Read from the source with ``ast``, not by importing: every ``import`` a module of ``singletable.model`` runs
 when it is loaded (top level, outside ``if TYPE_CHECKING:``) is an edge, and the graph of those edges must

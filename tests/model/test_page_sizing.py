@@ -1,4 +1,4 @@
-"""``db.page`` sizes its requests by what they keep, and warns when a page is costly (issue 15, point 7).
+"""``db.page`` sizes its requests by what they keep, and warns when a page is costly.
 
 Notes share the ``NOTE#`` prefix with their comments, so a page of notes reads comments and drops them. The
 trace shows each request's Limit; the rule is ``model/_page_sizing.py``'s.

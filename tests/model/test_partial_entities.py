@@ -1,4 +1,4 @@
-"""Partial entities never pass for whole ones (issue 15, point 4).
+"""Partial entities never pass for whole ones.
 
 A read with ``.select(...)`` returns entities that know which fields were loaded: reading any other field
 raises ``FieldNotLoaded`` (never the field's default), and writing such an entity whole (``put``, ``create``,

@@ -1,6 +1,6 @@
 """A field stored under the table's own key attribute (``Field(alias="PK")``, what a Workbench import of a
-display-name key produces) is written as the key and read back from it, on every target; it used to fail at
-declaration with a bare ``KeyError``."""
+display-name key produces) is written as the key and read back from it, on every target, and
+never fails at declaration with a bare ``KeyError``."""
 
 from __future__ import annotations
 

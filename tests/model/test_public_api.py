@@ -1,6 +1,6 @@
-"""``singletable.model``'s public face: exactly the names docs/modeling.md documents, and the public calls the
-examples use instead of reaching into the model's private modules (``guard_key``, ``db.batch_get(raw=True)``,
-``table.attribute()``, the ``cursor`` module, ``Adapter``/``adapt``)."""
+"""``singletable.model``'s public face: exactly the names docs/modeling-reference.md documents, and the public
+calls the examples use instead of reaching into the model's private modules (``guard_key``,
+``db.batch_get(raw=True)``, ``table.attribute()``, the ``cursor`` module, ``Adapter``/``adapt``)."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ class Product(Entity, table=shop, type="PRODUCT", unique={"slug": "SLUG#{slug}"}
 
 
 def documented_names() -> set[str]:
-    text = (ROOT / "docs" / "modeling.md").read_text()
+    text = (ROOT / "docs" / "modeling-reference.md").read_text()
     section = text.split("## Public names", 1)[1].split("\n## ", 1)[0]
     rows = [line.split("|")[1] for line in section.splitlines() if line.startswith("| `")]
     return {name for row in rows for name in re.findall(r"`([A-Za-z_]+)`", row)}

@@ -1,4 +1,4 @@
-"""Gapless sequences (issue 15, point 6): ``Sequence.create`` numbers new items 1, 2, 3... with no gap and no
+"""Gapless sequences: ``Sequence.create`` numbers new items 1, 2, 3... with no gap and no
 duplicate, on every target, under 16 concurrent writers, and a create that fails consumes no number."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Partial updates keep every index key right (issue 15, point 3), on every target.
+"""Partial updates keep every index key right, on every target.
 
 A key whose condition an update makes false is removed with no other field given; an update that changes
 one field of a multi-field template reads the fields it does not give, rebuilds the key from them and is

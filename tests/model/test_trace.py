@@ -1,4 +1,4 @@
-"""``db.trace()`` (issue 15, point 7): every request the model sends, with its capacity, on every target.
+"""``db.trace()``: every request the model sends, with its capacity, on every target.
 
 A test can assert what a page or a write costs; only traced requests ask for their capacity, so the untraced
 path sends exactly what it sent before.

@@ -1,4 +1,4 @@
-"""Templated collection prefixes and unknown keyword arguments (issue 15, point 5).
+"""Templated collection prefixes and unknown keyword arguments.
 
 ``Collection(sk_prefix="ISSUE#{number:06d}")`` renders its prefix from call arguments like a key template
 (format specs included) instead of sending the template text; and every public call that takes keyword

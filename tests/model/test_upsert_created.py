@@ -1,4 +1,4 @@
-"""An upsert keeps the stored createdAt, and every index key built from createdAt follows it (issue 5).
+"""An upsert keeps the stored createdAt, and every index key built from createdAt follows it.
 
 Before: ``db.put`` of an entity that already existed kept ``createdAt`` (``if_not_exists``) but rebuilt
 ``GSI1SK = POST#{created_at}`` from the value in hand, so the index entry sat at a time the item's own

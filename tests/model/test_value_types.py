@@ -1,4 +1,4 @@
-"""A value of the wrong type never reaches DynamoDB (issue 15, point 1).
+"""A value of the wrong type never reaches DynamoDB.
 
 Before: ``db.update(Counter.key(name="a"), value="many")`` on an ``int`` field stored ``{"S": "many"}``,
 raised ``KeyError: 'N'``, and every later read of the item failed. Now every value the model sends -- a
@@ -195,7 +195,7 @@ def test_a_key_template_input_of_the_wrong_type_is_refused(db: DB) -> None:
     ],
 )
 def test_the_documented_messages(misuse: Any, message: str) -> None:
-    """docs/modeling.md's table: each misuse refused when its request is compiled (no table needed)."""
+    """docs/modeling-reference.md's table: each misuse refused when its request is compiled (no table)."""
     made = misuse()
     with pytest.raises(FieldTypeError) as caught:
         compile_update([made], Compiler()) if isinstance(made, Action) else made.compile(Compiler())

@@ -1,4 +1,4 @@
-"""Each planned request part carries a typed label saying what it writes (issue 15, point 11).
+"""Each planned request part carries a typed label saying what it writes.
 
 The planners run against a real engine (they read the stored item when a guard or derived item depends on
 it: those planners are steps, driven here by the DB's own synchronous driver); the labels are checked as

@@ -39,8 +39,9 @@ def unavailable() -> str | None:
     return None
 
 
-def launched() -> Iterator[Any]:
-    """A headless Chromium for the duration of a fixture; skips (or fails when required) without one."""
+def launched(*extra: str) -> Iterator[Any]:
+    """A headless Chromium (``extra`` command-line switches added) for the duration of a fixture; skips (or
+    fails when required) without one."""
     why = unavailable()
     if why is not None:
         if required():
@@ -49,7 +50,7 @@ def launched() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=[*ARGS, *extra])
         try:
             yield browser
         finally:

@@ -61,6 +61,9 @@ def test_ui_serves_a_file_on_loopback_and_stops_cleanly(tmp_path):
     [
         (("--design", "no_such_design_module"), "Error: cannot import design module no_such_design_module"),
         (("--table", "x"), "--table names the design's table: it needs --design MODULE"),
+        (("--allow-host", "evil.example:80"), "'evil.example:80' is not a host name or address"),
+        (("--host", "a b"), "'a b' is not a host name or address"),
+        (("--allow-host", "*.example"), "'*.example' is not a host name or address"),
     ],
 )
 def test_ui_mistakes_fail_in_one_line(tmp_path, args, message):

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from ui_support import Client
+from walker_support import ALLOWED_NAME, request
 
 from serving import ServerProcess, run_cli
 
@@ -27,7 +28,15 @@ def served(request, tmp_path_factory) -> ServerProcess:
     folder = tmp_path_factory.mktemp("serve-ui")
     server = ServerProcess(
         folder / "app.db",
-        args=("--ui", "--ui-design", "console_design", "--workers", request.param),
+        args=(
+            "--ui",
+            "--ui-design",
+            "console_design",
+            "--workers",
+            request.param,
+            "--allow-host",
+            ALLOWED_NAME,
+        ),
         env=DESIGN_PATH,
     )
     yield server
@@ -76,6 +85,29 @@ def test_ui_redirects_to_its_root_and_the_health_check_is_unchanged(served):
         assert response.read().startswith(b"healthy: ")
 
 
+def test_the_mounted_console_answers_only_its_own_host_names(served):
+    """In every worker: the console under /ui/ refuses a foreign Host (DNS rebinding) and a foreign origin,
+    and answers the loopback names and the one given with --allow-host."""
+    for path in ("/ui/", "/ui/static/console.css", "/ui/tables/x/new"):
+        for _ in range(4):  # with two workers, each is asked
+            refused = request(served.port, "GET", path, host=f"evil.example:{served.port}")
+            assert refused.status == 400 and "answers only to its own host names" in refused.text
+    for host in (f"localhost:{served.port}", f"[::1]:{served.port}", f"{ALLOWED_NAME}:{served.port}"):
+        for _ in range(4):
+            assert request(served.port, "GET", "/ui/", host=host).status == 200, host
+    client = Client(served.endpoint + "/ui")
+    token = client.csrf("/tables/x/new")
+    cookie = "; ".join(f"{c.name}={c.value}" for c in client.jar)
+    foreign = request(
+        served.port,
+        "POST",
+        "/ui/tables/x/delete",
+        headers={"Cookie": cookie, "Origin": "http://evil.example"},
+        body=f"csrf={token}&confirm=x".encode(),
+    )
+    assert foreign.status == 403 and "comes from another site" in foreign.text
+
+
 def test_without_ui_there_is_no_console(http_server):
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(http_server.endpoint + "/ui/")
@@ -90,6 +122,7 @@ def test_without_ui_there_is_no_console(http_server):
             "--ui cannot be combined with --credentials: the console has no sign-in",
         ),
         (("--ui-read-only",), "--ui-design and --ui-read-only go with --ui"),
+        (("--ui", "--allow-host", "http://x:1"), "'http://x:1' is not a host name or address"),
         (
             ("--ui", "--ui-design", "no_such_design_module"),
             "cannot import design module no_such_design_module",

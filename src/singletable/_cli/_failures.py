@@ -45,7 +45,8 @@ class TransferStopped(click.ClickException):
     def show(self, file: object = None) -> None:
         error = self.error
         summary = error.summary
-        lines = [f"Error: {error.message}", f"{summary.items:,} items committed to {summary.table}"]
+        lines = [f"warning: {warning}" for warning in summary.warnings]
+        lines += [f"Error: {error.message}", f"{summary.items:,} items committed to {summary.table}"]
         if summary.rejected:
             lines[-1] += f", {summary.rejected:,} lines rejected"
         checkpoint = error.checkpoint

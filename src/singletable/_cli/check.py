@@ -63,7 +63,7 @@ def check(
     keys that do not sort, prefixes another type shares, scans, projections, sizes and TTL; see
     docs/design-tools.md for every rule."""
     require("model", ("pydantic",), "singletable check")
-    from singletable.data._design import DesignError
+    from singletable._designs import DesignError
     from singletable.design import check as check_design
     from singletable.design import load_config
 

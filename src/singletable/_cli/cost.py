@@ -50,7 +50,7 @@ def cost(module: str, traffic_file: str, prices_file: str | None, output: str) -
     from singletable.design import CostError, SampleError, design_cost, load_prices, load_traffic
 
     try:
-        design = load_design(module)
+        design = load_design(module, option="")
         report = design_cost(design, load_traffic(traffic_file, design), load_prices(prices_file))
     except (DesignError, CostError, SampleError) as error:
         raise click.ClickException(str(error)) from None

@@ -32,8 +32,8 @@ def diff(module: str, target: str, table_name: str | None, as_json: bool) -> Non
     """Compare the design MODULE (myapp.design, myapp.design:TABLE or a .py file) with its table on TARGET
     (a database file or an endpoint URL): indexes, keys, attribute types, projections, TTL, stream and
     billing. Exit code 0 when they match, 1 when they differ, 2 when they cannot be compared."""
+    from singletable._designs import load_design
     from singletable.data import TargetError
-    from singletable.data._design import load_design
     from singletable.design import diff_table
 
     try:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import os
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -35,12 +34,9 @@ from singletable.data._targets import is_url
 
 
 @contextlib.contextmanager
-def _opened(target: str) -> Iterator[data.Target]:
-    """The TARGET: an endpoint URL, or a database file that must already exist (looking never creates one)."""
-    if not is_url(target) and not os.path.isfile(target):
-        raise click.ClickException(
-            f"no such database file: {target} (a TARGET is a file or an http(s):// URL)"
-        )
+def _opened(target: str, *, read_only: bool = True) -> Iterator[data.Target]:
+    """The TARGET: an endpoint URL, or a database file that must already exist (looking never creates one),
+    opened read-only unless the command writes (``put``, ``delete``): looking never changes a file."""
     if is_url(target):
         from singletable._extras import require
 
@@ -49,7 +45,8 @@ def _opened(target: str) -> Iterator[data.Target]:
 
         opened = data.open_target(target, config=Config(retries={"mode": "standard", "max_attempts": 3}))
     else:
-        opened = data.open_target(target)  # DatabaseFileError (an OSError): one line, as every data command
+        # DatabaseFileError (an OSError): one line, as every data command
+        opened = data.open_target(target, read_only=read_only, create=False)
     with opened:
         yield opened
 
@@ -170,14 +167,35 @@ def tables(target: str, form: Format) -> None:
 @target_argument()
 @click.argument("table")
 @json_option("Write DescribeTable's answer as JSON.")
-def describe(target: str, table: str, as_json: bool) -> None:
+@click.option(
+    "--settings",
+    is_flag=True,
+    help="Write the table's settings as JSON (DescribeTable's Table with TimeToLiveDescription and Tags): "
+    "what import --schema reads to create the table like this one.",
+)
+def describe(target: str, table: str, as_json: bool, settings: bool) -> None:
     """Show a table's keys, indexes, item count and settings (DescribeTable)."""
     with _opened(target) as opened:
+        if settings:
+            _write_settings(opened, table)
+            return
         description = data.describe(opened, table)
     if as_json:
         write_json(description, Format("json"))
     else:
         show(description_table(description), Format())
+
+
+def _write_settings(opened: data.Target, table: str) -> None:
+    warnings: list[str] = []
+    captured = data.TableSettings.capture(opened, table, warnings.append)
+    for warning in warnings:
+        click.echo(f"warning: {warning}", err=True)
+    if captured is None:
+        raise click.ClickException(
+            f"ResourceNotFoundException: Requested resource not found: Table: {table} not found"
+        )
+    write_json(captured.to_json(table), Format("json"))
 
 
 @click.command()
@@ -349,7 +367,7 @@ def put(target: str, table: str, item: str | None, plain: bool) -> None:
         except ValueError as error:
             where = f"line {number}" if number else "ITEM"
             raise click.UsageError(f"{where}: {error} (nothing was written)") from None
-    with _opened(target) as opened:
+    with _opened(target, read_only=False) as opened:
         for written, (number, parsed) in enumerate(items):
             try:
                 data.put(opened, table, parsed)
@@ -376,7 +394,7 @@ def delete(
     target: str, table: str, key: tuple[str, ...], key_json: str | None, plain: bool, as_json: bool
 ) -> None:
     """Delete the item with KEY (NAME=VALUE for each key attribute). Deleting no item is not an error."""
-    with _opened(target) as opened:
+    with _opened(target, read_only=False) as opened:
         old = data.delete(opened, table, _key(opened, table, key, key_json, plain))
     if as_json and old is not None:
         click.echo(data.render_item(old, plain=plain))

@@ -94,7 +94,7 @@ def serve(
             "--workers > 1 needs --db FILE: worker processes cannot share a memory database"
         )
     require("server", ("uvicorn", "botocore"), "singletable serve")
-    console = _console_options(ui, ui_design, ui_read_only, credentials)
+    console = _console_options(ui, ui_design, ui_read_only, credentials, (host, *allow_hosts))
     from singletable._server.checks import CannotServe, check_can_serve, check_record
     from singletable._server.run import ServeOptions
     from singletable._server.run import serve as run_server
@@ -145,7 +145,7 @@ def _access_policy(host: str, allow_hosts: tuple[str, ...], cors_origins: tuple[
 
 
 def _console_options(
-    ui: bool, design: str | None, read_only: bool, credentials: str | None
+    ui: bool, design: str | None, read_only: bool, credentials: str | None, hosts: tuple[str, ...]
 ) -> ConsoleOptions | None:
     """``--ui``'s ConsoleOptions (None without it), its design loaded once here so a bad one fails now."""
     if not ui:
@@ -160,10 +160,16 @@ def _console_options(
     require("ui", ("starlette", "jinja2", "pydantic"), "singletable serve --ui")
     from singletable._server.console import ConsoleOptions
     from singletable.data import DesignError, load_design
+    from singletable.ui import HostPolicy
+
+    try:
+        HostPolicy.of(hosts)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--allow-host or --host") from None
 
     if design:
         try:
             load_design(design)
         except DesignError as error:
             raise click.ClickException(str(error)) from None
-    return ConsoleOptions(design=design, read_only=read_only)
+    return ConsoleOptions(design=design, read_only=read_only, hosts=hosts)

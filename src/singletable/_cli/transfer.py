@@ -73,6 +73,8 @@ def _bytes(size: float) -> str:
 
 
 def _report(summary: Any, as_json: bool, text: str) -> None:
+    for warning in summary.warnings:
+        click.echo(f"warning: {warning}", err=True)
     click.echo(json.dumps(summary.as_dict()) if as_json else text)
 
 
@@ -212,12 +214,27 @@ def import_(
             chunk_size=chunk_size,
             progress=progress,
         )
-    text = f"imported {summary.items:,} items into {table} in {summary.seconds:.1f} s"
+    _report(summary, as_json, _import_text(summary, table))
+    if summary.damaged:
+        files = ", ".join(summary.damaged)
+        raise click.ClickException(
+            f"{len(summary.damaged):,} source file(s) could not be read whole (what could not be read is "
+            f"in no reject file): {files}"
+        )
+
+
+def _import_text(summary: Any, table: str) -> str:
+    """The summary line: every line read is counted once, as new, replacing, or rejected; they add up."""
+    text = f"imported {summary.read:,} lines into {table} in {summary.seconds:.1f} s: "
+    if summary.overwritten is None:
+        text += f"{summary.items:,} items written (an endpoint does not say which replaced an item)"
+    else:
+        new = summary.items - summary.overwritten
+        text += f"{new:,} new items, {summary.overwritten:,} replacing an item with the same key"
+    text += f", {summary.rejected:,} rejected"
     if summary.resumed_from:
-        text += f" ({summary.resumed_from:,} of them before resuming)"
-    if summary.rejected:
-        text += f"; {summary.rejected:,} lines rejected"
-    _report(summary, as_json, text)
+        text += f" ({summary.resumed_from:,} items committed before resuming)"
+    return text
 
 
 @click.command("copy")
@@ -225,7 +242,11 @@ def import_(
 @target_argument("destination")
 @click.option("--table", "tables", multiple=True, help="A table to copy (repeat for several; default: all).")
 @segments_option()
-@checkpoint_options("copy", "Checkpoint file (one table only; default SOURCE.TABLE.copy-checkpoint.json).")
+@checkpoint_options(
+    "copy",
+    "Checkpoint file (one table only; default DESTINATION.TABLE.copy-checkpoint.json: beside a destination "
+    "file, else in the current directory).",
+)
 @json_option("Print each table's summary as JSON.")
 def copy(
     source: str,
@@ -237,30 +258,51 @@ def copy(
     as_json: bool,
 ) -> None:
     """Copy tables from SOURCE to DESTINATION (each a database file or an endpoint URL), creating missing
-    tables like the source's, and compare the item counts of both sides at the end."""
-    from singletable.data import copy_table, open_target
+    tables like the source's (keys, indexes, billing, stream, TTL, tags...), and compare the item counts of
+    both sides at the end. SOURCE is only read: a file is opened read-only and never changes."""
+    from singletable.data import TableSettings, open_target
     from singletable.data import tables as table_names
 
     if checkpoint and len(tables) != 1:
         raise click.UsageError("--checkpoint needs exactly one --table")
-    mismatched = []
-    with open_target(source) as src, open_target(destination, durable=True) as dst:
+    with open_target(source, read_only=True) as src:
         names = list(tables) or list(table_names(src))
-        for name in names:
-            with _progress(f"copy {name}") as progress:
-                summary = copy_table(
-                    src, dst, name, segments=segments, checkpoint=checkpoint, resume=resume, progress=progress
-                )
-            if not summary.counts_match:
-                mismatched.append(name)
-            _report(
-                summary,
-                as_json,
-                f"copied {summary.items:,} items of {name} in {summary.seconds:.1f} s; count: "
-                f"{summary.source_count:,} in {source}, {summary.destination_count:,} in {destination}",
-            )
+        for name in names:  # every table is found before DESTINATION is opened (or created)
+            if TableSettings.capture(src, name, lambda _: None) is None:
+                raise click.ClickException(f"table {name} does not exist in {source}")
+        with open_target(destination, durable=True) as dst:
+            mismatched = _copy_tables(src, dst, names, segments, checkpoint, resume, as_json)
     if mismatched:
         raise click.ClickException(f"item counts differ after the copy for: {', '.join(mismatched)}")
+
+
+def _copy_tables(
+    src: Any,
+    dst: Any,
+    names: list[str],
+    segments: int,
+    checkpoint: str | None,
+    resume: bool,
+    as_json: bool,
+) -> list[str]:
+    """Copy each table; the names of those whose counts differ at the end."""
+    from singletable.data import copy_table
+
+    mismatched = []
+    for name in names:
+        with _progress(f"copy {name}") as progress:
+            summary = copy_table(
+                src, dst, name, segments=segments, checkpoint=checkpoint, resume=resume, progress=progress
+            )
+        if not summary.counts_match:
+            mismatched.append(name)
+        _report(
+            summary,
+            as_json,
+            f"copied {summary.items:,} items of {name} in {summary.seconds:.1f} s; count: "
+            f"{summary.source_count:,} in {src.name}, {summary.destination_count:,} in {dst.name}",
+        )
+    return mismatched
 
 
 COMMANDS = (export, import_, copy)

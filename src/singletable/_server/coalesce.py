@@ -1,11 +1,11 @@
 """One send per response under uvicorn: writes made in one event-loop step leave together.
 
 uvicorn writes a response's status line and headers, then its body, as two ``transport.write`` calls, and
-uvloop sends each at once: two ``write`` system calls and two TCP segments per response, which the client
-then reads with two ``recv`` calls. For DynamoDB's small JSON answers that second round trip through the
-kernel was ~7% of a request's cost on both ends (measured in docs/performance.md). This transport wrapper
-collects the writes of one loop step and sends them as one; uvicorn takes it through its documented
-``http=`` protocol-class setting, with its own httptools protocol underneath unchanged.
+uvloop sends each at once: two ``write`` system calls and two TCP segments per response, which the client then
+reads with two ``recv`` calls. For DynamoDB's small JSON answers that second round trip through the kernel
+cost 7-8% of the throughput (docs/performance.md, "One send per response"). This transport wrapper collects
+the writes of one loop step and sends them as one; uvicorn takes it through its documented ``http=``
+protocol-class setting, with its own httptools protocol underneath unchanged.
 """
 
 from __future__ import annotations

@@ -21,10 +21,12 @@ ENV_CONSOLE = "SINGLETABLE_SERVE_UI"
 
 @dataclass(frozen=True)
 class ConsoleOptions:
-    """What ``--ui``, ``--ui-design`` and ``--ui-read-only`` ask of the mounted console."""
+    """What ``--ui``, ``--ui-design`` and ``--ui-read-only`` ask of the mounted console, and the Host names
+    it answers to besides the loopback ones (``--host``, ``--allow-host``)."""
 
     design: str | None = None
     read_only: bool = False
+    hosts: tuple[str, ...] = ()
 
     def export(self) -> None:
         """Into the environment, for worker processes; with one shared secret for the console's tokens."""
@@ -32,7 +34,9 @@ class ConsoleOptions:
 
         from singletable.ui._security import SECRET_ENV
 
-        os.environ[ENV_CONSOLE] = json.dumps({"design": self.design, "read_only": self.read_only})
+        os.environ[ENV_CONSOLE] = json.dumps(
+            {"design": self.design, "read_only": self.read_only, "hosts": list(self.hosts)}
+        )
         os.environ.setdefault(SECRET_ENV, secrets.token_hex(32))
 
     @staticmethod
@@ -41,7 +45,11 @@ class ConsoleOptions:
         if not configured:
             return None
         found = json.loads(configured)
-        return ConsoleOptions(design=found.get("design"), read_only=bool(found.get("read_only")))
+        return ConsoleOptions(
+            design=found.get("design"),
+            read_only=bool(found.get("read_only")),
+            hosts=tuple(found.get("hosts", ())),
+        )
 
 
 def is_console_path(path: str) -> bool:
@@ -61,7 +69,12 @@ class MountedConsole:
             from singletable.ui import console_app
 
             target = Target(path, engine=engine)  # the API's engine: never closed by the console
-            self._app = console_app(target, design=self.options.design, read_only=self.options.read_only)
+            self._app = console_app(
+                target,
+                design=self.options.design,
+                read_only=self.options.read_only,
+                allowed_hosts=self.options.hosts,
+            )
         return self._app
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any, path: str, engine: Any) -> None:

@@ -2,14 +2,14 @@
 
 A DynamoDB call is "POST / with X-Amz-Target and a JSON body -> one JSON body". Through ASGI each one cost
 uvicorn a scope dict, an ``asyncio.Event``, a ``RequestResponseCycle``, a Task with its coroutines, two
-``receive``/``send`` message dicts and a header walk -- measured (docs/performance.md, "Where an HTTP request
-goes") as more instructions than our whole dispatcher. :class:`DirectApiProtocol` is uvicorn's httptools
-protocol (through :class:`~singletable._server.coalesce.CoalescingHttpToolsProtocol`, handed to uvicorn by its
-documented ``http=`` setting); when the headers of a request show a plain API call, it collects the body and
-answers when the parser reports the message complete: ``DynamoDBApp.handle_api`` (the same function the ASGI
-path calls: SigV4, gzip, dispatcher, recording), then one write of the status line, uvicorn's default headers
-(``date``) and ours. uvicorn still owns everything else: the server's lifecycle, signals, workers, logging,
-keep-alive timeouts, and every request that is not a plain API call.
+``receive``/``send`` message dicts and a header walk -- measured (docs/performance.md, "The HTTP floor, and
+what a p99 is made of") as more instructions than our whole dispatcher. :class:`DirectApiProtocol` is
+uvicorn's httptools protocol (through :class:`~singletable._server.coalesce.CoalescingHttpToolsProtocol`,
+handed to uvicorn by its documented ``http=`` setting); when the headers of a request show a plain API call,
+it collects the body and answers when the parser reports the message complete: ``DynamoDBApp.handle_api`` (the
+same function the ASGI path calls: SigV4, gzip, dispatcher, recording), then one write of the status line,
+uvicorn's default headers (``date``) and ours. uvicorn still owns everything else: the server's lifecycle,
+signals, workers, logging, keep-alive timeouts, and every request that is not a plain API call.
 
 What takes the ASGI path unchanged: any method but POST, any target but ``/`` (the web console, health
 checks), HTTP/1.0, ``Expect: 100-continue``, a chunked or length-less body, a body over the 16 MB limit (the

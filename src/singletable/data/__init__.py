@@ -24,6 +24,7 @@ from singletable.data._keys import (
     key_schema,
 )
 from singletable.data._look import count, delete, describe, get, put, query, scan, tables
+from singletable.data._settings import IndexSettings, TableSettings, Throughput
 from singletable.data._targets import DatabaseFileError, Target, TargetError, open_target
 from singletable.data._transfer import copy_table, export_table, import_table
 
@@ -33,9 +34,12 @@ __all__ = [
     "DesignError",
     "Expression",
     "FormatError",
+    "IndexSettings",
     "KeySchema",
+    "TableSettings",
     "Target",
     "TargetError",
+    "Throughput",
     "TransferError",
     "TransferInterrupted",
     "TransferSummary",

@@ -22,14 +22,22 @@ from typing import Any
 @dataclass
 class TransferSummary:
     """What a transfer did. ``items``: items exported, or committed to the destination (including those of
-    earlier runs it resumed); ``rejected``: input lines written to the reject file; ``bytes``: data written
-    (export) or read (import), and for a copy the items' size as DynamoDB JSON, counted only when progress
-    is reported; ``source_count``/``destination_count``: a copy's final count on both sides."""
+    earlier runs it resumed); ``rejected``: input lines written to the reject file; ``read``: an import's
+    input lines dealt with, ``items + rejected``; ``overwritten``: of an import's ``items``, those that
+    replaced an item with the same key (``None`` when the target cannot say: an endpoint's BatchWriteItem
+    does not); ``damaged``: an import's source files that could not be read whole (their lost items are in
+    no reject file); ``bytes``: data written (export) or read (import), and for a copy the items' size as
+    DynamoDB JSON, counted only when progress is reported; ``source_count``/``destination_count``: a
+    copy's final count on both sides; ``warnings``: a table setting the destination did not take, or an
+    existing destination table's differing settings."""
 
     operation: str
     table: str
     items: int = 0
     rejected: int = 0
+    read: int = 0
+    overwritten: int | None = 0
+    damaged: list[str] = field(default_factory=list)
     bytes: int = 0
     seconds: float = 0.0
     resumed_from: int = 0
@@ -37,6 +45,7 @@ class TransferSummary:
     destination: str | None = None
     source_count: int | None = None
     destination_count: int | None = None
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def counts_match(self) -> bool | None:
@@ -100,8 +109,8 @@ class Interrupts:
 
 @dataclass
 class Checkpoint:
-    """Where a transfer stands. ``position`` is the operation's own: ``{"file": i, "line": n}`` for an
-    import, ``{"segments": {segment: last key}}`` for a copy."""
+    """Where a transfer stands. ``position`` is the operation's own: ``{"file": i, "line": n, "seen": hash of
+    file i's lines 1..n}`` for an import, ``{"segments": {segment: last key}}`` for a copy."""
 
     operation: str
     source: str
@@ -110,10 +119,15 @@ class Checkpoint:
     rejected: int = 0
     reject_bytes: int = 0
     position: dict[str, Any] = field(default_factory=dict)
+    read: int = 0
+    overwritten: int | None = 0
+    damaged: list[str] = field(default_factory=list)
+    sources: list[dict[str, Any]] = field(default_factory=list)  # an import's files read so far: fingerprints
 
     def save(self, path: Path) -> None:
         temporary = path.with_name(path.name + ".tmp")
-        with open(temporary, "w", encoding="utf-8") as handle:
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with open(descriptor, "w", encoding="utf-8") as handle:
             json.dump(asdict(self), handle)
             handle.flush()
             os.fsync(handle.fileno())

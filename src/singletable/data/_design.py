@@ -1,7 +1,8 @@
 """A design module seen by the data tools: which entity an item is, and access patterns run by name.
 
 ``load_design("myapp.design")`` imports a module that declares a :class:`singletable.model.Table` and its
-entities (``myapp/design.py``, or a path to a ``.py`` file), and returns a :class:`Design`: ``label(item)``
+entities (``myapp/design.py``, or a path to a ``.py`` file; found by :mod:`singletable._designs`, the loader
+every command shares), and returns a :class:`Design`: ``label(item)``
 names the entity an item is by the table's type attribute, ``key_attributes`` are the table's key
 attributes for display, and ``pattern_request("Post.by_author", {"author_id": "ada"})`` builds the
 DynamoDB request a declared access pattern sends, with command-line text turned into each field's type by
@@ -10,69 +11,22 @@ pydantic (``"5"`` for an ``int`` field is 5). Everything goes through the model'
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import os
-import sys
 from collections.abc import Iterator, Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
-from singletable._extras import require
+from singletable._designs import DesignError
+from singletable._designs import load_design as load_design_table
 from singletable.data._look import paged
 from singletable.data._targets import Target
 
 
-class DesignError(ValueError):
-    """A design module that cannot be loaded, or a pattern or argument it does not declare."""
-
-
-def load_design(spec: str) -> Design:
-    """``module`` or ``module:TABLE_VARIABLE`` (when it declares several tables), or a ``.py`` path."""
-    require("model", ("pydantic",), "--design")
-    from singletable.model import Table
-
-    module_name, _, variable = spec.partition(":")
-    module = _import(module_name)
-    found = {name: value for name, value in vars(module).items() if isinstance(value, Table)}
-    if variable:
-        if variable not in found:
-            raise DesignError(f"design module {module_name} has no Table named {variable}")
-        return Design(found[variable], module)
-    tables = list({id(t): t for t in found.values()}.values())
-    if len(tables) != 1:
-        names = ", ".join(sorted(found)) or "none"
-        raise DesignError(
-            f"design module {module_name} must declare one singletable.model Table, not {len(tables)} "
-            f"({names}); name one: --design {module_name}:NAME"
-        )
-    return Design(tables[0], module)
-
-
-def _import(name: str) -> ModuleType:
-    try:
-        if name.endswith(".py"):
-            module_name = os.path.basename(name)[:-3]
-            if module_name in sys.modules:  # never shadow an imported module of the same name
-                module_name = f"_singletable_design_{len(sys.modules)}_{module_name}"
-            spec = importlib.util.spec_from_file_location(module_name, name)
-            if spec is None or spec.loader is None or not os.path.isfile(name):
-                raise ImportError(f"no such file: {name}")
-            module = importlib.util.module_from_spec(spec)
-            # Registered as imports are: pydantic resolves a model's postponed annotations (`from __future__
-            # import annotations`) through sys.modules[cls.__module__].
-            sys.modules[module_name] = module
-            try:
-                spec.loader.exec_module(module)
-            except BaseException:
-                del sys.modules[module_name]
-                raise
-            return module
-        if os.getcwd() not in sys.path:  # as `python -m` does: a design beside the user imports
-            sys.path.insert(0, os.getcwd())
-        return importlib.import_module(name)
-    except Exception as error:  # the module's own failure, whatever it is, in one line
-        raise DesignError(f"cannot import design module {name}: {type(error).__name__}: {error}") from None
+def load_design(spec: str, *, option: str = "--design") -> Design:
+    """``module`` or ``module:TABLE_VARIABLE`` (when it declares several tables), or a ``.py`` path: found
+    by the loader every command shares (:func:`singletable._designs.load_design`; ``option``: how the
+    command spells the spec, for its messages)."""
+    loaded = load_design_table(spec, option=option)
+    return Design(loaded.table, loaded.module)
 
 
 class Design:
@@ -84,6 +38,16 @@ class Design:
         self.type_attribute: str = table.type_attribute
         self.entities = {meta.cls.__name__: meta.cls for meta in table.entities.values()}
         self._by_type = {meta.type: meta.cls.__name__ for meta in table.entities.values()}
+        # Unique-value guards (no type attribute; PK = SK = the rendered guard template), longest literal
+        # text first, so a scoped STORE#{store_id}#EMAIL#{email} is tried before a bare {email}.
+        self._guards = sorted(
+            (
+                (bound, f"{meta.cls.__name__} {name} guard")
+                for meta in table.entities.values()
+                for name, bound in meta.unique.items()
+            ),
+            key=lambda guard: -sum(len(p) for p in guard[0].template.parts if isinstance(p, str)),
+        )
 
     @property
     def table_name(self) -> str:
@@ -99,11 +63,30 @@ class Design:
             raise DesignError(f"the design: {error}") from None
 
     def label(self, item: Mapping[str, Any]) -> str:
-        """The entity class an item is (``Post``), its raw type value for an unknown type, or ``""``."""
+        """The entity class an item is (``Post``), its raw type value for an unknown type, what a guard item
+        guards (``Customer email guard``), or ``""``."""
         value = item.get(self.type_attribute)
         if not value or "S" not in value:
-            return ""
+            return self.guard_label(item)
         return self._by_type.get(value["S"], value["S"])
+
+    def guard_label(self, item: Mapping[str, Any]) -> str:
+        """``Customer email guard`` for the item holding a unique value of ``Customer.email`` (the model
+        writes it with no type attribute, its partition and sort keys both the rendered guard template, and
+        its owner's key as ``owner``), else ``""``."""
+        pk_name, sk_name = self.table.pk_name, self.table.sk_name
+        pk = item.get(pk_name)
+        if not self._guards or not isinstance(pk, Mapping) or not isinstance(pk.get("S"), str):
+            return ""
+        if sk_name and item.get(sk_name) != pk:
+            return ""
+        owner = item.get("owner")
+        if owner is not None and not (isinstance(owner, Mapping) and "M" in owner):
+            return ""
+        for bound, name in self._guards:
+            if bound.parse(pk["S"]) is not None:
+                return name
+        return ""
 
     def patterns(self) -> list[tuple[str, Any]]:
         """Every declared access pattern (``Entity.pattern``) and collection (its own name), by name:

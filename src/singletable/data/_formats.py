@@ -2,8 +2,12 @@
 
 Reading yields :class:`SourceLine`\\ s -- an item, or the reason a line is not one -- each naming its file and
 line number, so every refusal downstream can say where the bad input is. Nothing is skipped silently: a
-line that is not JSON, not an object or not an item comes back with ``error`` set, and a truncated gzip
-stream comes back as one last line saying so (the file's remaining items cannot be read).
+line that is not JSON, not an object, not an item, not UTF-8 or longer than any item
+(:data:`~singletable.data._lines.MAX_LINE_BYTES`, refused without being read into memory) comes back with
+``error`` set, and a damaged gzip stream comes back as one last line saying so (the file's remaining items
+cannot be read). An export's data file that does not match its manifest entry (MD5, item count, a damaged
+stream) comes back as one ``whole_file`` line standing for all of its items, before any of them is read.
+Blank lines are skipped.
 
 Formats (``FORMATS``):
 
@@ -22,15 +26,10 @@ Formats (``FORMATS``):
 from __future__ import annotations
 
 import csv
-import gzip
-import io
-import json
-import os
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from singletable.data._item_json import (
     NotJSON,
@@ -40,38 +39,65 @@ from singletable.data._item_json import (
     loads,
     value_from_json,
 )
+from singletable.data._lines import MAX_LINE_BYTES, PREFIX_CHARS, LineProblem, LineReader, decode, prefix
+from singletable.data._manifest import (
+    FILES,
+    SUMMARY,
+    DataFile,
+    FormatError,
+    check_data_file,
+    export_directory,
+    export_files,
+)
+
+__all__ = ["FILES", "FORMATS", "SUMMARY", "FormatError", "SourceFile", "SourceLine", "read_lines"]
 
 FORMATS = ("dynamodb", "jsonl", "csv")
-SUMMARY = "manifest-summary.json"
-FILES = "manifest-files.json"
 
 Item = dict[str, Any]
 
 
-class FormatError(Exception):
-    """A source or destination that cannot be used at all (missing manifest, unknown format...)."""
-
-
-@dataclass
+@dataclass(slots=True)
 class SourceLine:
-    """One line of input: ``item`` (DynamoDB JSON) or ``error``; ``file`` and ``line`` (1-based) say where."""
+    """One line of input: ``item`` (DynamoDB JSON) or ``error``; ``file`` and ``line`` (1-based) say where.
+    ``text``: the line (of a refused over-long line, its start only); ``size``: its bytes; ``seen``: the
+    SHA-256 of the file's lines up to and including this one (for the checkpoint). ``whole_file``: the error
+    is the file's, standing for ``count`` lines none of which is imported. ``lost``: the file is damaged,
+    items of it cannot be read at all (they are not in a reject file either)."""
 
     file: str
     line: int
     item: Item | None = None
     error: str | None = None
     text: str = ""
+    size: int = 0
+    seen: Any = None
+    count: int = 1
+    whole_file: bool = False
+    lost: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class SourceFile:
-    """One file of a source, in reading order, with the item count its manifest promises (if any)."""
+    """One file of a source, in reading order; ``manifest``: what an export's manifest says of it."""
 
     path: Path
-    expected_items: int | None = None
+    manifest: DataFile | None = None
 
 
-def source_files(source: str | os.PathLike[str], format: str) -> list[SourceFile]:
+@dataclass(slots=True)
+class Resume:
+    """Where a resumed import picks a file up: after line ``line``, whose lines hashed to ``seen``."""
+
+    line: int
+    seen: str | None = None
+
+
+class SourceChanged(FormatError):
+    """A file a resumed import had read part of is not what it was."""
+
+
+def source_files(source: str | Path, format: str) -> list[SourceFile]:
     """The files a source is read from, in a fixed order (a checkpoint counts positions in it)."""
     path = Path(source)
     if format not in FORMATS:
@@ -82,98 +108,93 @@ def source_files(source: str | os.PathLike[str], format: str) -> list[SourceFile
         if path.is_dir():
             raise FormatError(f"{path} is a directory: a {format} source is one file")
         return [SourceFile(path)]
-    return _export_files(export_directory(path))
-
-
-def export_directory(path: Path) -> Path:
-    """The directory holding ``manifest-summary.json``: ``path`` itself or the one export below it."""
-    if (path / SUMMARY).is_file():
-        return path
-    found = sorted(p.parent for p in path.rglob(SUMMARY))
-    if not found:
-        raise FormatError(f"{path}: no {SUMMARY} here or below: not a DynamoDB export to S3")
-    if len(found) > 1:
-        raise FormatError(f"{path} holds {len(found)} exports ({', '.join(map(str, found))}): name one")
-    return found[0]
-
-
-def _export_files(directory: Path) -> list[SourceFile]:
-    summary = _read_json(directory / SUMMARY)
-    output_format = summary.get("outputFormat", "DYNAMODB_JSON")
-    if output_format != "DYNAMODB_JSON":
-        raise FormatError(f"{directory / SUMMARY}: outputFormat {output_format} (only DYNAMODB_JSON is read)")
-    export_type = summary.get("exportType", "FULL_EXPORT")
-    if export_type != "FULL_EXPORT":
-        raise FormatError(f"{directory / SUMMARY}: exportType {export_type} (only FULL_EXPORT is read)")
-    manifest = directory / FILES
-    if not manifest.is_file():
-        raise FormatError(f"{manifest}: missing (it lists the export's data files)")
-    files = []
-    for number, text in enumerate(manifest.read_text().splitlines(), 1):
-        if not text.strip():
-            continue
-        try:
-            entry = json.loads(text)
-            key = entry["dataFileS3Key"]
-        except (ValueError, KeyError, TypeError):
-            raise FormatError(
-                f"{manifest} line {number}: not a manifest entry with a dataFileS3Key"
-            ) from None
-        # The key is the S3 object key (prefix/AWSDynamoDB/<ExportId>/data/<name>.json.gz): on disk the
-        # file sits under this export's directory, at the part from data/ on.
-        relative = key[key.rindex("data/") :] if "data/" in key else key
-        data_file = directory / relative
-        if not data_file.is_file():
-            raise FormatError(f"{manifest} line {number}: data file {relative} is missing")
-        files.append(SourceFile(data_file, entry.get("itemCount")))
-    return files
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        value = json.loads(path.read_text())
-    except ValueError as error:
-        raise FormatError(f"{path}: not JSON ({error})") from None
-    if not isinstance(value, dict):
-        raise FormatError(f"{path}: not a JSON object")
-    return value
+    return [SourceFile(data.path, data) for data in export_files(export_directory(path))]
 
 
 def read_lines(
-    source: SourceFile, format: str, *, plain: bool = False, skip: int = 0
+    source: SourceFile, format: str, *, plain: bool = False, resume: Resume | None = None
 ) -> Iterator[SourceLine]:
-    """The items of one source file; ``skip`` lines already done (a resumed import) are read past."""
+    """The items of one source file; with ``resume``, its first ``resume.line`` lines (done before) are read
+    past and checked to be the lines read then (:class:`SourceChanged` when not)."""
     name = str(source.path)
-    if format == "csv":
-        yield from _csv_lines(source.path, name, plain, skip)
-        return
+    if source.manifest is not None:
+        check = check_data_file(source.manifest)
+        if check.problem is not None:
+            error = f"{source.manifest.entry}: data file {name}: {check.problem}; none of its items imported"
+            yield SourceLine(name, 0, error=error, count=check.lines, whole_file=True, lost=True)
+            return
     gzipped = format == "dynamodb" or name.endswith(".gz")
-    number = 0
-    try:
-        with _open_text(source.path, gzipped) as handle:
-            for number, text in enumerate(handle, 1):
-                if number <= skip:
-                    continue
-                if text.strip():
-                    yield _json_line(name, number, text.rstrip("\n"), plain)
-    except (EOFError, zlib.error, gzip.BadGzipFile, UnicodeDecodeError) as error:
-        what = "truncated gzip" if isinstance(error, EOFError) else "unreadable data"
-        yield SourceLine(
-            name, number + 1, error=f"{what} after line {number} ({error}): the rest of this file is lost"
+    checked = source.manifest is not None and source.manifest.md5 is not None
+    with LineReader(source.path, gzipped, md5=checked) as reader:
+        lines = _csv_lines(reader, name, plain) if format == "csv" else _json_lines(reader, name, plain)
+        skip = resume.line if resume is not None else 0
+        for line in lines:
+            if line.line > skip:
+                yield line
+            elif line.line == skip and resume is not None:
+                _check_resume(name, reader, resume)
+        if reader.number < skip:
+            raise SourceChanged(
+                f"{name} changed since the import stopped: it has {reader.number:,} lines, fewer than the "
+                f"{skip:,} read then; delete the checkpoint to start over"
+            )
+        changed = _changed_while_read(source, reader)
+        if changed is not None:
+            yield SourceLine(name, reader.number + 1, error=changed, lost=True)
+
+
+def _check_resume(name: str, reader: LineReader, resume: Resume) -> None:
+    if resume.seen is not None and reader.seen.hexdigest() != resume.seen:
+        raise SourceChanged(
+            f"{name} changed since the import stopped: its first {resume.line:,} lines are not the ones "
+            "imported then; delete the checkpoint to start over"
         )
 
 
-def _open_text(path: Path, gzipped: bool) -> TextIO:
-    if gzipped:
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")
-    return open(path, encoding="utf-8")
+def _changed_while_read(source: SourceFile, reader: LineReader) -> str | None:
+    """An export's data file whose bytes stopped matching its manifest after it was checked."""
+    data = source.manifest
+    # a file with a manifest MD5 is read keeping one (reader.stored.md5)
+    if data is None or data.md5 is None or reader.stored.md5.digest() == data.md5:  # type: ignore[union-attr]
+        return None
+    return f"{data.entry}: data file {source.path} changed while it was imported (its MD5 no longer matches)"
+
+
+def _problem(name: str, problem: LineProblem, seen: Any) -> SourceLine:
+    return SourceLine(
+        name, problem.line, error=problem.message, text=problem.prefix, seen=seen, lost=problem.fatal
+    )
+
+
+def _json_lines(reader: LineReader, name: str, plain: bool) -> Iterator[SourceLine]:
+    while True:
+        try:
+            raw = next(reader, None)
+        except LineProblem as problem:
+            yield _problem(name, problem, reader.seen.copy())
+            continue
+        if raw is None:
+            return
+        number = reader.number
+        if not raw.strip():
+            yield SourceLine(name, number, seen=reader.seen.copy(), count=0)
+            continue
+        try:
+            text = decode(raw, number).rstrip("\r\n")
+        except LineProblem as problem:
+            yield _problem(name, problem, reader.seen.copy())
+            continue
+        line = _json_line(name, number, text, plain)
+        line.size, line.seen = len(raw), reader.seen.copy()
+        yield line
 
 
 def _json_line(name: str, number: int, text: str, plain: bool) -> SourceLine:
     try:
         value = loads(text, fast=not plain)  # plain JSON numbers need Decimal to keep their 38 digits
     except NotJSON as error:
-        return SourceLine(name, number, error=f"not JSON ({error.detail})", text=text)
+        message = str(error) if error.too_deep else f"not JSON ({error.detail})"
+        return SourceLine(name, number, error=message, text=text)
     try:
         item = line_item(value, plain)
     except ValueError as error:
@@ -192,33 +213,103 @@ def line_item(value: Any, plain: bool) -> Item:
     return item_from_json(value, hint="; for plain JSON use --plain")
 
 
-def _csv_lines(path: Path, name: str, plain: bool, skip: int) -> Iterator[SourceLine]:
-    gzipped = name.endswith(".gz")
-    with _open_text(path, gzipped) as handle:
-        reader = csv.reader(handle)
-        header = next(reader, None)
-        if header is None:
+class _CsvText:
+    """The physical lines of a CSV file as text for ``csv.reader``. Bytes that are not UTF-8 are carried
+    through (as surrogates) and noted in ``undecodable``, so a record spanning lines still parses as one
+    and is refused as a whole; a line (or a record over several lines) over the bound raises
+    :class:`LineProblem`, after which a fresh ``csv.reader`` goes on."""
+
+    def __init__(self, reader: LineReader) -> None:
+        self.reader = reader
+        self.record_bytes = 0
+        self.undecodable: str | None = None
+
+    def __iter__(self) -> _CsvText:
+        return self
+
+    def __next__(self) -> str:
+        raw = next(self.reader)
+        self.record_bytes += len(raw)
+        if self.record_bytes > MAX_LINE_BYTES:
+            raise LineProblem(
+                self.reader.number,
+                f"a CSV record over {MAX_LINE_BYTES:,} bytes (a DynamoDB item is at most 400 KB): not read",
+                prefix(raw),
+            )
+        try:
+            return decode(raw, self.reader.number)
+        except LineProblem as problem:
+            self.undecodable = self.undecodable or problem.message
+            return raw.decode("utf-8", errors="surrogateescape")
+
+    def next_record(self) -> None:
+        self.record_bytes = 0
+        self.undecodable = None
+
+
+def _csv_lines(reader: LineReader, name: str, plain: bool) -> Iterator[SourceLine]:
+    csv.field_size_limit(MAX_LINE_BYTES)  # the csv module's default (131,072) is under one item's size
+    text = _CsvText(reader)
+    rows = csv.reader(text)
+    header: list[str] | None = None
+    while True:
+        try:
+            row = next(rows, None)
+        except (LineProblem, csv.Error) as problem:
+            if isinstance(problem, LineProblem):
+                line = _problem(name, problem, reader.seen.copy())
+            else:
+                line = SourceLine(name, reader.number, error=f"not CSV ({problem})", seen=reader.seen.copy())
+            if header is None or line.lost:
+                line.error = f"{line.error}; the rest of this file is not read"
+                line.lost = True
+                yield line
+                return
+            yield line
+            text.next_record()
+            rows = csv.reader(text)
+            continue
+        if row is None:
             return
-        for row in reader:
-            number = reader.line_num
-            if number <= skip:
-                continue
-            text = ",".join(row)
-            if len(row) != len(header):
-                yield SourceLine(name, number, error=f"{len(row)} cells for {len(header)} columns", text=text)
-                continue
-            try:
-                cells = zip(header, row, strict=True)
-                item = {column: _cell(column, cell, plain) for column, cell in cells if cell}
-                yield SourceLine(name, number, item=item, text=text)
-            except ValueError as error:
-                yield SourceLine(name, number, error=str(error), text=text)
+        undecodable = text.undecodable
+        text.next_record()
+        number = reader.number
+        if undecodable is not None:
+            shown = ",".join(row).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+            yield SourceLine(
+                name, number, error=undecodable, text=shown[:PREFIX_CHARS], seen=reader.seen.copy()
+            )
+            if header is None:
+                return
+            continue
+        if header is None:
+            header = row
+            yield SourceLine(name, number, seen=reader.seen.copy(), count=0)
+            continue
+        yield _csv_row(name, number, header, row, plain, reader.seen.copy())
+
+
+def _csv_row(name: str, number: int, header: list[str], row: list[str], plain: bool, seen: Any) -> SourceLine:
+    text = ",".join(row)
+    if not row:
+        return SourceLine(name, number, seen=seen, count=0)
+    if len(row) != len(header):
+        error = f"{len(row)} cells for {len(header)} columns"
+        return SourceLine(name, number, error=error, text=text, seen=seen)
+    try:
+        cells = zip(header, row, strict=True)
+        item = {column: _cell(column, cell, plain) for column, cell in cells if cell}
+    except ValueError as error:
+        return SourceLine(name, number, error=str(error), text=text, seen=seen)
+    return SourceLine(name, number, item=item, text=text, seen=seen, size=len(text) + 1)
 
 
 def _cell(column: str, cell: str, plain: bool) -> dict[str, Any]:
     try:
         value = loads(cell)
-    except NotJSON:
+    except NotJSON as error:
+        if error.too_deep:
+            raise ValueError(f"{column}: {error}") from None
         if plain:
             return {"S": cell}
         raise ValueError(f"cell {cell[:40]!r} is not DynamoDB JSON; for plain values use --plain") from None

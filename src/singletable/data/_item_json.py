@@ -29,6 +29,10 @@ import orjson
 
 AttributeValue = dict[str, Any]
 Item = dict[str, AttributeValue]
+# DynamoDB nests lists and maps at most 32 levels deep. Converting checks the depth as it goes, so text nested
+# thousands deep is refused with this message instead of exhausting Python's stack.
+MAX_DEPTH = 32
+TOO_DEEP = f"nested deeper than DynamoDB's {MAX_DEPTH} levels of lists and maps"
 _SCALARS = {"S": str, "N": str, "BOOL": bool, "NULL": bool}
 _COMPACT = (",", ":")
 _SPACED = (", ", ": ")
@@ -38,9 +42,10 @@ _LEAVES = json.JSONEncoder(ensure_ascii=False)  # numbers, true/false, null
 class NotJSON(ValueError):
     """Text that is not JSON; ``detail`` is the parser's own account of where it breaks."""
 
-    def __init__(self, detail: str) -> None:
-        super().__init__(f"not JSON: {detail}")
+    def __init__(self, detail: str, *, too_deep: bool = False) -> None:
+        super().__init__(detail if too_deep else f"not JSON: {detail}")
         self.detail = detail
+        self.too_deep = too_deep  # JSON, but nested past what DynamoDB (and this parser) takes
 
 
 # -- DynamoDB JSON ---------------------------------------------------------------------------------------
@@ -82,8 +87,9 @@ def item_from_json(data: Any, *, hint: str = "") -> Item:
     return item
 
 
-def value_from_json(value: Any, where: str, hint: str = "") -> AttributeValue:
-    """One DynamoDB JSON value, binary decoded; ``where`` is its path, for the message when it is wrong."""
+def value_from_json(value: Any, where: str, hint: str = "", depth: int = 0) -> AttributeValue:
+    """One DynamoDB JSON value, binary decoded; ``where`` is its path, for the message when it is wrong.
+    ``depth``: the lists and maps around it (deeper than :data:`MAX_DEPTH` is refused)."""
     if not isinstance(value, dict) or len(value) != 1:
         raise ValueError(
             f'{where}: not DynamoDB JSON (a value is one type and its content, like {{"S": "x"}}){hint}'
@@ -96,10 +102,12 @@ def value_from_json(value: Any, where: str, hint: str = "") -> AttributeValue:
         return {"B": _from_base64(inner, where)}
     if kind in ("SS", "NS", "BS") and isinstance(inner, list) and all(isinstance(m, str) for m in inner):
         return {"BS": [_from_base64(member, where) for member in inner]} if kind == "BS" else value
+    if kind in ("L", "M") and depth >= MAX_DEPTH:
+        raise ValueError(f"{where}: {TOO_DEEP}")
     if kind == "L" and isinstance(inner, list):
-        return {"L": [value_from_json(member, f"{where}[{i}]") for i, member in enumerate(inner)]}
+        return {"L": [value_from_json(m, f"{where}[{i}]", depth=depth + 1) for i, m in enumerate(inner)]}
     if kind == "M" and isinstance(inner, dict):
-        return {"M": {name: value_from_json(member, f"{where}.{name}") for name, member in inner.items()}}
+        return {"M": {k: value_from_json(m, f"{where}.{k}", depth=depth + 1) for k, m in inner.items()}}
     raise ValueError(
         f"{where}: {kind!r} holding {_json_type(inner, article=True)} is not a DynamoDB JSON value"
     )
@@ -161,8 +169,8 @@ def from_plain(item: dict[str, Any]) -> Item:
     return {name: attribute_value(value) for name, value in item.items()}
 
 
-def attribute_value(value: Any) -> AttributeValue:
-    """One plain value as an AttributeValue."""
+def attribute_value(value: Any, depth: int = 0) -> AttributeValue:
+    """One plain value as an AttributeValue (``depth``: the lists and maps around it; see MAX_DEPTH)."""
     if isinstance(value, bool):  # before int: bool is an int in Python
         return {"BOOL": value}
     if isinstance(value, str):
@@ -173,10 +181,12 @@ def attribute_value(value: Any) -> AttributeValue:
         return {"N": str(value)}
     if isinstance(value, float):
         return {"N": repr(value)}
+    if isinstance(value, list | dict) and depth >= MAX_DEPTH:
+        raise ValueError(f"a value {TOO_DEEP}")
     if isinstance(value, list):
-        return {"L": [attribute_value(element) for element in value]}
+        return {"L": [attribute_value(element, depth + 1) for element in value]}
     if isinstance(value, dict):
-        return {"M": {name: attribute_value(element) for name, element in value.items()}}
+        return {"M": {name: attribute_value(element, depth + 1) for name, element in value.items()}}
     raise ValueError(f"no DynamoDB type for a plain value of type {type(value).__name__}")
 
 
@@ -194,7 +204,11 @@ def loads(text: str, *, fast: bool = False) -> Any:
     orjson reads as a float) is refused by :func:`item_from_json` anyway."""
     try:
         return orjson.loads(text) if fast else json.loads(text, parse_float=Decimal)
+    except RecursionError:  # the standard parser's own guard, about a thousand levels down
+        raise NotJSON(f"JSON {TOO_DEEP}", too_deep=True) from None
     except ValueError as error:  # json.JSONDecodeError and orjson.JSONDecodeError are ValueErrors
+        if str(error).startswith("depth limit exceeded"):  # orjson's guard, 1,024 levels down
+            raise NotJSON(f"JSON {TOO_DEEP}", too_deep=True) from None
         raise NotJSON(str(error)) from None
 
 

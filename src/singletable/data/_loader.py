@@ -52,6 +52,7 @@ class LoadRefused(Exception):
 class LoadResult:
     written: int = 0
     errors: list[tuple[int, str, str]] = field(default_factory=list)  # (position, code, message)
+    replaced: int | None = None  # of ``written``, items that replaced one with the same key (None: unknown)
 
 
 class ItemLoader:
@@ -103,7 +104,8 @@ class ItemLoader:
                     raise LoadRefused(error.code, error.message, 0) from None
                 self._backoff(attempt)
                 continue
-            return LoadResult(done.written, [(pos, e.code, e.message) for pos, e in done.errors])
+            errors = [(pos, e.code, e.message) for pos, e in done.errors]
+            return LoadResult(done.written, errors, done.replaced)
         raise AssertionError("unreachable")
 
     def _batch(self, batch: list[Item], written: int) -> TargetError | None:

@@ -1,9 +1,10 @@
 """Export, import and copy: the library calls behind ``singletable export``, ``import`` and ``copy``.
 
 Each takes targets as :class:`Target` objects or as TARGET strings (a database file or an endpoint URL,
-opened and closed here; a file opened here is opened ``durable``, so each committed chunk is on disk before
-its checkpoint is written), reports progress through ``progress(items, bytes)`` when given, and returns a
-:class:`TransferSummary`. A transfer that stops raises :class:`TransferError` (or
+opened and closed here; a file read from is opened read-only, so reading it changes nothing; a file written
+to is opened ``durable``, so each committed chunk is on disk before its checkpoint is written, and is created
+only when a table is to be created in it), reports progress through ``progress(items, bytes)`` when given,
+and returns a :class:`TransferSummary`. A transfer that stops raises :class:`TransferError` (or
 :class:`TransferInterrupted`) whose ``summary`` says how many items were committed; import and copy keep a
 checkpoint (see :mod:`._checkpoint`) and continue from it with ``resume=True``.
 
@@ -29,11 +30,13 @@ from singletable.data._checkpoint import (
     TransferSummary,
     default_checkpoint,
 )
-from singletable.data._formats import FormatError, SourceFile, SourceLine, read_lines, source_files
-from singletable.data._item_json import dumps, item_from_json, item_to_json, plain_value, render_item
+from singletable.data._formats import FormatError, source_files
+from singletable.data._import_run import ImportRun, Rejects, check_unchanged, describe_key
+from singletable.data._item_json import item_from_json, item_to_json, render_item
 from singletable.data._loader import ItemLoader, LoadRefused
 from singletable.data._look import count, scan_pages
-from singletable.data._tables import TableError, describe, ensure_table, key_names
+from singletable.data._settings import TableSettings
+from singletable.data._tables import TableError, describe, ensure_table, key_names, schema_settings
 from singletable.data._targets import Target, TargetError, open_target
 from singletable.data._writers import open_writer
 
@@ -43,23 +46,18 @@ ON_ERROR = ("stop", "reject")
 
 
 @contextlib.contextmanager
-def _opened(target: Target | str) -> Iterator[Target]:
+def _opened(target: Target | str, *, read_only: bool = False, create: bool = True) -> Iterator[Target]:
+    """``target`` as a Target: a source ``read_only``; a destination durable, created only if ``create``."""
     if isinstance(target, Target):
         yield target
         return
-    opened = open_target(target, durable=True)
+    opened = (
+        open_target(target, read_only=True) if read_only else open_target(target, durable=True, create=create)
+    )
     try:
         yield opened
     finally:
         opened.close()
-
-
-def describe_key(item: Item | None, keys: list[str]) -> str:
-    """`` (key PK="a", SK="b")`` for messages, from whatever key attributes the item has."""
-    if not item:
-        return ""
-    parts = [f"{name}={dumps(plain_value(item[name]))}" for name in keys if name in item]
-    return f" (key {', '.join(parts)})" if parts else " (no key attributes)"
 
 
 # -- export ----------------------------------------------------------------------------------------------
@@ -79,7 +77,7 @@ def export_table(
     a directory; ``jsonl``; ``csv``), scanning ``segments`` parallel-scan segments at once."""
     summary = TransferSummary("export", table)
     started = time.monotonic()
-    with _opened(target) as source:
+    with _opened(target, read_only=True) as source:
         description = describe(source, table)
         if description is None:
             raise TransferError(f"table {table} does not exist in {source.name}", summary)
@@ -100,36 +98,6 @@ def export_table(
 
 
 # -- import ----------------------------------------------------------------------------------------------
-
-
-class _Rejects:
-    """The reject file: one JSON line per refused input line, fsynced before the checkpoint that covers it."""
-
-    def __init__(self, path: Path | None, keep_bytes: int) -> None:
-        self.path = path
-        self.handle = None
-        if path is not None:
-            self.handle = open(path, "a+b")  # noqa: SIM115 (open for the whole import)
-            self.handle.truncate(keep_bytes)  # rejects of a chunk whose checkpoint was never written
-            self.handle.seek(keep_bytes)
-
-    def add(self, line: SourceLine, key: str, error: str) -> None:
-        record = {"file": line.file, "line": line.line, "key": key.strip(), "error": error, "text": line.text}
-        # called only with on_error="reject", which opens the file
-        self.handle.write((dumps(record, spaced=True) + "\n").encode("utf-8"))  # type: ignore[union-attr]
-
-    def sync(self) -> int:
-        if self.handle is None:
-            return 0
-        self.handle.flush()
-        import os
-
-        os.fsync(self.handle.fileno())
-        return self.handle.tell()
-
-    def close(self) -> None:
-        if self.handle is not None:
-            self.handle.close()
 
 
 def import_table(
@@ -154,27 +122,33 @@ def import_table(
     ``stop_after_chunks`` stops (as Ctrl-C would) after that many committed chunks."""
     if on_error not in ON_ERROR:
         raise ValueError(f"on_error must be one of {', '.join(ON_ERROR)}, not {on_error!r}")
+    # A schema that cannot be read fails before anything (database, checkpoint, reject file) is created.
+    settings = None if schema is None else _schema(schema, TransferSummary("import", table))
     source_name = str(source)
     files = source_files(source, format)
     point = Path(checkpoint) if checkpoint else default_checkpoint(source_name, table, "import")
     state = _start_checkpoint(point, "import", source_name, table, resume)
-    summary = TransferSummary("import", table, items=state.items, rejected=state.rejected)
+    check_unchanged(files, state)
+    summary = TransferSummary("import", table, items=state.items, rejected=state.rejected, read=state.read)
+    summary.overwritten, summary.damaged = state.overwritten, list(state.damaged)
     summary.resumed_from = state.items
     if on_error == "reject" and reject_file is None:
         reject_file = f"{source_name.rstrip('/')}.{table}.rejects.jsonl"
-    rejects = _Rejects(
+    rejects = Rejects(
         Path(reject_file) if on_error == "reject" and reject_file is not None else None, state.reject_bytes
     )
     started = time.monotonic()
     try:
-        with _opened(target) as destination:
-            description = _ensure(destination, table, schema, summary)
+        with _opened(target, create=settings is not None) as destination:
+            description = _ensure(destination, table, settings, summary)
             loader = ItemLoader(destination, table, **(loader_options or {}))
-            run = _ImportRun(
+            run = ImportRun(
                 files, format, plain, state, point, summary, rejects, on_error, key_names(description)
             )
             run.go(loader, chunk_size or loader.chunk_size, progress, stop_after_chunks)
             summary.retries = loader.retries
+            if settings is not None:
+                settings.apply_ttl(destination, table, summary.warnings.append)
     finally:
         rejects.close()
         summary.seconds = time.monotonic() - started
@@ -182,9 +156,18 @@ def import_table(
     return summary
 
 
-def _ensure(target: Target, table: str, schema: Any, summary: TransferSummary) -> dict[str, Any]:
+def _schema(schema: str | dict[str, Any] | TableSettings, summary: TransferSummary) -> TableSettings:
     try:
-        return ensure_table(target, table, schema)
+        return schema_settings(schema)
+    except TableError as error:
+        raise TransferError(str(error), summary) from None
+
+
+def _ensure(
+    target: Target, table: str, settings: TableSettings | None, summary: TransferSummary
+) -> dict[str, Any]:
+    try:
+        return ensure_table(target, table, settings, summary.warnings.append)
     except (TableError, TargetError) as error:
         raise TransferError(str(error), summary) from None
 
@@ -199,97 +182,6 @@ def _start_checkpoint(point: Path, operation: str, source: str, table: str, resu
         state.check_matches(operation, source, table, point)
         return state
     return Checkpoint(operation, source, table)
-
-
-class _ImportRun:
-    """One import's loop: chunks of lines -> loader -> rejects -> checkpoint."""
-
-    def __init__(
-        self,
-        files: list[SourceFile],
-        format: str,
-        plain: bool,
-        state: Checkpoint,
-        point: Path,
-        summary: TransferSummary,
-        rejects: _Rejects,
-        on_error: str,
-        keys: list[str],
-    ) -> None:
-        self.files, self.format, self.plain = files, format, plain
-        self.state, self.point, self.summary = state, point, summary
-        self.rejects, self.stop = rejects, on_error == "stop"
-        self.keys = keys
-
-    def lines(self) -> Iterator[tuple[int, SourceLine]]:
-        position = self.state.position
-        first = position.get("file", 0)
-        for index in range(first, len(self.files)):
-            skip = position.get("line", 0) if index == first else 0
-            for line in read_lines(self.files[index], self.format, plain=self.plain, skip=skip):
-                yield index, line
-
-    def go(self, loader: ItemLoader, size: int, progress: Progress | None, stop_after: int | None) -> None:
-        chunk: list[tuple[int, SourceLine]] = []
-        try:
-            with Interrupts(stop_after) as interrupts:
-                for entry in self.lines():
-                    chunk.append(entry)
-                    if len(chunk) >= size:
-                        self.commit(loader, chunk, progress)
-                        chunk = []
-                        interrupts.chunk_done()
-                if chunk:
-                    self.commit(loader, chunk, progress)
-        except KeyboardInterrupt:
-            raise TransferInterrupted("interrupted", self.summary, self.point) from None
-
-    def commit(
-        self, loader: ItemLoader, chunk: list[tuple[int, SourceLine]], progress: Progress | None
-    ) -> None:
-        bad = [(i, e.error) for i, (_, e) in enumerate(chunk) if e.error is not None]
-        end = bad[0][0] if self.stop and bad else len(chunk)
-        good = [(i, e) for i, (_, e) in enumerate(chunk[:end]) if e.item is not None]
-        try:
-            result = loader.write([e.item for _, e in good if e.item is not None], stop_at_error=self.stop)
-        except LoadRefused as refused:
-            self.summary.items += refused.written
-            raise TransferError(
-                f"{self.summary.table} refused writes: {refused.code}: {refused.message}",
-                self.summary,
-                self.point,
-            ) from None
-        refusals = [(good[p][0], f"{code}: {message}") for p, code, message in result.errors]
-        problems = sorted(bad + refusals) if not self.stop else sorted(refusals + bad[:1])
-        self.summary.items += result.written
-        if self.stop and problems:
-            self.stop_at(chunk, problems[0])
-        for position, error in problems:
-            line = chunk[position][1]
-            self.rejects.add(line, describe_key(line.item, self.keys), error)
-        self.summary.rejected += len(problems)
-        self.summary.bytes += sum(len(e.text) + 1 for _, e in chunk)
-        self.save(chunk[-1])
-        if progress is not None:
-            progress(self.summary.items, self.summary.bytes)
-
-    def stop_at(self, chunk: list[tuple[int, SourceLine]], problem: tuple[int, str]) -> None:
-        position, error = problem
-        line = chunk[position][1]
-        if position > 0:
-            self.save(chunk[position - 1])
-        raise TransferError(
-            f"{line.file} line {line.line}{describe_key(line.item, self.keys)}: {error}",
-            self.summary,
-            self.point,
-        )
-
-    def save(self, last: tuple[int, SourceLine]) -> None:
-        state = self.state
-        state.items, state.rejected = self.summary.items, self.summary.rejected
-        state.reject_bytes = self.rejects.sync()
-        state.position = {"file": last[0], "line": last[1].line}
-        state.save(self.point)
 
 
 # -- copy ------------------------------------------------------------------------------------------------
@@ -313,23 +205,65 @@ def copy_table(
     into = destination_table or table
     summary = TransferSummary("copy", into)
     started = time.monotonic()
-    with _opened(source) as src, _opened(destination) as dst:
-        description = describe(src, table)
-        if description is None:
+    warn = summary.warnings.append
+    with _opened(source, read_only=True) as src:
+        settings = _capture(src, table, summary)
+        if settings is None:
             raise TransferError(f"table {table} does not exist in {src.name}", summary)
-        _ensure(dst, into, description, summary)
-        point = Path(checkpoint) if checkpoint else default_checkpoint(src.name, into, "copy")
-        state = _start_checkpoint(point, "copy", f"{src.name}#{table}", into, resume)
-        summary.items = summary.resumed_from = state.items
-        loader = ItemLoader(dst, into, **(loader_options or {}))
-        keys = key_names(description)
-        _copy_pages(src, table, loader, segments, state, point, summary, progress, stop_after_chunks, keys)
-        summary.retries = loader.retries
-        summary.source_count = count(src, table)
-        summary.destination_count = count(dst, into)
+        with _opened(destination) as dst:
+            _ensure_copy(dst, into, settings, f"{table} on {src.name}", summary)
+            # Beside the destination (what the copy writes), never beside the source, which may sit in a
+            # directory nothing can be written to.
+            point = Path(checkpoint) if checkpoint else default_checkpoint(dst.name, into, "copy")
+            state = _start_checkpoint(point, "copy", f"{src.name}#{table}", into, resume)
+            summary.items = summary.resumed_from = state.items
+            loader = ItemLoader(dst, into, **(loader_options or {}))
+            keys = [name for name, _ in settings.key_schema]
+            _copy_pages(
+                src, table, loader, segments, state, point, summary, progress, stop_after_chunks, keys
+            )
+            summary.retries = loader.retries
+            summary.source_count = count(src, table)
+            summary.destination_count = count(dst, into)
+            # Last, once both sides are counted: expiring copied items sooner would make them disagree.
+            _target_call(lambda: settings.apply_ttl(dst, into, warn), summary, point)
     point.unlink(missing_ok=True)
     summary.seconds = time.monotonic() - started
     return summary
+
+
+def _capture(target: Target, table: str, summary: TransferSummary) -> TableSettings | None:
+    return _target_call(lambda: TableSettings.capture(target, table, summary.warnings.append), summary)
+
+
+def _target_call(call: Callable[[], Any], summary: TransferSummary, point: Path | None = None) -> Any:
+    """``call()``, a refusal of the target's (unreachable, bad credentials) stopping the transfer."""
+    try:
+        return call()
+    except (TableError, TargetError) as error:
+        raise TransferError(str(error), summary, point) from None
+
+
+def _ensure_copy(
+    dst: Target, into: str, settings: TableSettings, source: str, summary: TransferSummary
+) -> None:
+    """Create the destination table like the source's; an existing one keeps its settings, and each that
+    differs from the source's is a warning (but TTL, which the copy turns on at its end when off)."""
+    existing = _capture(dst, into, summary)
+    if existing is None:
+        _ensure(dst, into, settings, summary)
+        return
+    differing = [
+        name
+        for name in settings.differences(existing)
+        if not (name == "ttl_attribute" and existing.ttl_attribute is None)
+    ]
+    for name in differing:
+        summary.warnings.append(
+            f"{into} on {dst.name} already exists, and its {name.replace('_', ' ')} "
+            f"({existing.describe_setting(name)}) differs from {source}'s "
+            f"({settings.describe_setting(name)}): left as it is"
+        )
 
 
 def _copy_pages(

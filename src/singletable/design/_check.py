@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from singletable.design import _item_rules, _key_rules
+from singletable.design import _declaration_rules, _item_rules, _key_rules
 from singletable.design._findings import CheckConfig, CheckReport, Finding
 from singletable.design._rules import SEVERITIES
 from singletable.design._view import DesignView
@@ -22,6 +22,9 @@ from singletable.design._view import DesignView
 DesignInput = Any  # a module spec ("myapp.design", "myapp.design:TABLE", "path.py"), a Table, or describe()
 
 STATIC_CHECKS: tuple[Callable[[DesignView], list[Finding]], ...] = (
+    _declaration_rules.table_findings,
+    _declaration_rules.guard_findings,
+    _declaration_rules.counter_findings,
     _key_rules.partition_findings,
     _key_rules.sort_findings,
     _key_rules.collision_findings,
@@ -46,10 +49,10 @@ def check(
     ``config`` what to ignore (:func:`~singletable.design.load_config` reads ``pyproject.toml``).
     """
     config = config or CheckConfig()
-    name, described, table, failed = _described(design)
+    name, described, table, module, failed = _described(design)
     findings = [failed] if failed else []
     if described is not None:
-        view = DesignView(described)
+        view = DesignView(described, _declaration_rules.counters(table, module))
         for rule in STATIC_CHECKS:
             findings.extend(rule(view))
     summary = None
@@ -63,22 +66,23 @@ def check(
     return CheckReport(name, kept, ignored=len(findings) - len(kept), traffic=summary)
 
 
-def _described(design: DesignInput) -> tuple[str, dict[str, Any] | None, Any, Finding | None]:
-    """(name, describe() data, the Table when there is one, the ST001 finding when it does not load)."""
+def _described(design: DesignInput) -> tuple[str, dict[str, Any] | None, Any, Any, Finding | None]:
+    """(name, describe() data, the Table and its module when there are, the ST001 finding when it does not
+    load)."""
     if isinstance(design, dict):
-        return design["table"].get("resolved") or design["table"].get("name", ""), design, None, None
+        return design["table"].get("resolved") or design["table"].get("name", ""), design, None, None, None
     if isinstance(design, str):
-        from singletable.data._design import DesignError, load_design
+        from singletable._designs import DesignError, load_design
 
         try:
-            table = load_design(design).table
+            loaded = load_design(design)
         except DesignError as error:
             failed = _declaration_failure(design, error)
             if failed is None:
                 raise
-            return design, None, None, failed
-        return design, table.describe(), table, None
-    return design.resolved_name(), design.describe(), design, None
+            return design, None, None, None, failed
+        return design, loaded.table.describe(), loaded.table, loaded.module, None
+    return design.resolved_name(), design.describe(), design, None, None
 
 
 def _declaration_failure(spec: str, error: Exception) -> Finding | None:
@@ -90,7 +94,7 @@ def _declaration_failure(spec: str, error: Exception) -> Finding | None:
         return None
     frames = traceback.extract_tb(cause.__traceback__)
     package = Path(__file__).resolve().parent.parent
-    ours = (str(package / "model"), str(package / "data"))
+    ours = (str(package / "model"), str(package / "data"), str(package / "_designs.py"))
     user = [
         f
         for f in frames

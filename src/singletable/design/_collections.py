@@ -82,9 +82,7 @@ class Labeller:
         self.design = design
         self.key_attributes = design.key_attributes()
         self._guards = [
-            (bound, f"{meta.cls.__name__} {name} guard")
-            for meta in table.entities.values()
-            for name, bound in meta.unique.items()
+            f"{meta.cls.__name__} {name} guard" for meta in table.entities.values() for name in meta.unique
         ]
         self._by_key = {self._address(item): self._label(item) for item in table_items}
 
@@ -92,14 +90,7 @@ class Labeller:
         return tuple(key_text(item.get(a)) for a in self.key_attributes)
 
     def _label(self, item: Mapping[str, AV]) -> str:
-        label = self.design.label(item)
-        if label:
-            return label
-        pk = item.get(self.key_attributes[0]) or {}
-        for bound, name in self._guards:
-            if "S" in pk and bound.parse(pk["S"]) is not None:
-                return name
-        return UNKNOWN
+        return self.design.label(item) or UNKNOWN  # guards named by the design too
 
     def __call__(self, item: Mapping[str, AV]) -> str:
         """The label of a table item, or of an index entry by the table item it copies."""
@@ -108,7 +99,7 @@ class Labeller:
     def labels(self) -> list[str]:
         """Every label in a fixed order: entities as declared, then guards, then the unknown."""
         entities = [meta.cls.__name__ for meta in self.design.table.entities.values()]
-        guards = [name for _bound, name in self._guards]
+        guards = self._guards
         seen = set(self._by_key.values())
         extra = sorted(seen - set(entities) - set(guards))
         return [*entities, *[g for g in guards if g in seen], *extra]

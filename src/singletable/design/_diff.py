@@ -40,7 +40,7 @@ def diff_table(table: Any, target: Any, table_name: str | None = None) -> list[D
     from singletable.data import Target, TargetError, open_target
 
     if not isinstance(target, Target):
-        with open_target(target) as opened:
+        with open_target(target, read_only=True) as opened:  # comparing never changes the file
             return diff_table(table, opened, table_name)
     spec = table_spec(table)
     name = table_name or spec.resolved_name

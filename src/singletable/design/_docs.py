@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from singletable.data._design import Design
+from singletable.data import Design
 from singletable.design import _document as doc
 from singletable.design._collections import Labeller, partitions
 from singletable.design._items import example_values, loaded_db, table_items
@@ -153,6 +153,8 @@ def _entity_section(design: Design) -> list[doc.Block]:
         ]
         blocks.append(doc.Table(["field", "attribute", "type", "required"], rows, frozenset({0, 1})))
         blocks += _entity_facts(described)
+    if not design.table.entities:
+        blocks.append(doc.Paragraph([("text", "No entities declared: the table holds no typed items yet.")]))
     return blocks
 
 
@@ -199,6 +201,8 @@ def _pattern_section(
     design: Design, db: DB, items: list[dict[str, Any]], labeller: Labeller
 ) -> list[doc.Block]:
     blocks: list[doc.Block] = [doc.Heading(2, "Access patterns", "access-patterns")]
+    if not design.table.collections and not any(meta.patterns for meta in design.table.entities.values()):
+        return [*blocks, doc.Paragraph([("text", "No named access patterns or collections declared.")])]
     blocks.append(
         doc.Paragraph(
             [

@@ -36,7 +36,7 @@ def export_design(
     """The text of design module ``design`` in ``format``: ``cloudformation`` (YAML), ``terraform`` (HCL),
     ``cdk`` (a Python app) or ``workbench`` (a NoSQL Workbench model, JSON, with the design's sample items
     as facet rows and its module docstring as the description)."""
-    from singletable.data._design import load_design
+    from singletable._designs import load_design
 
     if format not in FORMATS:
         raise ValueError(f"unknown design export format {format!r}; choose one of {', '.join(FORMATS)}")

@@ -120,11 +120,10 @@ def loaded_db(
     """A fresh in-memory table holding the design's items, and where they came from (``"sample"`` or
     ``"generated"``). ``generated``, or ``sizes`` (entity class -> field -> characters of its strings), asks
     for generated items whatever sample data the design has."""
-    from singletable.examples import DEMO_CLOCK, DEMO_CURSOR_SECRET
+    from singletable.examples import DEMO_CURSOR_SECRET
 
     load = None if sizes or generated else sample_loader(table)
-    db = connect(table, ":memory:", clock=lambda: DEMO_CLOCK, cursor_secret=DEMO_CURSOR_SECRET)
-    db.create_table()
+    db = memory_db(table, cursor_secret=DEMO_CURSOR_SECRET)
     if load is not None:
         try:
             load(db)
@@ -137,14 +136,52 @@ def loaded_db(
                 f"the design's sample data could not be loaded: {type(error).__name__}: {error}"
             ) from None
         return db, "sample"
-    for meta in table.entities.values():
-        for n in range(PER_ENTITY):
-            entity = generated_entity(meta.cls, n, (sizes or {}).get(meta.cls.__name__, {}))
-            try:
-                db.put(entity)
-            except ModelError as error:
-                raise SampleError(f"{meta.cls.__name__}: a generated item was refused: {error}") from None
+    try:
+        for meta in table.entities.values():
+            for n in range(PER_ENTITY):
+                create_generated(db, generated_entity(meta.cls, n, (sizes or {}).get(meta.cls.__name__, {})))
+    except BaseException:
+        db.close()
+        raise
     return db, "generated"
+
+
+def create_generated(db: DB, entity: Any) -> Any:
+    """Write a generated entity as the application writes a new one, ``db.create``: a version starts at 1,
+    guards and derived items are claimed. A ``put`` would be an update of an item that is not there, which a
+    versioned entity refuses. Returns what was stored, or None when an earlier generated item already holds
+    its key or a unique value (a singleton's fixed key, a partition-pool field that is unique): the table
+    keeps the first, as the application's second create would fail."""
+    from singletable.model import AlreadyExists, UniqueViolation
+
+    try:
+        return db.create(entity)
+    except (AlreadyExists, UniqueViolation):
+        return None
+    except ModelError as error:
+        raise SampleError(
+            f"{type(entity).__name__}: a generated item was refused: {error} "
+            "(`singletable check` says what in the design cannot work)"
+        ) from None
+
+
+def memory_db(table: Table, **options: Any) -> DB:
+    """The design's table, created empty on an in-memory engine at the demos' fixed clock (``options``: more
+    of ``connect``'s). A table the engine refuses to create (a name DynamoDB does not accept) is a
+    :class:`~singletable.data.DesignError` naming why, one line for the command that asked."""
+    from singletable._designs import DesignError
+    from singletable.examples import DEMO_CLOCK
+
+    try:
+        db = connect(table, ":memory:", clock=lambda: DEMO_CLOCK, **options)
+    except ModelError as error:
+        raise DesignError(f"the design's table cannot be created: {error}") from None
+    try:
+        db.create_table()
+    except ModelError as error:
+        db.close()
+        raise DesignError(f"the design's table cannot be created: {error}") from None
+    return db
 
 
 def table_items(db: DB, index: str | None = None) -> list[dict[str, Any]]:
@@ -162,11 +199,16 @@ def table_items(db: DB, index: str | None = None) -> list[dict[str, Any]]:
         params = dict(params, ExclusiveStartKey=last)
 
 
-def generated_entity(cls: type[Any], n: int, sizes: Mapping[str, int] | None = None) -> Any:
+def generated_entity(
+    cls: type[Any], n: int, sizes: Mapping[str, int] | None = None, *, defaults: bool = False
+) -> Any:
     """The ``n``-th generated instance of entity ``cls``: a value for every field from its type.
 
-    A field with a default that refuses its generated value keeps its default; a required one raises
-    :class:`SampleError` naming the entity, the field and pydantic's reason.
+    ``defaults``: a field whose default is a value (not None, not empty: ``""``, ``[]``, ``set()`` say "none
+    yet", and a generated value shows what the field costs when given) keeps it, as a create that leaves the
+    field out writes it (an order created ``status="open"`` is in the sparse index of open orders; a
+    generated ``status-7`` would not be). A field with a default that refuses its generated value keeps its
+    default; a required one raises :class:`SampleError` naming the entity, the field and pydantic's reason.
     """
     meta = cls.model_entity()
     partition = set(meta.pk.needs)
@@ -175,6 +217,8 @@ def generated_entity(cls: type[Any], n: int, sizes: Mapping[str, int] | None = N
     values: dict[str, Any] = {}
     for name, info in cls.model_fields.items():
         if name in (meta.created, meta.updated, meta.version):
+            continue
+        if defaults and not info.is_required() and _a_value(info.get_default(call_default_factory=True)):
             continue
         index = n % PARTITION_POOL if name in partition and name not in _sort_fields(meta) else n
         values[name] = value_for(info.annotation, name, index, lengths.get(name, 0))
@@ -205,6 +249,17 @@ def generated_entity(cls: type[Any], n: int, sizes: Mapping[str, int] | None = N
             for name in fixable:
                 values.pop(name)
     raise SampleError(f"{cls.__name__}: cannot generate a valid instance")
+
+
+def _a_value(default: Any) -> bool:
+    """Whether a field's default is a value a create writes as it is: not None, not an empty text or
+    collection (which writes nothing, or builds a key DynamoDB refuses)."""
+    if default is None:
+        return False
+    try:
+        return len(default) > 0
+    except TypeError:  # a number, a bool, a date: a value
+        return True
 
 
 def _sort_fields(meta: Any) -> set[str]:

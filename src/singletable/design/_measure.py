@@ -17,9 +17,16 @@ from typing import Any
 
 from singletable.data import Design
 from singletable.design._collections import Labeller
-from singletable.design._items import example_values, generated_entity, loaded_db, table_items, value_for
+from singletable.design._items import (
+    example_values,
+    generated_entity,
+    loaded_db,
+    memory_db,
+    table_items,
+    value_for,
+)
 from singletable.engine._sizes import item_size
-from singletable.model import DB, ModelError, connect
+from singletable.model import DB, ModelError
 
 TABLE = "table"  # the target name of the table's own share, beside index names
 READS = frozenset({"GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems"})
@@ -110,11 +117,8 @@ def _all_writes(
     failures: dict[str, str],
 ) -> dict[str, dict[str, Consumed]]:
     """Each entity's writes, on an empty table: a singleton's create must not find the sample's item."""
-    from singletable.examples import DEMO_CLOCK
-
-    db = connect(design.table, ":memory:", clock=lambda: DEMO_CLOCK)
+    db = memory_db(design.table)
     try:
-        db.create_table()
         return {
             name: _writes(db, meta.cls, sizes.get(name, {}), update_fields.get(name), failures)
             for name, meta in ((m.cls.__name__, m) for m in design.table.entities.values())
@@ -167,27 +171,32 @@ def _writes(
     db: DB, cls: type[Any], sizes: Mapping[str, int], update_field: str | None, failures: dict[str, str]
 ) -> dict[str, Consumed]:
     """Create, update (``update_field``, or the first field outside keys and guards) and delete one fresh
-    generated ``cls``, each traced."""
+    generated ``cls``, each traced, as the application writes them: the create keeps every field's default
+    (so a sparse key a default puts in an index is priced), the update and the delete take the entity the
+    write before returned (so a versioned entity's write is the conditioned one its version allows)."""
     out: dict[str, Consumed] = {}
     meta = cls.model_entity()
     try:
-        entity = generated_entity(cls, FRESH, sizes)
+        entity = generated_entity(cls, FRESH, sizes, defaults=True)
     except ValueError as error:
         failures[f"{cls.__name__} writes"] = str(error)
         return out
     field_name = update_field or _updatable_field(meta)
+    current = [entity]
     steps = [
-        ("create", lambda: db.create(entity)),
-        ("update", lambda: _update(db, cls, entity, field_name)),
-        ("delete", lambda: db.delete(entity)),
+        ("create", lambda: db.create(current[-1])),
+        ("update", lambda: _update(db, cls, current[-1], field_name)),
+        ("delete", lambda: db.delete(current[-1])),
     ]
     for kind, write in steps:
         try:
             with db.trace(capacity="INDEXES") as trace:
-                write()
+                written = write()
         except ModelError as error:
             failures[f"{cls.__name__} {kind}"] = str(error)
             return out
+        if written is not None:
+            current.append(written)
         consumed = Consumed()
         for request in trace.requests:
             consumed.add(request.operation, request.capacity)
@@ -202,13 +211,19 @@ def _updatable_field(meta: Any) -> str | None:
     return next((name for name in meta.fields if name not in skip and meta.fields[name].stored), None)
 
 
-def _update(db: DB, cls: type[Any], entity: Any, field_name: str | None) -> None:
-    if field_name is None:  # every field is part of a key: an update is a rewrite
-        db.put(entity)
-        return
+def _update(db: DB, cls: type[Any], entity: Any, field_name: str | None) -> Any:
+    """The entity updated: ``field_name`` set to a generated value other than its own, or (when every
+    field is part of a key) the whole entity written again."""
+    if field_name is None:
+        return db.put(entity)
     annotation = cls.model_fields[field_name].annotation
-    new = value_for(annotation, field_name, FRESH + 1, len(str(getattr(entity, field_name, ""))))
-    db.update(entity, **{field_name: new})
+    old = getattr(entity, field_name, None)
+    new: Any = old
+    for n in range(FRESH + 1, FRESH + 5):  # a change: an update that writes the same value changes no index
+        new = value_for(annotation, field_name, n, len(str(old or "")))
+        if new != old:
+            break
+    return db.update(entity, **{field_name: new})
 
 
 def _storage(

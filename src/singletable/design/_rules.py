@@ -39,6 +39,27 @@ RULE_LIST = (
         "fix the declaration the error names",
     ),
     Rule(
+        "ST002",
+        "table-name-refused",
+        "error",
+        "a table name DynamoDB refuses",
+        "DynamoDB refuses every request naming a table that is not 3 to 255 letters, digits, '_', '-' or "
+        "'.', CreateTable first",
+        "rename the table (Table(name=...)), or give the name per environment with env()",
+    ),
+    Rule(
+        "ST003",
+        "unique-guard-cannot-guard",
+        "error",
+        "a unique guard template that cannot guard its value",
+        "a unique value is held by a guard item whose key the template renders: a field the entity lacks "
+        "cannot be rendered (every create fails), a template without the unique field gives every value one "
+        "guard (only the first entity can be written), and a guard whose key is another item's key "
+        "overwrites it or is refused by it",
+        "build the template from the unique field and, for uniqueness within a scope, other fields of the "
+        "same entity (STORE#{store_id}#EMAIL#{email}), with a prefix no other key uses",
+    ),
+    Rule(
         "ST101",
         "static-partition-key",
         "warning",
@@ -64,6 +85,16 @@ RULE_LIST = (
         "a primary key identifies one item: every write of the entity replaces the one before, so the table "
         "holds one of them however many the index keys suggest",
         "put the identifying field in the primary key (settings#{name})",
+    ),
+    Rule(
+        "ST104",
+        "counter-in-key",
+        "warning",
+        "a counter inside a key template",
+        "a counter changes with every increment, and a key built from it must be rewritten each time: an "
+        "atomic ADD cannot rebuild a key (the model refuses it before sending), and a SET moves the item "
+        "in its index, a delete and a put there, on every count",
+        "keep counters out of keys; key on what does not change (an id), and read the count from the item",
     ),
     Rule(
         "ST201",

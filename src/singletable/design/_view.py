@@ -148,8 +148,10 @@ class EntityView:
 class DesignView:
     """The table, its indexes and its entities, from ``Table.describe()``."""
 
-    def __init__(self, described: dict[str, Any]) -> None:
+    def __init__(self, described: dict[str, Any], counters: dict[str, set[str]] | None = None) -> None:
         self.described = described
+        # entity type -> fields a Sequence of the design module counts with (describe() cannot say)
+        self.counters: dict[str, set[str]] = counters or {}
         table = described["table"]
         self.table = table
         self.table_name: str = table.get("resolved") or table.get("name") or ""

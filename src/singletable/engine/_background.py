@@ -135,9 +135,12 @@ class Subscription:
 class BackgroundThreads:
     """The background threads of one engine: started as the catalog calls for them, stopped together."""
 
-    def __init__(self, engine: BackgroundEngine, ttl_interval: float) -> None:
+    def __init__(self, engine: BackgroundEngine, ttl_interval: float, *, enabled: bool = True) -> None:
         self.engine = engine
         self.ttl_interval = ttl_interval
+        # False for a read-only engine: the TTL sweep and index backfills write, so none is ever started
+        # (stream subscriptions only read, and still run).
+        self.enabled = enabled
         self._stop = threading.Event()
         self._sweeper: threading.Thread | None = None
         self._backfills: dict[tuple[str, str, int], threading.Thread] = {}
@@ -146,7 +149,7 @@ class BackgroundThreads:
 
     def catalog_loaded(self, tables: dict[str, TableSchema]) -> None:
         """Start whatever background work the catalog now calls for."""
-        if self._stop.is_set():
+        if self._stop.is_set() or not self.enabled:
             return
         with self._lock:
             if self._sweeper is None and any(ttl.ttl_attribute(t.description) for t in tables.values()):

@@ -30,10 +30,12 @@ Item = dict[str, Any]
 
 @dataclass
 class BulkResult:
-    """What one chunk did: ``written`` items committed; ``errors`` (position in the chunk, error) refused."""
+    """What one chunk did: ``written`` items committed, ``replaced`` of them over an item with the same key
+    (stored before, or earlier in the chunk); ``errors`` (position in the chunk, error) refused."""
 
     written: int = 0
     errors: list[tuple[int, DynamoDBError]] = field(default_factory=list)
+    replaced: int = 0
 
 
 def bulk_put(engine: Any, table_name: str, items: list[Item], *, stop_at_error: bool = False) -> BulkResult:
@@ -70,7 +72,8 @@ def _load(engine: Any, table_name: str, items: list[Item], stop_at_error: bool) 
                 rows.flush(storage)
                 seen.clear()
             seen.add(write.identity)
-            write.apply(storage, capacity, rows)
+            old, _new = write.apply(storage, capacity, rows)
+            result.replaced += old is not None
         rows.flush(storage)
     result.written = len(writes)
     return result

@@ -23,13 +23,14 @@ from singletable.engine._registry import (
     BY_NAME,
     CACHED_CATALOG_READS,
     CATALOG_CHECKED_IN_WRITE,
+    READ_OPERATIONS,
     REGISTRY,
     STREAMS_OPERATIONS,
     UNSUPPORTED_OPERATIONS,
     module_path,
 )
 from singletable.engine._schema import TableSchema
-from singletable.engine._storage import BusyTimeout, Storage, is_busy, retry_while_busy
+from singletable.engine._storage import BusyTimeout, ReadOnlyDatabase, Storage, is_busy, retry_while_busy
 from singletable.engine._table_descriptions import check_table_name
 from singletable.engine._validation import SHAPES, check_input
 
@@ -60,8 +61,26 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
+def read_only_refusal(operation: str, path: str) -> DynamoDBError:
+    """What a read-only engine answers to an operation that would change its database."""
+    return DynamoDBError(
+        "AccessDeniedException",
+        f"{operation} refused: the database {path} is opened read-only, so nothing can be written to it",
+    )
+
+
 class Engine(OperationMethods):
-    """DynamoDB on SQLite. ``Engine(":memory:")`` or ``Engine("app.db")`` (created if missing)."""
+    """DynamoDB on SQLite. ``Engine(":memory:")`` or ``Engine("app.db")`` (created if missing).
+
+    ``Engine("app.db", read_only=True)`` reads an existing file and never changes it: not one byte, not its
+    modification time. It runs no background work (no TTL sweep -- expired items stay readable, as DynamoDB
+    returns them until its TTL process deletes them --, no index backfill, no checkpoint), never creates or
+    upgrades the storage schema, and answers every operation that would write with AccessDeniedException. A
+    missing file is ``FileNotFoundError``; a file of an older layout ``UpgradeNeeded``, of a newer one
+    ``UnsupportedSchemaVersion``, a SQLite file singletable did not write ``NotASingletableDatabase`` (all
+    three ``sqlite3.DatabaseError``). A read-only or immutable file, or one in a read-only directory, can be
+    read.
+    """
 
     region = "us-east-1"
     # AWS's documentation example account. Not 000000000000, which DynamoDB Local's ARNs carry and the
@@ -75,12 +94,14 @@ class Engine(OperationMethods):
         durable: bool = False,
         clock: Callable[[], float] | None = None,
         ttl_sweep_interval: float = 1.0,
+        read_only: bool = False,
     ) -> None:
         self.path = path
+        self.read_only = read_only
         # Epoch seconds as TTL sees them: inject a clock to fast-forward expiry in tests.
         self.clock: Callable[[], float] = clock or time.time
-        self.background = BackgroundThreads(self, ttl_sweep_interval)
-        self.storage = Storage(path, durable=durable)
+        self.background = BackgroundThreads(self, ttl_sweep_interval, enabled=not read_only)
+        self.storage = Storage(path, durable=durable, read_only=read_only)
         self._tables: dict[str, TableSchema] = {}
         self._catalog_version = -1
         self._data_version = -1
@@ -109,6 +130,8 @@ class Engine(OperationMethods):
 
     def expire_items(self) -> int:
         """Run one TTL sweep now (as the background sweeper does); returns how many items it deleted."""
+        if self.read_only:
+            raise read_only_refusal("A TTL sweep", self.path)
         return self.background.expire_items()
 
     def subscribe(
@@ -236,6 +259,8 @@ class Engine(OperationMethods):
         routes = self._wire_routes if for_wire else self._routes
         handler, shape = routes.get(operation) or self._route(operation, for_wire)
         check_input(SHAPES, shape, params)
+        if self.read_only:
+            return self._execute_read_only(operation, handler, params)
         if self._private:  # see __init__; and with no other connection, the database is never busy
             with self.storage.lock:
                 return handler(self, params)
@@ -271,7 +296,32 @@ class Engine(OperationMethods):
         plain route: the caller reads the answer's items as dicts, even inside a call made ``for_wire``."""
         handler, shape = self._routes.get(operation) or self._route(operation)
         check_input(SHAPES, shape, params)
+        if self.read_only and operation not in READ_OPERATIONS:
+            raise read_only_refusal(operation, self.path)
         return handler(self, params, **options)
+
+    def _execute_read_only(self, operation: str, handler: Handler, params: dict[str, Any]) -> dict[str, Any]:
+        """:meth:`execute` on a read-only engine: reads as usual, anything else refused before it runs (and,
+        should a write be attempted all the same, the storage's refusal is answered alike)."""
+        if operation not in READ_OPERATIONS:
+            raise read_only_refusal(operation, self.path)
+        try:
+            try:
+                return self._execute(operation, handler, params)
+            except sqlite3.OperationalError as error:
+                if not is_busy(error) or isinstance(error, BusyTimeout):
+                    raise
+                return retry_while_busy(
+                    lambda: self._execute(operation, handler, params),
+                    lambda again: is_busy(again) and not isinstance(again, BusyTimeout),
+                    self.storage.busy_timeout,
+                )
+        except ReadOnlyDatabase:
+            raise read_only_refusal(operation, self.path) from None
+        except sqlite3.OperationalError as error:  # SQLite's own refusal (mode=ro): the same answer
+            if not getattr(error, "sqlite_errorname", "").startswith("SQLITE_READONLY"):
+                raise
+            raise read_only_refusal(operation, self.path) from None
 
     def _may_retry(self, error: sqlite3.OperationalError, commits: int) -> bool:
         """SQLite found the database busy outside a write's BEGIN (another process was recovering the WAL
@@ -294,7 +344,7 @@ class Engine(OperationMethods):
 
         The request is prepared against the cached catalog; :meth:`_check_catalog_in_write` confirms it
         after BEGIN IMMEDIATE. If another process changed the catalog, the transaction rolls back and the
-        request runs again on the new catalog, the way every operation used to run. An error raised before
+        request runs again on the new catalog. An error raised before
         that confirmation (a validation error, a busy database) is only answered once the catalog is known
         to be current, so the answers are the same as checking first.
         """

@@ -11,7 +11,8 @@ DynamoDB Streams) and how the engine keeps the table catalog current around it:
   asking SQLite whether another process changed it;
 * ``wire_items``: a read whose ``run`` takes ``for_wire=True`` when answering for the wire codec
   (``Engine.execute(..., for_wire=True)``, the protocol's dispatcher): the items it would return undecoded
-  come back as the stored JSON (``orjson.Fragment``), which the codec writes as they are.
+  come back as the stored JSON (``orjson.Fragment``), which the codec writes as they are;
+* ``reads``: allowed on a read-only engine (``Engine(path, read_only=True)``), which refuses every other.
 
 Every other operation asks first. :data:`UNSUPPORTED_OPERATIONS` are AWS-only operations with no local
 meaning: they exist (as engine methods too) and always answer UnknownOperationException naming the operation.
@@ -37,40 +38,45 @@ class Operation:
     writes: bool = False
     cached_catalog: bool = False
     wire_items: bool = False
+    # Allowed on a read-only engine (``Engine(path, read_only=True)``): it never changes the database, or (the
+    # PartiQL operations) its writes run through the item operations, which a read-only engine refuses.
+    reads: bool = False
 
 
 REGISTRY: tuple[Operation, ...] = (
     Operation("CreateTable", "create_table", "CreateTableInput"),
-    Operation("DescribeTable", "describe_table", "DescribeTableInput"),
-    Operation("ListTables", "list_tables", "ListTablesInput"),
+    Operation("DescribeTable", "describe_table", "DescribeTableInput", reads=True),
+    Operation("ListTables", "list_tables", "ListTablesInput", reads=True),
     Operation("DeleteTable", "delete_table", "DeleteTableInput"),
     Operation("PutItem", "put_item", "PutItemInput", writes=True),
-    Operation("GetItem", "get_item", "GetItemInput", cached_catalog=True, wire_items=True),
+    Operation("GetItem", "get_item", "GetItemInput", cached_catalog=True, wire_items=True, reads=True),
     Operation("UpdateItem", "update_item", "UpdateItemInput", writes=True),
     Operation("DeleteItem", "delete_item", "DeleteItemInput", writes=True),
-    Operation("Query", "query", "QueryInput", cached_catalog=True, wire_items=True),
-    Operation("Scan", "scan", "ScanInput", cached_catalog=True, wire_items=True),
-    Operation("BatchGetItem", "batch_get_item", "BatchGetItemInput", cached_catalog=True),
+    Operation("Query", "query", "QueryInput", cached_catalog=True, wire_items=True, reads=True),
+    Operation("Scan", "scan", "ScanInput", cached_catalog=True, wire_items=True, reads=True),
+    Operation("BatchGetItem", "batch_get_item", "BatchGetItemInput", cached_catalog=True, reads=True),
     Operation("BatchWriteItem", "batch_write_item", "BatchWriteItemInput", writes=True),
     Operation("TransactWriteItems", "transact_write_items", "TransactWriteItemsInput", writes=True),
-    Operation("TransactGetItems", "transact_get_items", "TransactGetItemsInput", cached_catalog=True),
-    Operation("ExecuteStatement", "execute_statement", "ExecuteStatementInput"),
-    Operation("BatchExecuteStatement", "batch_execute_statement", "BatchExecuteStatementInput"),
-    Operation("ExecuteTransaction", "execute_transaction", "ExecuteTransactionInput"),
+    Operation(
+        "TransactGetItems", "transact_get_items", "TransactGetItemsInput", cached_catalog=True, reads=True
+    ),
+    Operation("ExecuteStatement", "execute_statement", "ExecuteStatementInput", reads=True),
+    Operation("BatchExecuteStatement", "batch_execute_statement", "BatchExecuteStatementInput", reads=True),
+    Operation("ExecuteTransaction", "execute_transaction", "ExecuteTransactionInput", reads=True),
     Operation("UpdateTable", "update_table", "UpdateTableInput"),
     Operation("UpdateTimeToLive", "update_time_to_live", "UpdateTimeToLiveInput"),
-    Operation("DescribeTimeToLive", "describe_time_to_live", "DescribeTimeToLiveInput"),
+    Operation("DescribeTimeToLive", "describe_time_to_live", "DescribeTimeToLiveInput", reads=True),
     Operation("TagResource", "tag_resource", "TagResourceInput"),
     Operation("UntagResource", "untag_resource", "UntagResourceInput"),
-    Operation("ListTagsOfResource", "list_tags_of_resource", "ListTagsOfResourceInput"),
-    Operation("DescribeLimits", "describe_limits", "DescribeLimitsInput"),
-    Operation("DescribeEndpoints", "describe_endpoints", "DescribeEndpointsRequest"),
+    Operation("ListTagsOfResource", "list_tags_of_resource", "ListTagsOfResourceInput", reads=True),
+    Operation("DescribeLimits", "describe_limits", "DescribeLimitsInput", reads=True),
+    Operation("DescribeEndpoints", "describe_endpoints", "DescribeEndpointsRequest", reads=True),
     # The DynamoDB Streams API (X-Amz-Target ``DynamoDBStreams_20120810.*``), run by
     # ``Engine.execute_streams``; its boto3-style methods exist on the Engine too (``engine.get_records``).
-    Operation("ListStreams", "list_streams", "ListStreamsInput", api=STREAMS),
-    Operation("DescribeStream", "describe_stream", "DescribeStreamInput", api=STREAMS),
-    Operation("GetShardIterator", "get_shard_iterator", "GetShardIteratorInput", api=STREAMS),
-    Operation("GetRecords", "get_records", "GetRecordsInput", api=STREAMS),
+    Operation("ListStreams", "list_streams", "ListStreamsInput", api=STREAMS, reads=True),
+    Operation("DescribeStream", "describe_stream", "DescribeStreamInput", api=STREAMS, reads=True),
+    Operation("GetShardIterator", "get_shard_iterator", "GetShardIteratorInput", api=STREAMS, reads=True),
+    Operation("GetRecords", "get_records", "GetRecordsInput", api=STREAMS, reads=True),
 )
 
 UNSUPPORTED_OPERATIONS: frozenset[str] = frozenset(
@@ -117,6 +123,7 @@ OPERATIONS: dict[str, str] = {op.name: op.module for op in REGISTRY if op.api ==
 STREAMS_OPERATIONS: dict[str, str] = {op.name: op.module for op in REGISTRY if op.api == STREAMS}
 CATALOG_CHECKED_IN_WRITE: frozenset[str] = frozenset(op.name for op in REGISTRY if op.writes)
 CACHED_CATALOG_READS: frozenset[str] = frozenset(op.name for op in REGISTRY if op.cached_catalog)
+READ_OPERATIONS: frozenset[str] = frozenset(op.name for op in REGISTRY if op.reads)
 # Wire name -> the request shape validation checks it against.
 INPUT_SHAPES: dict[str, str] = {op.name: op.shape for op in REGISTRY}
 

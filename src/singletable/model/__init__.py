@@ -4,9 +4,9 @@ Declare a :class:`Table`, entities (pydantic models with key templates), access 
 ``connect(table, target)`` runs them on the embedded engine or any boto3 DynamoDB client, and
 ``await connect_async(table, target)`` does the same for asyncio code (``AsyncDB``).
 
-Everything exported here is documented in docs/modeling.md (its "Public names" table lists each one); the
-modules with a leading underscore are the implementation and may change without notice. ``cursor`` is the
-one public submodule: signed pagination cursors for pages an application assembles itself.
+Everything exported here is documented in docs/modeling-reference.md (its "Public names" table lists each
+one); the modules with a leading underscore are the implementation and may change without notice.
+``cursor`` is the one public submodule: signed pagination cursors for pages an application assembles itself.
 """
 
 from importlib import import_module as _import_module
@@ -24,11 +24,13 @@ from singletable.model._entity import Entity
 from singletable.model._entity_meta import EntityMeta, KeyRef
 from singletable.model._errors import (
     AlreadyExists,
+    Cancellation,
     ConditionFailed,
     DBClosed,
     DeclarationError,
     FieldNotLoaded,
     FieldTypeError,
+    FieldValueError,
     InvalidCursor,
     KeyTemplateError,
     MissingFields,
@@ -62,6 +64,7 @@ __all__ = [
     "AlreadyExists",
     "AsyncAdapter",
     "AsyncDB",
+    "Cancellation",
     "Collection",
     "Cond",
     "ConditionFailed",
@@ -73,6 +76,7 @@ __all__ = [
     "EntityMeta",
     "FieldNotLoaded",
     "FieldTypeError",
+    "FieldValueError",
     "Grouped",
     "Index",
     "InvalidCursor",

@@ -10,18 +10,20 @@ door (:mod:`singletable.model._async_adapter`): aiobotocore for endpoints, a wor
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Iterable
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from datetime import datetime
 from typing import Any, TypeVar
 
 from singletable.model._async_adapter import AsyncAdapter, adapt_async
 from singletable.model._entity import Entity
 from singletable.model._entity_meta import KeyRef
-from singletable.model._errors import DBClosed
+from singletable.model._errors import DBClosed, SequenceContended
 from singletable.model._expr import Action, Cond
 from singletable.model._handle import DB_CLOSED, TableHandle
 from singletable.model._pager import Page
 from singletable.model._patterns import Grouped, Query
+from singletable.model._sequence import Retries
 from singletable.model._steps import AsyncCall, Request, Steps, T
 from singletable.model._table import Table
 from singletable.model._trace import Trace
@@ -139,6 +141,23 @@ class AsyncDB(TableHandle):
         """``async with db.transaction() as tx: await tx.create(...)`` -- all or nothing."""
         return AsyncTransaction(self._write_target(), self.call)
 
+    async def run_transaction(self, block: Callable[[AsyncTransaction], Awaitable[T] | T]) -> T:
+        """``await db.run_transaction(place_order)`` with ``async def place_order(tx)``: ``block(tx)``
+        committed as one transaction, run again with the next number when one it drew was taken first
+        (see :meth:`DB.run_transaction <singletable.model.DB.run_transaction>`)."""
+        retries = Retries()
+        while True:
+            tx = self.transaction()
+            result = block(tx)
+            if inspect.isawaitable(result):
+                result = await result
+            try:
+                await tx.commit()
+            except SequenceContended as lost:
+                await asyncio.sleep(retries.after(lost).seconds)
+                continue
+            return result
+
     async def batch_get(
         self, targets: list[Any], *, consistent: bool = False, raw: bool = False
     ) -> list[Any]:
@@ -215,6 +234,10 @@ class AsyncTransaction(TransactionParts):
 
     async def commit(self) -> None:
         await run_async(self._commit(), self.call)
+
+    def _drive(self, steps: Steps[Any]) -> Any:
+        """Run ``steps`` (a sequence's draw) with this transaction's call: an awaitable."""
+        return run_async(steps, self.call)
 
     async def __aenter__(self) -> AsyncTransaction:
         return self

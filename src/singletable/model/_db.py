@@ -9,6 +9,7 @@ with the adapter's synchronous call, as :class:`~singletable.model.AsyncDB` does
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import Any, TypeVar, overload
@@ -16,12 +17,13 @@ from typing import Any, TypeVar, overload
 from singletable.model._adapter import adapt
 from singletable.model._entity import Entity
 from singletable.model._entity_meta import KeyRef
-from singletable.model._errors import DBClosed
+from singletable.model._errors import DBClosed, SequenceContended
 from singletable.model._expr import Action, Cond
 from singletable.model._handle import DB_CLOSED, TableHandle, checked_table_name
 from singletable.model._pager import Page
 from singletable.model._patterns import Grouped, Query
-from singletable.model._steps import Steps, run
+from singletable.model._sequence import Retries
+from singletable.model._steps import Steps, T, run
 from singletable.model._table import Table
 from singletable.model._trace import Trace
 from singletable.model._transaction import Transaction
@@ -129,6 +131,27 @@ class DB(TableHandle):
     def transaction(self) -> Transaction:
         """``with db.transaction() as tx: tx.create(...); tx.check(...)`` -- all or nothing."""
         return Transaction(self._write_target(), self.call)
+
+    def run_transaction(self, block: Callable[[Transaction], T]) -> T:
+        """``db.run_transaction(place_order)``: ``block(tx)`` committed as one transaction, all or nothing;
+        returns what ``block`` returned.
+
+        When a number ``block`` drew from a :class:`~singletable.model.Sequence` (``seq.draw(tx)``) was
+        taken by another writer first, nothing was written, and ``block`` runs again on a fresh transaction
+        -- drawing the next number -- after a short jittered backoff, up to the sequence's ``attempts``
+        (then :class:`SequenceContended`). So ``block`` may run more than once: let it read and plan writes
+        on ``tx``, and act on the world only after ``run_transaction`` returns. Any other error is raised
+        at once."""
+        retries = Retries()
+        while True:
+            tx = self.transaction()
+            result = block(tx)
+            try:
+                tx.commit()
+            except SequenceContended as lost:
+                time.sleep(retries.after(lost).seconds)
+                continue
+            return result
 
     def batch_get(self, targets: list[Any], *, consistent: bool = False, raw: bool = False) -> list[Any]:
         """Entities for many keys (100 per request, unprocessed keys retried), in the order asked.

@@ -10,6 +10,8 @@ items declared in a class body and binds them to the compiled entity; they, in t
 
 from __future__ import annotations
 
+import types
+import typing
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -17,7 +19,14 @@ from pydantic import BaseModel, ConfigDict
 
 from singletable.model._codecs import Codec, build_codec, ttl_codec
 from singletable.model._derived import Derived
-from singletable.model._entity_meta import EntityMeta, Fields, FieldSpec, KeyRef, refuse_unknown
+from singletable.model._entity_meta import (
+    EntityMeta,
+    Fields,
+    FieldSpec,
+    KeyRef,
+    read_with_projection,
+    refuse_unknown,
+)
 from singletable.model._errors import DeclarationError, FieldNotLoaded
 from singletable.model._patterns import Pattern
 from singletable.model._table import Table
@@ -95,7 +104,8 @@ class Entity(BaseModel):
             # field missing there is one a projection did not load (model/_entity_meta.py, from_item).
             cls = type(self)
             if name in cls.__pydantic_fields__ and cls.__entity_meta__ is not None:
-                raise FieldNotLoaded(cls.__entity_meta__.type, name, list(self.__dict__))
+                projected = read_with_projection(self)
+                raise FieldNotLoaded(cls.__entity_meta__.type, name, list(self.__dict__), projected=projected)
             return super().__getattr__(name)
 
     @classmethod
@@ -150,7 +160,7 @@ def _compile(
     fields = _field_specs(cls, table, version, ttl)
     codecs = {n: f.codec for n, f in fields.items()}
     keys = _bound_keys(cls, table, type_name, declared, fields, codecs)
-    guards, carry = _guards(cls, table, type_name, unique, fields, keys, codecs)
+    guards, carry = _guards(cls, table, type_name, unique, fields, keys, codecs, version)
     stamps = table.timestamps if timestamps else (None, None)
     created, updated = (name if name in fields else None for name in stamps)
     meta = EntityMeta(cls, type_name, table, fields, keys, guards, version, ttl, created, updated)
@@ -266,6 +276,7 @@ def _guards(
     fields: dict[str, FieldSpec],
     keys: dict[str, BoundKey],
     codecs: dict[str, Codec],
+    version: str | None,
 ) -> tuple[dict[str, BoundKey], dict[str, tuple[str, ...]]]:
     """The guard key of each unique field, and the primary-key fields each guard item also carries."""
     guards: dict[str, BoundKey] = {}
@@ -285,10 +296,61 @@ def _guards(
         if carried:
             carry[name] = tuple(carried)
         text = template_text or f"UNIQUE#{type_name}#{fields[name].attribute}#{{{name}}}"
-        guards[name] = BoundKey(
-            table.pk_name, KeyTemplate.parse(text), "S", codecs, table.delimiter, type_name
-        )
+        template = KeyTemplate.parse(text)
+        _check_guard_template(cls, name, template, fields, version)
+        guards[name] = BoundKey(table.pk_name, template, "S", codecs, table.delimiter, type_name)
     return guards, carry
+
+
+# Codec kinds that cannot fill a key slot: containers and untyped values.
+_UNKEYABLE = ("L", "M", "SS", "NS", "BS", "MODEL", "ANY")
+
+
+def _check_guard_template(
+    cls: type[Entity], name: str, template: KeyTemplate, fields: dict[str, FieldSpec], version: str | None
+) -> None:
+    """A guard template names the unique field and may name other fields of the entity, which scope the
+    uniqueness (``STORE#{store_id}#EMAIL#{email}``: one email per store). Each must be a field that always
+    has a value the key can hold, or the guard could not be built: refused here, naming the field."""
+    where = f"{cls.__name__}: the guard of {name} ({template.text!r})"
+    if name not in template.fields:
+        raise DeclarationError(f"{where} must contain {{{name}}}, the value it keeps unique")
+    for other in template.fields:
+        if other not in fields:
+            raise DeclarationError(
+                f"{where} uses {other!r}, which is not a field; fields are {sorted(fields)}"
+            )
+        if other == name:
+            continue
+        spec = fields[other]
+        if other == version:
+            raise DeclarationError(
+                f"{where} uses the version field {other!r}, which changes on every write; "
+                "scope a guard by fields that identify a group (a store, a tenant)"
+            )
+        if spec.codec.kind in _UNKEYABLE:
+            raise DeclarationError(
+                f"{where} uses {other!r}, a {spec.codec.expected} field, which cannot be part of a key; "
+                "scope a guard by text, number, date or enum fields"
+            )
+        if _may_be_none(cls.model_fields[other]):
+            raise DeclarationError(
+                f"{where} uses {other!r}, which may be None; a guard needs every field it names on every "
+                f"entity, so {other} must be required or have a default that is not None"
+            )
+
+
+def _may_be_none(info: Any) -> bool:
+    """Whether a field can hold None: its type admits None, or its default is None."""
+    annotation = info.annotation
+    while typing.get_origin(annotation) is typing.Annotated:
+        annotation = typing.get_args(annotation)[0]
+    if annotation is Any or annotation is type(None):
+        return True
+    union = typing.get_origin(annotation) in (typing.Union, types.UnionType)
+    if union and type(None) in typing.get_args(annotation):
+        return True
+    return not info.is_required() and info.default_factory is None and info.default is None
 
 
 def _bind_members(cls: type[Entity], meta: EntityMeta) -> None:

@@ -9,18 +9,34 @@ all of them and imports none of them (the annotations name them for readers only
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pydantic import TypeAdapter
-
 from singletable.model._codecs import AV, CanonicalSet, Codec, refused
-from singletable.model._errors import FieldTypeError, MissingKeyFields, PartialEntity, UnknownArgument
+from singletable.model._errors import (
+    FieldTypeError,
+    FieldValueError,
+    MissingKeyFields,
+    PartialEntity,
+    UnknownArgument,
+)
 from singletable.model._expr import Path
-from singletable.model._read_items import Fallback, entity_builder
+from singletable.model._field_checks import check_entity, field_check
+from singletable.model._read_items import Fallback, FieldRefused, entity_builder
 from singletable.model._source import class_source, field_limits
 from singletable.model._templates import BoundKey
+
+# The entities read with a projection (.select), by id, held weakly: only they lack fields because of what was
+# read. Any other entity that lacks one was built without it (model_construct), and its errors say so.
+_PROJECTED: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+
+
+def read_with_projection(entity: Any) -> bool:
+    """Whether ``entity`` is a partial entity a projection read (not one built without some fields)."""
+    return _PROJECTED.get(id(entity)) is entity
+
 
 if TYPE_CHECKING:  # annotations only: these modules import this one
     from singletable.model._derived import Derived
@@ -83,6 +99,9 @@ class EntityMeta:
             if self.created and self.created not in self.primary_fields
             else []
         )
+        # Unique field -> every field its guard key is built from: itself, then the fields scoping it
+        # (``STORE#{store_id}#EMAIL#{email}``); a change of any of them moves the guard.
+        self.guard_fields = {name: bound.template.fields for name, bound in self.unique.items()}
         self._decode_stored = _decoder(self._loads, {f.name: f.codec.kind for f in self.fields.values()})
         recoverable = {s.field for key in self._recover for s in key.template.slots if s.reversible}
         # None: items of this entity are validated by pydantic
@@ -98,15 +117,21 @@ class EntityMeta:
         projection) is refused, since its unloaded fields would be written as defaults."""
         values = dict(entity.__dict__)
         if len(values) < len(self.fields):
-            raise PartialEntity(self.type, [n for n in self.fields if n not in values])
+            missing = [n for n in self.fields if n not in values]
+            raise PartialEntity(self.type, missing, projected=read_with_projection(entity))
         return values
 
     def to_item(self, values: Mapping[str, Any]) -> dict[str, AV]:
-        """The item for a complete entity: stored fields, every applicable key, the type attribute."""
+        """The item for a complete entity: stored fields, every applicable key, the type attribute. Each
+        value is checked against its field's type (:class:`FieldTypeError`), then the whole against the
+        entity's declared validation (:class:`FieldValueError`), so nothing is stored that a read refuses."""
         item: dict[str, AV] = {}
         for name, attr, dump in self._stored:
             value = values.get(name)
-            if value is not None:
+            if value is None:
+                if self.fields[name].required:
+                    raise FieldValueError(self.type, name, self.fields[name].codec.expected, None, _ABSENT)
+            else:
                 try:
                     av = dump(value)
                 except Exception as error:
@@ -117,6 +142,16 @@ class EntityMeta:
                     raise
                 if av is not None:
                     item[attr] = av
+                elif self.fields[name].required:  # an empty set: not stored, and then never read back
+                    raise FieldValueError(
+                        self.type,
+                        name,
+                        self.fields[name].codec.expected,
+                        value,
+                        "DynamoDB stores no empty set, so this required field (no default) would be absent "
+                        "and the item unreadable; give the field a default (= set()) or a value",
+                    )
+        check_entity(self, values)
         for key in self._primary:
             if not key.applies(values):
                 raise MissingKeyFields(self.type, key.attribute, key.template.text, key.missing(values))
@@ -164,12 +199,13 @@ class EntityMeta:
                 pass
         data = self.decode(item)
         if partial:  # projections: validate each field that is there; the rest are absent, not defaults
-            loaded = {k: self._adapter(k).validate_python(v) for k, v in data.items()}
+            loaded = {k: _loaded(field_check(self, k), v) for k, v in data.items()}
             entity = self.cls.model_construct(**loaded)
             state = entity.__dict__
             for name in self.fields:
                 if name not in loaded:
-                    del state[name]  # reading it raises FieldNotLoaded (Entity.__getattr__)
+                    state.pop(name, None)  # reading it raises FieldNotLoaded (Entity.__getattr__)
+            _PROJECTED[id(entity)] = entity
         else:
             entity = self.cls.model_validate(data)
         return self._canonical_sets(entity) if self._set_fields else entity
@@ -183,13 +219,6 @@ class EntityMeta:
             if type(value) is set:
                 values[name] = CanonicalSet(value)
         return entity
-
-    def _adapter(self, name: str) -> TypeAdapter[Any]:
-        adapters = self.__dict__.setdefault("_adapters", {})
-        adapter = adapters.get(name)
-        if adapter is None:
-            adapter = adapters[name] = TypeAdapter(self.cls.model_fields[name].annotation)
-        return adapter
 
     def matches(self, item: Mapping[str, AV]) -> bool:
         """Whether an item is of this type: by the type attribute, else by the shape of its keys."""
@@ -238,6 +267,24 @@ class EntityMeta:
             "derived": [d.describe() for d in self.derived],
             "patterns": [p.describe() for p in self.patterns.values()],
         }
+
+
+# Why None (or nothing) cannot be written to a required field: None is stored as no attribute at all.
+_ABSENT = (
+    "None is stored as no attribute, and the field is required (no default), so the item could not be read "
+    "back; give the field a default (= None) or a value"
+)
+
+
+def _loaded(check: Any, value: Any) -> Any:
+    """A field read with a projection, validated as a whole item's field is (its constraints, choices and
+    field validators); a refusal names the field (:class:`FieldRefused`, reported as StoredItemError)."""
+    if check.adapter is None or value is None:
+        return value
+    try:
+        return check.adapter.validate_python(value)
+    except ValueError as error:
+        raise FieldRefused(check.field, error) from None
 
 
 def _returns_text(load: Callable[[AV], Any]) -> bool:

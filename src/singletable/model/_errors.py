@@ -6,11 +6,52 @@ the request went to the embedded engine or through boto3 to any endpoint: the ad
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 
+@dataclass(frozen=True, slots=True)
+class Cancellation:
+    """One action of a cancelled transaction, as DynamoDB judged it: ``error.cancellations`` holds one per
+    action sent, in the order sent.
+
+    ``index`` is the action's place in the transaction (from 0: DynamoDB's ``CancellationReasons`` order;
+    messages count from 1), ``action`` its label (``"STOCK update"``, ``"USER claim email='a@x'"``,
+    ``"ORDER sequence next_number"``, ``"raw"``), ``entity`` the entity type it writes ("" for a raw action),
+    ``role`` what it does (create, put, update, upsert, delete, check, claim, release, derived, sequence,
+    raw), ``key`` the item's primary key as plain values (``{"PK": "STOCK#s1", "SK": "STOCK"}``; empty when
+    it cannot be told), ``code`` DynamoDB's reason (``"ConditionalCheckFailed"``, ``"TransactionConflict"``,
+    ``"ValidationError"``...; ``"None"`` for an action that did not fail), ``message`` DynamoDB's text and
+    ``item`` the stored item as AttributeValues when DynamoDB returned it (the model asks for it on updates
+    and versioned writes: ``ReturnValuesOnConditionCheckFailure``).
+    """
+
+    index: int
+    action: str
+    entity: str
+    role: str
+    key: dict[str, Any]
+    code: str
+    message: str = ""
+    item: dict[str, Any] | None = None
+
+    @property
+    def failed(self) -> bool:
+        """Whether DynamoDB gave this action a reason (its code is not ``"None"``)."""
+        return self.code != "None"
+
+
 class ModelError(Exception):
-    """Base of every error the modeling layer raises."""
+    """Base of every error the modeling layer raises.
+
+    ``cancellations``: when the error reports a cancelled transaction (a ``ConditionFailed``,
+    ``UniqueViolation``, ``AlreadyExists``, ``NotFound``, ``VersionConflict``, ``TransactionFailed`` or
+    ``SequenceContended`` raised by a transaction), one :class:`Cancellation` per action sent, each with
+    DynamoDB's reason (``"None"`` for those that did not fail): ``[c for c in error.cancellations if
+    c.failed]`` are the ones to blame. Empty otherwise.
+    """
+
+    cancellations: tuple[Cancellation, ...] = ()
 
 
 class DeclarationError(ModelError, TypeError):
@@ -72,6 +113,30 @@ class FieldTypeError(ModelError, TypeError):
         super().__init__(f"{entity}.{field} is {expected}; {value!r} ({type(value).__name__}) does not fit")
 
 
+class FieldValueError(FieldTypeError, ValueError):
+    """A value of the right type that the field's declared validation refuses: a constraint
+    (``Field(ge=0)``), a ``Literal`` choice, an enum, a validator -- or, with ``field`` None, a model
+    validator refusing the entity as a whole.
+
+    Raised before any request is sent (for a number an update computes on the server, by the condition that
+    keeps it in bounds), so the model never writes what it cannot read back. ``entity``, ``field``,
+    ``expected`` (the declared type) and ``value`` as for :class:`FieldTypeError`; ``reason`` is what the
+    validation said.
+    """
+
+    def __init__(self, entity: str, field: str | None, expected: str, value: Any, reason: str) -> None:
+        self.entity = entity
+        self.field = field  # type: ignore[assignment]  # None: the whole entity was refused, no one field
+        self.expected = expected
+        self.value = value
+        self.reason = reason
+        if field is None:
+            message = f"{entity} is refused by its validation: {reason}"
+        else:
+            message = f"{entity}.{field} = {value!r} is refused: {reason}"
+        Exception.__init__(self, message)
+
+
 class RequestError(ModelError):
     """DynamoDB refused a request; ``code`` and ``message`` are DynamoDB's own."""
 
@@ -107,13 +172,21 @@ class NotFound(ModelError, LookupError):
 
 
 class UniqueViolation(ModelError):
-    """A value declared unique is already held by another entity."""
+    """A value declared unique is already held by another entity (of the same scope, for a guard scoped by
+    other fields: ``scope`` holds them, ``{"store_id": "s1"}``)."""
 
-    def __init__(self, entity: str, field: str, value: Any) -> None:
+    def __init__(self, entity: str, field: str, value: Any, scope: dict[str, Any] | None = None) -> None:
         self.entity = entity
         self.field = field
         self.value = value
-        super().__init__(f"{entity}.{field} must be unique: {value!r} is already taken")
+        self.scope = scope or {}  # a scoped guard's other fields: {"store_id": "s1"}
+        if self.scope:
+            within = ", ".join(f"{name}={v!r}" for name, v in self.scope.items())
+            per = ", ".join(self.scope)
+            message = f"{entity}.{field} must be unique per {per}: {value!r} is already taken ({within})"
+        else:
+            message = f"{entity}.{field} must be unique: {value!r} is already taken"
+        super().__init__(message)
 
 
 class TransactionFailed(RequestError):
@@ -123,6 +196,19 @@ class TransactionFailed(RequestError):
         super().__init__(code, message, extra={"CancellationReasons": reasons})
         self.reasons = reasons
         self.labels = labels
+
+
+class SequenceContended(ModelError):
+    """A number drawn from a :class:`~singletable.model.Sequence` was taken by another writer before the
+    transaction holding it was committed (or DynamoDB cancelled it with ``TransactionConflict``); nothing
+    was written. ``Sequence.create`` and ``db.run_transaction`` raise it once every attempt lost the race;
+    a ``with db.transaction()`` block, which cannot run again by itself, raises it at its first loss.
+    ``sequence`` is the :class:`~singletable.model.Sequence` concerned, ``number`` the number it lost."""
+
+    def __init__(self, message: str, sequence: Any = None, number: int | None = None) -> None:
+        super().__init__(message)
+        self.sequence = sequence
+        self.number = number
 
 
 class RequestRefused(ModelError, ValueError):
@@ -161,27 +247,43 @@ class UnknownArgument(ModelError, TypeError):
 class FieldNotLoaded(ModelError, AttributeError):
     """A field of a partial entity (read with ``.select(...)``) that the projection did not load."""
 
-    def __init__(self, entity: str, field: str, loaded: list[str]) -> None:
+    def __init__(self, entity: str, field: str, loaded: list[str], *, projected: bool = True) -> None:
         self.entity = entity
         self.field = field
         self.loaded = loaded
-        super().__init__(
-            f"{entity}.{field} was not loaded: this entity was read with a projection (.select) that did not "
-            f"include it; loaded fields: {', '.join(loaded)}"
+        self.projected = projected
+        how = (
+            "this entity was read with a projection (.select) that did not include it"
+            if projected
+            else f"this {entity} was built without it (model_construct, or a derived item's build given only "
+            "some of its owner's fields), not read from the table"
         )
+        super().__init__(f"{entity}.{field} was not loaded: {how}; loaded fields: {', '.join(loaded)}")
 
 
 class PartialEntity(ModelError, TypeError):
-    """A partial entity (read with ``.select(...)``) given to a write that stores whole entities."""
+    """A partial entity (read with ``.select(...)``, or built without some fields) given to a write that
+    stores whole entities; ``projected`` says which."""
 
-    def __init__(self, entity: str, missing: list[str]) -> None:
+    def __init__(self, entity: str, missing: list[str], *, projected: bool = True) -> None:
         self.entity = entity
         self.missing = missing
-        super().__init__(
-            f"{entity} was read with a projection (.select) and lacks {', '.join(missing)}; writing it whole "
-            "would overwrite them with defaults. Use db.update(entity, field=value, ...) to change the "
-            "loaded fields"
-        )
+        self.projected = projected
+        lacks = ", ".join(missing)
+        if projected:
+            text = (
+                f"{entity} was read with a projection (.select) and lacks {lacks}; writing it whole would "
+                "overwrite them with defaults. Use db.update(entity, field=value, ...) to change the loaded "
+                "fields"
+            )
+        else:
+            text = (
+                f"{entity} lacks {lacks}: it was built without them (model_construct skips validation and "
+                "leaves out required fields it is not given), not read from the table; writing it would "
+                "store an item without them. Build it with the class itself, giving every required field, "
+                "or use db.update(key, field=value, ...) to change some fields"
+            )
+        super().__init__(text)
 
 
 class StoredItemError(ModelError, ValueError):

@@ -23,6 +23,7 @@ from singletable.model._entity import Entity
 from singletable.model._entity_meta import EntityMeta, KeyRef, refuse_unknown
 from singletable.model._errors import ConditionFailed, NotFound, RequestError, RequestRefused, UnknownArgument
 from singletable.model._expr import Action, Cond
+from singletable.model._field_checks import bound_refusal
 from singletable.model._pager import Page, Pager, collect_steps, page_steps, start_of
 from singletable.model._patterns import Grouped, Query
 from singletable.model._read_items import BAD_ITEM, checked_on_bad_item, stored_item_error
@@ -71,7 +72,8 @@ class TableHandle:
         secret = cursor_secret or cursors.default_secret()
         self._secret = secret.encode() if isinstance(secret, str) else secret
         self.clock = clock or utc_now
-        self._dest = WriteTarget(self.table_name, self.clock)
+        self._key_names = tuple(name for name in (table.pk_name, table.sk_name) if name)
+        self._dest = WriteTarget(self.table_name, self.clock, self._key_names)
 
     def _drive(self, steps: Steps[Any]) -> Any:
         """Run ``steps`` with this handle's call: the result (``DB``), or an awaitable of it (``AsyncDB``)."""
@@ -103,7 +105,7 @@ class TableHandle:
         fix the time) is honoured."""
         dest = self._dest
         if dest.clock is not self.clock or dest.table_name != self.table_name:
-            dest = self._dest = WriteTarget(self.table_name, self.clock)
+            dest = self._dest = WriteTarget(self.table_name, self.clock, self._key_names)
         return dest
 
     # -- control plane ----------------------------------------------------------------------------------
@@ -183,11 +185,20 @@ class TableHandle:
 
     def _find(self, cls: type[Entity], unique: dict[str, Any]) -> Steps[Any]:
         meta = cls.model_entity()
-        refuse_unknown(f"db.find({cls.__name__})", unique, meta.unique)
-        if len(unique) != 1:
-            raise UnknownArgument(f"db.find({cls.__name__})", [], list(meta.unique), "exactly one of")
-        ((name, value),) = unique.items()
-        params = {"TableName": self.table_name, "Key": guard_key(meta, name, value), "ConsistentRead": True}
+        where = f"db.find({cls.__name__})"
+        refuse_unknown(where, unique, {n: None for fields in meta.guard_fields.values() for n in fields})
+        given = set(unique)
+        names = [n for n, fields in meta.guard_fields.items() if set(fields) == given]
+        if len(names) != 1:
+            choices = [
+                n if len(fields) == 1 else f"{n} with {', '.join(f for f in fields if f != n)}"
+                for n, fields in meta.guard_fields.items()
+            ]
+            raise UnknownArgument(where, [], choices, "exactly one of")
+        name = names[0]
+        scope = {k: v for k, v in unique.items() if k != name}
+        key = guard_key(meta, name, unique[name], **scope)
+        params = {"TableName": self.table_name, "Key": key, "ConsistentRead": True}
         guard = (yield Request("GetItem", params)).get("Item")
         if guard is None:
             return None
@@ -214,6 +225,10 @@ class TableHandle:
         for attempt in range(PUT_ATTEMPTS):
             parts, result = yield from plan_put(dest, entity, condition, stored=stored)
             try:
+                if len(parts) == 1 and parts[0].kind == "Update":  # createdAt kept if stored: return it
+                    params = dict(parts[0].params, ReturnValues="ALL_NEW")
+                    response = yield from send(parts, single_params=params)
+                    return self._decoded(type(entity).model_entity(), response["Attributes"])
                 yield from send(parts)
                 return result
             except ConditionFailed as error:
@@ -241,6 +256,9 @@ class TableHandle:
                 yield from send(parts)
                 return (yield from self._get(KeyRef(meta, _key_fields(meta, target)), True, {}))
             except ConditionFailed as error:
+                refusal = bound_refusal(parts[0].bounds, error.item, type(error) is ConditionFailed)
+                if refusal is not None:
+                    raise refusal from None
                 if not changed_since_read(parts[0], error.item):
                     raise
                 stored = error.item  # a concurrent writer changed what the keys were built from: again

@@ -3,7 +3,7 @@
 Reads decode each AttributeValue with the field's codec, which already yields the declared Python type (an
 ``int`` field an ``int``, datetimes timezone-aware, enums as members). Handing that to ``model_validate``
 checks it again and, for nested models, builds them from dicts -- about half of a query's per-item cost
-(issue 5's overhead target). For a plain model the validated result is exactly what the codecs produced, so
+(docs/architecture.md). For a plain model the validated result is exactly what the codecs produced, so
 this module builds the instance directly, with one generated function per model class (nested models get
 their own and are built as instances, not dicts).
 
@@ -39,6 +39,8 @@ _TRANSFORMING = (
     "str_to_upper",
     "use_enum_values",
     "validate_default",
+    "str_min_length",
+    "str_max_length",
 )
 _new = object.__new__
 # BaseModel keeps an instance's state in four slots; setting them through their descriptors is what
@@ -61,7 +63,18 @@ _STORED_AS = {"DT": "S", "TTL": "N", "MODEL": "M", "ANY": "any type"}
 
 
 class Fallback(Exception):
-    """This item needs ``model_validate`` (a required field is missing, or a key could supply one)."""
+    """This item needs ``model_validate`` (a required field is missing, or a key could supply one, or a
+    value is not one of its ``Literal`` choices: validation then says why, naming the field)."""
+
+
+class FieldRefused(ValueError):
+    """A field read with a projection that its declared validation refuses (``field``, and pydantic's
+    ``error``); the read reports it as :class:`StoredItemError`."""
+
+    def __init__(self, field: str, error: BaseException) -> None:
+        super().__init__(f"{field}: {error}")
+        self.field = field
+        self.error = error
 
 
 def _plain_model(cls: type[BaseModel]) -> bool:
@@ -118,11 +131,25 @@ def _converter(annotation: Any, codec: Codec) -> Callable[[AV], Any] | None:
         return lambda av: {k: None if "NULL" in x else value(x) for k, x in av["M"].items()}
     if origin is set or annotation is set:
         return codec.load if not args or _converter(args[0], codec.item or codec) is not None else None
-    if origin is typing.Literal or annotation in (Any, object) or annotation in _SCALARS:
+    if origin is typing.Literal:
+        return _choice(frozenset(args), codec.load)
+    if annotation in (Any, object) or annotation in _SCALARS:
         return codec.load
     if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
         return codec.load
     return None
+
+
+def _choice(choices: frozenset[Any], load: Callable[[AV], Any]) -> Callable[[AV], Any]:
+    """A ``Literal`` field's converter: the stored value if it is one of the choices, else validation."""
+
+    def convert(av: AV) -> Any:
+        value = load(av)
+        if value not in choices:
+            raise Fallback
+        return value
+
+    return convert
 
 
 def _default(info: Any) -> tuple[str, Any] | None:
@@ -350,6 +377,13 @@ def stored_item_error(meta: Any, item: Mapping[str, AV], table: str, error: Base
             spec.codec.load(av)
         except BAD_ITEM:
             return StoredItemError(table, key, meta.type, spec.attribute, _expected(spec.codec), _stored(av))
+    if isinstance(error, FieldRefused) and isinstance(error.error, ValidationError):
+        spec = meta.fields[error.field]
+        av = item.get(spec.attribute)
+        problem = error.error.errors()[0]
+        return StoredItemError(
+            table, key, meta.type, spec.attribute, _expected(spec.codec), f"{_stored(av)}: {problem['msg']}"
+        )
     if isinstance(error, ValidationError):
         problem = error.errors()[0]
         spec = meta.fields.get(problem["loc"][0]) if problem["loc"] else None

@@ -10,11 +10,20 @@ retries after a short jittered backoff, a bounded number of times; then :class:`
 and nothing was written.
 
 A plain atomic counter (``db.update(key, Counter.f.value.add(1), upsert=True)``) needs no read and no retry,
-but takes the number before the item is written: a failed create leaves a gap. docs/modeling.md compares them.
+but takes the number before the item is written: a failed create leaves a gap. docs/modeling.md, "Sequences",
+compares them.
+
+A number can also be drawn inside a larger transaction -- an order numbered next, with its lines and a stock
+decrement per line: ``seq.draw(tx)`` reads the counter and adds the same conditioned update to ``tx``, so the
+number is taken if and only if the whole transaction commits. A ``with db.transaction()`` block cannot run
+itself again, so a lost race there raises :class:`SequenceContended` (nothing written); ``db.run_transaction
+(block)`` runs ``block(tx)`` again with the next number, with the same bounded, jittered retries
+(:class:`Retries`). ``Sequence.create`` is a draw and a create in one such transaction.
 
 The same :class:`Sequence` serves ``DB`` and ``AsyncDB``: its reads, transaction and backoff are steps
 (:mod:`singletable.model._steps`) that the given handle drives, so ``seq.create(db, ...)`` returns the entity
-and ``await seq.create(adb, ...)`` does on an ``AsyncDB``.
+and ``await seq.create(adb, ...)`` does on an ``AsyncDB`` (``seq.draw(tx)`` likewise, on either
+transaction).
 """
 
 from __future__ import annotations
@@ -24,18 +33,23 @@ import threading
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
+from singletable.model._codecs import AV
 from singletable.model._entity import Entity
 from singletable.model._entity_meta import KeyRef
-from singletable.model._errors import ConditionFailed, DeclarationError, ModelError, TransactionFailed
-from singletable.model._expr import Path
+from singletable.model._errors import DeclarationError, SequenceContended, StoredItemError
+from singletable.model._expr import Cond, Path
 from singletable.model._steps import Request, Sleep, Steps
-from singletable.model._transaction import TransactionParts
-from singletable.model._write_requests import WriteTarget
+from singletable.model._transaction import Draw, TransactionParts
+from singletable.model._write_keys import frozen_key
+from singletable.model._write_plans import plan_update
+from singletable.model._write_requests import PartLabel, RequestPart, WriteTarget
+from singletable.model._write_runner import plain_key
+
+__all__ = ["Retries", "Sequence", "SequenceContended"]
 
 E = TypeVar("E", bound=Entity)
 
 DEFAULT_ATTEMPTS = 50
-RETRIED_REASONS = {"TransactionConflict"}
 
 
 class SequenceTarget(Protocol):
@@ -47,8 +61,20 @@ class SequenceTarget(Protocol):
     def _drive(self, steps: Steps[Any]) -> Any: ...
 
 
-class SequenceContended(ModelError):
-    """Every attempt of a :meth:`Sequence.create` lost the race for the counter; nothing was written."""
+class DrawParts(Protocol):
+    """What a draw's steps need of a transaction's gathering (``TransactionParts``)."""
+
+    dest: WriteTarget
+    parts: list[RequestPart]
+    draws: dict[tuple[Any, ...], Draw]
+
+    def _drawn(self, slot: tuple[Any, ...], draw: Draw) -> None: ...
+
+
+class DrawTarget(DrawParts, Protocol):
+    """What drawing needs of ``Transaction`` or ``AsyncTransaction``: the gathering, and its driver."""
+
+    def _drive(self, steps: Steps[Any]) -> Any: ...
 
 
 class Sequence:
@@ -91,17 +117,38 @@ class Sequence:
 
     def _current(self, dest: WriteTarget) -> Steps[int]:
         stored = yield from self._stored(dest)
-        return 0 if stored is None else stored
+        return self._last(dest, stored)
 
-    def _stored(self, dest: WriteTarget) -> Steps[int | None]:
-        """The counter as stored, or None when the item or the attribute is missing (then the first number's
-        condition is that it is still missing: a default of the field is never stored by a read)."""
+    def _stored(self, dest: WriteTarget) -> Steps[AV | None]:
+        """The counter attribute as stored, or None when the item or the attribute is missing (a default of
+        the field is never stored by a read)."""
         params = {"TableName": dest.table_name, "Key": self.counter.item_key(), "ConsistentRead": True}
         item = (yield Request("GetItem", params)).get("Item") or {}
-        value = item.get(self.counter.meta.attribute_of[self.field])
-        if value is None or "N" not in value:
-            return None  # missing, or NULL: the first number follows 0
-        return int(value["N"])
+        return item.get(self.counter.meta.attribute_of[self.field])
+
+    def _last(self, dest: WriteTarget, stored: AV | None) -> int:
+        """The last number given: 0 while the counter is missing or NULL; a counter holding anything but a
+        number is a :class:`StoredItemError` (no number can follow it)."""
+        if stored is None or "NULL" in stored:
+            return 0
+        if "N" in stored:
+            return int(stored["N"])
+        raise StoredItemError(
+            dest.table_name,
+            plain_key(self.counter.item_key()) or {},
+            self.counter.meta.type,
+            self.counter.meta.attribute_of[self.field],
+            "int",
+            repr(stored),
+        )
+
+    def _unchanged(self, stored: AV | None) -> Cond:
+        """The condition that the counter still holds what was read: the race a drawn number is taken in."""
+        if stored is None:
+            return self.path.not_exists()
+        if "NULL" in stored:
+            return self.path.type_is("NULL")
+        return self.path == int(stored["N"])
 
     def create(self, db: SequenceTarget, build: Callable[[int], E]) -> Any:
         """Write ``build(n)`` with ``n`` the next number, counter and item in one transaction; retried when
@@ -111,31 +158,51 @@ class Sequence:
         return db._drive(self._create(db._write_target(), build))
 
     def _create(self, dest: WriteTarget, build: Callable[[int], E]) -> Steps[E]:
-        for attempt in range(self.attempts):
-            stored = yield from self._stored(dest)
-            last = 0 if stored is None else stored
-            entity = build(last + 1)
+        retries = Retries()
+        while True:
+            tx = TransactionParts(dest)
+            number = yield from self._draw(tx)
+            entity = build(number)
             if not isinstance(entity, Entity):
                 raise TypeError(
                     f"Sequence.create: build(n) must return an entity, not {type(entity).__name__}"
                 )
-            unchanged = self.path.not_exists() if stored is None else self.path == last
-            tx = TransactionParts(dest)
+            created = tx._create(entity)
             try:
-                yield from tx._update(self.counter, (), unchanged, True, {self.field: last + 1})
-                created = tx._create(entity)
                 yield from tx._commit()
                 return created
-            except ConditionFailed as error:
-                if type(error) is not ConditionFailed or (yield from self._stored(dest)) == stored:
-                    raise  # the create's own failure, or a condition other than the counter's
-            except TransactionFailed as error:
-                if not {r.get("Code") for r in error.reasons} & RETRIED_REASONS:
-                    raise
-            yield self._retried(attempt)
-        raise SequenceContended(
+            except SequenceContended as lost:
+                yield retries.after(lost)
+
+    def draw(self, tx: DrawTarget) -> Any:
+        """The next number, taken if and only if ``tx`` commits: the counter's update to it, conditioned on
+        the counter holding what was read now, joins the transaction. A second draw in the same transaction
+        gives the number after. If another writer takes the number first, the commit raises
+        :class:`SequenceContended` and nothing is written; ``db.run_transaction(block)`` then runs the block
+        again. Awaitable in an ``AsyncTransaction``."""
+        return tx._drive(self._draw(tx))
+
+    def _draw(self, tx: DrawParts) -> Steps[int]:
+        dest = tx.dest
+        slot = (dest.table_name, frozen_key(self.counter.item_key()), self.field)
+        before = tx.draws.get(slot)
+        if before is None:
+            stored = yield from self._stored(dest)
+            number = self._last(dest, stored) + 1
+        else:
+            stored, number = before.stored, before.number + 1
+        parts, _, _ = yield from plan_update(
+            dest, self.counter, (), self._unchanged(stored), {self.field: number}, upsert=True
+        )
+        parts[0].label = PartLabel("sequence", self.counter.meta.type, field=self.field)
+        tx._drawn(slot, Draw(self, stored, number, parts))
+        return number
+
+    def _contended(self) -> SequenceContended:
+        return SequenceContended(
             f"Sequence on {self.counter.meta.type}.{self.field}: another writer took the next number under "
-            f"each of {self.attempts} attempts; nothing was written -- try again, or raise attempts=..."
+            f"each of {self.attempts} attempts; nothing was written -- try again, or raise attempts=...",
+            self,
         )
 
     def _retried(self, attempt: int) -> Sleep:
@@ -146,3 +213,21 @@ class Sequence:
 
     def __repr__(self) -> str:
         return f"Sequence({self.counter.meta.type}.{self.field} at {dict(self.counter.values)!r})"
+
+
+class Retries:
+    """The retries of a block that drew numbers (``Sequence.create``, ``db.run_transaction``): after each
+    lost race, the backoff before the next attempt -- until the sequence's ``attempts`` are spent, then the
+    final :class:`SequenceContended` (with the last attempt's cancellations)."""
+
+    def __init__(self) -> None:
+        self.attempt = 0
+
+    def after(self, lost: SequenceContended) -> Sleep:
+        sequence: Sequence = lost.sequence
+        self.attempt += 1
+        if self.attempt >= sequence.attempts:
+            final = sequence._contended()
+            final.cancellations = lost.cancellations
+            raise final from None
+        return sequence._retried(self.attempt - 1)

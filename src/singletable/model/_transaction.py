@@ -5,14 +5,21 @@ the parts are sent together on exit (:mod:`singletable.model._write_runner`), al
 :class:`TransactionParts` holds the gathering as steps (:mod:`singletable.model._steps`), shared by the
 synchronous :class:`Transaction` here and ``AsyncTransaction`` (:mod:`singletable.model._async_db`), which
 only drive them.
+
+A number drawn from a :class:`~singletable.model.Sequence` (``seq.draw(tx)``) is a :class:`Draw`: the
+counter's update to that number, conditioned on the counter holding what was read, is one of the parts. If
+another writer moved the counter first, DynamoDB cancels the whole transaction on that part, and the commit
+raises :class:`SequenceContended` -- which ``db.run_transaction`` answers by running its block again.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from singletable.model._entity import Entity
 from singletable.model._entity_meta import KeyRef, refuse_unknown
+from singletable.model._errors import ModelError, SequenceContended
 from singletable.model._expr import Action, Cond
 from singletable.model._steps import Call, Steps, run
 from singletable.model._write_plans import plan_check, plan_create, plan_delete, plan_put, plan_update
@@ -21,6 +28,21 @@ from singletable.model._write_runner import SINGLE, send
 
 E = TypeVar("E", bound=Entity)
 
+# Cancellation codes that mean "another writer got there first": retried when a number was drawn.
+LOST_RACE = {"TransactionConflict"}
+
+
+@dataclass(slots=True)
+class Draw:
+    """The numbers a transaction drew from one sequence: the counter attribute as read (None: not stored
+    yet), the last number drawn, and the parts that move the counter to it (the first is the counter's
+    update)."""
+
+    sequence: Any  # the Sequence (this module stays below it)
+    stored: dict[str, Any] | None
+    number: int
+    parts: list[RequestPart]
+
 
 class TransactionParts:
     """The parts of one transaction, and each call's planning as steps (reads the driver sends)."""
@@ -28,6 +50,8 @@ class TransactionParts:
     def __init__(self, dest: WriteTarget) -> None:
         self.dest = dest
         self.parts: list[RequestPart] = []
+        # Numbers drawn, by sequence (table, counter key, field): a second draw replaces the first's parts.
+        self.draws: dict[tuple[Any, ...], Draw] = {}
 
     def _create(self, entity: E) -> E:
         parts, result = plan_create(self.dest, entity)
@@ -63,11 +87,52 @@ class TransactionParts:
         ((kind, params),) = request.items()
         self.parts.append(RequestPart(kind, {"TableName": self.dest.table_name, **params}, PartLabel("raw")))
 
+    def _drawn(self, slot: tuple[Any, ...], draw: Draw) -> None:
+        """Record a number drawn: its counter's parts join the transaction, in place of an earlier draw's
+        from the same sequence (whose number this one follows)."""
+        before = self.draws.get(slot)
+        if before is None:
+            self.parts += draw.parts
+        else:
+            at = next(i for i, part in enumerate(self.parts) if part is before.parts[0])
+            self.parts[at : at + len(before.parts)] = draw.parts
+        self.draws[slot] = draw
+
     def _commit(self) -> Steps[None]:
         if self.parts:
-            single = len(self.parts) == 1 and self.parts[0].kind in SINGLE
-            yield from send(self.parts, transaction=not single)
+            single = not self.draws and len(self.parts) == 1 and self.parts[0].kind in SINGLE
+            try:
+                yield from send(self.parts, transaction=not single, dest=self.dest)
+            except ModelError as error:
+                lost = self._lost_race(error)
+                if lost is None:
+                    raise
+                raise lost from None
             self.parts = []
+            self.draws = {}
+
+    def _lost_race(self, error: ModelError) -> SequenceContended | None:
+        """When the transaction was cancelled because a drawn number was taken first (the counter's
+        condition failed) or a concurrent transaction conflicted: the :class:`SequenceContended` to raise."""
+        if not self.draws or not error.cancellations:
+            return None
+        codes = {c.index: c.code for c in error.cancellations}
+        conflict = any(code in LOST_RACE for code in codes.values())
+        for draw in self.draws.values():
+            at = next(i for i, part in enumerate(self.parts) if part is draw.parts[0])
+            if conflict or codes.get(at) == "ConditionalCheckFailed":
+                sequence = draw.sequence
+                lost = SequenceContended(
+                    f"Sequence on {sequence.counter.meta.type}.{sequence.field}: another writer took number "
+                    f"{draw.number} (or a concurrent transaction conflicted) before this transaction was "
+                    "committed; nothing was written -- db.run_transaction(block) runs the block again with "
+                    "the next number",
+                    sequence,
+                    draw.number,
+                )
+                lost.cancellations = error.cancellations
+                return lost
+        return None
 
 
 class Transaction(TransactionParts):
@@ -107,6 +172,10 @@ class Transaction(TransactionParts):
 
     def commit(self) -> None:
         run(self._commit(), self.call)
+
+    def _drive(self, steps: Steps[Any]) -> Any:
+        """Run ``steps`` (a sequence's draw) with this transaction's call."""
+        return run(steps, self.call)
 
     def __enter__(self) -> Transaction:
         return self

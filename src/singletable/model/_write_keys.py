@@ -17,16 +17,47 @@ from typing import Any
 
 from singletable.model._codecs import AV
 from singletable.model._entity import Entity
-from singletable.model._entity_meta import EntityMeta
-from singletable.model._errors import MissingKeyFields
+from singletable.model._entity_meta import EntityMeta, refuse_unknown
+from singletable.model._errors import MissingKeyFields, UnknownArgument
 from singletable.model._templates import BoundKey
 
 
-def guard_key(entity: type[Entity] | EntityMeta, name: str, value: Any) -> dict[str, AV]:
+def guard_key(entity: type[Entity] | EntityMeta, name: str, value: Any, **scope: Any) -> dict[str, AV]:
     """The primary key of the guard item that holds ``value`` of the unique field ``name``:
-    ``guard_key(User, "email", "a@x.com")`` (an entity class or its :class:`EntityMeta`)."""
+    ``guard_key(User, "email", "a@x.com")`` (an entity class or its :class:`EntityMeta`). A guard scoped by
+    other fields (``STORE#{store_id}#EMAIL#{email}``) takes them too:
+    ``guard_key(Customer, "email", "a@x.com", store_id="s1")``."""
     meta = entity if isinstance(entity, EntityMeta) else entity.model_entity()
-    text = meta.unique[name].render({name: value})
+    if name not in meta.unique:
+        raise UnknownArgument(f"guard_key({meta.type})", [name], list(meta.unique), "a unique field:")
+    needs = meta.guard_fields[name]
+    refuse_unknown(f"guard_key({meta.type}, {name!r})", scope, [n for n in needs if n != name])
+    key = guard_key_of(meta, name, {**scope, name: value})
+    if key is None:
+        bound = meta.unique[name]
+        raise MissingKeyFields(
+            meta.type, bound.attribute, bound.template.text, [name], "a guard needs a value"
+        )
+    return key
+
+
+def guard_key_of(meta: EntityMeta, name: str, values: Mapping[str, Any]) -> dict[str, AV] | None:
+    """The key of the guard item an entity with these field ``values`` holds for unique field ``name``;
+    None when the value is None (no guard). A scoping field missing from ``values`` is
+    :class:`MissingKeyFields`, naming it."""
+    if values.get(name) is None:
+        return None
+    bound = meta.unique[name]
+    missing = bound.missing(values)
+    if missing:
+        raise MissingKeyFields(
+            meta.type,
+            bound.attribute,
+            bound.template.text,
+            missing,
+            f"the guard item of {name} is keyed by it",
+        )
+    text = bound.render(values)
     key = {meta.table.pk_name: {"S": text}}
     if meta.table.sk_name:
         key[meta.table.sk_name] = {"S": text}

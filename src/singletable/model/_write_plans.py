@@ -25,10 +25,11 @@ from singletable.model._entity import Entity
 from singletable.model._entity_meta import EntityMeta, KeyRef
 from singletable.model._errors import KeyTemplateError, NotFound
 from singletable.model._expr import Action, Compiler, Cond
+from singletable.model._field_checks import check_entity, fields_not_set, has_entity_rules, updated_entity
 from singletable.model._steps import Steps
 from singletable.model._write_keys import (
     frozen_key,
-    guard_key,
+    guard_key_of,
     rebuilt_keys,
     stored_fields_needed,
     untouched_keys,
@@ -50,7 +51,6 @@ from singletable.model._write_requests import (
 from singletable.model._write_values import (
     UpdateValues,
     address,
-    result_entity,
     stamp,
     update_values,
     upsert_fill,
@@ -68,23 +68,26 @@ def _guard_ops(
     new: Mapping[str, Any] | None,
     owner_key: dict[str, AV],
 ) -> list[RequestPart]:
+    """Release the guards ``old`` held and claim those ``new`` holds, where their keys differ: a changed
+    unique value, or a changed field scoping it (a customer moving to another store moves its email's
+    guard)."""
     ops = []
-    for name in meta.unique:
-        before = old.get(name) if old else None
-        after = new.get(name) if new else None
+    for name, fields in meta.guard_fields.items():
+        before = guard_key_of(meta, name, _as_read(meta, old, fields)) if old else None
+        after = guard_key_of(meta, name, _as_read(meta, new, fields)) if new else None
         if before == after:
             continue
         if before is not None:
             ops.append(
                 RequestPart(
                     "Delete",
-                    {"TableName": dest.table_name, "Key": guard_key(meta, name, before)},
-                    PartLabel("release", meta.type, field=name, value=before),
+                    {"TableName": dest.table_name, "Key": before},
+                    _guard_label("release", meta, name, old or {}),
                 )
             )
         if after is not None:
             c = Compiler()
-            item = {**guard_key(meta, name, after), "owner": {"M": owner_key}}
+            item = {**after, "owner": {"M": owner_key}}
             for carried in meta.guard_carry.get(name, ()):
                 av = meta.fields[carried].codec.dump(new[carried]) if new else None
                 if av is not None:
@@ -93,10 +96,37 @@ def _guard_ops(
                 RequestPart(
                     "Put",
                     finish({"TableName": dest.table_name, "Item": item}, c, not_exists(meta, c)),
-                    PartLabel("claim", meta.type, field=name, value=after),
+                    _guard_label("claim", meta, name, new or {}),
                 )
             )
     return ops
+
+
+def _as_read(meta: EntityMeta, old: Mapping[str, Any], fields: tuple[str, ...]) -> Mapping[str, Any]:
+    """The values a guard is built from, as a read of the item gives them: a field the item lacks (stored
+    before the field was declared) takes its default."""
+    missing = [n for n in fields if old.get(n) is None and not meta.fields[n].required]
+    if not missing:
+        return old
+    model_fields = meta.cls.model_fields
+    return {**old, **{n: model_fields[n].get_default(call_default_factory=True) for n in missing}}
+
+
+def _guard_label(role: Any, meta: EntityMeta, name: str, values: Mapping[str, Any]) -> PartLabel:
+    """A guard part's label: the unique field, its value and the fields scoping it (for messages)."""
+    scope = tuple((field, values.get(field)) for field in meta.guard_fields[name] if field != name)
+    return PartLabel(role, meta.type, field=name, value=values.get(name), scope=scope)
+
+
+def _guard_inputs(meta: EntityMeta, touched: set[str] | None = None) -> list[str]:
+    """The fields the guards are built from (of the guards reading a ``touched`` field, if given): a write
+    that swaps guards is conditioned on them being stored as read."""
+    out: dict[str, None] = {}
+    for fields in meta.guard_fields.values():
+        if touched is None or touched.intersection(fields):
+            out.update(dict.fromkeys(fields))
+    # Primary-key fields never change, and a field stored only inside a key has no attribute to condition.
+    return [n for n in out if n not in meta.primary_names and meta.fields[n].stored]
 
 
 def _derived_ops(
@@ -136,7 +166,7 @@ def _sources_unchanged(meta: EntityMeta, touched: set[str] | None = None) -> lis
     fail (ConditionFailed, retry), or both writers' derived items would survive (seed 000: two admins
     re-tagging a site at once would leave a stale TAG# item in byTag)."""
     out: list[str] = []
-    seen: set[str] = set(meta.unique)  # unique fields are already conditioned
+    seen: set[str] = set(_guard_inputs(meta))  # guard fields are already conditioned
     for derived in meta.derived:
         sources = derived.on or ()
         if touched is not None and not touched.intersection(sources):
@@ -159,8 +189,8 @@ def plan_create(dest: WriteTarget, entity: E) -> tuple[list[RequestPart], E]:
     stamp(meta, values, dest.clock(), creating=True)
     if meta.version:
         values[meta.version] = 1
-    result = result_entity(entity, values)
     item = meta.to_item(values)
+    result = meta.from_item(item)  # what a read of it returns (timestamps at the stored precision...)
     c = Compiler()
     ops = [
         RequestPart(
@@ -205,15 +235,17 @@ def plan_put(
         conds.append(_next_version(meta, meta.version, values, c))
     extra: list[RequestPart] = []
     assumed: Stored | None = None
+    if meta.unique or meta.derived or meta._created_keys:
+        meta.to_item(values)  # every value checked before the read below, not only after it
     if meta.unique or meta.derived:
         swap_conds, extra = yield from _put_over_stored(dest, meta, values, c)
         conds += swap_conds
     elif meta._created_keys:
         assumed = yield from _assume_created(dest, meta, values, stored, read)
-    result = result_entity(entity, values)  # the values are final: createdAt is the stored one
     if assumed is not None:
         conds.append(assumed.condition(meta, c))
     item = meta.to_item(values)
+    result = meta.from_item(item)  # the values are final (createdAt is the stored one), as read back
     if meta.created is None or meta.unique or meta.derived or meta._created_keys:
         params: dict[str, Any] = {"TableName": dest.table_name, "Item": item}
         if assumed is not None and not read:  # a wrong guess must say what is stored, for the retry
@@ -250,7 +282,7 @@ def _put_over_stored(
     if old is None:
         conds.append(not_exists(meta, c))
     else:
-        conds += [unchanged(c, meta, name, old) for name in meta.unique]
+        conds += [unchanged(c, meta, name, old) for name in _guard_inputs(meta)]
         if meta.created and old.get(meta.created) is not None:
             values[meta.created] = old[meta.created]
         if meta._created_keys:  # the keys below are built from the createdAt just read: keep it so
@@ -302,6 +334,9 @@ def plan_update(
     meta = change.meta
     fill = upsert_fill(meta, change) if upsert else None
     needed = stored_fields_needed(meta, change.known, change.touched, change.unknown)
+    whole = has_entity_rules(meta)
+    if whole:  # a model validator reads the whole entity: the update plans from (and relies on) all of it
+        needed += [n for n in fields_not_set(meta, change.known) if n not in needed]
     if not (change.watched or needed or (upsert and upsert_reads(meta, change.touched))):
         rebuilt = rebuilt_keys(meta, change.known, change.touched)
         if upsert:  # keys of primary-key fields only: the same whether the item exists or not
@@ -320,6 +355,8 @@ def plan_update(
         checked, extra = _update_over_stored(dest, change, old)
     checked += [name for name in needed if name not in checked]
     values = {**{name: old.get(name) for name in needed}, **change.known}
+    if whole:
+        check_entity(meta, updated_entity(meta, old, change.actions))
     rebuilt = rebuilt_keys(meta, values, change.touched)
     part = update_request(
         dest.table_name, change, rebuilt, condition, checked=checked, old=old, upsert=upsert
@@ -343,6 +380,10 @@ def _plan_creating_upsert(
     if meta.created and meta.created not in change.touched:
         values[meta.created] = change.now
     values.update(change.known)
+    if has_entity_rules(meta):
+        check_entity(
+            meta, updated_entity(meta, {**values, **{n: None for n in change.unknown}}, change.actions)
+        )
     rebuilt = rebuilt_keys(meta, values, change.touched) + untouched_keys(meta, values, change.touched)
     part = update_request(
         dest.table_name, change, rebuilt, condition, existence=False, fill=fill, upsert=True
@@ -379,7 +420,7 @@ def _update_over_stored(
             "items, so they can only be set or removed, not changed arithmetically"
         )
     new = {**old, **{n: known[n] for n in change.touched if n in known}}
-    checked = [n for n in meta.unique if n in watched] + _sources_unchanged(meta, change.touched)
+    checked = _guard_inputs(meta, change.touched) + _sources_unchanged(meta, change.touched)
     parts = _guard_ops(dest, meta, old, new, change.key) + _derived_ops(dest, meta, old, new)
     return checked, parts
 
@@ -403,7 +444,7 @@ def plan_delete(
         old = yield from dest.read_values(meta, key)
         if old is None:
             return [], meta
-        conds += [unchanged(c, meta, name, old) for name in meta.unique]
+        conds += [unchanged(c, meta, name, old) for name in _guard_inputs(meta)]
         conds += [unchanged(c, meta, name, old) for name in _sources_unchanged(meta)]
         extra = _guard_ops(dest, meta, old, None, key) + _derived_ops(dest, meta, old, None)
     params = finish({"TableName": dest.table_name, "Key": key}, c, conjoin(c, conds))

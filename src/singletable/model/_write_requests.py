@@ -21,16 +21,19 @@ from typing import Any, Literal, NamedTuple
 from singletable.model._codecs import AV
 from singletable.model._entity_meta import EntityMeta
 from singletable.model._expr import Compiler, Cond, compile_update
+from singletable.model._field_checks import BoundCheck
 from singletable.model._steps import Request, Steps
 from singletable.model._write_keys import declared_attributes
 from singletable.model._write_values import UpdateValues
 
 
 class WriteTarget(NamedTuple):
-    """The table a write goes to: its name and the clock that stamps items."""
+    """The table a write goes to: its name, the clock that stamps items, and the names of its key
+    attributes (to tell which item a hand-written Put writes)."""
 
     table_name: str
     clock: Callable[[], datetime]
+    key_names: tuple[str, ...] = ()
 
     def read_item(
         self, key: dict[str, AV], attributes: list[str] | None = None
@@ -59,26 +62,35 @@ class WriteTarget(NamedTuple):
 #   claim    a guard item taking a unique value                -> UniqueViolation
 #   release  a guard item giving a unique value up             -> ConditionFailed
 #   derived  an item the entity owns, written or removed by it -> ConditionFailed
+#   sequence a Sequence's counter, moved to the number drawn   -> SequenceContended (another writer took it)
 #   raw      a request written by hand in a transaction        -> ConditionFailed
-Role = Literal["create", "put", "update", "upsert", "delete", "check", "claim", "release", "derived", "raw"]
+Role = Literal[
+    "create", "put", "update", "upsert", "delete", "check", "claim", "release", "derived", "sequence", "raw"
+]
 
 
 class PartLabel(NamedTuple):
     """What a request part writes and what its error message needs: the entity's type name, the part's
     :data:`Role`, whether it checks the entity's version, and for guards the unique field and value (for
-    derived items, the declaration's name in ``field``). Immutable; a NamedTuple because every write makes
-    one (a frozen dataclass costs five times as much to build, a measurable share of a put)."""
+    derived items, the declaration's name in ``field``) and, for a scoped guard, the fields scoping it.
+    Immutable; a NamedTuple because every write makes one (a frozen dataclass costs five times as much to
+    build, a measurable share of a put)."""
 
     role: Role
     entity: str = ""
     versioned: bool = False
     field: str = ""
     value: Any = None
+    # A scoped guard's other fields and their values: (("store_id", "s1"),).
+    scope: tuple[tuple[str, Any], ...] = ()
 
     def __str__(self) -> str:
         what = f"{self.entity} {self.role}" if self.entity else self.role
+        if self.role == "sequence":  # never versioned: the counter's field
+            return f"{what} {self.field}"
         if self.role in ("claim", "release"):
             what += f" {self.field}={self.value!r}"
+            what += "".join(f" {name}={value!r}" for name, value in self.scope)
         elif self.role == "derived":
             what += f" {self.field}"
         return what + (" (versioned)" if self.versioned else "")
@@ -107,6 +119,8 @@ class RequestPart:
     # An upsert planned from a read: whether the item existed then (its condition says it still must, or
     # still must not); None for an upsert that did not read.
     read_exists: bool | None = None
+    # An update computing numbers on the server: the declared bounds its condition keeps them in.
+    bounds: list[BoundCheck] | None = None
 
 
 @dataclass(frozen=True)
@@ -228,6 +242,7 @@ def update_request(
         conds.insert(0, exists(meta, c) if existence else not_exists(meta, c))
     extra_set = _upsert_sets(meta, c, change.touched, change.now, fill) if fill is not None else []
     conds += [unchanged(c, meta, name, old or {}) for name in checked]
+    conds += [bound.condition() for bound in change.bounds]
     removes = []
     for attribute, av in rebuilt:
         if av is None:
@@ -246,6 +261,7 @@ def update_request(
     )
     label = item_label("upsert" if upsert else "update", meta.type, change.expected_version is not None)
     part = RequestPart("Update", params, label, meta, expected_version=change.expected_version)
+    part.bounds = change.bounds or None
     if upsert:
         part.read_exists = existence
     return part

@@ -11,7 +11,7 @@ next (:mod:`singletable.model._write_keys`); the values become AttributeValues t
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -20,6 +20,7 @@ from singletable.model._entity import Entity
 from singletable.model._entity_meta import EntityMeta, KeyRef
 from singletable.model._errors import KeyTemplateError, MissingFields
 from singletable.model._expr import Action
+from singletable.model._field_checks import BoundCheck, checked_actions
 
 
 def utc_now() -> datetime:
@@ -33,12 +34,6 @@ def stamp(meta: EntityMeta, values: dict[str, Any], now: datetime, creating: boo
         values[meta.created] = now
     if meta.updated:
         values[meta.updated] = now
-
-
-def result_entity(entity: Any, values: dict[str, Any]) -> Any:
-    """The entity as written: ``entity`` itself, or a copy with the values the write filled in."""
-    changed = {k: v for k, v in values.items() if entity.__dict__.get(k) is not v}
-    return entity.model_copy(update=changed) if changed else entity
 
 
 def check_actions(meta: EntityMeta, actions: list[Action]) -> None:
@@ -69,17 +64,21 @@ class UpdateValues:
     unknown: set[str]
     watched: frozenset[str]
     now: datetime
+    # Numbers the update computes on the server, kept inside their declared bounds by conditions.
+    bounds: list[BoundCheck] = field(default_factory=list)
 
 
 def update_values(
     target: Any, actions: Iterable[Action], sets: Mapping[str, Any], now: datetime
 ) -> UpdateValues:
-    """The update's values: its target addressed, its actions (and ``field=value`` sets) checked, and
+    """The update's values: its target addressed, its actions (and ``field=value`` sets) checked -- each
+    value against the field's declared validation (:mod:`singletable.model._field_checks`) -- and
     updatedAt set to ``now`` unless the caller sets it."""
     meta, given, expected_version = address(target)
     key = meta.primary_key(given)
     actions = list(actions) + [getattr(meta.cls.f, name).set(value) for name, value in sets.items()]
     check_actions(meta, actions)
+    actions, bounds = checked_actions(meta, actions)  # each value as the field's validation accepts it
     known: dict[str, Any] = {n: given[n] for n in meta.primary_fields}
     touched: set[str] = set()
     unknown: set[str] = set()
@@ -94,7 +93,7 @@ def update_values(
         touched.add(meta.updated)
         actions.append(getattr(meta.cls.f, meta.updated).set(now))
     watched = watched_fields(meta) & touched
-    return UpdateValues(meta, key, expected_version, actions, known, touched, unknown, watched, now)
+    return UpdateValues(meta, key, expected_version, actions, known, touched, unknown, watched, now, bounds)
 
 
 # Actions that leave a top-level field with a value even when the item did not exist.
@@ -139,11 +138,11 @@ def address(target: KeyRef | Entity) -> tuple[EntityMeta, dict[str, Any], int | 
 
 
 def watched_fields(meta: EntityMeta) -> frozenset[str]:
-    """Fields whose change needs the stored item first: unique fields and derived items' sources (worked out
-    once per entity: every update asks)."""
+    """Fields whose change needs the stored item first: unique fields and the fields scoping their guards,
+    and derived items' sources (worked out once per entity: every update asks)."""
     watched = meta.__dict__.get("_watched")
     if watched is None:
-        found = set(meta.unique)
+        found = {name for fields in meta.guard_fields.values() for name in fields}
         for derived in meta.derived:
             found.update(derived.on or ())
         watched = meta.__dict__["_watched"] = frozenset(found)

@@ -18,5 +18,6 @@ if missing(("starlette", "jinja2", "pydantic")):
     raise MissingExtra("ui", "singletable.ui")
 
 from singletable.ui._app import console_app, run_console
+from singletable.ui._guard import HostPolicy
 
-__all__ = ["console_app", "run_console"]
+__all__ = ["HostPolicy", "console_app", "run_console"]

@@ -5,9 +5,6 @@ the page that shows the result -- or shows the form again with the refusal besid
 
 from __future__ import annotations
 
-import json
-from decimal import Decimal
-
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -15,6 +12,7 @@ from singletable import data
 from singletable.data._item_json import dumps
 from singletable.ui._app import Console, Refused
 from singletable.ui._images import changes, image_of
+from singletable.ui._inputs import json_value
 from singletable.ui._pages import Editor, _key_param, document, editor_of, item_page, new_item_page
 from singletable.ui._writes import Conflict, WriteRefused, as_item
 
@@ -108,7 +106,7 @@ def _differ(theirs: str, fmt: str, stored_text: str | None, now: Editor | None) 
     if stored_text is None:
         return []
     try:
-        mine, stored = (json.loads(text, parse_float=Decimal) for text in (theirs, stored_text))
+        mine, stored = (json_value(text) for text in (theirs, stored_text))
     except ValueError:
         return []
     if not isinstance(mine, dict) or not isinstance(stored, dict):

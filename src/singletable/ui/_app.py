@@ -10,15 +10,19 @@ Every handler runs in a worker thread (:func:`starlette.concurrency.run_in_threa
 and an endpoint URL's may be slow. Each page is wrapped by :meth:`Console.handle`, which reads a POST's form,
 refuses writes in read-only mode or without the session's CSRF token, and turns expected failures (a table
 that is not there, a forged cursor, a form that cannot become a request) into an error page, never a 500.
+
+Before any of that, :class:`~singletable.ui._guard.RequestGuard` -- the outermost layer, around routes,
+static files and errors alike -- refuses a foreign Host, a foreign Origin on a write and an oversized body.
+What still escapes a handler is logged by the server and answered with a plain error page (:func:`failed`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import urlencode
 
 import jinja2
 from starlette.applications import Starlette
@@ -27,8 +31,18 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp
 
 from singletable.data import Design, DesignError, Target, TargetError, load_design, open_target
+from singletable.ui._guard import (
+    MAX_BODY_BYTES,
+    BodyTooLarge,
+    HostPolicy,
+    RequestGuard,
+    plain_page,
+    too_large,
+)
+from singletable.ui._inputs import form_fields
 from singletable.ui._reads import ReadForm
 from singletable.ui._security import (
     SESSION_COOKIE,
@@ -41,13 +55,15 @@ from singletable.ui._security import (
 from singletable.ui._writes import Writer
 
 HERE = os.path.dirname(__file__)
-# A form holds at most one item (400 KB of data, more as JSON text) and a few short fields.
-MAX_FORM_BYTES = 4 * 1024 * 1024
+# A request's line and headers: room for a long page cursor (30 pages of start keys), far from unbounded.
+MAX_HEAD_BYTES = 256 * 1024
 SECURITY_HEADERS = {
     "content-security-policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; "
     "form-action 'self'; base-uri 'none'",
     "x-content-type-options": "nosniff",
-    "referrer-policy": "no-referrer",  # cursors and keys sit in URLs
+    # Cursors and keys sit in URLs: no other site is told them. Not "no-referrer": a browser then sends
+    # "Origin: null" with the console's own forms, which the Origin check could not tell from a foreign page.
+    "referrer-policy": "same-origin",
     "x-frame-options": "DENY",
     "cache-control": "no-store",
 }
@@ -149,26 +165,57 @@ class Console:
         return response
 
     async def _form(self, request: Request, session: str | None) -> dict[str, str]:
-        """A POST's fields (urlencoded), after the read-only and CSRF checks; a GET's query parameters."""
+        """A POST's fields (urlencoded), after the read-only and CSRF checks; a GET's query parameters.
+
+        What can be refused without the body is refused before reading it: a read-only console, and a
+        request with no session (whose token cannot match). The body itself is capped while it streams in
+        (:class:`~singletable.ui._guard.RequestGuard` counts it)."""
         if request.method != "POST":
             return dict(request.query_params)
         if self.read_only:
             raise Refused(403, "this console is read-only (--read-only): nothing can be written")
-        size = request.headers.get("content-length", "")
-        if size.isdigit() and int(size) > MAX_FORM_BYTES:
-            raise Refused(413, f"the form is larger than {MAX_FORM_BYTES} bytes")
-        body = await request.body()
-        if len(body) > MAX_FORM_BYTES:
-            raise Refused(413, f"the form is larger than {MAX_FORM_BYTES} bytes")
+        if session is None:
+            raise Refused(403, CSRF_REFUSAL)
         try:
-            form = dict(parse_qsl(body.decode("utf-8"), keep_blank_values=True, max_num_fields=100))
-        except (UnicodeDecodeError, ValueError):
+            body = await request.body()
+        except BodyTooLarge as error:
+            raise Refused(413, too_large(error.limit)) from None
+        try:
+            form = await run_in_threadpool(form_fields, body)
+        except UnicodeDecodeError:
             raise Refused(400, "the form is not URL-encoded UTF-8 text") from None
+        except ValueError as error:
+            raise Refused(400, str(error)) from None
         if not csrf_valid(self.secret, session, form.get("csrf")):
-            raise Refused(
-                403, "the form's CSRF token does not match this session: reload the page and submit again"
-            )
+            raise Refused(403, CSRF_REFUSAL)
         return form
+
+
+CSRF_REFUSAL = "the form's CSRF token does not match this session: reload the page and submit again"
+
+
+def failed(request: Request, error: Exception) -> Response:
+    """The catch-all: what no handler expected is answered with a plain page (the server logs the
+    traceback); a body that grew past the limit while something read it is a 413."""
+    if isinstance(error, BodyTooLarge):
+        status, message = 413, too_large(error.limit)
+    else:
+        status, message = 500, "the console failed on this request; the server's log says why"
+    response = HTMLResponse(plain_page(status, message), status_code=status)
+    for name, value in SECURITY_HEADERS.items():
+        response.headers[name] = value
+    return response
+
+
+class ConsoleApp(Starlette):
+    """The console's Starlette app with :class:`RequestGuard` outside everything else, errors included."""
+
+    def __init__(self, *, policy: HostPolicy, **options: Any) -> None:
+        super().__init__(**options)
+        self.policy = policy
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return RequestGuard(super().build_middleware_stack(), self.policy, max_body=MAX_BODY_BYTES)
 
 
 def console_app(
@@ -178,6 +225,7 @@ def console_app(
     table: str | None = None,
     read_only: bool = False,
     secret: bytes | None = None,
+    allowed_hosts: Iterable[str] = (),
 ) -> Starlette:
     """The console for ``target`` as an ASGI app.
 
@@ -185,12 +233,19 @@ def console_app(
     URL (opened here, closed when the app shuts down); ``design`` a loaded :class:`~singletable.data.Design`
     or a module to load (:class:`~singletable.data.DesignError` if it cannot be), describing the table
     ``table`` (default: the name the design declares); ``read_only`` refuses every write; ``secret`` signs
-    CSRF tokens and cursors (default: ``SINGLETABLE_UI_SECRET``, else a per-process key).
+    CSRF tokens and cursors (default: ``SINGLETABLE_UI_SECRET``, else a per-process key);
+    ``allowed_hosts`` are the Host names it answers to besides the loopback ones (the address it binds, and
+    ``--allow-host`` names; ValueError for one that is not a host name).
     """
     from singletable.ui import _actions, _pages
 
+    policy = HostPolicy.of(allowed_hosts)
     loaded = load_design(design) if isinstance(design, str) else design
-    opened = open_target(target) if isinstance(target, str) else target
+    # A file is created only for a writing console with a design, which offers to create the design's table
+    # in it; otherwise a missing file is an error, not a new empty database. A console that writes nothing
+    # opens it read-only, so that browsing never changes it.
+    create = loaded is not None and not read_only
+    opened = open_target(target, read_only=read_only, create=create) if isinstance(target, str) else target
     console = Console(opened, loaded, table=table, read_only=read_only, secret=secret or console_secret())
     routes = [
         *(Route(path, console.endpoint(handler), methods=["GET"]) for path, handler in _pages.ROUTES),
@@ -205,13 +260,26 @@ def console_app(
         if opened is not target:
             opened.close()
 
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = ConsoleApp(policy=policy, routes=routes, lifespan=lifespan, exception_handlers={Exception: failed})
     app.state.console = console
     return app
 
 
 def run_console(app: Any, *, host: str = "127.0.0.1", port: int = 8001, log_level: str = "warning") -> None:
-    """Serve a :func:`console_app` with uvicorn until interrupted (``singletable ui``)."""
+    """Serve a :func:`console_app` with uvicorn until interrupted (``singletable ui``).
+
+    With h11, whose parser bounds a request's line and headers (:data:`MAX_HEAD_BYTES`): httptools keeps
+    reading a header line however long it grows (100 MB of one header took 250 MB). A console needs no
+    more speed than h11 gives."""
     import uvicorn
 
-    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False, server_header=False)
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        access_log=False,
+        server_header=False,
+        http="h11",
+        h11_max_incomplete_event_size=MAX_HEAD_BYTES,
+    )

@@ -13,11 +13,12 @@ from starlette.responses import Response
 
 from singletable import data
 from singletable.data import DesignError, TargetError, item_from_json, item_to_json, key_schema
-from singletable.data._item_json import dumps, loads
+from singletable.data._item_json import dumps
 from singletable.ui._app import Console, Refused
 from singletable.ui._editor_json import to_editor
 from singletable.ui._entity_edits import fields_json
 from singletable.ui._images import image_of
+from singletable.ui._inputs import json_value
 from singletable.ui._present import document, label, one_line, show
 from singletable.ui._reads import (
     SORT_OPERATORS,
@@ -146,7 +147,7 @@ def items(console: Console, request: Request, form: dict[str, str]) -> Response:
 
 def _key_param(text: str) -> dict[str, Any]:
     try:
-        return item_from_json(loads(text))
+        return item_from_json(json_value(text))
     except ValueError as error:
         raise Refused(400, f"the item key in the address is not a DynamoDB JSON key: {error}") from None
 

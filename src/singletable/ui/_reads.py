@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from singletable.data import Design, Expression, Target, item_to_json, key_condition, key_schema
-from singletable.data._item_json import loads, to_plain
+from singletable.data._item_json import to_plain
 from singletable.data._look import merge_into
+from singletable.ui._inputs import json_value, whole_number
 from singletable.ui._present import Partition, group, show
 from singletable.ui._security import decode_trail, encode_trail
 
@@ -59,9 +60,10 @@ class ReadForm(ValueError):
 def limit_of(text: str | None) -> int:
     if not text:
         return DEFAULT_LIMIT
-    if not text.isdigit() or not 1 <= int(text) <= MAX_LIMIT:
-        raise ReadForm(f"limit must be a whole number from 1 to {MAX_LIMIT}, not {text!r}")
-    return int(text)
+    try:
+        return whole_number(text, "limit", 1, MAX_LIMIT)
+    except ValueError as error:
+        raise ReadForm(str(error)) from None
 
 
 def read_page(
@@ -223,7 +225,7 @@ def _json_object(text: str, what: str) -> dict[str, Any]:
     if not text.strip():
         return {}
     try:
-        value = loads(text)
+        value = json_value(text)
     except ValueError as error:
         raise ReadForm(f"{what}: {error}") from None
     if not isinstance(value, dict):

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from singletable.data import Design, Target, TargetError, from_plain, item_from_json, key_schema
-from singletable.data._item_json import loads
 from singletable.ui._editor_json import from_editor
 from singletable.ui._entity_edits import (
     KEY_CHANGED,
@@ -31,6 +30,7 @@ from singletable.ui._entity_edits import (
     same_key,
 )
 from singletable.ui._images import Changes, LoadedImage, Placeholders, changes, image_conditions, image_of
+from singletable.ui._inputs import json_value
 
 Item = dict[str, Any]
 FORMATS = ("plain", "dynamodb")
@@ -70,11 +70,9 @@ def parse_body(text: str, fmt: str, what: str = "the item") -> Any:
     if fmt not in FORMATS:
         raise WriteRefused(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     try:
-        value = loads(text)
+        value = json_value(text)
     except ValueError as error:
         raise WriteRefused(f"{what} is {error}") from None
-    except RecursionError:
-        raise WriteRefused(f"{what} is nested too deeply (DynamoDB allows 32 levels)") from None
     if not isinstance(value, dict):
         raise WriteRefused(f"{what} must be a JSON object: {{ ... }}")
     return value
@@ -87,8 +85,6 @@ def as_item(value: dict[str, Any], fmt: str) -> Item:
         return from_editor(value) if fmt == "plain" else item_from_json(value, hint=" (or choose plain JSON)")
     except ValueError as error:
         raise WriteRefused(str(error)) from None
-    except RecursionError:
-        raise WriteRefused("the item is nested too deeply (DynamoDB allows 32 levels)") from None
 
 
 class Writer:

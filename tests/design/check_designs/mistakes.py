@@ -54,7 +54,7 @@ class Reader(Entity, table=app, type="READER", ttl="purge_at"):
 
 
 class Issue(Entity, table=app, type="ISSUE"):
-    """Issue 18's own example: issues and their comments under one project, ISSUE#<n> and
+    """Issues and their comments under one project, ISSUE#<n> and
     ISSUE#<n>#COMMENT#<id>, so listing a project's issues by begins_with(SK, "ISSUE#") reads every comment."""
 
     project: str

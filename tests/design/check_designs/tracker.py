@@ -1,4 +1,4 @@
-"""Issue 15's multi-tenant issue tracker, written from scratch: orgs, users with a unique email, projects
+"""A multi-tenant issue tracker, written from scratch: orgs, users with a unique email, projects
 with a gapless issue counter, issues with a sparse "my open issues by due date" GSI and an LSI by priority,
 comments under issues, an audit log that expires by TTL.
 

@@ -18,8 +18,11 @@ def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     if params["ShardId"] != stream["ShardId"]:
         raise not_found("Shard does not exist")
     storage = engine.storage
-    with storage.write():
-        storage.trim_stream_records(not_before())
+    # Trimming expired records is housekeeping a read-only engine skips (it changes nothing that is read:
+    # GetRecords never returns a record past retention).
+    with storage.read() if storage.read_only else storage.write():
+        if not storage.read_only:
+            storage.trim_stream_records(not_before())
         if kind in ("TRIM_HORIZON", "LATEST"):
             if sequence is not None:
                 raise validation(_INVALID + "SequenceNumber should not be passed for this iterator type")

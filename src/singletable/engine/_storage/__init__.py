@@ -16,7 +16,12 @@ and :class:`Storage` is assembled from the parts:
 from __future__ import annotations
 
 from singletable.engine._storage.catalog import Catalog
-from singletable.engine._storage.connection import BusyTimeout, is_busy, retry_while_busy
+from singletable.engine._storage.connection import (
+    BusyTimeout,
+    ReadOnlyDatabase,
+    is_busy,
+    retry_while_busy,
+)
 from singletable.engine._storage.items import HASH_SPACE, KEY_MAX, ItemData, partition_hash
 from singletable.engine._storage.streams import StreamData
 
@@ -24,6 +29,7 @@ __all__ = [
     "HASH_SPACE",
     "KEY_MAX",
     "BusyTimeout",
+    "ReadOnlyDatabase",
     "Storage",
     "is_busy",
     "partition_hash",
@@ -35,13 +41,24 @@ class Storage(Catalog, ItemData, StreamData):
     """The engine's database: one SQLite connection shared by the engine's threads under ``lock``.
 
     ``Storage(":memory:")`` or ``Storage("app.db")`` (created if missing); ``durable=True`` fsyncs every
-    commit. Everything that writes runs inside ``with storage.write():``; several reads that must agree run
-    inside ``with storage.read():``. The methods come from the package's modules, one job each (see above);
-    they are plain methods of this one class, so the write path pays no indirection for the split.
+    commit; ``read_only=True`` opens an existing file without changing it in any way (no schema created or
+    upgraded, no checkpointer; ``write()`` raises :class:`ReadOnlyDatabase`; see ``connection``'s
+    ``ReadOnlyOpening``). Everything that writes runs inside ``with storage.write():``; several reads that
+    must agree run inside ``with storage.read():``. The methods come from the package's modules, one job
+    each (see above); they are plain methods of this one class, so the write path pays no indirection for
+    the split.
     """
 
-    def __init__(self, path: str, *, durable: bool = False) -> None:
-        super().__init__(path, durable=durable)
-        with self.write():
-            self.create_schema()
+    def __init__(self, path: str, *, durable: bool = False, read_only: bool = False) -> None:
+        super().__init__(path, durable=durable, read_only=read_only)
+        try:
+            if read_only:
+                with self.read():
+                    self.check_schema()
+            else:
+                with self.write():
+                    self.create_schema()
+        except BaseException:
+            self.close()
+            raise
         self.finish_opening()

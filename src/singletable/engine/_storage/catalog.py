@@ -105,6 +105,10 @@ class Catalog(Connection):
         conn.execute("INSERT OR IGNORE INTO st_meta (key, value) VALUES ('catalog_version', '0')")
         self._create_items_view()
 
+    def check_schema(self) -> None:
+        """For a read-only open: the file must already hold this layout (see ``migration.check_readable``)."""
+        migration.check_readable(self._conn, self.path)
+
     def _create_items_view(self) -> None:
         """(Re)create ``st_items_json`` when missing or written by another version of singletable."""
         row = self._conn.execute("SELECT sql FROM sqlite_master WHERE name = 'st_items_json'").fetchone()

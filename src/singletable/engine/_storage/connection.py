@@ -1,5 +1,5 @@
 """Storage's connection and locking: opening the database, its pragmas and WAL, the write transaction,
-waiting out other processes' write locks, and the background checkpointer.
+waiting out other processes' write locks, and the background checkpointer; and opening a file read-only.
 
 Everything about *how* SQLite is talked to lives here; what is stored lives in the sibling modules
 (``catalog``, ``items``, ``streams``), which :class:`singletable.engine._storage.Storage` assembles on top of
@@ -8,10 +8,12 @@ Everything about *how* SQLite is talked to lives here; what is stored lives in t
 
 from __future__ import annotations
 
+import errno
 import os
 import sqlite3
 import threading
 import time
+import urllib.parse
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
@@ -31,6 +33,10 @@ _T = TypeVar("_T")
 
 class BusyTimeout(sqlite3.OperationalError):
     """Another connection held the write lock for the whole of ``Storage.busy_timeout``."""
+
+
+class ReadOnlyDatabase(sqlite3.OperationalError):
+    """A write asked of a database opened read-only (``Storage(path, read_only=True)``); nothing was done."""
 
 
 def is_busy(error: sqlite3.OperationalError) -> bool:
@@ -132,10 +138,17 @@ class Connection:
     ``Engine.execute``.
     """
 
-    def __init__(self, path: str, *, durable: bool = False) -> None:
+    def __init__(self, path: str, *, durable: bool = False, read_only: bool = False) -> None:
         self.path = path
         self.lock = threading.RLock()
-        self._conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30.0)
+        # Read-only (see ReadOnlyOpening): SQLite's mode=ro, no pragma that writes, no checkpointer, and
+        # write() refuses. ``_opening`` stays for close(), which tidies the side files it may have made.
+        self.read_only = read_only
+        self._opening: ReadOnlyOpening | None = ReadOnlyOpening(path) if read_only else None
+        if self._opening is not None:
+            self._conn = self._opening.connect()
+        else:
+            self._conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30.0)
         # SQLite's own busy handler only while opening, when another process may be recovering the WAL.
         self._conn.execute("PRAGMA busy_timeout = 30000")
         self.busy_timeout = BUSY_TIMEOUT
@@ -155,6 +168,8 @@ class Connection:
         # The WriteTransaction for each ``busy`` given to write(), made on first use (see write()).
         self._writes: dict[Callable[[], BaseException] | None, WriteTransaction] = {}
         self._checkpointer: Checkpointer | None = None
+        if read_only:
+            return
         if path != ":memory:":
             self._conn.execute("PRAGMA journal_mode = WAL")
             # Commits only append to the WAL; copying it back into the database (and the fsync that goes
@@ -172,6 +187,8 @@ class Connection:
             if self._checkpointer is not None:
                 self._checkpointer.stop()
             self._conn.close()
+            if self._opening is not None:
+                self._opening.tidy()
 
     def _want_wal_restart(self, held_up: bool) -> None:
         """The checkpointer's ask (see :class:`Checkpointer`): restart the WAL at the next write. ``held_up``:
@@ -222,6 +239,8 @@ class Connection:
         """
         transaction = self._writes.get(busy)
         if transaction is None:
+            if self.read_only:  # never cached for a read-only database: every write arrives here
+                raise ReadOnlyDatabase(f"{self.path} is opened read-only: nothing can be written to it")
             transaction = self._writes[busy] = WriteTransaction(self, busy)
         return transaction
 
@@ -242,6 +261,89 @@ class Connection:
         Outside a transaction this opens a read transaction (WAL lock calls); inside one it is free.
         """
         return self._cursor.execute("PRAGMA data_version").fetchone()[0]
+
+
+class ReadOnlyOpening:
+    """Opening an existing database file so that reading it changes nothing: not one byte, not its mtime.
+
+    The connection is SQLite's ``mode=ro``: SQLite itself refuses every write, and no pragma that writes is
+    sent (the journal mode is the file's own; a read-only connection never checkpoints). A missing file is
+    ``FileNotFoundError``, never a new empty database.
+
+    A database in WAL mode is read with its ``-wal`` and ``-shm`` side files, which SQLite's readers share
+    with the file's writers; a read-only reader creates them (empty) where they are missing. So:
+
+    - when neither existed before opening and the ``-wal`` is still empty at close, :meth:`tidy` lets
+      SQLite remove them the way it always does -- the last connection to close deletes them, and only
+      when no other connection uses them -- by opening and closing a ``query_only`` connection. Where the
+      file cannot be written (read-only permissions, an immutable file) SQLite cannot remove them, and the
+      empty files stay;
+    - where they cannot be created (a read-only directory, an immutable directory) SQLite cannot open the
+      file ``mode=ro``. Then, if there is no ``-wal`` holding changes, the file is opened ``immutable=1``:
+      no writer can be using it (a writer needs to create the ``-wal``), so reading it without locks is
+      safe. A ``-wal`` that holds changes but cannot be shared is an error naming it, never a stale read.
+    """
+
+    def __init__(self, path: str) -> None:
+        if path == ":memory:" or path.startswith("file:"):
+            raise ValueError(f"a read-only engine reads an existing database file, not {path!r}")
+        if not os.path.exists(path):
+            raise FileNotFoundError(errno.ENOENT, "no such database file", path)
+        if os.path.isdir(path):
+            raise IsADirectoryError(errno.EISDIR, "a directory, not a database file", path)
+        self.path = path
+        self.wal = path + "-wal"
+        self._had_side_files = os.path.exists(self.wal) or os.path.exists(path + "-shm")
+        self.immutable = False
+
+    def _uri(self, immutable: bool) -> str:
+        location = urllib.parse.quote(os.path.abspath(self.path))
+        return f"file:{location}?mode=ro" + ("&immutable=1" if immutable else "")
+
+    def connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            self._uri(False), uri=True, isolation_level=None, check_same_thread=False, timeout=30.0
+        )
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # opens the WAL, if any
+            return conn
+        except sqlite3.OperationalError as error:
+            conn.close()
+            if getattr(error, "sqlite_errorname", "") != "SQLITE_CANTOPEN":
+                raise
+        if self._wal_size() > 0:
+            raise sqlite3.OperationalError(
+                f"its write-ahead log {self.wal} holds changes not yet in the file, and SQLite cannot share "
+                "it read-only here (a read-only directory?): open it once where it can be written"
+            )
+        self.immutable = True
+        conn = sqlite3.connect(
+            self._uri(True), uri=True, isolation_level=None, check_same_thread=False, timeout=30.0
+        )
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return conn
+
+    def _wal_size(self) -> int:
+        try:
+            return os.path.getsize(self.wal)
+        except OSError:
+            return 0
+
+    def tidy(self) -> None:
+        """Remove the empty side files opening made, the way SQLite does (see the class docstring)."""
+        if self.immutable or self._had_side_files or not os.path.exists(self.wal) or self._wal_size() > 0:
+            return
+        if not os.access(self.path, os.W_OK):
+            return  # SQLite would open it read-only, and could not remove them either
+        try:
+            conn = sqlite3.connect(self.path, isolation_level=None, timeout=0)
+            try:
+                conn.execute("PRAGMA query_only = 1")
+                conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            finally:
+                conn.close()
+        except sqlite3.Error:
+            pass  # another connection holds the file: the side files are its to remove
 
 
 class Checkpointer:
@@ -332,7 +434,8 @@ def _yield_to_foreground() -> None:
 
     A checkpoint round is a few milliseconds of copying pages; at normal priority it took a core from
     whatever woke next -- the request thread, or the clients it answers on the same machine -- and that
-    wait was in the tail of every latency measured over HTTP (docs/performance.md, "The tail"). Linux's
+    wait was in the tail of every latency measured over HTTP (docs/performance.md, "The HTTP floor, and
+    what a p99 is made of"). Linux's
     ``SCHED_IDLE`` (for this thread only) leaves it the time no other thread wants, which a one-worker
     server leaves on a second core. Durability is unchanged: the same checkpoints and fsyncs, later at
     worst; a WAL left behind meanwhile is checkpointed by the next write (``Connection.checkpoint_backlog``).

@@ -4,8 +4,8 @@
 appears in, carrying the item as that index projects it (the whole item for ALL, the named attributes for
 INCLUDE, the keys for KEYS_ONLY), as DynamoDB's indexes do: a Query on an index reads one contiguous range
 of entries and never joins back to the items, which at millions of items are scattered through a file far
-larger than any cache (docs/performance.md, "Scale"). Only a local index asked for attributes it does not
-project fetches the items from the table (``fetch``).
+larger than any cache (docs/performance.md, "Reads at ten million items"). Only a local index asked for
+attributes it does not project fetches the items from the table (``fetch``).
 
 Keys are stored as order-preserving byte strings (see ``codec``), so SQLite's memcmp ordering of BLOBs
 *is* DynamoDB's sort order and a Query reads only the rows of the page it returns. A ``hash`` column

@@ -3,7 +3,9 @@
 ``st_meta``'s ``schema_version`` says which layout a file has. Opening a file with an older layout upgrades
 it inside the opening write transaction (so another process opening the same file at the same moment waits,
 then finds it upgraded); a newer layout than this singletable knows is refused with
-:class:`UnsupportedSchemaVersion`, never read wrongly.
+:class:`UnsupportedSchemaVersion`, never read wrongly. A read-only open never upgrades: it reads a file of the
+current layout, and refuses an older one with :class:`UpgradeNeeded` and a file singletable did not write
+with :class:`NotASingletableDatabase`.
 
 Versions:
 
@@ -65,6 +67,39 @@ class UnsupportedSchemaVersion(sqlite3.DatabaseError):
         )
         self.path = path
         self.version = version
+
+
+class UpgradeNeeded(sqlite3.DatabaseError):
+    """A read-only open of a file written by an older singletable: reading it needs the one-time upgrade that
+    only a writable open makes (the older layout's index entries lack the items every index read returns)."""
+
+    def __init__(self, path: str, version: int) -> None:
+        super().__init__(
+            f"this database has storage schema version {version}, written by an older singletable; reading "
+            f"it needs a one-time upgrade to version {VERSION}, which a read-only open never makes. Open it "
+            "once for writing (any write command, singletable serve --db, or Engine(path)) to upgrade it."
+        )
+        self.path = path
+        self.version = version
+
+
+class NotASingletableDatabase(sqlite3.DatabaseError):
+    """A read-only open of a SQLite file singletable never wrote (no ``st_meta``): nothing to read in it."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__("a SQLite file, but not a singletable database (it has no st_meta table)")
+        self.path = path
+
+
+def check_readable(conn: sqlite3.Connection, path: str) -> None:
+    """Refuse, for a read-only open, a file whose layout is not :data:`VERSION` (see the module docstring)."""
+    version = stored_version(conn)
+    if version is None:
+        raise NotASingletableDatabase(path)
+    if version > VERSION:
+        raise UnsupportedSchemaVersion(path, version)
+    if version < VERSION:
+        raise UpgradeNeeded(path, version)
 
 
 def stored_version(conn: sqlite3.Connection) -> int | None:

@@ -1,0 +1,369 @@
+"""The model never writes what it cannot read back: every value a write stores passes the field's declared
+validation -- constraints, ``Literal`` choices, enums, ``Annotated`` and ``@field_validator`` validators,
+model validators -- before any request, with an error naming entity, field and value.
+
+Hypothesis draws a value breaking each kind of rule and a way to write it (create, put, update set and
+if_not_exists, upsert, batch_write, and their transaction twins); the write must raise before anything is
+sent (``db.trace()`` records nothing) and leave the table as it was. Numbers an update computes on the
+server (``add``, ``subtract``) are kept inside their bounds by a condition: DynamoDB refuses the result and
+nothing is written, on every target. An entity with a model validator has its partial updates validated
+whole.
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+import re
+from collections.abc import Callable, Iterator
+from decimal import Decimal
+from typing import Annotated, Any, Literal
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pydantic import AfterValidator, BaseModel, Field, field_validator, model_validator
+
+from singletable.model import (
+    DB,
+    ConditionFailed,
+    Entity,
+    FieldTypeError,
+    FieldValueError,
+    Keys,
+    ModelError,
+    Table,
+    connect,
+)
+
+shop = Table(name="validation")
+
+
+class Color(enum.Enum):
+    RED = "red"
+    BLUE = "blue"
+
+
+class Address(BaseModel):
+    street: str
+    zip: int = Field(ge=0)
+
+
+def _upper(value: str) -> str:
+    if value != value.upper():
+        raise ValueError("must be upper case")
+    return value
+
+
+class Product(Entity, table=shop, type="PRODUCT"):
+    sku: str
+    stock: int = Field(default=0, ge=0)
+    price: Decimal = Field(default=Decimal("1"), gt=0)
+    ratio: float = Field(default=0.5, ge=0, le=1)
+    plan: Literal["free", "pro"] = "free"
+    color: Color = Color.RED
+    code: Annotated[str, AfterValidator(_upper)] = "A"
+    name: str = Field(default="n", min_length=1, max_length=20)
+    ref: str = Field(default="ABC-1", pattern=r"^[A-Z]{3}-[0-9]+$")
+    tags: list[str] = Field(default_factory=list, max_length=3)
+    email: str = "a@x"
+    address: Address | None = None
+    title: str  # required
+    labels: set[str]  # required, so never empty
+
+    keys = Keys(PK="PRODUCT#{sku}", SK="PRODUCT")
+
+    @field_validator("email")
+    @classmethod
+    def _has_at(cls, value: str) -> str:
+        if "@" not in value:
+            raise ValueError("an email has an @")
+        return value
+
+
+class Range(Entity, table=shop, type="RANGE", version="version"):
+    """A rule over two fields: a model validator, which only the whole entity can satisfy."""
+
+    range_id: str
+    low: int = 0
+    high: int = 10
+    version: int | None = None
+
+    keys = Keys(PK="RANGE#{range_id}", SK="RANGE")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Range:
+        if self.low > self.high:
+            raise ValueError("low must not exceed high")
+        return self
+
+
+class Bin(Entity, table=shop, type="BIN", timestamps=False):
+    """A level kept between two bounds by ``add``/``subtract`` computed on the server."""
+
+    bin_id: str
+    level: int = Field(default=0, ge=0, le=100)
+
+    keys = Keys(PK="BIN#{bin_id}", SK="BIN")
+
+
+VALID: dict[str, Any] = {"sku": "s1", "title": "t", "labels": {"x"}}
+
+# One strategy per kind of rule: (field, a value that breaks it).
+ref_pattern = re.compile(r"^[A-Z]{3}-[0-9]+$")
+violations = st.one_of(
+    st.tuples(st.just("stock"), st.integers(max_value=-1)),  # ge
+    st.tuples(
+        st.just("price"), st.decimals(max_value=0, allow_nan=False, allow_infinity=False, places=2)
+    ),  # gt
+    st.tuples(
+        st.just("ratio"),
+        st.floats(min_value=1, max_value=1e6, exclude_min=True)
+        | st.floats(min_value=-1e6, max_value=0, exclude_max=True),
+    ),  # ge and le
+    st.tuples(st.just("plan"), st.text(max_size=8).filter(lambda s: s not in ("free", "pro"))),  # Literal
+    st.tuples(st.just("color"), st.text(max_size=8).filter(lambda s: s not in ("red", "blue"))),  # enum
+    st.tuples(st.just("code"), st.text(min_size=1, max_size=8).filter(lambda s: s != s.upper())),  # Annotated
+    st.tuples(st.just("name"), st.just("") | st.text(min_size=21, max_size=30)),  # min/max length
+    st.tuples(st.just("ref"), st.text(max_size=8).filter(lambda s: not ref_pattern.match(s))),  # pattern
+    st.tuples(st.just("tags"), st.lists(st.text(max_size=3), min_size=4, max_size=6)),  # list max_length
+    st.tuples(st.just("email"), st.text(max_size=8).filter(lambda s: "@" not in s)),  # @field_validator
+    st.tuples(  # a nested model's own constraint
+        st.just("address"), st.builds(dict, street=st.text(max_size=5), zip=st.integers(max_value=-1))
+    ),
+    st.tuples(st.just("title"), st.none()),  # a required field written absent
+    st.tuples(st.just("labels"), st.just(set())),  # a required set written empty (not stored)
+)
+WRITES = [
+    "create",
+    "put",
+    "update",
+    "update_if_not_exists",
+    "upsert",
+    "batch_write",
+    "tx_create",
+    "tx_put",
+    "tx_update",
+]
+
+
+def scan(db: DB) -> list[dict[str, Any]]:
+    return sorted(db.call("Scan", {"TableName": db.table_name}).get("Items", []), key=repr)
+
+
+def write(db: DB, how: str, field: str, value: Any) -> None:
+    """Write ``value`` to ``field`` of product s1 the way ``how`` says."""
+    key = Product.key(sku="s1")
+    whole = Product.model_construct(**{**VALID, field: value})  # past pydantic, as assignment would be
+    if how == "create":
+        db.create(Product.model_construct(**{**VALID, "sku": "s2", field: value}))
+    elif how == "put":
+        db.put(whole)
+    elif how == "update":
+        db.update(key, **{field: value})
+    elif how == "update_if_not_exists":
+        db.update(key, getattr(Product.f, field).if_not_exists(value))
+    elif how == "upsert":
+        sets = {name: v for name, v in {**VALID, field: value}.items() if name != "sku"}
+        db.update(Product.key(sku="s3"), upsert=True, **sets)
+    elif how == "batch_write":
+        db.batch_write(put=[whole])
+    elif how == "tx_create":
+        with db.transaction() as tx:
+            tx.create(Product.model_construct(**{**VALID, "sku": "s2", field: value}))
+    elif how == "tx_put":
+        with db.transaction() as tx:
+            tx.put(whole)
+    else:
+        with db.transaction() as tx:
+            tx.update(key, **{field: value})
+
+
+@pytest.fixture(scope="module")
+def engine_db() -> Iterator[DB]:
+    db = connect(shop, ":memory:", name="validation")
+    db.create_table()
+    db.create(Product(**VALID))
+    yield db
+    db.close()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(violation=violations, how=st.sampled_from(WRITES))
+def test_a_value_breaking_a_declared_rule_is_refused_before_any_request(
+    engine_db: DB, violation: tuple[str, Any], how: str
+) -> None:
+    field, value = violation
+    if how == "update_if_not_exists" and (value is None or value == set()):
+        how = "update"  # if_not_exists(None) is no write at all
+    before = scan(engine_db)
+    with engine_db.trace() as trace, pytest.raises(FieldTypeError) as caught:
+        write(engine_db, how, field, value)
+    error = caught.value
+    assert (error.entity, error.field) == ("PRODUCT", field), error
+    assert error.value == value or error.value is value
+    assert f"PRODUCT.{field}" in str(error) and repr(value)[:40] in str(error)
+    assert isinstance(error, ModelError)
+    assert trace.requests == [], [r.operation for r in trace.requests]  # nothing was sent
+    assert scan(engine_db) == before
+
+
+def test_the_issue_cases_and_their_messages(engine_db: DB) -> None:
+    """``stock: int = Field(ge=0)`` then ``stock=-1``; ``plan: Literal[...]`` then ``"gold"``."""
+    with engine_db.trace() as trace:
+        with pytest.raises(FieldValueError) as caught:
+            engine_db.update(Product.key(sku="s1"), stock=-1)
+        assert (
+            str(caught.value) == "PRODUCT.stock = -1 is refused: Input should be greater than or equal to 0"
+        )
+        assert (caught.value.expected, caught.value.reason) == (
+            "int",
+            "Input should be greater than or equal to 0",
+        )
+        assert isinstance(caught.value, ValueError) and isinstance(caught.value, TypeError)
+        with pytest.raises(
+            FieldValueError, match=r"^PRODUCT\.plan = 'gold' is refused: Input should be 'free' or 'pro'$"
+        ):
+            engine_db.update(Product.key(sku="s1"), plan="gold")
+        with pytest.raises(
+            FieldValueError, match=r"^PRODUCT\.email = 'nobody' is refused: Value error, an email has an @$"
+        ):
+            engine_db.update(Product.key(sku="s1"), email="nobody")
+        with pytest.raises(
+            FieldValueError,
+            match=r"^PRODUCT\.title = None is refused: the field is required \(no default\), and removing it",
+        ):
+            engine_db.update(Product.key(sku="s1"), Product.f.title.remove())
+        with pytest.raises(
+            FieldValueError,
+            match=r"^PRODUCT\.labels = set\(\) is refused: DynamoDB stores no empty set, so this required",
+        ):
+            engine_db.create(Product(**{**VALID, "sku": "s9", "labels": set()}))
+    assert trace.requests == []
+    assert engine_db.get(Product, sku="s1") == Product(**VALID)
+
+
+def test_values_come_out_of_validation_as_it_returns_them(engine_db: DB) -> None:
+    """A validator that changes a value (here a nested dict becoming its model) gives what is stored."""
+    updated = engine_db.update(Product.key(sku="s1"), address={"street": "x", "zip": 5}, tags=["a"])
+    assert updated.address == Address(street="x", zip=5)
+    assert engine_db.get(Product, sku="s1") == updated
+    engine_db.update(Product.key(sku="s1"), address=None, tags=[])
+
+
+@pytest.mark.parametrize(
+    ("action", "message"),
+    [
+        (
+            lambda: Product.f.plan.add(1),
+            r"^PRODUCT\.plan = 1 is refused: add\(\) computes the new value on the server",
+        ),
+        (lambda: Product.f.tags.append(["x"]), r"^PRODUCT\.tags = \['x'\] is refused: append\(\) computes"),
+        (lambda: Product.f.email.add({"x"}), r"^PRODUCT\.email = \{'x'\} is refused: add\(\) computes"),
+    ],
+)
+def test_an_action_computed_on_the_server_that_no_condition_can_check_is_refused(
+    engine_db: DB, action: Callable[[], Any], message: str
+) -> None:
+    with engine_db.trace() as trace, pytest.raises(FieldValueError, match=message):
+        engine_db.update(Product.key(sku="s1"), action())
+    assert trace.requests == []
+
+
+def test_a_nested_member_passes_its_own_declared_rules(engine_db: DB) -> None:
+    refused = r"^PRODUCT\.address\['zip'\] = -1 is refused"
+    with engine_db.trace() as trace, pytest.raises(FieldValueError, match=refused) as caught:
+        engine_db.update(Product.key(sku="s1"), Product.f.address.zip.set(-1))
+    assert caught.value.field == "address['zip']"
+    assert trace.requests == []
+
+
+# -- numbers computed on the server: a condition keeps them in bounds, on every target --------------------
+
+
+@pytest.fixture
+def product_db(open_db: Callable[..., DB]) -> DB:
+    db = open_db(shop)
+    db.create(Product(**{**VALID, "stock": 3}))
+    return db
+
+
+def test_a_decrement_below_the_bound_is_refused_by_its_condition(product_db: DB) -> None:
+    db = product_db
+    with pytest.raises(FieldValueError) as caught:
+        db.update(Product.key(sku="s1"), Product.f.stock.add(-5))
+    assert str(caught.value) == "PRODUCT.stock = -5 is refused: add(-5) would make it -2, which must be >= 0"
+    assert db.get(Product, sku="s1").stock == 3
+    with pytest.raises(
+        FieldValueError, match=r"^PRODUCT\.stock = 4 is refused: subtract\(4\) would make it -1"
+    ):
+        db.update(Product.key(sku="s1"), Product.f.stock.subtract(4))
+    with pytest.raises(
+        FieldValueError, match=r"^PRODUCT\.ratio = 0.75 is refused: add\(0.75\) would make it 1.25"
+    ):
+        db.update(Product.key(sku="s1"), Product.f.ratio.add(0.75))
+    assert db.update(Product.key(sku="s1"), Product.f.stock.add(-3)).stock == 0  # exactly the bound
+    assert db.get(Product, sku="s1").stock == 0
+
+
+def test_the_callers_condition_failing_is_still_condition_failed(product_db: DB) -> None:
+    with pytest.raises(ConditionFailed) as caught:
+        product_db.update(Product.key(sku="s1"), Product.f.stock.add(-1), condition=Product.f.plan == "pro")
+    assert not isinstance(caught.value, FieldValueError)
+    assert product_db.get(Product, sku="s1").stock == 3
+
+
+@pytest.mark.async_twin
+def test_a_model_validator_sees_the_entity_a_partial_update_leaves(open_db: Callable[..., DB]) -> None:
+    db = open_db(shop)
+    db.create(Range(range_id="r"))
+    with db.trace() as trace, pytest.raises(FieldValueError) as caught:
+        db.update(Range.key(range_id="r"), low=11)
+    assert str(caught.value) == "RANGE is refused by its validation: Value error, low must not exceed high"
+    assert caught.value.field is None
+    assert trace.operations == ["GetItem"]  # the stored item, read to validate the whole; nothing written
+    with pytest.raises(FieldValueError):
+        db.update(Range.key(range_id="r"), Range.f.low.add(20))
+    with pytest.raises(FieldValueError):
+        db.update(Range.key(range_id="q"), upsert=True, low=30)
+    with pytest.raises(FieldValueError):
+        db.create(Range.model_construct(range_id="p", low=5, high=1))
+    assert db.update(Range.key(range_id="r"), high=20, low=15).low == 15
+    assert db.get(Range, range_id="r") == Range(range_id="r", low=15, high=20, version=2)
+    assert db.get(Range, range_id="q") is None and db.get(Range, range_id="p") is None
+
+
+@pytest.mark.parametrize("target", ["engine", "reference"], indirect=True)
+def test_any_sequence_of_increments_keeps_a_bounded_number_in_bounds(
+    open_db: Callable[..., DB], request: pytest.FixtureRequest
+) -> None:
+    """Random ``add``/``subtract`` steps on a level bounded to 0..100: each step that would leave the bounds
+    is refused (nothing written), every other one is applied; the stored level is always the reference's."""
+    db = open_db(shop)
+    examples = 30 if request.node.callspec.params["target"] == "engine" else 8
+    bins = itertools.count()
+
+    @settings(max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(steps=st.lists(st.tuples(st.sampled_from(["add", "subtract"]), st.integers(-60, 60)), max_size=8))
+    def bounded(steps: list[tuple[str, int]]) -> None:
+        key = Bin.key(bin_id=f"b{next(bins)}")
+        level: int | None = None  # no item yet: add creates it (upsert), counting from 0
+        for kind, delta in steps:
+            change = delta if kind == "add" else -delta
+            start = 0 if level is None else level
+            fits = 0 <= start + change <= 100 and not (kind == "subtract" and level is None)
+            action = getattr(Bin.f.level, kind)(delta)
+            if fits:
+                assert db.update(key, action, upsert=True).level == start + change
+                level = start + change
+            elif kind == "subtract" and level is None:
+                with pytest.raises(ModelError):  # DynamoDB cannot subtract from nothing
+                    db.update(key, action, upsert=True)
+            else:
+                with pytest.raises(FieldValueError) as caught:
+                    db.update(key, action, upsert=True)
+                assert caught.value.reason.startswith(f"{kind}({delta}) would make it {start + change}")
+            stored = db.get(key, consistent=True)
+            assert (stored.level if stored else None) == level
+
+    bounded()
