@@ -164,8 +164,10 @@ class _InProcessTransport:
         if isinstance(target, bytes):
             target = target.decode("latin-1")
         status, headers, payload = self.dispatcher.handle(target, body)
-        response = AWSResponse(request.url, status, dict(headers), _Raw(payload))
-        response._content = payload
+        # botocore wraps any mapping of headers in its HeadersDict; its stubs ask for an HTTPHeaders.
+        response = AWSResponse(request.url, status, dict(headers), _Raw(payload))  # type: ignore[arg-type]
+        # The body is in hand: set what ``response.content`` would otherwise read from ``raw``.
+        response._content = payload  # type: ignore[attr-defined]
         return response
 
 

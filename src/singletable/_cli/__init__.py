@@ -49,9 +49,9 @@ class _Commands(click.Group):
     def _usage_context(self, ctx: click.Context, error: Exception) -> click.Context | None:
         """The failed command's context, for the usage line of a usage error (None when it is not one)."""
         name = ctx.invoked_subcommand
-        if not isinstance(error, ValueError) or name not in _READ_ARGUMENTS:
+        if not isinstance(error, ValueError) or name is None or name not in _READ_ARGUMENTS:
             return None
-        command = self.get_command(ctx, name)  # type: ignore[arg-type]
+        command = self.get_command(ctx, name)
         return command.make_context(name, [], parent=ctx, resilient_parsing=True) if command else None
 
 

@@ -22,16 +22,20 @@ import contextlib
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from singletable._extras import MissingExtra
 
+if TYPE_CHECKING:
+    from singletable.data import TransferError
+
 
 class TransferStopped(click.ClickException):
     """A transfer that stopped: its reason, what was committed, and (with a checkpoint) how to resume."""
 
-    def __init__(self, error: Exception) -> None:
+    def __init__(self, error: TransferError) -> None:
         from singletable.data import TransferInterrupted
 
         super().__init__(str(error))
@@ -40,12 +44,12 @@ class TransferStopped(click.ClickException):
 
     def show(self, file: object = None) -> None:
         error = self.error
-        summary = error.summary  # type: ignore[attr-defined]
+        summary = error.summary
         lines = [f"warning: {warning}" for warning in summary.warnings]
-        lines += [f"Error: {error.message}", f"{summary.items:,} items committed to {summary.table}"]  # type: ignore[attr-defined]
+        lines += [f"Error: {error.message}", f"{summary.items:,} items committed to {summary.table}"]
         if summary.rejected:
             lines[-1] += f", {summary.rejected:,} lines rejected"
-        checkpoint = error.checkpoint  # type: ignore[attr-defined]
+        checkpoint = error.checkpoint
         if checkpoint is not None and Path(checkpoint).exists():
             lines.append(f"checkpoint {checkpoint}: run the same command with --resume to continue")
         click.echo("\n".join(lines), err=True)

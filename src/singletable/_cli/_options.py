@@ -87,9 +87,10 @@ def output_options(
             options.append(
                 click.option("--pager/--no-pager", default=True, help="Page a long table on a terminal.")
             )
+        decorated: Callable[..., Any] = run
         for option in reversed(options):
-            run = option(run)
-        return run
+            decorated = option(decorated)
+        return decorated
 
     return add
 

@@ -64,11 +64,11 @@ def _progress(label: str) -> Iterator[Callable[[int, int], None] | None]:
         yield update
 
 
-def _bytes(size: int) -> str:
+def _bytes(size: float) -> str:
     for unit in ("B", "KB", "MB", "GB"):
         if size < 1024 or unit == "GB":
             return f"{size:,.0f} {unit}" if unit == "B" else f"{size:,.1f} {unit}"
-        size /= 1024  # type: ignore[assignment]
+        size /= 1024
     return ""
 
 

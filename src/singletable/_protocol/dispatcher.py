@@ -76,8 +76,11 @@ class Dispatcher:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        # Every valid X-Amz-Target of the DynamoDB API, to its operation: one lookup per request.
-        self._targets = {DYNAMODB_TARGET_PREFIX + name: name for name in wire.operation_names()}
+        # Every valid X-Amz-Target of the DynamoDB API, to its operation: one lookup per request (the key
+        # looked up is None when the request has no X-Amz-Target).
+        self._targets: dict[str | None, str] = {
+            DYNAMODB_TARGET_PREFIX + name: name for name in wire.operation_names()
+        }
 
     def call(self, operation: str, body: bytes) -> dict[str, Any]:
         """The engine's answer, for the wire: items returned whole may be ``orjson.Fragment`` (their stored
@@ -95,7 +98,7 @@ class Dispatcher:
 
     def handle(self, target: str | None, body: bytes) -> Reply:
         try:
-            operation = self._targets.get(target)  # type: ignore[arg-type]
+            operation = self._targets.get(target)
             if operation is None and target and target.startswith(STREAMS_TARGET_PREFIX):
                 response = self.call_streams(target, body)
             else:

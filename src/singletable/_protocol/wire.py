@@ -92,7 +92,7 @@ def _no_blobs(body: bytes) -> bool:
 
 def _only_attribute_values(plan: Plan) -> bool:
     """True when every leaf of ``plan`` is an AttributeValue (no blob or timestamp members of its own)."""
-    if type(plan) is str:
+    if isinstance(plan, str):
         return plan == _AV
     kind, inner = plan
     if kind == "S":
@@ -176,7 +176,7 @@ def _apply(plan: Plan, value: Any) -> Any:
     if plan == _AV:
         _decode_av(value)
         return value
-    if type(plan) is str:
+    if isinstance(plan, str):
         return _decode_leaf(plan, value)
     kind, inner = plan
     if kind == "S":

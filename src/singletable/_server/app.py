@@ -16,7 +16,7 @@ from __future__ import annotations
 import gc
 import os
 import zlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from singletable._access import AccessPolicy, host_refusal, origin_refusal, scope_peer
@@ -188,7 +188,7 @@ class DynamoDBApp:
         status, reply_headers, payload = self.handle_api(scope, headers, body)
         await _respond(send, status, _encode(reply_headers) + cors, payload)
 
-    def handle_api(self, scope: Scope, headers: dict[bytes, bytes], body: bytes) -> Any:
+    def handle_api(self, scope: Mapping[str, Any], headers: dict[bytes, bytes], body: bytes) -> Any:
         """One API call's reply from its (lower-cased) headers and whole body: SigV4, gzip, then the
         dispatcher. Shared by the ASGI path and the direct one (``_server/direct.py``)."""
         if self.verifier is not None:  # the signature covers the bytes as sent, before gunzip

@@ -103,5 +103,7 @@ class CoalescedWrites:
 class CoalescingHttpToolsProtocol(HttpToolsProtocol):
     """uvicorn's httptools protocol, writing through :class:`CoalescedWrites`."""
 
+    # uvicorn's signature (asyncio.Transport) narrows asyncio's (BaseTransport), hence the override ignore;
+    # CoalescedWrites is a transport by the methods uvicorn calls, not by class.
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(CoalescedWrites(transport, self.loop))  # type: ignore[arg-type]

@@ -198,6 +198,7 @@ class DirectApiProtocol(CoalescingHttpToolsProtocol):
             if (
                 headers is not None
                 and headers.get(b"host") not in self._known_hosts
+                # _access is set whenever _api is, and _api was checked above
                 and not self._access.allows_host(headers.get(b"host"), self._peer())  # type: ignore[union-attr]
             ):
                 headers = None  # the app refuses it, with its 400
@@ -224,6 +225,7 @@ class DirectApiProtocol(CoalescingHttpToolsProtocol):
         self._direct_body = []
         body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
         try:
+            # A request takes this path only when _api is set (on_headers_complete)
             status, reply_headers, payload = self._api.handle_api(_DIRECT_SCOPE, headers, body)  # type: ignore[union-attr]
         except Exception:  # handle_api's dispatcher never raises; a bug elsewhere is still no traceback
             log.exception("internal error serving %s", headers.get(b"x-amz-target"))
@@ -247,4 +249,5 @@ class DirectApiProtocol(CoalescingHttpToolsProtocol):
             )
         ours = "\r\n".join(map(": ".join, headers)).encode("latin-1")
         end = b"\r\n\r\n" if keep_alive else b"\r\n" + _CONNECTION_CLOSE + b"\r\n"
+        # uvicorn types its transport as asyncio's; ours is CoalescedWrites (connection_made), with write_now
         self.transport.write_now(b"".join((self._head, ours, end, payload)))  # type: ignore[attr-defined]

@@ -14,6 +14,7 @@ import hashlib
 import hmac
 import re
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, quote
@@ -73,7 +74,9 @@ class SigV4Verifier:
         self.keys = keys
         self.clock = clock
 
-    def check(self, scope: dict[str, Any], headers: dict[bytes, bytes], body: bytes) -> DynamoDBError | None:
+    def check(
+        self, scope: Mapping[str, Any], headers: dict[bytes, bytes], body: bytes
+    ) -> DynamoDBError | None:
         """None when the request is signed by a known key, else the error DynamoDB would answer."""
         authorization = headers.get(b"authorization", b"").decode("latin-1")
         if not authorization:
@@ -166,7 +169,7 @@ class SigV4Verifier:
 
     @staticmethod
     def _canonical_request(
-        scope: dict[str, Any], headers: dict[bytes, bytes], signed: str, body: bytes
+        scope: Mapping[str, Any], headers: dict[bytes, bytes], signed: str, body: bytes
     ) -> str:
         path = quote(scope.get("path") or "/", safe="/-_.~")
         query_string = scope.get("query_string", b"").decode("latin-1")

@@ -154,6 +154,7 @@ def _check_resume(name: str, reader: LineReader, resume: Resume) -> None:
 def _changed_while_read(source: SourceFile, reader: LineReader) -> str | None:
     """An export's data file whose bytes stopped matching its manifest after it was checked."""
     data = source.manifest
+    # a file with a manifest MD5 is read keeping one (reader.stored.md5)
     if data is None or data.md5 is None or reader.stored.md5.digest() == data.md5:  # type: ignore[union-attr]
         return None
     return f"{data.entry}: data file {source.path} changed while it was imported (its MD5 no longer matches)"

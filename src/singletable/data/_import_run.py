@@ -40,7 +40,7 @@ CHUNK_BYTES = 16 * 1024 * 1024  # of line text held at once, whatever --chunk-si
 class Entry(NamedTuple):
     """A line and the index of its file in the source."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # shadows tuple.index, which nothing here calls
     line: SourceLine
 
 
@@ -71,6 +71,7 @@ class Rejects:
         record["text"] = line.text
         if line.whole_file:
             record["lines"] = line.count
+        # called only with on_error="reject", which opens the file
         self.handle.write((dumps(record, spaced=True) + "\n").encode("utf-8"))  # type: ignore[union-attr]
 
     def sync(self) -> int:
@@ -166,6 +167,7 @@ class ImportRun:
         end = bad[0][0] if self.stop and bad else len(chunk)
         good = [(i, e.line) for i, e in enumerate(chunk[:end]) if e.line.item is not None]
         try:
+            # good holds only lines with an item (built above)
             result = loader.write([line.item for _, line in good], stop_at_error=self.stop)  # type: ignore[misc]
         except LoadRefused as refused:
             self.summary.items += refused.written

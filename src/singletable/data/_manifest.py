@@ -194,7 +194,7 @@ def _finish(reader: LineReader) -> None:
 def _md5_problem(data_file: DataFile, reader: LineReader) -> str | None:
     if data_file.md5 is None:
         return None
-    found = reader.stored.md5.digest()  # type: ignore[union-attr]
+    found = reader.stored.md5.digest()  # type: ignore[union-attr]  # a file with a manifest MD5 is read with one
     if found == data_file.md5:
         return None
     return (

@@ -134,7 +134,9 @@ def import_table(
     summary.resumed_from = state.items
     if on_error == "reject" and reject_file is None:
         reject_file = f"{source_name.rstrip('/')}.{table}.rejects.jsonl"
-    rejects = Rejects(Path(reject_file) if on_error == "reject" else None, state.reject_bytes)
+    rejects = Rejects(
+        Path(reject_file) if on_error == "reject" and reject_file is not None else None, state.reject_bytes
+    )
     started = time.monotonic()
     try:
         with _opened(target, create=settings is not None) as destination:

@@ -68,7 +68,7 @@ class S3LayoutWriter:
             self._finish_file()
             self._open_file()
         line = ('{"Item":' + render_item(item, spaced=True) + "}\n").encode("utf-8")
-        self._handle.write(line)  # type: ignore[union-attr]
+        self._handle.write(line)  # type: ignore[union-attr]  # _open_file just opened it
         self._count += 1
         self.items += 1
         self.bytes += len(line)

@@ -60,7 +60,8 @@ def sample_loader(table: Table) -> Callable[[DB], None] | None:
             return found
         items = getattr(sys.modules.get(module), "SAMPLE_ITEMS", None)
         if isinstance(items, list):
-            return lambda db, items=items: _put_items(db, items)
+            # the default binds the loop's value; mypy cannot infer a lambda with one
+            return lambda db, items=items: _put_items(db, items)  # type: ignore[misc]
     for module in modules:
         package = module.rpartition(".")[0]
         if not package:
@@ -70,10 +71,10 @@ def sample_loader(table: Table) -> Callable[[DB], None] | None:
         except ImportError:
             continue
         if example is not None and getattr(example, "table", None) is table:
-            return lambda db, example=example: example.load(example.open(db))
+            return lambda db, example=example: example.load(example.open(db))  # type: ignore[misc]  # as above
         sample = _sibling_sample(package)
         if sample is not None:
-            return lambda db, sample=sample: sample.load(sample.open_service(db))
+            return lambda db, sample=sample: sample.load(sample.open_service(db))  # type: ignore[misc]  # as above
     return None
 
 
@@ -90,7 +91,7 @@ def _sibling_sample(package: str) -> types.ModuleType | None:
     return None
 
 
-def sample_items(module: types.ModuleType, table: Table) -> list[dict[str, Any]]:
+def sample_items(module: types.ModuleType | None, table: Table) -> list[dict[str, Any]]:
     """The design's sample items (DynamoDB JSON), or ``[]`` when it has none: ``module``'s ``SAMPLE_ITEMS``
     as listed, or what :func:`sample_loader`'s loader writes on an in-memory table, scanned back."""
     declared = getattr(module, "SAMPLE_ITEMS", None)

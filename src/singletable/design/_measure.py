@@ -218,7 +218,7 @@ def _update(db: DB, cls: type[Any], entity: Any, field_name: str | None) -> Any:
         return db.put(entity)
     annotation = cls.model_fields[field_name].annotation
     old = getattr(entity, field_name, None)
-    new = old
+    new: Any = old
     for n in range(FRESH + 1, FRESH + 5):  # a change: an update that writes the same value changes no index
         new = value_for(annotation, field_name, n, len(str(old or "")))
         if new != old:

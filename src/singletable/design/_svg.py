@@ -105,7 +105,7 @@ def _legend(svg: ET.Element, y: int, width: int, used: list[str], colours: Mappi
     """Swatches for the labels drawn, in the design's order, wrapping at the picture's width."""
     present = set(used)
     entries = [label for label in colours if label in present]
-    x = MARGIN
+    x: float = MARGIN
     for label in entries:
         span = 22 + len(label) * CHAR_WIDTH + 18
         if x + span > width - MARGIN and x > MARGIN:

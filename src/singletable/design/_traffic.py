@@ -264,13 +264,13 @@ def _partition_values(
         place = (params.get("TableName"), None)
         item = params.get(SINGLE_ITEM[operation])
         if place in keys and isinstance(item, dict) and keys[place][0] in item:
-            yield place, _shown_value(item[keys[place][0]])  # type: ignore[misc]
+            yield place, _shown_value(item[keys[place][0]])
     elif operation == "Query":
         place = (params.get("TableName"), params.get("IndexName"))
         if place in keys:
-            value = _query_partition(params, keys[place][0])  # type: ignore[index]
+            value = _query_partition(params, keys[place][0])
             if value is not None:
-                yield place, value  # type: ignore[misc]
+                yield place, value
 
 
 def _query_partition(params: dict[str, Any], attribute: str) -> str | None:

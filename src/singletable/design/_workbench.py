@@ -46,7 +46,7 @@ class WorkbenchWarning(UserWarning):
 
 
 _SLOT_NAME = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)")
-_DATA_ACCESS = {"MySql": {}}  # what Workbench writes in every table and facet
+_DATA_ACCESS: dict[str, dict[str, Any]] = {"MySql": {}}  # what Workbench writes in every table and facet
 
 
 def workbench_model(
@@ -169,7 +169,7 @@ class _AttributeTypes:
 
 def _aliases(table: Any, meta: Any) -> dict[str, str]:
     by_attribute = {k["attribute"]: k["template"] for k in meta.describe()["keys"]}
-    attribute_of = {name: spec.attribute for name, spec in meta.fields.items()}
+    attribute_of: dict[str, str] = {name: spec.attribute for name, spec in meta.fields.items()}
 
     def over_attributes(template: str) -> str:
         return _SLOT_NAME.sub(lambda m: "{" + attribute_of.get(m[1], m[1]), template)

@@ -195,6 +195,7 @@ def _common_template(entity: _Entity, attribute: str, rows: list[dict[str, Any]]
     keys = [_scalar(row.get(attribute)) for row in rows]
     if any(k is None or "{" in k or "}" in k for k in keys):
         return None
+    present = [k for k in keys if k is not None]  # every key (checked above), typed as present
 
     def value(row: dict[str, Any], item: _Field) -> str:
         found = _scalar(row.get(item.attribute))
@@ -203,11 +204,13 @@ def _common_template(entity: _Entity, attribute: str, rows: list[dict[str, Any]]
     # The fields whose value is inside the key in every row, longest first: the slots a template can have.
     sources = [f for a, f in entity.fields.items() if a != attribute]
     usable = [
-        f for f in sources if all(value(r, f) and value(r, f) in k for r, k in zip(rows, keys, strict=True))
+        f
+        for f in sources
+        if all(value(r, f) and value(r, f) in k for r, k in zip(rows, present, strict=True))
     ]
     usable.sort(key=lambda f: -min(len(value(r, f)) for r in rows))
     templates = {
-        _slots(key, [(value(row, f), f.name) for f in usable]) for row, key in zip(rows, keys, strict=True)
+        _slots(key, [(value(row, f), f.name) for f in usable]) for row, key in zip(rows, present, strict=True)
     }
     if len(templates) != 1:
         return None

@@ -354,7 +354,7 @@ def _check(av: Any, level: int, limit: int) -> dict[str, Any]:
             kind, value = key, candidate
             count += 1
     if count == 1:
-        return _CHECKS[kind](value, level, limit)  # type: ignore[index]
+        return _CHECKS[kind](value, level, limit)
     if count == 0:
         raise validation(EMPTY)
     for key in _ORDER:
@@ -559,4 +559,4 @@ def _binary_set(values: list[Any] | tuple[Any, ...]) -> list[bytes]:
         raise validation(BS_DUPLICATES)
     if None in blobs:
         raise validation(NULL_VALUE)
-    return blobs  # type: ignore[return-value]
+    return blobs  # type: ignore[return-value]  # None is rejected just above

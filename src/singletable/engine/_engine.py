@@ -15,7 +15,7 @@ import re
 import sqlite3
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from singletable.engine._background import BackgroundThreads, Subscription
 from singletable.engine._errors import DynamoDBError
@@ -47,6 +47,12 @@ READ_CATALOG_TTL = 0.05
 PRELOADED_OPERATIONS = tuple(op.name for op in REGISTRY if op.writes or op.cached_catalog)
 
 
+if TYPE_CHECKING:  # the operation methods made below, declared with their types
+    from singletable.engine._operation_methods import OperationMethods
+else:
+    OperationMethods = object
+
+
 class _CatalogChanged(Exception):
     """Raised inside a write transaction whose request was prepared against a catalog now out of date."""
 
@@ -63,7 +69,7 @@ def read_only_refusal(operation: str, path: str) -> DynamoDBError:
     )
 
 
-class Engine:
+class Engine(OperationMethods):
     """DynamoDB on SQLite. ``Engine(":memory:")`` or ``Engine("app.db")`` (created if missing).
 
     ``Engine("app.db", read_only=True)`` reads an existing file and never changes it: not one byte, not its

@@ -114,7 +114,7 @@ def _check_operands(op: str, values: list[AV]) -> None:
             raise validation(f"{INVALID}ComparisonOperator {op} is not valid for {tag} AttributeValue type")
     if len({type_of(av) for av in values}) > 1:
         raise validation(f"{INVALID}AttributeValues inside AttributeValueList must be of same type")
-    if op == "BETWEEN" and compare_key(values[0]) > compare_key(values[1]):  # type: ignore[operator]
+    if op == "BETWEEN" and compare_key(values[0]) > compare_key(values[1]):  # type: ignore[operator]  # N, S or B: ordered
         raise validation(
             "The BETWEEN condition was provided a range where the lower bound is greater than the upper bound"
         )
@@ -187,7 +187,7 @@ def _expected_entry(name: str, entry: dict[str, Any], values: _Values) -> Any:
 
 
 def _filter_entry(name: str, entry: dict[str, Any], values: _Values) -> Any:
-    op = entry.get("ComparisonOperator")
+    op = entry["ComparisonOperator"]  # required by the Condition shape
     operands = entry.get("AttributeValueList") or []
     _check_operands(op, operands)
     return _predicate(name, op, [values.add(av) for av in operands])
@@ -269,7 +269,7 @@ def key_conditions(
     entries: dict[str, Entry] = {}
     for name, entry in _entries(params, "KeyConditions", ("AttributeValueList",)):
         _check_name(name)
-        _check_operands(entry.get("ComparisonOperator"), entry.get("AttributeValueList") or [])
+        _check_operands(entry["ComparisonOperator"], entry.get("AttributeValueList") or [])
         entries[name] = entry
     if not 1 <= len(entries) <= 2:
         raise validation("Conditions can be of length 1 or 2 only")

@@ -108,6 +108,7 @@ class TableSchema:
                 index_hash, index_range = keys(index["KeySchema"])
                 projection = index.get("Projection", {})
                 ptype = projection.get("ProjectionType", "ALL")
+                projected: frozenset[str] | None
                 if ptype == "ALL":
                     projected = None
                 elif ptype == "KEYS_ONLY":

@@ -180,10 +180,12 @@ def write_item(
     """
     table_id = schema.table_id
     if "_StreamId" in schema.description:
+        written = new if new is not None else old
+        assert written is not None, "a write has an old item, a new one or both"
         stream_records.append(
             storage,
             schema.description,
-            schema.key_of(new if new is not None else old),
+            schema.key_of(written),
             old,
             new,
             ttl_delete=ttl_delete,
@@ -273,16 +275,16 @@ def _index_rows(
     # An ALL-projection index stores the whole item: its size is already known, and a projection is only
     # computed where a size or a comparison needs it.
     whole = index.projected is None
-    if old_entry is not None and old_entry != new_entry:
+    if old is not None and old_entry is not None and old_entry != new_entry:
         out.entry_deletes.append((table_id, index.index_id, old_entry[0], old_entry[1], pk, sk))
         units += write_units(old_size if whole else codec.item_size(schema.project_for_index(index, old)))
-    if new_entry is None:
+    if new is None or new_entry is None:
         return units
-    if old_entry != new_entry:
+    if old is None or old_entry != new_entry:  # no old item: old_entry is None here
         size, data = (new_size, stored) if whole else _projected(schema, index, new)
         out.entries.append((table_id, index.index_id, new_entry[0], new_entry[1], pk, sk, size, data))
         return units + write_units(size)
-    old_projected = schema.project_for_index(index, old)  # type: ignore[arg-type]
+    old_projected = schema.project_for_index(index, old)
     new_projected = schema.project_for_index(index, new)
     if old_projected != new_projected:
         if whole:

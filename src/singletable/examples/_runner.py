@@ -38,7 +38,7 @@ class _RecordingAdapter(Adapter):
     calls: list[_Call] = field(default_factory=list)
 
     @property
-    def native(self) -> bool:  # type: ignore[override]
+    def native(self) -> bool:  # type: ignore[override]  # Adapter's is a class attribute; this one asks inner
         return self.inner.native
 
     def supports(self, operation: str) -> bool:

@@ -73,7 +73,7 @@ class ThreadedAdapter(AsyncAdapter):
     async def call(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:
         future = asyncio.get_running_loop().create_future()
         self._jobs.put((future, operation, params))
-        return await future  # type: ignore[no-any-return]
+        return await future
 
     def supports(self, operation: str) -> bool:
         return self.inner.supports(operation)
@@ -93,7 +93,8 @@ class ThreadedAdapter(AsyncAdapter):
             if future.cancelled():
                 continue
             try:
-                result = self.inner.close() if operation is _CLOSE else self._call(operation, params)
+                # a close job's result is None, what close() returns
+                result = self.inner.close() if operation is _CLOSE else self._call(operation, params)  # type: ignore[func-returns-value]
             except Exception as error:
                 _answer(future, None, error)
             else:
@@ -138,7 +139,7 @@ class AioBotocoreAdapter(AsyncAdapter):
         if method is None:
             method = self._methods[operation] = getattr(self.client, snake(operation))
         try:
-            return await method(**params)  # type: ignore[no-any-return]
+            return await method(**params)
         except self._client_error as error:
             raise client_request_error(error) from None
 

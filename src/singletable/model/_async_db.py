@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -51,7 +51,7 @@ async def run_async(steps: Steps[T], call: AsyncCall) -> T:
                 await asyncio.sleep(step.seconds)
                 step = send(None)
     except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
+        return done.value
 
 
 async def _closed(operation: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -109,17 +109,17 @@ class AsyncDB(TableHandle):
 
     async def find(self, cls: type[E], /, **unique: Any) -> E | None:
         """The entity holding a unique value, through its guard item."""
-        return await run_async(self._find(cls, unique), self.call)  # type: ignore[no-any-return]
+        return await run_async(self._find(cls, unique), self.call)
 
     # -- writes -----------------------------------------------------------------------------------------
 
     async def create(self, entity: E) -> E:
         """Write a new entity (see :meth:`DB.create <singletable.model.DB.create>`)."""
-        return await run_async(self._create(entity), self.call)  # type: ignore[no-any-return]
+        return await run_async(self._create(entity), self.call)
 
     async def put(self, entity: E, *, condition: Cond | None = None) -> E:
         """Create or replace (see :meth:`DB.put <singletable.model.DB.put>`)."""
-        return await run_async(self._put(entity, condition), self.call)  # type: ignore[no-any-return]
+        return await run_async(self._put(entity, condition), self.call)
 
     async def update(
         self,
@@ -156,7 +156,7 @@ class AsyncDB(TableHandle):
             except SequenceContended as lost:
                 await asyncio.sleep(retries.after(lost).seconds)
                 continue
-            return result  # type: ignore[return-value]
+            return result
 
     async def batch_get(
         self, targets: list[Any], *, consistent: bool = False, raw: bool = False
@@ -164,7 +164,7 @@ class AsyncDB(TableHandle):
         """Entities for many keys, in the order asked (see :meth:`singletable.model.DB.batch_get`)."""
         return await run_async(self._batch_get(targets, consistent, raw), self.call)
 
-    async def batch_write(self, put: list[Entity] = (), delete: list[Any] = ()) -> None:  # type: ignore[assignment]
+    async def batch_write(self, put: Iterable[Entity] = (), delete: Iterable[Any] = ()) -> None:
         """Bulk put/delete, retried with backoff; not atomic."""
         await run_async(self._batch_write(put, delete), self.call)
 
@@ -204,10 +204,10 @@ class AsyncTransaction(TransactionParts):
         super().__init__(dest)
         self.call = call
 
-    async def create(self, entity: Entity) -> Entity:
+    async def create(self, entity: E) -> E:
         return self._create(entity)
 
-    async def put(self, entity: Entity, *, condition: Cond | None = None) -> Entity:
+    async def put(self, entity: E, *, condition: Cond | None = None) -> E:
         return await run_async(self._put(entity, condition), self.call)
 
     async def update(

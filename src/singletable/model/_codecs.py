@@ -71,7 +71,7 @@ def _order(element: Any) -> Any:
     return element.value if isinstance(element, enum.Enum) else element
 
 
-class CanonicalSet(set):  # type: ignore[type-arg]
+class CanonicalSet(set):
     """A set read from DynamoDB (SS, NS, BS): a plain ``set`` that iterates, prints and serialises its
     elements in sorted order, so the same stored set looks the same on every run (a ``set`` of strings
     iterates in an order that changes with ``PYTHONHASHSEED``) and on every backend. Equality, membership
@@ -549,7 +549,8 @@ def dump_value(codec: Codec, value: Any) -> AV:
     if value is None:
         return {"NULL": True}
     if codec.kind in ("SS", "NS", "BS") and not isinstance(value, set | frozenset | list | tuple):
-        return codec.item.dump(value) if codec.item else dump_any(value)  # one element: contains()
+        # one element (not None, not a set), for contains(): its dump is never None
+        return codec.item.dump(value) if codec.item else dump_any(value)  # type: ignore[return-value]
     dumped = codec.dump(value)
     if dumped is None:
         raise KeyTemplateError("DynamoDB cannot store an empty set")

@@ -10,7 +10,7 @@ with the adapter's synchronous call, as :class:`~singletable.model.AsyncDB` does
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import Any, TypeVar, overload
 
@@ -90,14 +90,14 @@ class DB(TableHandle):
 
     def find(self, cls: type[E], /, **unique: Any) -> E | None:
         """The entity holding a unique value, through its guard item: ``db.find(User, email="a@x")``."""
-        return run(self._find(cls, unique), self.call)  # type: ignore[no-any-return]
+        return run(self._find(cls, unique), self.call)
 
     # -- writes -----------------------------------------------------------------------------------------
 
     def create(self, entity: E) -> E:
         """Write a new entity; :class:`AlreadyExists` if its key is taken, :class:`UniqueViolation` if a
         unique value is. Returns the entity as stored (timestamps, version)."""
-        return run(self._create(entity), self.call)  # type: ignore[no-any-return]
+        return run(self._create(entity), self.call)
 
     def put(self, entity: E, *, condition: Cond | None = None) -> E:
         """Create or replace; the stored createdAt is kept, the version checked and bumped.
@@ -105,7 +105,7 @@ class DB(TableHandle):
         Index keys built from createdAt follow the stored value. Their put guesses it (one request for a new
         entity or one read from the table); a wrong guess returns the stored item and is retried with it.
         """
-        return run(self._put(entity, condition), self.call)  # type: ignore[no-any-return]
+        return run(self._put(entity, condition), self.call)
 
     def update(
         self,
@@ -161,7 +161,7 @@ class DB(TableHandle):
         """
         return run(self._batch_get(targets, consistent, raw), self.call)
 
-    def batch_write(self, put: list[Entity] = (), delete: list[Any] = ()) -> None:  # type: ignore[assignment]
+    def batch_write(self, put: Iterable[Entity] = (), delete: Iterable[Any] = ()) -> None:
         """Bulk put/delete (25 per request, unprocessed items retried with backoff); not atomic."""
         run(self._batch_write(put, delete), self.call)
 

@@ -57,6 +57,7 @@ class Derived:
             if built is None:
                 return []
             return [built] if isinstance(built, BaseModel) else list(built)
+        assert self.each is not None and self.as_ is not None  # bind() requires them without build=
         elements = owner.get(self.each) or ()
         common = {n: owner.get(n) for n in self.shared}
         return [self.target(**common, **{self.as_: element}) for element in elements]

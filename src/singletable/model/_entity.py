@@ -79,7 +79,7 @@ class Entity(BaseModel):
 
     __entity_meta__: ClassVar[EntityMeta | None] = None
     f: ClassVar[Fields]
-    key: ClassVar[Any] = _HybridKey()
+    key: ClassVar[_HybridKey] = _HybridKey()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         # Class keywords are consumed by __pydantic_init_subclass__, once pydantic has built the fields.

@@ -151,7 +151,7 @@ class EntityMeta:
                         "DynamoDB stores no empty set, so this required field (no default) would be absent "
                         "and the item unreadable; give the field a default (= set()) or a value",
                     )
-        check_entity(self, values)  # type: ignore[arg-type]
+        check_entity(self, values)
         for key in self._primary:
             if not key.applies(values):
                 raise MissingKeyFields(self.type, key.attribute, key.template.text, key.missing(values))

@@ -126,7 +126,7 @@ class FieldValueError(FieldTypeError, ValueError):
 
     def __init__(self, entity: str, field: str | None, expected: str, value: Any, reason: str) -> None:
         self.entity = entity
-        self.field = field  # type: ignore[assignment]
+        self.field = field  # type: ignore[assignment]  # None: the whole entity was refused, no one field
         self.expected = expected
         self.value = value
         self.reason = reason

@@ -172,10 +172,11 @@ def typed_value(path: Path, codec: Codec, value: Any) -> AV:
 
 
 class _Comparable:
+    # ``Post.f.slug == "x"`` builds a condition, not a bool: the point of the expression language
     def __eq__(self, other: Any) -> Cond:  # type: ignore[override]
         return Cond("CMP", self, "=", other)
 
-    def __ne__(self, other: Any) -> Cond:  # type: ignore[override]
+    def __ne__(self, other: Any) -> Cond:  # type: ignore[override]  # as __eq__
         return Cond("CMP", self, "<>", other)
 
     def __lt__(self, other: Any) -> Cond:

@@ -134,7 +134,8 @@ def _adapter(annotation: Any, metadata: list[Any], model: type[BaseModel] | None
         for own in ("ignored_types", "extra", "populate_by_name", "title"):
             config.pop(own, None)
         try:
-            return TypeAdapter(target, config=config, module=module)  # type: ignore[arg-type]
+            # target is a type form built at run time (Annotated[...]), which no overload names
+            return TypeAdapter(target, config=config, module=module)  # type: ignore[call-overload]
         except Exception:  # a type with its own config (a nested model) takes none
             pass
     return TypeAdapter(target, module=module)
@@ -378,7 +379,7 @@ def _bound_text(bound: Any) -> str:
 # -- whole entities --------------------------------------------------------------------------------------
 
 
-def check_entity(meta: EntityMeta, values: dict[str, Any]) -> None:
+def check_entity(meta: EntityMeta, values: Mapping[str, Any]) -> None:
     """Validate a whole entity's values as the entity declares them, model validators included:
     :class:`FieldValueError` naming the first field refused (or the entity, for a model validator)."""
     plain = meta.__dict__.get("_plain_values")
@@ -404,7 +405,7 @@ def check_entity(meta: EntityMeta, values: dict[str, Any]) -> None:
 
 def _field_named(meta: EntityMeta, loc: Any) -> str | None:
     if loc in meta.fields:
-        return loc  # type: ignore[no-any-return]
+        return loc
     for name, info in meta.cls.model_fields.items():
         if info.alias == loc:
             return name
@@ -454,7 +455,7 @@ def has_entity_rules(meta: EntityMeta) -> bool:
         rules = meta.__dict__["_entity_rules"] = bool(
             decorators.model_validators or decorators.root_validators
         )
-    return rules  # type: ignore[no-any-return]
+    return rules
 
 
 def fields_not_set(meta: EntityMeta, known: Mapping[str, Any]) -> list[str]:

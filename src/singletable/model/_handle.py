@@ -158,7 +158,7 @@ class TableHandle:
     def _get_request(self, target: Any, consistent: bool, key: dict[str, Any]) -> tuple[EntityMeta, Any]:
         """The entity type and the GetItem parameters of ``db.get``."""
         meta, item_key = _address(target, key)
-        params = {"TableName": self.table_name, "Key": item_key}
+        params: dict[str, Any] = {"TableName": self.table_name, "Key": item_key}
         if consistent:
             params["ConsistentRead"] = True
         return meta, params
@@ -270,7 +270,9 @@ class TableHandle:
             item=stored,
         )
 
-    def _delete(self, target: Any, condition: Cond | None, key: dict[str, Any]) -> Steps[None]:
+    def _delete(
+        self, target: type[Entity] | KeyRef | Entity, condition: Cond | None, key: dict[str, Any]
+    ) -> Steps[None]:
         if isinstance(target, type):
             refuse_unknown(f"db.delete({target.__name__})", key, target.model_entity().primary_fields)
             target = target.key(**key)

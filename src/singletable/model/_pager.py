@@ -179,6 +179,7 @@ def page_steps(
                 if sizer.costly:
                     sizer.warn(_named(query), size, WARN_STACKLEVEL)
                 keys = table.key_attributes(query.index)
+                # entities is full, so last was set with them
                 token = cursors.encode(secret, query.fingerprint(), {k: last[k] for k in keys if k in last})  # type: ignore[index,operator]
                 return Page(entities, token)
             entities.append(entity)

@@ -340,8 +340,10 @@ def _sort_condition(key: BoundKey, given: Mapping[str, Any], cond: Cond) -> tupl
             head.append(key.slot_text(part, given[part.field]))
     prefix = "".join(head)
     slot = parts[index]
+    assert isinstance(slot, Slot)  # the part found above
     last = index == len(parts) - 1
-    after = parts[index + 1] if not last and isinstance(parts[index + 1], str) else ""
+    following = None if last else parts[index + 1]
+    after = following if isinstance(following, str) else ""
 
     def low(value: Any) -> AV:
         return _av(key, prefix + key.slot_text(slot, value), value, slot)

@@ -325,10 +325,12 @@ def _field_plan(
     if annotation in (str, int, float, bool) and codec.python is annotation:
         form = "text" if annotation is str else annotation.__name__
     elif isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        form, convert = "model", model_builder(annotation, codec)  # type: ignore[assignment]
+        form, convert = "model", model_builder(annotation, codec)
     elif origin is list and args and isinstance(args[0], type) and issubclass(args[0], BaseModel):
-        form, convert = "models", model_builder(args[0], codec.item)  # type: ignore[arg-type,assignment]
-    return form, convert, (("recover", None) if recoverable else default)
+        # a list's codec has its element codec (codec.item)
+        form, convert = "models", model_builder(args[0], codec.item)  # type: ignore[arg-type]
+    # model_builder returned the builder _converter made above (cached), so convert is not None
+    return form, convert, (("recover", None) if recoverable else default)  # type: ignore[return-value]
 
 
 def entity_builder(

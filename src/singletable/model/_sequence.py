@@ -61,14 +61,18 @@ class SequenceTarget(Protocol):
     def _drive(self, steps: Steps[Any]) -> Any: ...
 
 
-class DrawTarget(Protocol):
-    """What drawing needs of ``Transaction`` or ``AsyncTransaction``: the gathering, and its driver."""
+class DrawParts(Protocol):
+    """What a draw's steps need of a transaction's gathering (``TransactionParts``)."""
 
     dest: WriteTarget
     parts: list[RequestPart]
     draws: dict[tuple[Any, ...], Draw]
 
     def _drawn(self, slot: tuple[Any, ...], draw: Draw) -> None: ...
+
+
+class DrawTarget(DrawParts, Protocol):
+    """What drawing needs of ``Transaction`` or ``AsyncTransaction``: the gathering, and its driver."""
 
     def _drive(self, steps: Steps[Any]) -> Any: ...
 
@@ -120,7 +124,7 @@ class Sequence:
         the field is never stored by a read)."""
         params = {"TableName": dest.table_name, "Key": self.counter.item_key(), "ConsistentRead": True}
         item = (yield Request("GetItem", params)).get("Item") or {}
-        return item.get(self.counter.meta.attribute_of[self.field])  # type: ignore[no-any-return]
+        return item.get(self.counter.meta.attribute_of[self.field])
 
     def _last(self, dest: WriteTarget, stored: AV | None) -> int:
         """The last number given: 0 while the counter is missing or NULL; a counter holding anything but a
@@ -178,7 +182,7 @@ class Sequence:
         again. Awaitable in an ``AsyncTransaction``."""
         return tx._drive(self._draw(tx))
 
-    def _draw(self, tx: DrawTarget) -> Steps[int]:
+    def _draw(self, tx: DrawParts) -> Steps[int]:
         dest = tx.dest
         slot = (dest.table_name, frozen_key(self.counter.item_key()), self.field)
         before = tx.draws.get(slot)

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Generator
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar, final
 
 T = TypeVar("T")
 
 
+@final  # the drivers tell a step's kind by ``type(step) is Request``
 class Request(NamedTuple):
     """Send ``operation`` with ``params``; the step receives the response dict."""
 
@@ -30,6 +31,7 @@ class Request(NamedTuple):
     params: dict[str, Any]
 
 
+@final
 class Sleep(NamedTuple):
     """Wait ``seconds`` before the next step (backoff between retries); the step receives None."""
 
@@ -59,4 +61,4 @@ def run(steps: Steps[T], call: Call) -> T:
                 time.sleep(step.seconds)
                 step = send(None)
     except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
+        return done.value

@@ -11,7 +11,7 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from singletable.model._codecs import build_codec
 from singletable.model._errors import DeclarationError
@@ -67,6 +67,10 @@ PROJECTIONS = ("ALL", "KEYS_ONLY")
 STREAM_VIEWS = ("KEYS_ONLY", "NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES")
 
 
+@overload
+def _key(spec: KeySpec) -> tuple[str, str]: ...
+@overload
+def _key(spec: KeySpec | None) -> tuple[str | None, str]: ...
 def _key(spec: KeySpec | None) -> tuple[str | None, str]:
     if spec is None:
         return None, "S"
@@ -276,7 +280,8 @@ class Table:
             "KeySchema": schema,
             "BillingMode": self.billing,
         }
-        gsis, lsis = [], []
+        gsis: list[dict[str, Any]] = []
+        lsis: list[dict[str, Any]] = []
         for index in self.indexes:
             key_schema = [{"AttributeName": index.pk, "KeyType": "HASH"}]
             if index.sk:

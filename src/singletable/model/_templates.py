@@ -219,7 +219,7 @@ class BoundKey:
     def render(self, values: Mapping[str, Any]) -> str:
         out = []
         for part in self.template.parts:
-            if part.__class__ is str:
+            if isinstance(part, str):
                 out.append(part)
             else:
                 value = values.get(part.field)

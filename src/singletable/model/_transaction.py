@@ -15,7 +15,7 @@ raises :class:`SequenceContended` -- which ``db.run_transaction`` answers by run
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from singletable.model._entity import Entity
 from singletable.model._entity_meta import KeyRef, refuse_unknown
@@ -25,6 +25,8 @@ from singletable.model._steps import Call, Steps, run
 from singletable.model._write_plans import plan_check, plan_create, plan_delete, plan_put, plan_update
 from singletable.model._write_requests import PartLabel, RequestPart, WriteTarget
 from singletable.model._write_runner import SINGLE, send
+
+E = TypeVar("E", bound=Entity)
 
 # Cancellation codes that mean "another writer got there first": retried when a number was drawn.
 LOST_RACE = {"TransactionConflict"}
@@ -51,12 +53,12 @@ class TransactionParts:
         # Numbers drawn, by sequence (table, counter key, field): a second draw replaces the first's parts.
         self.draws: dict[tuple[Any, ...], Draw] = {}
 
-    def _create(self, entity: Entity) -> Entity:
+    def _create(self, entity: E) -> E:
         parts, result = plan_create(self.dest, entity)
         self.parts += parts
         return result
 
-    def _put(self, entity: Entity, condition: Cond | None) -> Steps[Entity]:
+    def _put(self, entity: E, condition: Cond | None) -> Steps[E]:
         parts, result = yield from plan_put(self.dest, entity, condition, read=True)  # no retry in here
         self.parts += parts
         return result
@@ -67,7 +69,9 @@ class TransactionParts:
         parts, _, _ = yield from plan_update(self.dest, target, actions, condition, sets, upsert)
         self.parts += parts
 
-    def _delete(self, target: Any, condition: Cond | None, key: dict[str, Any]) -> Steps[None]:
+    def _delete(
+        self, target: type[Entity] | KeyRef | Entity, condition: Cond | None, key: dict[str, Any]
+    ) -> Steps[None]:
         if isinstance(target, type):
             refuse_unknown(f"tx.delete({target.__name__})", key, target.model_entity().primary_fields)
             target = target.key(**key)
@@ -138,10 +142,10 @@ class Transaction(TransactionParts):
         super().__init__(dest)
         self.call = call
 
-    def create(self, entity: Entity) -> Entity:
+    def create(self, entity: E) -> E:
         return self._create(entity)
 
-    def put(self, entity: Entity, *, condition: Cond | None = None) -> Entity:
+    def put(self, entity: E, *, condition: Cond | None = None) -> E:
         return run(self._put(entity, condition), self.call)
 
     def update(

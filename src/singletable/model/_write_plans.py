@@ -18,7 +18,7 @@ async -- sends it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from singletable.model._codecs import AV
 from singletable.model._entity import Entity
@@ -57,6 +57,8 @@ from singletable.model._write_values import (
 )
 
 # -- uniqueness guards and derived items -----------------------------------------------------------------
+
+E = TypeVar("E", bound=Entity)
 
 
 def _guard_ops(
@@ -181,7 +183,7 @@ def _sources_unchanged(meta: EntityMeta, touched: set[str] | None = None) -> lis
 # -- create / put ---------------------------------------------------------------------------------------
 
 
-def plan_create(dest: WriteTarget, entity: Entity) -> tuple[list[RequestPart], Entity]:
+def plan_create(dest: WriteTarget, entity: E) -> tuple[list[RequestPart], E]:
     meta = type(entity).model_entity()
     values = meta.values(entity)
     stamp(meta, values, dest.clock(), creating=True)
@@ -207,12 +209,12 @@ def plan_create(dest: WriteTarget, entity: Entity) -> tuple[list[RequestPart], E
 
 def plan_put(
     dest: WriteTarget,
-    entity: Entity,
+    entity: E,
     condition: Cond | None = None,
     *,
     stored: Stored | None = None,
     read: bool = False,
-) -> Steps[tuple[list[RequestPart], Entity]]:
+) -> Steps[tuple[list[RequestPart], E]]:
     """An upsert. Keeps the stored createdAt; checks and bumps the version; swaps guards and derived items.
 
     Index keys built from createdAt are built from the *stored* createdAt, or the entry would sit where the
@@ -294,10 +296,11 @@ def _assume_created(
 ) -> Steps[Stored]:
     """What the put assumes is stored (read first when ``read``, else ``stored`` or the entity's own
     createdAt); its createdAt goes into ``values`` so the keys built from it agree with the item."""
-    created = meta.fields[meta.created].codec  # type: ignore[index]
+    assert meta.created is not None  # keys are built from createdAt: the entity has one
+    created = meta.fields[meta.created].codec
     if stored is None and read:
         key = meta.primary_key(values)
-        item = yield from dest.read_item(key, [*key, meta.attribute_of[meta.created]])  # type: ignore[index]
+        item = yield from dest.read_item(key, [*key, meta.attribute_of[meta.created]])
         stored = Stored.of(meta, item)
     assumed = stored or Stored(None, created.dump(values[meta.created]))
     if assumed.exists and assumed.created is not None:
@@ -434,6 +437,7 @@ def plan_delete(
     conds: list[str | Cond | None] = [condition]
     label = item_label("delete", meta.type, expected_version is not None)
     if expected_version is not None:
+        # a field's == builds a Cond (mypy takes it for a bool)
         conds.append(getattr(meta.cls.f, meta.version) == expected_version)  # type: ignore[arg-type]
     extra: list[RequestPart] = []
     if meta.unique or meta.derived:

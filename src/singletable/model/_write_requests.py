@@ -44,7 +44,7 @@ class WriteTarget(NamedTuple):
             names = {f"#a{i}": name for i, name in enumerate(attributes)}
             params["ProjectionExpression"] = ", ".join(names)
             params["ExpressionAttributeNames"] = names
-        return (yield Request("GetItem", params)).get("Item")  # type: ignore[no-any-return]
+        return (yield Request("GetItem", params)).get("Item")
 
     def read_values(self, meta: EntityMeta, key: dict[str, AV]) -> Steps[dict[str, Any] | None]:
         """The stored entity's field values, or None when there is no item."""
@@ -150,6 +150,7 @@ class Stored:
         """The condition that makes the write valid only while this assumption holds."""
         if self.exists is False:
             return not_exists(meta, c)
+        # an assumption is about createdAt, so the entity has one
         created = c.name(meta.attribute_of[meta.created])  # type: ignore[index]
         if self.exists is None:
             return f"{not_exists(meta, c)} OR {created} = {c.value(self.created)}"

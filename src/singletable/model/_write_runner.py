@@ -76,7 +76,7 @@ def part_key(part: RequestPart, keys: TableKeys | None = None) -> dict[str, Any]
         return key if isinstance(key, dict) else {}
     item = part.params.get("Item") or {}
     if part.meta is not None:
-        names: tuple[str, ...] = (part.meta.table.pk_name, part.meta.table.sk_name)
+        names: tuple[str | None, ...] = (part.meta.table.pk_name, part.meta.table.sk_name)
     elif keys is not None and part.params.get("TableName") == keys.table_name:
         names = keys.names
     else:
@@ -238,7 +238,7 @@ def send(
         if _checks_stored(part) and "ReturnValuesOnConditionCheckFailure" not in params:
             params = dict(params, ReturnValuesOnConditionCheckFailure="ALL_OLD")
         try:
-            return (yield Request(SINGLE[part.kind], params))  # type: ignore[no-any-return]
+            return (yield Request(SINGLE[part.kind], params))
         except ConditionFailed as error:
             raise _meaning(part, error, error.item) from None
     keys = TableKeys(dest.table_name, dest.key_names) if dest is not None else _table_of(parts)
@@ -256,7 +256,7 @@ def send(
             params = dict(params, ReturnValuesOnConditionCheckFailure="ALL_OLD")
         items.append({part.kind: params})
     try:
-        return (yield Request("TransactWriteItems", {"TransactItems": items}))  # type: ignore[no-any-return]
+        return (yield Request("TransactWriteItems", {"TransactItems": items}))
     except RequestError as error:
         if error.code != "TransactionCanceledException":
             raise

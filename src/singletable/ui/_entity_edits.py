@@ -57,7 +57,7 @@ def fields_json(entity: Any) -> dict[str, Any]:
     """An entity's fields as the entity-fields editor shows them (pydantic's JSON, numbers as ``Decimal``
     as the editor's text reads back); ``ValueError`` for a value JSON cannot hold (bytes not UTF-8)."""
     try:
-        return json.loads(json.dumps(entity.model_dump(mode="json")), parse_float=Decimal)  # type: ignore[no-any-return]
+        return json.loads(json.dumps(entity.model_dump(mode="json")), parse_float=Decimal)
     except Exception as error:
         raise ValueError(str(error)) from None
 

@@ -36,7 +36,7 @@ TABLES_SHOWN = 100
 
 def tables(console: Console, request: Request, form: dict[str, str]) -> Response:
     names = list(_first(data.tables(console.target), TABLES_SHOWN + 1))
-    rows = []
+    rows: list[tuple[str, dict[str, Any] | None, str]] = []
     for name in names[:TABLES_SHOWN]:
         try:
             rows.append((name, data.describe(console.target, name), ""))

@@ -93,7 +93,7 @@ class Update:
 
     def project_updated(self, item: Item) -> Item:
         """The updated paths of ``item`` (UpdateItem's UPDATED_OLD / UPDATED_NEW)."""
-        picker = getattr(self._compiled, "picker", None)
+        picker = self._compiled.picker
         if picker is None:  # built once per cached compilation, on first use
             picker = self._compiled.picker = PathPicker(self.paths)
         return picker.apply(item)

@@ -112,7 +112,7 @@ def between_check(binder: Binder, low: Any, high: Any) -> Check | None:
             raise binder.error(
                 f"The BETWEEN operator requires same data type for lower and upper bounds; {shown}"
             )
-        if compare_key(lo) > compare_key(hi):  # type: ignore[operator]
+        if compare_key(lo) > compare_key(hi):  # type: ignore[operator]  # N, S or B (checked above): ordered
             raise binder.error(
                 "The BETWEEN operator requires upper bound to be greater than or equal to lower bound; "
                 + shown
@@ -135,7 +135,7 @@ class ConditionCompiler:
 
     def _path(self, path: Path) -> Resolved:
         resolved = self.binder.path(path)
-        self.top_level.add(resolved[0])  # type: ignore[arg-type]
+        self.top_level.add(resolved[0])  # type: ignore[arg-type]  # a path starts at a name
         return resolved
 
     # -- operands ---------------------------------------------------------------------------------
@@ -276,7 +276,7 @@ class ConditionCompiler:
         arity(b, call, CONDITION_FUNCTIONS[name])
         if name in ("attribute_exists", "attribute_not_exists"):
             path = require_path(b, call, call.args[0])
-            self.top_level.add(path[0])  # type: ignore[arg-type]
+            self.top_level.add(path[0])  # type: ignore[arg-type]  # a path starts at a name
             if len(path) == 1:
                 head = path[0]
                 if name == "attribute_exists":

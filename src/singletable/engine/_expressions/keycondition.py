@@ -111,7 +111,8 @@ class CompiledKeyCondition:
         if isinstance(node, Comparison):
             if node.op == "<>":
                 raise validation("Invalid operator used in KeyConditionExpression: <>")
-            operands, op = (node.left, node.right), node.op
+            operands: tuple[Any, ...] = (node.left, node.right)
+            op = node.op
             distinct(b, op, node.left, (node.right,))
             if op != "=":
                 for side in operands:

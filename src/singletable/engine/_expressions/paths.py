@@ -8,7 +8,7 @@ expressions report them with identical texts.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, cast
 
 from .._errors import validation
 from .ast import NamePlaceholder, Path
@@ -99,7 +99,7 @@ def check_disjoint(paths: Iterable[Resolved], prefix: str) -> None:
 
 def getter(path: Resolved) -> Callable[[dict[str, AV]], AV | None]:
     """A fast reader of ``path`` in an item; None when any step is missing or of the wrong type."""
-    head = path[0]
+    head = cast(str, path[0])  # a path starts at a top-level attribute's name
     rest = path[1:]
     if not rest:
         return lambda item: item.get(head)

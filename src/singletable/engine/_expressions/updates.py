@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._errors import JAVA_TYPE_NAMES, validation
 from .ast import AddAction, Arithmetic, DeleteAction, FunctionCall, Path, UpdateExpression, ValuePlaceholder
@@ -26,6 +26,9 @@ from .conditions import (
 )
 from .paths import AV, Binder, Resolved, check_disjoint, getter
 from .values import EXACT, number_result, type_of
+
+if TYPE_CHECKING:
+    from .projection import PathPicker
 
 Item = dict[str, AV]
 Values = dict[str, AV]
@@ -94,11 +97,14 @@ class UpdateCompiler:
         raise b.error('Syntax error; token: "<EOF>"')
 
     def arithmetic(self, node: Arithmetic) -> Eval:
+        op = node.op
+
+        def message(tag: str) -> Exception:
+            return operand_type_error(self.binder, op, tag)
+
         for side in (node.left, node.right):
             if isinstance(side, ValuePlaceholder):
-                self._value_type(
-                    side, lambda tag, op=node.op: operand_type_error(self.binder, op, tag), frozenset({"N"})
-                )
+                self._value_type(side, message, frozenset({"N"}))
         left, right = self.value(node.left, False), self.value(node.right, False)
         sign = 1 if node.op == "+" else -1
 
@@ -194,6 +200,8 @@ class CompiledUpdate:
         self.top_level_names = frozenset(p[0] for p in self.paths)
         # Only REMOVE and DELETE: on a missing item there is nothing to take away, and no item is created.
         self.creates_nothing = not self.sets and not self.adds
+        # Picks the updated paths out of an item (UPDATED_OLD / UPDATED_NEW); built on first use.
+        self.picker: PathPicker | None = None
 
     def apply(self, item: Item, values: Values) -> Item:
         results = [(path, value(item, values)) for path, value in self.sets]

@@ -65,7 +65,7 @@ def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
             consumed = result.get("ConsumedCapacity")
             if consumed is not None:
                 table = entry["TableName"]
-                capacity[table] = partiql.merge_capacity(capacity.get(table), consumed)  # type: ignore[assignment]
+                capacity[table] = partiql.merge_capacity(capacity.get(table), consumed)
         elif failed_units:
             table = plan.params["TableName"]
             attempted[table] = attempted.get(table, 0.0) + failed_units
@@ -171,6 +171,7 @@ def _attempted_units(engine: OperationEngine, plan: WritePlan) -> float:
     """A failed write's bill: the larger of the stored item and the item the statement carried."""
     schema = engine.table(plan.params["TableName"])
     carried = plan.params.get("Item")
+    # A write plan carries its Key, or (an INSERT) the Item
     key = plan.params.get("Key") or {name: carried[name] for name in schema.key_names}  # type: ignore[index]
     found = engine.storage.get_item(schema.table_id, *key_from_request(schema, key))
     stored = found[1] if found is not None else 0  # (stored bytes, size): the size is all a bill needs

@@ -7,7 +7,7 @@ from typing import Any
 from singletable.engine import _codec as codec
 from singletable.engine import _legacy as legacy
 from singletable.engine._errors import validation
-from singletable.engine._expressions import RequestExpressions
+from singletable.engine._expressions import Projection, RequestExpressions
 from singletable.engine._interfaces import OperationEngine
 from singletable.engine._paging import Page, check_index_projection, check_start_key, resolve_index
 from singletable.engine._schema import IndexSchema, TableSchema
@@ -32,7 +32,7 @@ def _bounds(
 ) -> tuple[bytes, bool, bytes, bool]:
     if range_op is None:
         return b"", False, KEY_MAX, False
-    encoded = [codec.encode_key(v, key_type) for v in values]  # type: ignore[arg-type]
+    encoded = [codec.encode_key(v, key_type) for v in values]  # type: ignore[arg-type]  # a range op: a range key
     if range_op == "=":
         return encoded[0], False, encoded[0], False
     if range_op == "<":
@@ -135,6 +135,7 @@ def _compile(
                     "Filter Expression can only contain non-primary key attributes: "
                     f"Primary key attribute: {name}"
                 )
+    projection: Projection | None
     if projection_text is not None:
         projection = expressions.projection(projection_text)
     else:

@@ -7,7 +7,7 @@ from typing import Any
 from singletable.engine import _codec as codec
 from singletable.engine import _legacy as legacy
 from singletable.engine._errors import validation
-from singletable.engine._expressions import RequestExpressions
+from singletable.engine._expressions import Projection, RequestExpressions
 from singletable.engine._interfaces import OperationEngine
 from singletable.engine._paging import Page, check_index_projection, check_start_key, resolve_index
 from singletable.engine._schema import IndexSchema, TableSchema
@@ -73,6 +73,7 @@ def run(engine: OperationEngine, params: dict[str, Any], *, for_wire: bool = Fal
         if filter_text is not None
         else legacy.filter_condition(params, "ScanFilter")
     )
+    projection: Projection | None
     if projection_text is not None:
         projection = expressions.projection(projection_text)
     else:
@@ -80,7 +81,9 @@ def run(engine: OperationEngine, params: dict[str, Any], *, for_wire: bool = Fal
     expressions.finish()
     check_index_projection(schema, index, filter_, projection, check_filter=False)
 
-    hash_start, hash_end = segment_range(segment, total) if total is not None else (0, HASH_SPACE)
+    hash_start, hash_end = (
+        segment_range(segment, total) if segment is not None and total is not None else (0, HASH_SPACE)
+    )
     after = _resume_after(schema, index, params.get("ExclusiveStartKey"), hash_start)
     if not hash_start <= after[0] < hash_end:
         raise validation("Exclusive start key must lie within the segment")

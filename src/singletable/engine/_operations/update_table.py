@@ -262,17 +262,19 @@ def _new_index(
             f"ProvisionedThroughput should not be specified for index: {name} when BillingMode is "
             "PAY_PER_REQUEST"
         )
-    if not pay_per_request and throughput is None:
+    if pay_per_request:
+        provisioned = dict(ZERO_THROUGHPUT)
+    elif throughput is None:
         raise invalid(f"ProvisionedThroughput is not specified for index: {name}")
+    else:
+        provisioned = throughput_description(throughput)
     index_id = description.get("_NextIndexId", 1)
     description["_NextIndexId"] = index_id + 1
     return {
         "IndexName": name,
         "KeySchema": [dict(k) for k in action["KeySchema"]],
         "Projection": dict(action["Projection"]),
-        "ProvisionedThroughput": dict(ZERO_THROUGHPUT)
-        if pay_per_request
-        else throughput_description(throughput),
+        "ProvisionedThroughput": provisioned,
         "_IndexId": index_id,
         "IndexStatus": "CREATING",
         "Backfilling": True,

@@ -54,6 +54,14 @@ def _and(nodes: list[ex.Condition]) -> ex.Condition | None:
     return result
 
 
+def _and_after(first: ex.Condition, nodes: list[ex.Condition]) -> ex.Condition:
+    """``first AND nodes[0] AND ...``: ``_and`` of a list known to hold ``first``, never None."""
+    result = first
+    for node in nodes:
+        result = ex.And(result, node)
+    return result
+
+
 def _check_key_type(name: str, kind: str, value: AV) -> None:
     if not isinstance(value, dict) or len(value) != 1 or kind not in value:
         raise validation(KEY_TYPE + name)
@@ -149,6 +157,7 @@ def plan_select(
     plan = ReadPlan(select.table, select.index, hash_values, params)
     if select.projection is not None and any(isinstance(item, ast.PathExpr) for item in select.projection):
         plan.nested = tuple(
+            # translator.path accepted each item above: a path or a name
             (item.root.name, *item.steps) if isinstance(item, ast.PathExpr) else (item.name,)  # type: ignore[union-attr]
             for item in select.projection
         )
@@ -377,7 +386,7 @@ def _finish(params: dict[str, Any], translator: Translator) -> dict[str, Any]:
 def plan_write(
     engine: TableCatalog, statement: ast.Statement, parameters: list[AV], *, missing: str = NO_TABLE
 ) -> WritePlan:
-    table = statement.select.table if isinstance(statement, ast.Exists) else statement.table  # type: ignore[union-attr]
+    table = statement.select.table if isinstance(statement, ast.Exists) else statement.table
     schema = find_table(engine, table, missing)
     translator = Translator(parameters)
 
@@ -405,25 +414,25 @@ def plan_write(
     if isinstance(statement, ast.Update):
         key, rest = _write_key(schema, statement.where, translator)
         update = translator.update(statement.actions)
-        condition = _and([exists()] + [translator.condition(part) for part in rest])
+        condition = _and_after(exists(), [translator.condition(part) for part in rest])
         params = {
             "TableName": table,
             "Key": key,
             "UpdateExpression": unparse_update(update),
             "ConditionExpression": unparse_condition(condition),
-        }  # type: ignore[arg-type]
+        }
         return WritePlan("Update", _finish(params, translator), statement.returning)
     if isinstance(statement, ast.Delete):
         key, rest = _write_key(schema, statement.where, translator)
         params = {"TableName": table, "Key": key}
-        condition = _and([translator.condition(part) for part in rest])
-        if condition is not None:
-            params["ConditionExpression"] = unparse_condition(condition)
+        check = _and([translator.condition(part) for part in rest])
+        if check is not None:
+            params["ConditionExpression"] = unparse_condition(check)
         return WritePlan("Delete", _finish(params, translator), statement.returning)
     if isinstance(statement, ast.Exists):
         key, rest = _write_key(schema, statement.select.where, translator)
-        condition = _and([exists()] + [translator.condition(part) for part in rest])
-        params = {"TableName": table, "Key": key, "ConditionExpression": unparse_condition(condition)}  # type: ignore[arg-type]
+        condition = _and_after(exists(), [translator.condition(part) for part in rest])
+        params = {"TableName": table, "Key": key, "ConditionExpression": unparse_condition(condition)}
         return WritePlan("ConditionCheck", _finish(params, translator))
     raise validation("Unsupported operation")
 

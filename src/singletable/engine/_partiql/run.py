@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Any
+from typing import Any, overload
 
 import orjson
 
@@ -73,6 +73,10 @@ def decode_token(token: Any, partitions: int) -> tuple[int, dict[str, AV] | None
 # -- reads --------------------------------------------------------------------------------------------------
 
 
+@overload
+def merge_capacity(total: dict[str, Any] | None, more: dict[str, Any]) -> dict[str, Any]: ...
+@overload
+def merge_capacity(total: dict[str, Any] | None, more: dict[str, Any] | None) -> dict[str, Any] | None: ...
 def merge_capacity(total: dict[str, Any] | None, more: dict[str, Any] | None) -> dict[str, Any] | None:
     if total is None or more is None:
         return total or more

@@ -177,8 +177,8 @@ class Translator:
             choices = expr.choices
             if not isinstance(choices, ast.ListExpr | ast.BagExpr) or not choices.items:
                 raise validation(IN_ARGS)
-            node = ex.In(self.operand(expr.operand), tuple(self.operand(choice) for choice in choices.items))
-            return ex.Not(node) if expr.negated else node
+            in_ = ex.In(self.operand(expr.operand), tuple(self.operand(choice) for choice in choices.items))
+            return ex.Not(in_) if expr.negated else in_
         if isinstance(expr, ast.IsExpr):
             path = self.path(expr.operand) if isinstance(expr.operand, ast.Name | ast.PathExpr) else None
             if path is None:

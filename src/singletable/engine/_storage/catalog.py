@@ -17,7 +17,7 @@ DDL is ever built from a table's name.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -138,7 +138,7 @@ class Catalog(Connection):
             "INSERT INTO st_tables (name, description) VALUES (?, ?)", (name, orjson.dumps(description))
         )
         self._bump_catalog()
-        return int(cursor.lastrowid)
+        return cast(int, cursor.lastrowid)  # an INSERT sets it
 
     def update_table(self, table_id: int, description: dict[str, Any]) -> None:
         self._conn.execute(

@@ -10,7 +10,7 @@ in :mod:`singletable.engine._stream_records`; this module only stores and finds 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -30,7 +30,7 @@ class StreamData(Connection):
             "INSERT INTO st_streams (table_name, description) VALUES (?, ?)",
             (table_name, orjson.dumps(stream)),
         )
-        return int(cursor.lastrowid)
+        return cast(int, cursor.lastrowid)  # an INSERT sets it
 
     def streams(self, table_name: str | None = None) -> list[tuple[int, dict[str, Any]]]:
         """Every stream (of one table), oldest first, as (stream id, description)."""

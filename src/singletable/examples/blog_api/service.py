@@ -130,7 +130,7 @@ class BlogService:
             raise
         except ConditionFailed:
             raise InvalidCategory(f"{parent_id} is not a root category") from None
-        return created  # type: ignore[return-value]
+        return created
 
     def root_categories(self) -> list[Category]:
         return list(self.db.query(Category.roots()))
@@ -237,7 +237,7 @@ class BlogService:
             if category is None or category.parent_id is None:
                 raise InvalidCategory(f"posts go in a subcategory; {subcategory_id} is not one") from None
             raise NotAllowed(f"{author_id} is not an author") from None
-        return created  # type: ignore[return-value]
+        return created
 
     def publish(self, post_id: str, *, at: datetime | None = None) -> Post:
         """A draft enters both GSIs (its GSI1SK and GSI2SK are written in the same UpdateItem)."""
@@ -301,7 +301,7 @@ class BlogService:
             self._notify(
                 tx, post.author_id, NotificationKind.COMMENT, author_id, post_id, comment.comment_id, now
             )
-        return created  # type: ignore[return-value]
+        return created
 
     def reply(
         self, post_id: str, comment_id: str, author_id: str, body: str, *, at: datetime | None = None
@@ -326,7 +326,7 @@ class BlogService:
             self._notify(
                 tx, parent.author_id, NotificationKind.REPLY, author_id, post_id, reply.reply_id, now
             )
-        return created  # type: ignore[return-value]
+        return created
 
     def root_comments(self, post_id: str) -> list[Comment]:
         """Padrão 4, first query. ``begins_with(SK, COMMENT#)`` also reads the replies; they are skipped."""

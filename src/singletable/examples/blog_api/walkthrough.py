@@ -124,6 +124,7 @@ def _comment_steps(blog: BlogService) -> Iterator[Step]:
     yield Step("Comments by bia, newest first (GSI2 AUTHOR#bia, COMMENT#)", lambda: blog.comments_by("bia"))
     yield Step("Find a comment by id alone (GSI1 COMMENT#<id>)", lambda: blog.find_comment("r0005"))
     yield Step("Delete davi's comment with its reply", lambda: blog.delete_comment(state["comment"]))
+    # HOT_POST is seeded above: blog.post finds it
     yield Step("The post's commentCount", lambda: blog.post(HOT_POST).comment_count)  # type: ignore[union-attr]
 
 

@@ -26,7 +26,7 @@ from singletable.examples.hustlehub.design import (
 from singletable.model import DB, InvalidCursor, Page, RequestError, guard_key
 from singletable.model import cursor as cursors
 
-SLUG_TYPES = {"listing": Listing, "category": Category}
+SLUG_TYPES: dict[str, type[Listing | Category]] = {"listing": Listing, "category": Category}
 
 
 class ServiceError(ValueError):

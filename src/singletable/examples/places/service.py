@@ -99,7 +99,7 @@ class Archive:
             created = tx.create(collection)
             for category_id in dict.fromkeys(category_ids):
                 tx.create(CollectionCategory(collection_id=collection.id, category_id=category_id))
-        return created  # type: ignore[return-value]
+        return created
 
     def collections(self) -> list[Collection]:
         return ordered(self.db.query(Collection.by_name()), lambda c: (c.name, c.id))
@@ -133,7 +133,7 @@ class Archive:
             created = tx.create(place)
             for word in words(full_name):
                 tx.update(PlaceWord.key(word=word), PlaceWord.f.place_ids.add({place.id}), upsert=True)
-        return created  # type: ignore[return-value]
+        return created
 
     def place(self, place_id: str) -> Place | None:
         found = list(self.db.query(Place.by_id(id=place_id), limit=1))
@@ -233,7 +233,7 @@ class Archive:
             created = tx.create(record)
             if record.household:
                 tx.put(RecordHousehold(post_id=record.post_id, household=record.household))
-        return created  # type: ignore[return-value]
+        return created
 
     def records_of(self, post_id: str) -> list[Record]:
         return list(self.db.query(Record.of_post(post_id=post_id)))

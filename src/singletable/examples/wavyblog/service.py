@@ -138,7 +138,7 @@ class WavyBlog:
             username=username_of(username),
             email=email_of(email),
             password_hash=self.hasher.hash(password),
-            role=role,  # type: ignore[arg-type]
+            role=role,
         )
         try:
             return self.db.create(user)
@@ -264,7 +264,7 @@ class WavyBlog:
             if self.db.get(Category, slug=post.category) is None:
                 raise UnknownCategory(f"no category {post.category!r}") from error
             raise UnknownUser(f"no user {post.author_id!r}") from error
-        return stored  # type: ignore[return-value]
+        return stored
 
     def post(self, slug: str, *, viewer: User | None = None) -> Post | None:
         """4. Get post by slug: GetItem POST#<slug>; a draft only for its author and admins."""
@@ -347,7 +347,7 @@ class WavyBlog:
             raise SlugTaken(f"slug {target!r} is taken") from error
         except ConditionFailed as error:
             raise EditConflict(f"post {old.slug!r} changed while being renamed") from error
-        return renamed  # type: ignore[return-value]
+        return renamed
 
     def delete_post(self, slug: str) -> None:
         """Removes the post and its SLUG# guard together; deleting a missing post does nothing."""
