@@ -56,7 +56,7 @@ def without_lsi_option(hidden: bool = False) -> Decorator:
     )
 
 
-@click.command("synth", short_help="Write a design as CloudFormation, Terraform, CDK or Workbench.")
+@click.command("synth", short_help="A design as CloudFormation, Terraform, CDK or Workbench.")
 @click.argument("module")
 @click.argument("destination", required=False)
 @click.option(
@@ -73,7 +73,7 @@ def synth(module: str, destination: str | None, format_: str, without_lsi: bool)
     synthesize(format_, module, destination, without_lsi)
 
 
-@click.command("import-workbench")
+@click.command("import-workbench", short_help="A NoSQL Workbench model as a Python design module.")
 @click.argument("model")
 @click.option("-o", "--output", help="Write the module to this file (default: stdout).")
 @click.option("--table", help="The table to import, when the model holds several.")

@@ -103,7 +103,7 @@ class _ExportFormat(click.Choice):
         return super().convert(value, param, ctx)
 
 
-@click.command("export", short_help="Export a table's items (S3 export layout, JSON Lines, CSV).")
+@click.command("export", short_help="A table's items to S3 export layout, JSON Lines or CSV.")
 @click.argument("arguments", nargs=-1, metavar="TARGET TABLE DESTINATION")
 @format_option(
     "dynamodb (S3 export layout, a directory), jsonl or csv. "
@@ -134,7 +134,8 @@ def export(
     if len(arguments) != 3:
         hint = ""
         if len(arguments) in (1, 2):  # export MODULE [DESTINATION], no design format: synth is wanted
-            hint = f"; for a design module: singletable synth MODULE [DESTINATION] --format {'|'.join(SYNTH_FORMATS)}"
+            formats = "|".join(SYNTH_FORMATS)
+            hint = f"; for a design module: singletable synth MODULE [DESTINATION] --format {formats}"
         raise click.UsageError(f"export takes TARGET TABLE DESTINATION, not {_count(arguments)}{hint}")
     target, table, destination = arguments
     from singletable.data import export_table
@@ -162,9 +163,8 @@ def _old_design_export(
         "the old spelling will be removed",
         err=True,
     )
-    data_only = [
-        name for name, given in (("--plain", plain), ("--segments", segments != 1), ("--json", as_json)) if given
-    ]
+    given = (("--plain", plain), ("--segments", segments != 1), ("--json", as_json))
+    data_only = [name for name, present in given if present]
     if data_only:
         raise click.UsageError(f"{', '.join(data_only)}: only for a table's items, not --format {format_}")
     if len(arguments) not in (1, 2):
