@@ -23,6 +23,7 @@ from typing import Any
 import click
 
 from singletable._cli._options import (
+    FORMATS,
     checkpoint_options,
     format_option,
     json_option,
@@ -87,15 +88,12 @@ def _report(summary: Any, as_json: bool, text: str) -> None:
     click.echo(json.dumps(summary.as_dict()) if as_json else text)
 
 
-_DATA_FORMATS = ("dynamodb", "jsonl", "csv")
-
-
 class _ExportFormat(click.Choice):
     """export's ``--format``: the data formats, as help and errors list them; the design formats of the old
     spelling (``export MODULE --format terraform``, now ``synth``) are still accepted, unlisted."""
 
     def __init__(self) -> None:
-        super().__init__(_DATA_FORMATS)
+        super().__init__(FORMATS.choices)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if value in SYNTH_FORMATS:
