@@ -20,7 +20,7 @@ import yaml
 from cfnlint.api import lint_file
 from click.testing import CliRunner
 from design_support import DESIGNS, SEEDS, TRACKER, table_of
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from serving import run_cli
@@ -469,5 +469,7 @@ _documents = st.recursive(
 
 @settings(max_examples=100, deadline=None)
 @given(st.dictionaries(_text, _documents, max_size=5))
+@example({"": ["A:"]})  # a text ending in ":" read back as a key when left unquoted
+@example({"Description": "Patterns:", "Fn::Sub": "a:b"})
 def test_the_yaml_emitter_writes_what_a_yaml_parser_reads_back(document):
     assert yaml.safe_load(_yaml_text(document)) == document
