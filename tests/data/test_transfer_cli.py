@@ -72,6 +72,23 @@ def test_formats_are_guessed_from_the_file_name_and_json_summaries(tmp_path):
         assert json.loads(back.stdout)["items"] == 5, back.stderr
 
 
+def test_an_explicit_data_format_exports_with_no_word_of_synth(tmp_path):
+    """export's --format names the data formats; only its old design spelling speaks of synth."""
+    from click.testing import CliRunner
+
+    from singletable._cli import main
+
+    db, name = _source(tmp_path, 3)
+    for format_ in ("dynamodb", "jsonl", "csv"):
+        destination = tmp_path / f"out-{format_}"  # no suffix: the format comes from --format alone
+        out = CliRunner().invoke(main, ["export", db, name, str(destination), "--format", format_, "--json"])
+        assert out.exit_code == 0 and out.stderr == "", out.output
+        assert json.loads(out.stdout)["items"] == 3
+        assert destination.is_dir() if format_ == "dynamodb" else destination.is_file()
+    assert (tmp_path / "out-jsonl").read_text().count("\n") == 3
+    assert (tmp_path / "out-csv").read_text().count("\n") == 4  # the header, then the items
+
+
 def db_schema(tmp_path, db, name):
     path = tmp_path / "described.json"
     with open_target(db) as target:

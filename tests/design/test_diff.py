@@ -196,7 +196,7 @@ def test_another_key_schema_and_a_missing_table(target):
             "no-such-table",
             "a table",
             "none",
-            "create it: singletable export --format cloudformation",
+            "create it: singletable synth MODULE --format cloudformation",
         )
     ]
 

@@ -1,4 +1,4 @@
-"""``export --format cloudformation|terraform|cdk``: the CreateTable the design sends,
+"""``synth --format cloudformation|terraform|cdk``: the CreateTable the design sends,
 as CloudFormation YAML checked by cfn-lint, Terraform HCL parsed by python-hcl2 (and ``terraform fmt``, and
 ``terraform validate`` where the AWS provider can be installed), and a CDK app compiled, and synthesized
 and compared with the CloudFormation export where aws-cdk-lib is installed -- on the five seeds and the
@@ -20,7 +20,7 @@ import yaml
 from cfnlint.api import lint_file
 from click.testing import CliRunner
 from design_support import DESIGNS, SEEDS, TRACKER, table_of
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from serving import run_cli
@@ -313,16 +313,41 @@ def test_cdk_synth_gives_the_cloudformation_export(tmp_path):
 # -- the command line ------------------------------------------------------------------------------------
 
 
+def _deprecation(format_: str) -> str:
+    return (
+        f"`singletable export --format {format_}` is now `singletable synth MODULE --format {format_}`; "
+        "the old spelling will be removed\n"
+    )
+
+
 @pytest.mark.parametrize("format_", ["cloudformation", "terraform", "cdk"])
-def test_export_prints_the_design_or_writes_it(tmp_path, format_):
+def test_synth_prints_the_design_or_writes_it(tmp_path, format_):
     runner = CliRunner()
-    printed = runner.invoke(main, ["export", SEEDS["wavyblog"], "--format", format_])
+    printed = runner.invoke(main, ["synth", SEEDS["wavyblog"], "--format", format_])
     assert printed.exit_code == 0, printed.output
-    assert printed.stdout == export_design(SEEDS["wavyblog"], format_)
-    written = runner.invoke(main, ["export", TRACKER, str(tmp_path / "out.txt"), "--format", format_])
+    assert printed.stdout == export_design(SEEDS["wavyblog"], format_) and printed.stderr == ""
+    dashed = runner.invoke(main, ["synth", SEEDS["wavyblog"], "-", "--format", format_])
+    assert dashed.exit_code == 0 and dashed.stdout == printed.stdout
+    written = runner.invoke(main, ["synth", TRACKER, str(tmp_path / "out.txt"), "--format", format_])
     assert written.exit_code == 0 and written.stdout == ""
     assert written.stderr == f"wrote the {format_} export of {TRACKER} to {tmp_path / 'out.txt'}\n"
     assert (tmp_path / "out.txt").read_text() == export_design(TRACKER, format_)
+
+
+@pytest.mark.parametrize("format_", ["cloudformation", "terraform", "cdk", "workbench"])
+def test_the_old_export_spelling_does_what_synth_does_after_one_deprecation_line(tmp_path, format_):
+    runner = CliRunner()
+    module = SEEDS["blog_api"]
+    synth = runner.invoke(main, ["synth", module, "--format", format_])
+    old = runner.invoke(main, ["export", module, "--format", format_])
+    assert old.exit_code == synth.exit_code == 0, old.output
+    assert old.stdout == synth.stdout
+    assert old.stderr == _deprecation(format_) + synth.stderr
+    assert old.stderr.count("synth") == 1
+    written = runner.invoke(main, ["export", module, str(tmp_path / "out"), "--format", format_])
+    assert written.exit_code == 0 and written.stdout == ""
+    assert written.stderr.splitlines()[0] == _deprecation(format_).rstrip("\n")
+    assert (tmp_path / "out").read_text() == synth.stdout
 
 
 @pytest.mark.parametrize(
@@ -335,15 +360,40 @@ def test_export_prints_the_design_or_writes_it(tmp_path, format_):
         (["--format", "cdk"], "--format cdk takes MODULE [DESTINATION], not 0 arguments"),
         (
             ["app.db", "t"],
-            "export takes TARGET TABLE DESTINATION (or, with --format "
-            "cloudformation|terraform|cdk|workbench, MODULE [DESTINATION]), not 2 arguments",
+            "export takes TARGET TABLE DESTINATION, not 2 arguments; for a design module: "
+            "singletable synth MODULE [DESTINATION] --format cloudformation|terraform|cdk|workbench",
         ),
+        (
+            [SEEDS["places"]],
+            "export takes TARGET TABLE DESTINATION, not 1 argument; for a design module: "
+            "singletable synth MODULE [DESTINATION] --format cloudformation|terraform|cdk|workbench",
+        ),
+        (["a", "b", "c", "d"], "export takes TARGET TABLE DESTINATION, not 4 arguments"),
     ],
 )
 def test_a_wrong_number_of_arguments_is_a_usage_error_naming_the_forms(arguments, message):
     result = CliRunner().invoke(main, ["export", *arguments])
     assert result.exit_code == 2
-    assert result.stderr.startswith("Usage: ") and result.stderr.endswith(f"Error: {message}\n")
+    assert result.stderr.endswith(f"Error: {message}\n")
+    assert "Usage: " in result.stderr and " export [OPTIONS] TARGET TABLE DESTINATION" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["synth", SEEDS["places"]], "Missing option '--format'"),
+        (["synth", "--format", "cdk"], "Missing argument 'MODULE'"),
+        (["synth", "a", "b", "c", "--format", "cdk"], "Got unexpected extra argument (c)"),
+        (["synth", "a", "--format", "jsonl"], "'jsonl' is not one of 'cloudformation', 'terraform', 'cdk'"),
+        (["synth", "a", "--format", "cdk", "--json"], "No such option '--json'"),
+        (["export", "a", "b", "c", "--format", "yaml"], "'yaml' is not one of 'dynamodb', 'jsonl', 'csv'."),
+    ],
+)
+def test_synth_and_export_refuse_what_is_not_theirs(arguments, message):
+    result = CliRunner().invoke(main, arguments)
+    assert result.exit_code == 2 and message in result.stderr, result.stderr
+    if "Missing option" not in message:  # click lists the choices of a missing option, one a line
+        assert result.stderr.count("\n") == 4  # click's usage, its hint, a blank line and one Error line
 
 
 @pytest.mark.parametrize(
@@ -357,7 +407,10 @@ def test_a_wrong_number_of_arguments_is_a_usage_error_naming_the_forms(arguments
             [SEEDS["places"], "--format", "terraform", "--plain", "--segments", "4"],
             "--plain, --segments: only for a table's items, not --format terraform",
         ),
-        (["app.db", "t", "out.jsonl", "--without-lsi"], "--without-lsi: only for --format workbench"),
+        (
+            ["app.db", "t", "out.jsonl", "--without-lsi"],
+            "--without-lsi: only for singletable synth --format workbench",
+        ),
     ],
 )
 def test_an_option_of_the_other_form_is_a_usage_error(arguments, message):
@@ -365,24 +418,41 @@ def test_an_option_of_the_other_form_is_a_usage_error(arguments, message):
     assert result.exit_code == 2 and result.stderr.endswith(f"Error: {message}\n")
 
 
-def test_help_documents_both_forms():
-    text = CliRunner().invoke(main, ["export", "--help"]).stdout
-    assert "singletable export TARGET TABLE DESTINATION [--format dynamodb|jsonl|csv]" in text
-    assert "singletable export MODULE [DESTINATION] --format cloudformation|terraform|cdk|workbench" in text
+def test_the_help_of_each_names_its_own_formats():
+    export_help = CliRunner().invoke(main, ["export", "--help"], prog_name="singletable").stdout
+    assert "Usage: singletable export [OPTIONS] TARGET TABLE DESTINATION" in export_help
+    assert "[dynamodb|jsonl|csv]" in export_help
+    assert "singletable synth" in export_help
+    for word in ("cloudformation", "terraform", "cdk", "workbench", "lsi", "MODULE"):
+        assert word not in export_help.lower().replace("module is", ""), word
+    synth_help = CliRunner().invoke(main, ["synth", "--help"], prog_name="singletable").stdout
+    assert "Usage: singletable synth [OPTIONS] MODULE [DESTINATION]" in synth_help
+    assert "[cloudformation|terraform|cdk|workbench]" in synth_help and "--without-lsi" in synth_help
+    listing = CliRunner().invoke(main, ["--help"]).stdout
+    assert "synth             A design as CloudFormation, Terraform, CDK or Workbench." in listing
+    assert "export            A table's items to S3 export layout, JSON Lines or CSV." in listing
 
 
-def test_a_design_that_does_not_load_is_one_line_and_exit_1(tmp_path):
-    result = CliRunner().invoke(main, ["export", "no_such_design_module", "--format", "cloudformation"])
+@pytest.mark.parametrize("command", [["synth"], ["export"]])
+def test_a_design_that_does_not_load_is_one_line_and_exit_1(command):
+    result = CliRunner().invoke(main, [*command, "no_such_design_module", "--format", "cloudformation"])
     assert result.exit_code == 1
-    assert result.stderr == (
+    assert result.stderr.endswith(
         "Error: cannot import design module no_such_design_module: ModuleNotFoundError: "
         "No module named 'no_such_design_module'\n"
     )
+    assert result.stderr.count("\n") == (1 if command == ["synth"] else 2)
 
 
-def test_export_as_a_user_runs_it():
-    result = run_cli("export", SEEDS["places"], "--format", "terraform")
+def test_synth_as_a_user_runs_it():
+    result = run_cli("synth", SEEDS["places"], "--format", "terraform")
     assert result.returncode == 0 and result.stderr == ""
+    assert result.stdout == to_terraform(table_of("places"))
+
+
+def test_the_old_spelling_as_a_user_runs_it():
+    result = run_cli("export", SEEDS["places"], "--format", "terraform")
+    assert result.returncode == 0 and result.stderr == _deprecation("terraform")
     assert result.stdout == to_terraform(table_of("places"))
 
 
@@ -399,5 +469,7 @@ _documents = st.recursive(
 
 @settings(max_examples=100, deadline=None)
 @given(st.dictionaries(_text, _documents, max_size=5))
+@example({"": ["A:"]})  # a text ending in ":" read back as a key when left unquoted
+@example({"Description": "Patterns:", "Fn::Sub": "a:b"})
 def test_the_yaml_emitter_writes_what_a_yaml_parser_reads_back(document):
     assert yaml.safe_load(_yaml_text(document)) == document

@@ -130,7 +130,7 @@ def test_every_tool_answers_on_any_small_design(tmp_path: Path, source: str) -> 
         ["docs", str(module), "-o", str(tmp_path / f"docs{n}")],
         ["cost", str(module), "--traffic", str(profile)],
         ["diff", str(module), str(tmp_path / f"live{n}.db")],
-        ["export", str(module), "--format", "cloudformation"],
-        ["export", str(module), "--format", "workbench"],
+        ["synth", str(module), "--format", "cloudformation"],
+        ["synth", str(module), "--format", "workbench"],
     ):
         _runs_cleanly(runner.invoke(main, arguments), f"{arguments[0]} on\n{source}")

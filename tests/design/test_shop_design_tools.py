@@ -363,7 +363,7 @@ def test_a_table_without_entities_through_every_tool(tmp_path: Path) -> None:
     assert cost.exit_code == 0, cost.output
     assert json.loads(cost.output)["on_demand"]["total"] == 0
     for form in ("cloudformation", "terraform", "cdk", "workbench"):
-        exported = runner.invoke(main, ["export", module, "--format", form])
+        exported = runner.invoke(main, ["synth", module, "--format", form])
         assert exported.exit_code == 0 and "bare" in exported.output, exported.output
     live = tmp_path / "live.db"
     Engine(str(live)).close()  # a database without the table
@@ -380,7 +380,7 @@ def test_a_module_without_a_table_is_one_line_for_every_tool(tmp_path: Path) -> 
         ["check", module],
         ["docs", module, "-o", str(tmp_path / "out")],
         ["cost", module, "--traffic", str(profile)],
-        ["export", module, "--format", "terraform"],
+        ["synth", module, "--format", "terraform"],
         ["diff", module, str(tmp_path / "live.db")],
     ):
         result = CliRunner().invoke(main, arguments)

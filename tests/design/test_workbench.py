@@ -1,4 +1,4 @@
-"""``export --format workbench`` and ``import-workbench``: a design as a NoSQL Workbench
+"""``synth --format workbench`` and ``import-workbench``: a design as a NoSQL Workbench
 data model and back. Every seed and the tracker: export, import, export gives the same model, and the
 generated module imports and creates its table on the engine; a model written by hand the Workbench way
 (display-name aliases, constants, numbers) imports too; a model that cannot be read says where."""
@@ -324,14 +324,14 @@ def test_a_missing_file_and_an_unknown_table_are_one_line(tmp_path):
 def test_the_command_line_round_trip(tmp_path):
     runner = CliRunner()
     model_file = tmp_path / "blog.json"
-    exported = runner.invoke(main, ["export", SEEDS["blog_api"], str(model_file), "--format", "workbench"])
+    exported = runner.invoke(main, ["synth", SEEDS["blog_api"], str(model_file), "--format", "workbench"])
     assert exported.exit_code == 0, exported.output
     printed = runner.invoke(main, ["import-workbench", str(model_file)])
     assert printed.exit_code == 0 and printed.stdout == import_workbench(model_file)
     written = run_cli("import-workbench", str(model_file), "-o", str(tmp_path / "blog_design.py"))
     assert written.returncode == 0 and written.stdout == ""
     assert written.stderr == f"wrote the design module of {model_file} to {tmp_path / 'blog_design.py'}\n"
-    again = runner.invoke(main, ["export", str(tmp_path / "blog_design.py"), "--format", "workbench"])
+    again = runner.invoke(main, ["synth", str(tmp_path / "blog_design.py"), "--format", "workbench"])
     first, second = json.loads(model_file.read_text()), json.loads(again.stdout)
     for model in (first, second):
         del model["ModelMetadata"]["DateCreated"], model["ModelMetadata"]["DateLastModified"]
@@ -339,13 +339,24 @@ def test_the_command_line_round_trip(tmp_path):
 
 
 def test_the_export_warns_on_stderr_and_leaves_lsis_out_when_asked():
-    result = CliRunner().invoke(main, ["export", SEEDS["places"], "--format", "workbench"])
+    result = CliRunner().invoke(main, ["synth", SEEDS["places"], "--format", "workbench"])
     assert result.exit_code == 0
     assert result.stderr.startswith("warning: attribute value is S in Setting and N in Sequence")
-    refused = CliRunner().invoke(main, ["export", TRACKER, "--format", "workbench"])
+    refused = CliRunner().invoke(main, ["synth", TRACKER, "--format", "workbench"])
     assert refused.exit_code == 1 and "no local secondary indexes" in refused.stderr
-    kept = CliRunner().invoke(main, ["export", TRACKER, "--format", "workbench", "--without-lsi"])
+    kept = CliRunner().invoke(main, ["synth", TRACKER, "--format", "workbench", "--without-lsi"])
     assert kept.exit_code == 0 and json.loads(kept.stdout)["ModelName"] == "tracker"
+
+
+def test_the_old_export_spelling_keeps_without_lsi():
+    old = CliRunner().invoke(main, ["export", TRACKER, "--format", "workbench", "--without-lsi"])
+    new = CliRunner().invoke(main, ["synth", TRACKER, "--format", "workbench", "--without-lsi"])
+    assert old.exit_code == new.exit_code == 0 and json.loads(old.stdout) == json.loads(new.stdout)
+    assert old.stderr.splitlines() == [
+        "`singletable export --format workbench` is now `singletable synth MODULE --format workbench`; "
+        "the old spelling will be removed",
+        *new.stderr.splitlines(),
+    ]
 
 
 def test_export_docs_and_cost_take_the_same_sample_data_from_a_sibling_sample_module(tmp_path, monkeypatch):

@@ -1,7 +1,8 @@
 """The ``singletable`` command line (the ``singletable`` script and ``python -m singletable``).
 
 One module per command family, each a thin click layer over a documented call (``demo`` runs a seed design,
-``serve`` the HTTP server, ``look`` the commands that look at tables, ``transfer`` export, import and copy);
+``serve`` the HTTP server, ``look`` the commands that look at tables, ``transfer`` export, import and copy,
+``synth`` a design as infrastructure code and ``import-workbench``);
 this module holds the group and the list of commands. The group words every command's expected failures
 the same way (``_failures.py``): a missing extra, a target that refuses, a database or port that ``serve``
 cannot use, an unknown demo end with one line on stderr and exit code 1, never a traceback.
@@ -15,11 +16,11 @@ from singletable._cli._failures import failure, quiet_stdout
 from singletable._cli.check import check
 from singletable._cli.cost import cost
 from singletable._cli.demo import demo
-from singletable._cli.design_export import import_workbench
 from singletable._cli.diff import diff
 from singletable._cli.docs import docs
 from singletable._cli.look import COMMANDS as LOOK_COMMANDS
 from singletable._cli.serve import serve
+from singletable._cli.synth import COMMANDS as SYNTH_COMMANDS
 from singletable._cli.transfer import COMMANDS as TRANSFER_COMMANDS
 from singletable._cli.ui import ui
 
@@ -27,7 +28,8 @@ from singletable._cli.ui import ui
 _READ_ARGUMENTS = frozenset(command.name for command in LOOK_COMMANDS)
 # Commands over singletable.data: their ValueError or OSError is an expected failure, worded as one line.
 _DATA_COMMANDS = _READ_ARGUMENTS | {command.name for command in TRANSFER_COMMANDS}
-_DATA_COMMANDS |= {"import-workbench"}  # its ValueError (a model it cannot read) is one line too
+# synth's and import-workbench's ValueError (a design or a model it cannot read) is one line too
+_DATA_COMMANDS |= {command.name for command in SYNTH_COMMANDS}
 
 
 class _Commands(click.Group):
@@ -66,5 +68,6 @@ for _command in (demo, serve, *LOOK_COMMANDS, *TRANSFER_COMMANDS, ui):
 main.add_command(check)
 main.add_command(docs)
 main.add_command(cost)
-main.add_command(import_workbench)
+for _command in SYNTH_COMMANDS:
+    main.add_command(_command)
 main.add_command(diff)

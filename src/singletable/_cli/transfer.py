@@ -5,6 +5,10 @@ On a terminal a rich progress line shows items, bytes and rate on stderr; in a p
 one-line summary (stdout) is printed. A transfer that stops prints why (file, line, key) and how many items
 were committed, on stderr, and exits 1 (130 when interrupted with Ctrl-C); import and copy then say how to
 resume. The command group words these failures, as every command's (:mod:`singletable._cli._failures`).
+
+``export`` moves items only; a design's infrastructure code is ``synth``'s (``_cli/synth.py``). The old
+spelling, ``export MODULE [DESTINATION] --format cloudformation|terraform|cdk|workbench``, still works: one
+deprecation line on stderr, then exactly what synth does.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any
 import click
 
 from singletable._cli._options import (
+    FORMATS,
     checkpoint_options,
     format_option,
     json_option,
@@ -26,6 +31,7 @@ from singletable._cli._options import (
     segments_option,
     target_argument,
 )
+from singletable._cli.synth import SYNTH_FORMATS, synthesize, without_lsi_option
 
 
 def _guess_format(path: str) -> str:
@@ -72,32 +78,40 @@ def _bytes(size: float) -> str:
     return ""
 
 
+def _count(arguments: tuple[str, ...]) -> str:
+    return f"{len(arguments)} argument" + ("" if len(arguments) == 1 else "s")
+
+
 def _report(summary: Any, as_json: bool, text: str) -> None:
     for warning in summary.warnings:
         click.echo(f"warning: {warning}", err=True)
     click.echo(json.dumps(summary.as_dict()) if as_json else text)
 
 
-DESIGN_FORMATS = ("cloudformation", "terraform", "cdk", "workbench")
-_DATA_USAGE = "TARGET TABLE DESTINATION"
-_DESIGN_USAGE = "MODULE [DESTINATION]"
+class _ExportFormat(click.Choice):
+    """export's ``--format``: the data formats, as help and errors list them; the design formats of the old
+    spelling (``export MODULE --format terraform``, now ``synth``) are still accepted, unlisted."""
+
+    def __init__(self) -> None:
+        super().__init__(FORMATS.choices)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if value in SYNTH_FORMATS:
+            return value
+        return super().convert(value, param, ctx)
 
 
-@click.command("export")
-@click.argument("arguments", nargs=-1, metavar=f"{_DATA_USAGE} | {_DESIGN_USAGE}")
+@click.command("export", short_help="A table's items to S3 export layout, JSON Lines or CSV.")
+@click.argument("arguments", nargs=-1, metavar="TARGET TABLE DESTINATION")
 @format_option(
-    "dynamodb (S3 export layout, a directory), jsonl or csv: TABLE's items. "
-    "Default: from DESTINATION's name (.jsonl, .csv, [.gz]), else dynamodb. "
-    "cloudformation (YAML), terraform (HCL), cdk (a Python app) or workbench (a NoSQL Workbench model): "
-    "the design MODULE (myapp.design, myapp.design:TABLE or a .py file), to DESTINATION or stdout.",
-    click.Choice(["dynamodb", "jsonl", "csv", *DESIGN_FORMATS]),
+    "dynamodb (S3 export layout, a directory), jsonl or csv. "
+    "Default: from DESTINATION's name (.jsonl, .csv, [.gz]), else dynamodb.",
+    _ExportFormat(),
 )
 @plain_option("Plain JSON values instead of DynamoDB JSON (jsonl, csv).")
 @segments_option()
 @json_option("Print the summary as JSON.")
-@click.option(
-    "--without-lsi", is_flag=True, help="workbench: leave local secondary indexes out (Workbench has none)."
-)
+@without_lsi_option(hidden=True)
 def export(
     arguments: tuple[str, ...],
     format_: str | None,
@@ -106,39 +120,21 @@ def export(
     as_json: bool,
     without_lsi: bool,
 ) -> None:
-    """Export a table's items, or a design as infrastructure code or a NoSQL Workbench model.
+    """Export TABLE's items, from TARGET (a database file or an endpoint URL), to DESTINATION.
 
-    \b
-    singletable export TARGET TABLE DESTINATION [--format dynamodb|jsonl|csv]
-      TABLE's items, from TARGET (a database file or an endpoint URL), to DESTINATION.
-    singletable export MODULE [DESTINATION] --format cloudformation|terraform|cdk|workbench
-      the design MODULE, to DESTINATION (stdout when none).
+    A design module is written as infrastructure code by singletable synth.
     """
-    if format_ in DESIGN_FORMATS:
-        data_only = [
-            name
-            for name, given in (("--plain", plain), ("--segments", segments != 1), ("--json", as_json))
-            if given
-        ]
-        if data_only:
-            raise click.UsageError(
-                f"{', '.join(data_only)}: only for a table's items, not --format {format_}"
-            )
-        if len(arguments) not in (1, 2):
-            raise click.UsageError(
-                f"--format {format_} takes {_DESIGN_USAGE}, not {len(arguments)} arguments"
-            )
-        from singletable._cli.design_export import write_design_export
-
-        write_design_export(format_, arguments[0], arguments[1] if len(arguments) > 1 else None, without_lsi)
+    if format_ in SYNTH_FORMATS:
+        _old_design_export(arguments, format_, plain, segments, as_json, without_lsi)
         return
     if without_lsi:
-        raise click.UsageError("--without-lsi: only for --format workbench")
+        raise click.UsageError("--without-lsi: only for singletable synth --format workbench")
     if len(arguments) != 3:
-        raise click.UsageError(
-            f"export takes {_DATA_USAGE} (or, with --format {'|'.join(DESIGN_FORMATS)}, {_DESIGN_USAGE}), "
-            f"not {len(arguments)} arguments"
-        )
+        hint = ""
+        if len(arguments) in (1, 2):  # export MODULE [DESTINATION], no design format: synth is wanted
+            formats = "|".join(SYNTH_FORMATS)
+            hint = f"; for a design module: singletable synth MODULE [DESTINATION] --format {formats}"
+        raise click.UsageError(f"export takes TARGET TABLE DESTINATION, not {_count(arguments)}{hint}")
     target, table, destination = arguments
     from singletable.data import export_table
 
@@ -153,6 +149,25 @@ def export(
         f"exported {summary.items:,} items ({_bytes(summary.bytes)}) from {table} to {summary.destination} "
         f"in {summary.seconds:.1f} s",
     )
+
+
+def _old_design_export(
+    arguments: tuple[str, ...], format_: str, plain: bool, segments: int, as_json: bool, without_lsi: bool
+) -> None:
+    """``export MODULE [DESTINATION] --format FORMAT``, the old spelling of synth: one deprecation line on
+    stderr, then what synth does."""
+    click.echo(
+        f"`singletable export --format {format_}` is now `singletable synth MODULE --format {format_}`; "
+        "the old spelling will be removed",
+        err=True,
+    )
+    given = (("--plain", plain), ("--segments", segments != 1), ("--json", as_json))
+    data_only = [name for name, present in given if present]
+    if data_only:
+        raise click.UsageError(f"{', '.join(data_only)}: only for a table's items, not --format {format_}")
+    if len(arguments) not in (1, 2):
+        raise click.UsageError(f"--format {format_} takes MODULE [DESTINATION], not {_count(arguments)}")
+    synthesize(format_, arguments[0], arguments[1] if len(arguments) > 1 else None, without_lsi)
 
 
 @click.command("import")

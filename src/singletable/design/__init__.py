@@ -17,7 +17,7 @@ Public names:
 - ``SampleError``: items cannot be generated for a design without sample data; ``CostError``: a traffic or
   prices file that cannot be used
 - ``export_design``: a design as CloudFormation (YAML), Terraform (HCL), an AWS CDK app (Python) or a NoSQL
-  Workbench model (JSON), the text ``singletable export --format ...`` writes; ``to_cloudformation``,
+  Workbench model (JSON), the text ``singletable synth --format ...`` writes; ``to_cloudformation``,
   ``cloudformation_template``, ``to_terraform``, ``to_cdk``, ``workbench_model``: the same from a ``Table``
 - ``import_workbench``: a NoSQL Workbench model back into a Python design module (its source text)
 - ``sample_items``: a design module's sample items (``SAMPLE_ITEMS``, or its sibling ``sample`` module run)

@@ -14,7 +14,8 @@ from typing import Any
 
 from singletable.design._infra import TableSpec, table_spec
 
-_PLAIN = re.compile(r"[A-Za-z_/][A-Za-z0-9_./:-]*")
+# Unquoted only when YAML reads the text back as itself: never ending in ":" ("Patterns:" would be a key).
+_PLAIN = re.compile(r"[A-Za-z_/](?:[A-Za-z0-9_./:-]*[A-Za-z0-9_./-])?")
 _YAML_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"}
 
 

@@ -55,7 +55,7 @@ def diff_table(table: Any, target: Any, table_name: str | None = None) -> list[D
                 name,
                 "a table",
                 "none",
-                "create it: singletable export --format cloudformation",
+                "create it: singletable synth MODULE --format cloudformation",
             )
         ]
     ttl = target.call("DescribeTimeToLive", TableName=name).get("TimeToLiveDescription", {})

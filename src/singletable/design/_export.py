@@ -1,5 +1,5 @@
 """``export_design`` and ``import_workbench``: the design exports and the Workbench import by name, as the
-command line calls them (``singletable export --format ...``, ``singletable import-workbench``).
+command line calls them (``singletable synth --format ...``, ``singletable import-workbench``).
 
 A design is named as everywhere else (``myapp.design``, ``myapp.design:TABLE``, a ``.py`` path) and loaded
 by the data tools' loader; a Workbench model is a JSON file. Errors a person can fix -- a module that does

@@ -3,7 +3,7 @@
 The model gives the table (keys, GSIs and projections, billing), every attribute's type and, per facet,
 the attributes an item type holds, its key aliases and sample rows. Each facet becomes an entity: its
 attributes become fields typed by the model (``S`` -> ``str``, ``N`` -> ``int`` or ``float`` as the rows
-hold, ...), its key aliases become key templates. An alias with ``{attribute}`` slots (what ``export
+hold, ...), its key aliases become key templates. An alias with ``{attribute}`` slots (what ``synth
 --format workbench`` writes) is a template over those attributes; an alias without slots is a constant when
 every sample row holds exactly it (``METADATA``), else Workbench's usual display name for a key whose
 value is the item's own (``ProductId``) -- a field of that name, which the key is built from. The rows
