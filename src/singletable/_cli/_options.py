@@ -128,7 +128,7 @@ def access_policy(
         ("--cors-origin", {"cors_origins": cors_origins}),
     ):
         try:
-            AccessPolicy.build(**one)  # type: ignore[arg-type]
+            AccessPolicy.build(**one)
         except HostForm as problem:
             raise click.BadParameter(str(problem), param_hint=flag) from None
     return AccessPolicy.build(bound=host, allow_hosts=allow_hosts, cors_origins=cors_origins)

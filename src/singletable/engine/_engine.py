@@ -105,8 +105,8 @@ class Engine(OperationMethods):
         # Epoch seconds as TTL sees them: inject a clock to fast-forward expiry in tests.
         self.clock: Callable[[], float] = clock or time.time
         self.background = BackgroundThreads(self, ttl_sweep_interval, enabled=not read_only)
-        self.storage = Storage(
-            path, durable=durable, read_only=read_only, copy_of=_copy_of.storage if _copy_of else None
+        self.storage: Storage = Storage(
+            path, durable=durable, read_only=read_only, copy_of=None if _copy_of is None else _copy_of.storage
         )
         self._tables: dict[str, TableSchema] = {}
         self._catalog_version = -1

@@ -52,7 +52,7 @@ class LaggingIndexes:
     """The lagging indexes of one fault plan and the write log they are answered from."""
 
     def __init__(self) -> None:
-        self.lags: dict[tuple[str, str], int] = {}  # (table, index) -> N writes
+        self.lags: dict[tuple[str, str | None], int] = {}  # (table, index) -> N writes
         self._logs: dict[str, deque[LoggedWrite]] = {}
         self._lock = threading.Lock()
 

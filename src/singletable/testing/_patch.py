@@ -67,7 +67,7 @@ class _AsyncAnswering(_Answering):
 
     __slots__ = ()
 
-    async def emit(self, event_name: str, **kwargs: Any) -> Any:  # type: ignore[override]
+    async def emit(self, event_name: str, **kwargs: Any) -> Any:
         if event_name.startswith("before-send."):
             return [(None, self.response)]
         return await self.emitter.emit(event_name, **kwargs)
@@ -114,8 +114,9 @@ class Patches:
     def _patch_class(
         self, cls: type, responder: Callable[[], Responder | None], response_type: type, *, is_async: bool
     ) -> None:
-        create_request = cls.create_request
-        do_get_response = cls._do_get_response
+        # botocore's and aiobotocore's Endpoint classes (the stubs do not declare these two methods)
+        create_request = cls.create_request  # type: ignore[attr-defined]
+        do_get_response = cls._do_get_response  # type: ignore[attr-defined]
 
         def respond(answer: Responder, request: Any, operation_model: Any) -> Any:
             target, body = _request_parts(request)

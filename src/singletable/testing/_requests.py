@@ -24,7 +24,7 @@ _AFTER_VERB = {
 }
 _WRITE_VERBS = frozenset({"INSERT", "UPDATE", "DELETE"})
 
-KeyId = tuple[tuple[str, str, Any], ...]
+KeyId = tuple[tuple[str, str | None, Any], ...]  # (name, type or None when not an AttributeValue, value)
 
 
 class Request(NamedTuple):
@@ -67,7 +67,7 @@ def statements(params: dict[str, Any]) -> list[str]:
     """The PartiQL statements of ExecuteStatement, BatchExecuteStatement or ExecuteTransaction."""
     if isinstance(params.get("Statement"), str):
         return [params["Statement"]]
-    found = []
+    found: list[Any] = []
     for member in ("Statements", "TransactStatements"):
         listed = params.get(member)
         if isinstance(listed, list):
@@ -110,7 +110,7 @@ def action_tables(params: dict[str, Any]) -> list[str | None]:
 
 def key_id(key: dict[str, Any]) -> KeyId:
     """A hashable identity for a key (``{"pk": {"S": "a"}}``); numbers compare by value (``1`` is ``1.0``)."""
-    parts = []
+    parts: list[tuple[str, str | None, Any]] = []
     for name in sorted(key):
         value = key[name]
         (kind, raw), *_ = value.items() if isinstance(value, dict) and value else ((None, value),)
