@@ -19,10 +19,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from serving import ServerProcess
 from transfer_support import SPEC, contents, create, table_name
 
-from singletable.data import TransferError, copy_table, import_table, open_target
+from serving import ServerProcess
+from singletable.data import TransferError, import_table, open_target
 
 SCHEMA = {"Table": SPEC}
 
@@ -85,7 +85,16 @@ def test_a_checkpoint_that_cannot_grow_stops_the_import_in_one_line_counting_wha
     name, point = table_name(), tmp_path / "cp.json"
     with open_target(http_server.endpoint) as target:
         create(target, name)
-    args = ("import", http_server.endpoint, name, str(source), "--checkpoint", str(point), "--chunk-size", "10")
+    args = (
+        "import",
+        http_server.endpoint,
+        name,
+        str(source),
+        "--checkpoint",
+        str(point),
+        "--chunk-size",
+        "10",
+    )
     stopped = _cli(*args, limit=100)  # the checkpoint's JSON is longer than 100 bytes
     assert stopped.returncode == 1 and stopped.stdout == ""
     assert stopped.stderr == (
@@ -153,14 +162,22 @@ def test_a_checkpoint_directory_made_read_only_mid_import_stops_it_and_the_resum
 
     with pytest.raises(TransferError) as stopped:
         import_table(
-            str(db), "tbl", source, format="jsonl", schema=SCHEMA, checkpoint=point, chunk_size=10,
+            str(db),
+            "tbl",
+            source,
+            format="jsonl",
+            schema=SCHEMA,
+            checkpoint=point,
+            chunk_size=10,
             progress=lock_after_two_chunks,
         )
     assert stopped.value.message == f"checkpoint {point} cannot be written (Operation not permitted)"
     assert stopped.value.summary.items == 30  # the third chunk is committed; its checkpoint is not
     assert json.loads(point.read_text())["items"] == 20  # the old checkpoint, whole
     _chattr("-i", lockable)
-    summary = import_table(str(db), "tbl", source, format="jsonl", checkpoint=point, chunk_size=10, resume=True)
+    summary = import_table(
+        str(db), "tbl", source, format="jsonl", checkpoint=point, chunk_size=10, resume=True
+    )
     assert (summary.read, summary.items, summary.rejected) == (100, 100, 0)
     assert sorted(key[0] for key in contents(str(db), "tbl")) == sorted(f"k{i}" for i in range(100))
     assert not point.exists()
@@ -175,7 +192,15 @@ def test_a_checkpoint_in_a_read_only_directory_is_refused_before_anything_is_wri
     point = lockable / "cp.json"
     for args in (
         ("import", str(tmp_path / "t.db"), "tbl", str(source), "--checkpoint", str(point)),
-        ("copy", str(tmp_path / "t.db"), str(tmp_path / "u.db"), "--table", "tbl", "--checkpoint", str(point)),
+        (
+            "copy",
+            str(tmp_path / "t.db"),
+            str(tmp_path / "u.db"),
+            "--table",
+            "tbl",
+            "--checkpoint",
+            str(point),
+        ),
     ):
         if args[0] == "copy":
             import_table(str(tmp_path / "t.db"), "tbl", source, format="jsonl", schema=SCHEMA)
@@ -185,8 +210,8 @@ def test_a_checkpoint_in_a_read_only_directory_is_refused_before_anything_is_wri
         result = _cli(*args)
         assert (result.returncode, result.stdout) == (1, "")
         assert result.stderr == (
-            f"Error: checkpoint {point} cannot be written (Operation not permitted): give --checkpoint a file "
-            "in a directory that can be written to\n"
+            f"Error: checkpoint {point} cannot be written (Operation not permitted): give --checkpoint a "
+            "file in a directory that can be written to\n"
         )
     with open_target(str(tmp_path / "u.db"), read_only=True) as destination:
         assert destination.call("ListTables")["TableNames"] == []

@@ -18,7 +18,6 @@ from typing import Any
 
 import click
 
-from singletable._words import counted
 from singletable._cli._options import (
     checkpoint_options,
     format_option,
@@ -27,6 +26,7 @@ from singletable._cli._options import (
     segments_option,
     target_argument,
 )
+from singletable._words import counted
 
 
 def _guess_format(path: str) -> str:
@@ -151,8 +151,8 @@ def export(
     _report(
         summary,
         as_json,
-        f"exported {counted(summary.items, 'item')} ({_bytes(summary.bytes)}) from {table} to {summary.destination} "
-        f"in {summary.seconds:.1f} s",
+        f"exported {counted(summary.items, 'item')} ({_bytes(summary.bytes)}) from {table} to "
+        f"{summary.destination} in {summary.seconds:.1f} s",
     )
 
 

@@ -3,9 +3,9 @@
 A checkpoint is a small JSON file saying how far a transfer got: for an import, the file and line of the
 last input line whose item is committed (or rejected into the reject file, whose length is recorded so a
 resume can cut off rejects of a chunk that never got its checkpoint); for a copy, each scan segment's last
-committed LastEvaluatedKey. It is written after the chunk it describes is committed, atomically (a temporary
-file, fsynced, renamed over the old one, the directory fsynced), so a killed transfer resumes from a state that
-is true: nothing committed is written twice and nothing is skipped.
+committed LastEvaluatedKey. It is written after the chunk it describes is committed, atomically (a
+temporary file, fsynced, renamed over the old one, the directory fsynced), so a killed transfer resumes from
+a state that is true: nothing committed is written twice and nothing is skipped.
 
 A checkpoint that cannot be written (a full disk, a file size limit, a read-only directory) stops the
 transfer with :func:`unwritable`: one line naming the file and the system's reason, the items committed so

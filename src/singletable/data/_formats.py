@@ -148,7 +148,8 @@ def _check_resume(name: str, reader: LineReader, resume: Resume) -> None:
     if resume.seen is not None and reader.seen.hexdigest() != resume.seen:
         raise SourceChanged(
             f"{name} changed since the import stopped: its first {counted(resume.line, 'line')} "
-            f"{'is' if resume.line == 1 else 'are'} not the ones imported then; delete the checkpoint to start over"
+            f"{'is' if resume.line == 1 else 'are'} not the ones imported then; delete the checkpoint to "
+            "start over"
         )
 
 

@@ -17,6 +17,12 @@ The codecs (:mod:`singletable.model._codecs`) check a value's *type*; an entity 
   request: each numeric bound (``ge``, ``gt``, ``le``, ``lt``) becomes a condition on the stored value, so
   DynamoDB refuses a result out of bounds and nothing is written; a field with any other validation
   (choices, validators, other constraints) refuses such actions before sending, naming the field.
+- a field validator that takes pydantic's ``ValidationInfo`` (``def check(cls, value, info)``, or an
+  ``Annotated`` validator taking ``info``) may read the entity's other fields in ``info.data``, which a lone
+  value does not have. It counts as a rule over the whole entity, like a model validator: a partial update
+  reads the stored item and validates the entity it leaves, so ``info.data`` holds the fields validated
+  before it (pydantic's order: the fields declared above it). It never runs on a value alone: a projection
+  read (which holds only some fields) does not run it.
 
 Reads validate the same way (:meth:`EntityMeta.from_item`): an item breaking a rule raises
 :class:`StoredItemError` on every read path.
@@ -25,6 +31,7 @@ Reads validate the same way (:meth:`EntityMeta.from_item`): an item breaking a r
 from __future__ import annotations
 
 import enum
+import inspect
 import types
 import typing
 from collections.abc import Iterable, Mapping
@@ -43,7 +50,7 @@ from pydantic import (
     WrapValidator,
 )
 
-from singletable.model._errors import FieldValueError
+from singletable.model._errors import FieldValueError, OutOfBounds
 from singletable.model._expr import Action, Cond, Path, typed_value
 
 if typing.TYPE_CHECKING:
@@ -118,12 +125,36 @@ def _unwrapped(annotation: Any) -> tuple[Any, list[Any]]:
 
 def _decorators(model: type[BaseModel], name: str) -> list[Any]:
     """The model's ``@field_validator`` methods for field ``name``, as ``Annotated`` validators, in the
-    order pydantic applies them."""
+    order pydantic applies them -- but those taking ``info``, which need the whole entity."""
     out = []
     for decorator in model.__pydantic_decorators__.field_validators.values():
         if name in decorator.info.fields or "*" in decorator.info.fields:
-            out.append(_MODES[decorator.info.mode](decorator.func))
+            validator = _MODES[decorator.info.mode](decorator.func)
+            if not _takes_info(validator):
+                out.append(validator)
     return out
+
+
+def _takes_info(validator: Any) -> bool:
+    """Whether a pydantic validator (``AfterValidator(f)``...) passes ``f`` a ``ValidationInfo``: one more
+    positional parameter than the value (and, for a wrap validator, the handler)."""
+    func = getattr(validator, "func", None)
+    if func is None or not isinstance(validator, tuple(_MODES.values())):
+        return False
+    try:
+        parameters = inspect.signature(func).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) > (2 if isinstance(validator, WrapValidator) else 1)
+
+
+def _whole_entity_validators(model: type[BaseModel]) -> bool:
+    """Whether a field of ``model`` has a validator taking ``info`` (``info.data``: the other fields)."""
+    for decorator in model.__pydantic_decorators__.field_validators.values():
+        if _takes_info(_MODES[decorator.info.mode](decorator.func)):
+            return True
+    return any(_takes_info(m) for info in model.model_fields.values() for m in info.metadata)
 
 
 def _adapter(annotation: Any, metadata: list[Any], model: type[BaseModel] | None) -> TypeAdapter[Any]:
@@ -185,7 +216,7 @@ def field_check(meta: EntityMeta, name: str) -> FieldCheck:
             meta.type,
             name,
             info.annotation,
-            list(info.metadata),
+            [m for m in info.metadata if not _takes_info(m)],  # those run with the whole entity
             meta.cls,
             _decorators(meta.cls, name),
             meta.fields[name].codec.expected,
@@ -251,7 +282,10 @@ def checked_actions(meta: EntityMeta, actions: Iterable[Action]) -> tuple[list[A
     for action in actions:
         check = path_check(meta, action.path)
         kind, value = action.kind, action.value
-        removes = kind == "remove" or (kind == "set" and (value is None or _empty_set(action)))
+        # What may leave the field absent or NULL: remove(), and set()/if_not_exists() of None or an empty
+        # set (if_not_exists stores its value when the attribute is missing: a NULL, or nothing).
+        empty = value is None or _empty_set(action)
+        removes = kind == "remove" or (kind in ("set", "if_not_exists") and empty)
         if removes and action.path.top_level and meta.fields[action.path.field].required:
             raise FieldValueError(meta.type, check.field, check.expected, value, _REQUIRED)
         if kind in ("set", "if_not_exists"):
@@ -281,8 +315,8 @@ def checked_actions(meta: EntityMeta, actions: Iterable[Action]) -> tuple[list[A
 
 # Why a partial update may not remove a required field: the item would lack it, and every read refuses that.
 _REQUIRED = (
-    "the field is required (no default), and removing it (None, an empty set, remove()) would leave an item "
-    "its reads refuse"
+    "the field is required (no default), and removing it (None, an empty set, remove(), if_not_exists() of "
+    "None or an empty set) would leave an item its reads refuse"
 )
 
 
@@ -385,7 +419,7 @@ def check_entity(meta: EntityMeta, values: dict[str, Any]) -> None:
     if plain is None:
         decorators = meta.cls.__pydantic_decorators__
         plain = meta.__dict__["_plain_values"] = not (
-            decorators.model_validators or decorators.root_validators or decorators.validators
+            has_entity_rules(meta) or decorators.validators
         ) and all(field_check(meta, name).adapter is None for name in meta.fields)
     if plain:
         return
@@ -411,17 +445,19 @@ def _field_named(meta: EntityMeta, loc: Any) -> str | None:
     return None
 
 
-def bound_refusal(bounds: list[BoundCheck] | None, item: Any, plain: bool) -> FieldValueError | None:
+def bound_refusal(bounds: list[BoundCheck] | None, item: Any, plain: bool) -> OutOfBounds | None:
     """After an update's condition failed (``plain``: not a version conflict), with the stored item it
-    returned: the :class:`FieldValueError` of the first number whose result would break its bounds, or None
-    when the failure is something else (the caller's condition, a concurrent change)."""
+    returned: the :class:`OutOfBounds` of the first number whose result would break its bounds, or None
+    when the failure is something else (the caller's condition, a concurrent change). Alone or inside a
+    transaction, the same error."""
     if not bounds or not plain:
         return None
     for bound in bounds:
         stored = _stored_number(item, bound.path)
         why = bound.violated(stored)
         if why is not None:
-            return FieldValueError(bound.entity, bound.field, bound.path.codec.expected, bound.delta, why)
+            expected = bound.path.codec.expected
+            return OutOfBounds(bound.entity, bound.field, expected, bound.delta, why, item=item)
     return None
 
 
@@ -446,13 +482,14 @@ def _stored_number(item: Any, path: Path) -> Any:
 
 
 def has_entity_rules(meta: EntityMeta) -> bool:
-    """Whether the entity declares validation of the whole object (``@model_validator``), which a partial
-    update can only satisfy by planning from the stored item."""
+    """Whether the entity declares validation of the whole object (``@model_validator``, or a field
+    validator reading the other fields through ``info``), which a partial update can only satisfy by
+    planning from the stored item."""
     rules = meta.__dict__.get("_entity_rules")
     if rules is None:
         decorators = meta.cls.__pydantic_decorators__
         rules = meta.__dict__["_entity_rules"] = bool(
-            decorators.model_validators or decorators.root_validators
+            decorators.model_validators or decorators.root_validators or _whole_entity_validators(meta.cls)
         )
     return rules  # type: ignore[no-any-return]
 
