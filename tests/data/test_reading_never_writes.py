@@ -172,7 +172,8 @@ def test_a_bad_schema_creates_no_file(tmp_path: Path) -> None:
     )
     assert result.exit_code == 1
     assert result.stderr.startswith(
-        "Error: schema no_such_mod: not a JSON file, and not an importable module"
+        "Error: schema no_such_mod: not a DescribeTable JSON file, and cannot import design module "
+        "no_such_mod"
     )
     assert not (tmp_path / "new.db").exists()
 
