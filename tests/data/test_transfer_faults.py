@@ -254,3 +254,23 @@ def test_a_copy_whose_checkpoint_cannot_grow_stops_in_one_line_and_a_new_run_com
     assert list(tmp_path.glob("copy.json*")) == []
     assert again.returncode == 0, again.stderr
     assert _stored_keys(http_server.endpoint, name) == sorted(f"k{i}" for i in range(25))
+
+
+def test_a_reject_file_in_a_read_only_directory_is_refused_before_anything_is_written(
+    tmp_path: Path, lockable: Path
+):
+    source = tmp_path / "items.jsonl"
+    source.write_text(_line(1) + _bad(2))
+    (tmp_path / "schema.json").write_text(json.dumps(SCHEMA))
+    _chattr("+i", lockable)
+    rejects = lockable / "rejects.jsonl"
+    result = _cli(
+        "import", str(tmp_path / "t.db"), "tbl", str(source), "--schema", str(tmp_path / "schema.json"),
+        "--on-error", "reject", "--reject-file", str(rejects),
+    )  # fmt: skip
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == (
+        f"Error: reject file {rejects} cannot be written (Operation not permitted): give --reject-file a "
+        "file in a directory that can be written to\n"
+    )
+    assert not (tmp_path / "t.db").exists()

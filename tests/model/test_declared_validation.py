@@ -462,3 +462,14 @@ def test_a_field_validator_reading_info_data_sees_the_other_fields_in_a_partial_
     with pytest.raises(FieldValueError), db.transaction() as tx:
         tx.update(Window.key(window_id="w"), Window.f.closes.add(-3))
     assert db.get(Window, window_id="w") == Window(window_id="w", opens=5, closes=7)
+
+
+def test_delete_from_a_required_set_is_refused_before_any_request(engine_db: DB) -> None:
+    """Taking the last element removes the attribute (DynamoDB keeps no empty set): an item every read
+    refuses. No condition can tell beforehand, so the action is refused, naming entity, field and value."""
+    before = scan(engine_db)
+    with engine_db.trace() as trace, pytest.raises(FieldValueError) as caught:
+        engine_db.update(Product.key(sku="s1"), Product.f.labels.delete({"x"}))
+    assert (caught.value.entity, caught.value.field, caught.value.value) == ("PRODUCT", "labels", {"x"})
+    assert "delete() could take its last element" in str(caught.value)
+    assert trace.requests == [] and scan(engine_db) == before

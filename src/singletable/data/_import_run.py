@@ -31,7 +31,7 @@ from singletable.data._checkpoint import (
     os_reason,
     unwritable,
 )
-from singletable.data._formats import Resume, SourceChanged, SourceFile, SourceLine, read_lines
+from singletable.data._formats import FormatError, Resume, SourceChanged, SourceFile, SourceLine, read_lines
 from singletable.data._item_json import dumps, plain_value
 from singletable.data._loader import ItemLoader, LoadRefused
 
@@ -72,7 +72,13 @@ class Rejects:
         self.path = path
         self.handle = None
         if path is not None:
-            descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+            except OSError as error:  # before anything is written
+                raise FormatError(
+                    f"reject file {path} cannot be written ({os_reason(error)}): give --reject-file a file "
+                    "in a directory that can be written to"
+                ) from None
             self.handle = os.fdopen(descriptor, "r+b")
             self.handle.truncate(keep_bytes)  # rejects of a chunk whose checkpoint was never written
             self.handle.seek(keep_bytes)

@@ -286,8 +286,11 @@ def checked_actions(meta: EntityMeta, actions: Iterable[Action]) -> tuple[list[A
         # set (if_not_exists stores its value when the attribute is missing: a NULL, or nothing).
         empty = value is None or _empty_set(action)
         removes = kind == "remove" or (kind in ("set", "if_not_exists") and empty)
-        if removes and action.path.top_level and meta.fields[action.path.field].required:
+        required = action.path.top_level and meta.fields[action.path.field].required
+        if removes and required:
             raise FieldValueError(meta.type, check.field, check.expected, value, _REQUIRED)
+        if kind == "delete" and required:
+            raise FieldValueError(meta.type, check.field, check.expected, value, _REQUIRED_DELETE)
         if kind in ("set", "if_not_exists"):
             if value is not None and not _empty_set(action) and check.adapter is not None:
                 typed_value(action.path, action.path.codec, value)  # its type first: FieldTypeError
@@ -317,6 +320,14 @@ def checked_actions(meta: EntityMeta, actions: Iterable[Action]) -> tuple[list[A
 _REQUIRED = (
     "the field is required (no default), and removing it (None, an empty set, remove(), if_not_exists() of "
     "None or an empty set) would leave an item its reads refuse"
+)
+
+
+# Why delete() may not take elements from a required set: taking the last one removes the attribute (DynamoDB
+# stores no empty set), and no condition can tell beforehand whether the elements named are all there are.
+_REQUIRED_DELETE = (
+    "the field is required (no default), and delete() could take its last element, which removes the "
+    "attribute and leaves an item its reads refuse; set it to its new value instead"
 )
 
 
