@@ -18,6 +18,7 @@ import re
 from decimal import Decimal
 from typing import Any, NamedTuple
 
+from singletable.model._bounds import bound_refusal
 from singletable.model._errors import (
     AlreadyExists,
     Cancellation,
@@ -30,7 +31,6 @@ from singletable.model._errors import (
     UniqueViolation,
     VersionConflict,
 )
-from singletable.model._field_checks import bound_refusal
 from singletable.model._steps import Request, Steps
 from singletable.model._write_requests import RequestPart, WriteTarget
 
