@@ -55,7 +55,7 @@ def test_every_command_finds_a_design_module_in_the_working_directory(here) -> N
     runner = CliRunner()
     imported = runner.invoke(main, ["import", "out.db", "people", "people.jsonl", "--schema", name])
     assert imported.exit_code == 0, imported.output
-    assert "imported 1 lines into people" in imported.output
+    assert "imported 1 line into people" in imported.output
     scanned = runner.invoke(main, ["scan", "out.db", "people", "--design", name, "--jsonl"])
     assert scanned.exit_code == 0, scanned.output
     for arguments in (["check", name], ["docs", name, "-o", "docs"], ["diff", name, "out.db"]):

@@ -231,12 +231,10 @@ def test_the_cli_exits_1_when_a_data_file_is_rejected_whole(tmp_path):
     )
     assert done.returncode == 1, done.stdout
     assert done.stdout.startswith("imported 2,543 lines into tbl in ")
-    assert done.stdout.strip().endswith(
-        ": 1 new items, 0 replacing an item with the same key, 2,542 rejected"
-    )
+    assert done.stdout.strip().endswith(": 1 new item, 0 replacing an item with the same key, 2,542 rejected")
     damaged = export / "data" / "file1.json.gz"
     assert done.stderr == (
-        f"Error: 1 source file(s) could not be read whole (what could not be read is in no reject file): "
+        f"Error: 1 source file could not be read whole (what could not be read is in no reject file): "
         f"{damaged}\n"
     )
     assert "Traceback" not in done.stderr

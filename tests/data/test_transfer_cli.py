@@ -109,8 +109,7 @@ def test_a_bad_line_stops_the_import_with_its_file_line_key_and_the_committed_co
     checkpoint = f"{source}.tbl.import-checkpoint.json"
     assert result.stderr.splitlines() == [
         f'Error: {source} line 2 (key PK="b"): ValidationException: '
-        "One of the required keys was not given a value",
-        "1 items committed to tbl",
+        "One of the required keys was not given a value (1 item committed to tbl)",
         f"checkpoint {checkpoint}: run the same command with --resume to continue",
     ]
     again = run_cli("import", str(tmp_path / "a.db"), "tbl", str(source))
@@ -122,7 +121,7 @@ def test_a_bad_line_stops_the_import_with_its_file_line_key_and_the_committed_co
         "import", str(tmp_path / "a.db"), "tbl", str(source), "--resume", "--on-error", "reject"
     )
     assert rejected.returncode == 0, rejected.stderr
-    assert ": 1 new items, 0 replacing an item with the same key, 1 rejected (" in rejected.stdout
+    assert ": 1 new item, 0 replacing an item with the same key, 1 rejected (" in rejected.stdout
     assert json.loads((tmp_path / "items.jsonl.tbl.rejects.jsonl").read_text())["line"] == 2
 
 
@@ -131,7 +130,7 @@ def test_unknown_table_and_missing_source_are_one_line_errors(tmp_path):
     missing = run_cli("export", str(tmp_path / "a.db"), "absent", str(tmp_path / "out"))
     assert (missing.returncode, missing.stderr) == (
         1,
-        f"Error: table absent does not exist in {tmp_path / 'a.db'}\n0 items committed to absent\n",
+        f"Error: table absent does not exist in {tmp_path / 'a.db'}\n",
     )
     nowhere = run_cli("import", str(tmp_path / "a.db"), "tbl", str(tmp_path / "nowhere.jsonl"))
     assert (nowhere.returncode, nowhere.stderr) == (
@@ -183,3 +182,19 @@ def test_an_unwritable_destination_and_an_unreadable_checkpoint_are_one_line_err
         f"Error: checkpoint {checkpoint} cannot be read (Expecting value: line 1 column 1 (char 0)): "
         "delete it to start over\n",
     )
+
+
+def test_every_count_in_a_summary_agrees_in_number(tmp_path):
+    """One line, one item: ``imported 1 line ... 1 new item``, ``exported 1 item``, ``copied 1 item``."""
+    source = tmp_path / "one.jsonl"
+    source.write_text(item_json({"PK": {"S": "a"}, "SK": {"N": "1"}}) + "\n")
+    (tmp_path / "schema.json").write_text(json.dumps({"Table": SPEC}))
+    db, schema = str(tmp_path / "a.db"), str(tmp_path / "schema.json")
+    imported = run_cli("import", db, "tbl", str(source), "--schema", schema)
+    assert imported.returncode == 0, imported.stderr
+    assert imported.stdout.startswith("imported 1 line into tbl in ")
+    assert imported.stdout.endswith(": 1 new item, 0 replacing an item with the same key, 0 rejected\n")
+    exported = run_cli("export", db, "tbl", str(tmp_path / "out.jsonl"))
+    assert exported.stdout.startswith("exported 1 item (")
+    copied = run_cli("copy", db, str(tmp_path / "b.db"))
+    assert copied.stdout.startswith("copied 1 item of tbl in ")

@@ -257,8 +257,7 @@ def test_ctrl_c_stops_after_the_chunk_in_flight_and_says_what_was_committed(tmp_
     done = json.loads(checkpoint.read_text())["items"]
     assert 0 < done < n
     assert stderr.splitlines() == [
-        "Error: interrupted",
-        f"{done:,} items committed to {name}",
+        f"Error: interrupted ({done:,} items committed to {name})",
         f"checkpoint {checkpoint}: run the same command with --resume to continue",
     ]
     assert _finish(command, db, name, n, done) == n  # every item written exactly once

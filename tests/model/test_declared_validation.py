@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pydantic import AfterValidator, BaseModel, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, Field, ValidationInfo, field_validator, model_validator
 
 from singletable.model import (
     DB,
@@ -32,6 +32,7 @@ from singletable.model import (
     FieldValueError,
     Keys,
     ModelError,
+    OutOfBounds,
     Table,
     connect,
 )
@@ -105,6 +106,23 @@ class Bin(Entity, table=shop, type="BIN", timestamps=False):
     level: int = Field(default=0, ge=0, le=100)
 
     keys = Keys(PK="BIN#{bin_id}", SK="BIN")
+
+
+class Window(Entity, table=shop, type="WINDOW"):
+    """A field validator reading another field through ``info.data``, as pydantic documents it."""
+
+    window_id: str
+    opens: int = 0
+    closes: int = 10
+
+    keys = Keys(PK="WINDOW#{window_id}", SK="WINDOW")
+
+    @field_validator("closes")
+    @classmethod
+    def _after_opening(cls, value: int, info: ValidationInfo) -> int:
+        if value < info.data["opens"]:  # no None check: info.data always holds the fields above
+            raise ValueError(f"closes before it opens ({info.data['opens']})")
+        return value
 
 
 VALID: dict[str, Any] = {"sku": "s1", "title": "t", "labels": {"x"}}
@@ -194,8 +212,6 @@ def test_a_value_breaking_a_declared_rule_is_refused_before_any_request(
     engine_db: DB, violation: tuple[str, Any], how: str
 ) -> None:
     field, value = violation
-    if how == "update_if_not_exists" and (value is None or value == set()):
-        how = "update"  # if_not_exists(None) is no write at all
     before = scan(engine_db)
     with engine_db.trace() as trace, pytest.raises(FieldTypeError) as caught:
         write(engine_db, how, field, value)
@@ -367,3 +383,93 @@ def test_any_sequence_of_increments_keeps_a_bounded_number_in_bounds(
             assert (stored.level if stored else None) == level
 
     bounded()
+
+
+@pytest.mark.parametrize("how", ["update", "upsert", "tx_update"])
+def test_if_not_exists_of_nothing_on_a_required_field_is_refused_before_any_request(
+    engine_db: DB, how: str
+) -> None:
+    """``if_not_exists(None)`` stores NULL where the attribute is missing (an upsert's new item): an item
+    whose every read is refused. Refused before sending, naming entity, field and value."""
+    before = scan(engine_db)
+    for field, nothing in (("title", None), ("labels", set())):
+        action = getattr(Product.f, field).if_not_exists(nothing)
+        with engine_db.trace() as trace, pytest.raises(FieldValueError) as caught:
+            if how == "update":
+                engine_db.update(Product.key(sku="s1"), action)
+            elif how == "upsert":
+                engine_db.update(Product.key(sku="s9"), action, upsert=True, title="t", labels={"x"})
+            else:
+                with engine_db.transaction() as tx:
+                    tx.update(Product.key(sku="s1"), action)
+        assert (caught.value.entity, caught.value.field, caught.value.value) == ("PRODUCT", field, nothing)
+        assert str(caught.value).startswith(
+            f"PRODUCT.{field} = {nothing!r} is refused: the field is required"
+        )
+        assert trace.requests == []
+    assert scan(engine_db) == before
+
+
+@pytest.mark.async_twin
+def test_a_bound_broken_inside_a_transaction_is_the_same_field_value_error(
+    open_db: Callable[..., DB],
+) -> None:
+    """The transaction's cancellation names the update whose bound condition failed: the error is the one a
+    lone update raises (an ``OutOfBounds``: a ``FieldValueError`` and a ``ConditionFailed``), with every
+    action's cancellation; nothing of the transaction is written."""
+    db = open_db(shop)
+    db.create(Product(**{**VALID, "stock": 3}))
+    db.create(Bin(bin_id="b", level=50))
+    with pytest.raises(FieldValueError) as caught, db.transaction() as tx:
+        tx.update(Bin.key(bin_id="b"), Bin.f.level.add(10))
+        tx.update(Product.key(sku="s1"), Product.f.stock.add(-5))
+    error = caught.value
+    assert str(error) == "PRODUCT.stock = -5 is refused: add(-5) would make it -2, which must be >= 0"
+    assert isinstance(error, OutOfBounds) and isinstance(error, ConditionFailed)
+    assert (error.entity, error.field, error.value) == ("PRODUCT", "stock", -5)
+    failed = [c for c in error.cancellations if c.failed]
+    assert [(c.index, c.entity, c.role, c.code) for c in failed] == [
+        (1, "PRODUCT", "update", "ConditionalCheckFailed")
+    ]
+    assert len(error.cancellations) == 2
+    assert db.get(Product, sku="s1").stock == 3 and db.get(Bin, bin_id="b").level == 50
+    with pytest.raises(ConditionFailed) as alone:  # outside a transaction: the same error
+        db.update(Product.key(sku="s1"), Product.f.stock.add(-5))
+    assert type(alone.value) is OutOfBounds and str(alone.value) == str(error)
+    # the caller's own condition is not a bound
+    with pytest.raises(ConditionFailed) as other, db.transaction() as tx:
+        tx.update(Product.key(sku="s1"), Product.f.stock.add(-1), condition=Product.f.plan == "pro")
+    assert not isinstance(other.value, FieldValueError)
+
+
+@pytest.mark.async_twin
+def test_a_field_validator_reading_info_data_sees_the_other_fields_in_a_partial_update(
+    open_db: Callable[..., DB],
+) -> None:
+    """The update reads the stored item (as for a model validator) and validates the entity it leaves, so
+    ``info.data`` holds the stored ``opens``; refused before anything is written, never written and then
+    refused on every read."""
+    db = open_db(shop)
+    db.create(Window(window_id="w", opens=5))
+    with db.trace() as trace, pytest.raises(FieldValueError) as caught:
+        db.update(Window.key(window_id="w"), closes=3)
+    assert str(caught.value) == "WINDOW.closes = 3 is refused: Value error, closes before it opens (5)"
+    assert trace.operations == ["GetItem"]
+    assert db.get(Window, window_id="w").closes == 10
+    assert db.update(Window.key(window_id="w"), closes=7).closes == 7
+    with pytest.raises(FieldValueError):
+        db.update(Window.key(window_id="w"), opens=8)  # the other field changed: closes is checked again
+    with pytest.raises(FieldValueError), db.transaction() as tx:
+        tx.update(Window.key(window_id="w"), Window.f.closes.add(-3))
+    assert db.get(Window, window_id="w") == Window(window_id="w", opens=5, closes=7)
+
+
+def test_delete_from_a_required_set_is_refused_before_any_request(engine_db: DB) -> None:
+    """Taking the last element removes the attribute (DynamoDB keeps no empty set): an item every read
+    refuses. No condition can tell beforehand, so the action is refused, naming entity, field and value."""
+    before = scan(engine_db)
+    with engine_db.trace() as trace, pytest.raises(FieldValueError) as caught:
+        engine_db.update(Product.key(sku="s1"), Product.f.labels.delete({"x"}))
+    assert (caught.value.entity, caught.value.field, caught.value.value) == ("PRODUCT", "labels", {"x"})
+    assert "delete() could take its last element" in str(caught.value)
+    assert trace.requests == [] and scan(engine_db) == before

@@ -7,7 +7,10 @@ which words it once for every command:
 - ``TargetError``: ``CODE: message``, DynamoDB's own words (or ``EndpointConnectionError: ...``); exit 1.
 - ``FormatError``, and a data command's ``OSError``: its text (a source or destination that cannot be
   used); exit 1.
-- ``TransferError``: the reason, what was committed, how to resume; exit 1 (130 when interrupted).
+- ``TransferError``: one line with the reason and, once an import or a copy had begun writing, what it
+  committed (``Error: ... (1,041 items committed to Orders)``; one that stops before writing, and an export,
+  whose partial destination is removed, changed nothing); then, when a checkpoint holds where it stopped,
+  how to resume; exit 1 (130 when interrupted).
 - ``ValueError``: the library's word on an argument. For a command that reads its arguments into a request
   (the look commands) a usage error, exit 2; for export, import and copy its text, exit 1.
 
@@ -27,6 +30,7 @@ from typing import TYPE_CHECKING
 import click
 
 from singletable._extras import MissingExtra
+from singletable._words import counted
 
 if TYPE_CHECKING:
     from singletable.data import TransferError
@@ -46,13 +50,23 @@ class TransferStopped(click.ClickException):
         error = self.error
         summary = error.summary
         lines = [f"warning: {warning}" for warning in summary.warnings]
-        lines += [f"Error: {error.message}", f"{summary.items:,} items committed to {summary.table}"]
-        if summary.rejected:
-            lines[-1] += f", {summary.rejected:,} lines rejected"
         checkpoint = error.checkpoint
+        began = checkpoint is not None or summary.items or summary.rejected
+        lines.append(f"Error: {error.message}{_committed(summary) if began else ''}")
         if checkpoint is not None and Path(checkpoint).exists():
             lines.append(f"checkpoint {checkpoint}: run the same command with --resume to continue")
         click.echo("\n".join(lines), err=True)
+
+
+def _committed(summary: object) -> str:
+    """`` (3 items committed to T, 1 line rejected)`` for an import or a copy; nothing for an export, whose
+    destination a failure removes."""
+    if summary.operation == "export":  # type: ignore[attr-defined]
+        return ""
+    text = f"{counted(summary.items, 'item')} committed to {summary.table}"  # type: ignore[attr-defined]
+    if summary.rejected:  # type: ignore[attr-defined]
+        text += f", {counted(summary.rejected, 'line')} rejected"  # type: ignore[attr-defined]
+    return f" ({text})"
 
 
 def failure(

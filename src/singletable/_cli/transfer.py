@@ -32,6 +32,7 @@ from singletable._cli._options import (
     target_argument,
 )
 from singletable._cli.synth import SYNTH_FORMATS, synthesize, without_lsi_option
+from singletable._words import counted
 
 
 def _guess_format(path: str) -> str:
@@ -146,8 +147,8 @@ def export(
     _report(
         summary,
         as_json,
-        f"exported {summary.items:,} items ({_bytes(summary.bytes)}) from {table} to {summary.destination} "
-        f"in {summary.seconds:.1f} s",
+        f"exported {counted(summary.items, 'item')} ({_bytes(summary.bytes)}) from {table} to "
+        f"{summary.destination} in {summary.seconds:.1f} s",
     )
 
 
@@ -233,22 +234,22 @@ def import_(
     if summary.damaged:
         files = ", ".join(summary.damaged)
         raise click.ClickException(
-            f"{len(summary.damaged):,} source file(s) could not be read whole (what could not be read is "
-            f"in no reject file): {files}"
+            f"{counted(len(summary.damaged), 'source file')} could not be read whole (what could not be "
+            f"read is in no reject file): {files}"
         )
 
 
 def _import_text(summary: Any, table: str) -> str:
     """The summary line: every line read is counted once, as new, replacing, or rejected; they add up."""
-    text = f"imported {summary.read:,} lines into {table} in {summary.seconds:.1f} s: "
+    text = f"imported {counted(summary.read, 'line')} into {table} in {summary.seconds:.1f} s: "
     if summary.overwritten is None:
-        text += f"{summary.items:,} items written (an endpoint does not say which replaced an item)"
+        text += f"{counted(summary.items, 'item')} written (an endpoint does not say which replaced an item)"
     else:
         new = summary.items - summary.overwritten
-        text += f"{new:,} new items, {summary.overwritten:,} replacing an item with the same key"
+        text += f"{counted(new, 'new item')}, {summary.overwritten:,} replacing an item with the same key"
     text += f", {summary.rejected:,} rejected"
     if summary.resumed_from:
-        text += f" ({summary.resumed_from:,} items committed before resuming)"
+        text += f" ({counted(summary.resumed_from, 'item')} committed before resuming)"
     return text
 
 
@@ -314,7 +315,7 @@ def _copy_tables(
         _report(
             summary,
             as_json,
-            f"copied {summary.items:,} items of {name} in {summary.seconds:.1f} s; count: "
+            f"copied {counted(summary.items, 'item')} of {name} in {summary.seconds:.1f} s; count: "
             f"{summary.source_count:,} in {src.name}, {summary.destination_count:,} in {dst.name}",
         )
     return mismatched

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from singletable._server.head_limit import BoundedHeadProtocol
 
 
 class CoalescedWrites:
@@ -100,8 +100,9 @@ class CoalescedWrites:
         self._transport.write_eof()
 
 
-class CoalescingHttpToolsProtocol(HttpToolsProtocol):
-    """uvicorn's httptools protocol, writing through :class:`CoalescedWrites`."""
+class CoalescingHttpToolsProtocol(BoundedHeadProtocol):
+    """uvicorn's httptools protocol, writing through :class:`CoalescedWrites` (and refusing an oversized
+    request head: :mod:`singletable._server.head_limit`)."""
 
     # uvicorn's signature (asyncio.Transport) narrows asyncio's (BaseTransport), hence the override ignore;
     # CoalescedWrites is a transport by the methods uvicorn calls, not by class.

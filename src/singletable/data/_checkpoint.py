@@ -3,13 +3,21 @@
 A checkpoint is a small JSON file saying how far a transfer got: for an import, the file and line of the
 last input line whose item is committed (or rejected into the reject file, whose length is recorded so a
 resume can cut off rejects of a chunk that never got its checkpoint); for a copy, each scan segment's last
-committed LastEvaluatedKey. It is written after the chunk it describes is committed, atomically (a temporary
-file, fsynced, renamed over the old one), so a killed transfer resumes from a state that is true: nothing
-committed is written twice and nothing is skipped.
+committed LastEvaluatedKey. It is written after the chunk it describes is committed, atomically (a
+temporary file, fsynced, renamed over the old one, the directory fsynced), so a killed transfer resumes from
+a state that is true: nothing committed is written twice and nothing is skipped.
+
+A checkpoint that cannot be written (a full disk, a file size limit, a read-only directory) stops the
+transfer with :func:`unwritable`: one line naming the file and the system's reason, the items committed so
+far counted (the chunk whose checkpoint failed among them). The old checkpoint, if any, stays whole: a
+resume starts from it and writes that last chunk's items again (the same items under the same keys, so
+nothing is stored twice). Whether the checkpoint can be written at all is tried before anything is
+committed (:func:`check_writable`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -17,6 +25,8 @@ import threading
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+from singletable.data._manifest import FormatError
 
 
 @dataclass
@@ -125,13 +135,21 @@ class Checkpoint:
     sources: list[dict[str, Any]] = field(default_factory=list)  # an import's files read so far: fingerprints
 
     def save(self, path: Path) -> None:
-        temporary = path.with_name(path.name + ".tmp")
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with open(descriptor, "w", encoding="utf-8") as handle:
-            json.dump(asdict(self), handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
+        """Write atomically: whatever fails, ``path`` holds the old checkpoint or the new one, whole, and no
+        temporary file is left behind. Raises the OSError of what failed."""
+        temporary = _temporary(path)
+        try:
+            descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with open(descriptor, "w", encoding="utf-8") as handle:
+                json.dump(asdict(self), handle)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temporary, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                temporary.unlink(missing_ok=True)
+            raise
+        _sync_directory(path.parent)
 
     @classmethod
     def load(cls, path: Path) -> Checkpoint:
@@ -146,6 +164,50 @@ class Checkpoint:
                 f"checkpoint {path} is for {self.operation} of {self.source} into table {self.table}, not "
                 f"{operation} of {source} into {table}: delete it or give another --checkpoint"
             )
+
+
+def _temporary(path: Path) -> Path:
+    return path.with_name(path.name + ".tmp")
+
+
+def _sync_directory(directory: Path) -> None:
+    """Make a rename in ``directory`` durable (where a directory can be opened: not on Windows)."""
+    try:
+        descriptor = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
+
+
+def os_reason(error: OSError) -> str:
+    """The system's words for ``error`` (``No space left on device``), without the path it may repeat."""
+    return error.strerror or str(error)
+
+
+def unwritable(path: Path, error: OSError, summary: TransferSummary) -> TransferError:
+    """The error that stops a transfer whose checkpoint ``path`` could not be written."""
+    return TransferError(f"checkpoint {path} cannot be written ({os_reason(error)})", summary, path)
+
+
+def check_writable(path: Path) -> None:
+    """Refuse, before anything is committed, a checkpoint whose directory cannot take a file, or a path that
+    is not a regular file (a device such as ``/dev/full`` would be renamed over; a directory cannot be)."""
+    if path.exists() and not path.is_file():
+        raise FormatError(f"checkpoint {path} is not a regular file: give --checkpoint a file")
+    temporary = _temporary(path)
+    try:
+        os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))
+        temporary.unlink()
+    except OSError as error:
+        raise FormatError(
+            f"checkpoint {path} cannot be written ({os_reason(error)}): give --checkpoint a file in a "
+            "directory that can be written to"
+        ) from None
 
 
 def default_checkpoint(source: str, table: str, operation: str) -> Path:

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from singletable._words import counted
 from singletable.data._item_json import (
     NotJSON,
     attribute_value,
@@ -135,8 +136,8 @@ def read_lines(
                 _check_resume(name, reader, resume)
         if reader.number < skip:
             raise SourceChanged(
-                f"{name} changed since the import stopped: it has {reader.number:,} lines, fewer than the "
-                f"{skip:,} read then; delete the checkpoint to start over"
+                f"{name} changed since the import stopped: it has {counted(reader.number, 'line')}, fewer "
+                f"than the {counted(skip, 'line')} read then; delete the checkpoint to start over"
             )
         changed = _changed_while_read(source, reader)
         if changed is not None:
@@ -146,8 +147,9 @@ def read_lines(
 def _check_resume(name: str, reader: LineReader, resume: Resume) -> None:
     if resume.seen is not None and reader.seen.hexdigest() != resume.seen:
         raise SourceChanged(
-            f"{name} changed since the import stopped: its first {resume.line:,} lines are not the ones "
-            "imported then; delete the checkpoint to start over"
+            f"{name} changed since the import stopped: its first {counted(resume.line, 'line')} "
+            f"{'is' if resume.line == 1 else 'are'} not the ones imported then; delete the checkpoint to "
+            "start over"
         )
 
 

@@ -16,6 +16,7 @@ checkpoint), and a resumed import refuses a file that changed (:func:`check_unch
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -27,8 +28,10 @@ from singletable.data._checkpoint import (
     TransferError,
     TransferInterrupted,
     TransferSummary,
+    os_reason,
+    unwritable,
 )
-from singletable.data._formats import Resume, SourceChanged, SourceFile, SourceLine, read_lines
+from singletable.data._formats import FormatError, Resume, SourceChanged, SourceFile, SourceLine, read_lines
 from singletable.data._item_json import dumps, plain_value
 from singletable.data._loader import ItemLoader, LoadRefused
 
@@ -52,15 +55,30 @@ def describe_key(item: Item | None, keys: list[str]) -> str:
     return f" (key {', '.join(parts)})" if parts else " (no key attributes)"
 
 
+class RejectsUnwritable(Exception):
+    """The reject file could not take a line (a full disk, a file size limit): ``error`` says why."""
+
+    def __init__(self, path: Path, error: OSError) -> None:
+        super().__init__(f"reject file {path} cannot be written ({os_reason(error)})")
+
+
 class Rejects:
     """The reject file: one JSON line per refused input line, fsynced before the checkpoint that covers it.
-    Created private (0600): it holds the data's own text."""
+    Created private (0600): it holds the data's own text. A write that fails raises
+    :class:`RejectsUnwritable`; what the last checkpoint counted is on disk (fsynced), and a resume cuts the
+    file back to it."""
 
     def __init__(self, path: Path | None, keep_bytes: int) -> None:
         self.path = path
         self.handle = None
         if path is not None:
-            descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+            except OSError as error:  # before anything is written
+                raise FormatError(
+                    f"reject file {path} cannot be written ({os_reason(error)}): give --reject-file a file "
+                    "in a directory that can be written to"
+                ) from None
             self.handle = os.fdopen(descriptor, "r+b")
             self.handle.truncate(keep_bytes)  # rejects of a chunk whose checkpoint was never written
             self.handle.seek(keep_bytes)
@@ -71,19 +89,26 @@ class Rejects:
         record["text"] = line.text
         if line.whole_file:
             record["lines"] = line.count
-        # called only with on_error="reject", which opens the file
-        self.handle.write((dumps(record, spaced=True) + "\n").encode("utf-8"))  # type: ignore[union-attr]
+        try:  # called only with on_error="reject", which opens the file
+            self.handle.write((dumps(record, spaced=True) + "\n").encode("utf-8"))  # type: ignore[union-attr]
+        except OSError as error:
+            raise RejectsUnwritable(self.path, error) from None  # type: ignore[arg-type]
 
     def sync(self) -> int:
         if self.handle is None:
             return 0
-        self.handle.flush()
-        os.fsync(self.handle.fileno())
+        try:
+            self.handle.flush()
+            os.fsync(self.handle.fileno())
+        except OSError as error:
+            raise RejectsUnwritable(self.path, error) from None  # type: ignore[arg-type]
         return self.handle.tell()
 
     def close(self) -> None:
+        """Close; lines a failed write left in the buffer are dropped (no checkpoint counts them)."""
         if self.handle is not None:
-            self.handle.close()
+            with contextlib.suppress(OSError):
+                self.handle.close()
 
 
 def fingerprint(path: Path) -> dict[str, Any]:
@@ -182,6 +207,17 @@ class ImportRun:
         self._count_written(result.written, result.replaced)
         if self.stop and problems:
             self.stop_at(chunk, problems[0])
+        try:
+            self.reject(chunk, problems)
+        except RejectsUnwritable as error:
+            raise self.rejects_failed(error) from None
+        self.summary.bytes += sum(e.line.size for e in chunk)
+        self.save(chunk[-1])
+        if progress is not None:
+            progress(self.summary.items, self.summary.bytes)
+
+    def reject(self, chunk: list[Entry], problems: list[tuple[int, str]]) -> None:
+        """Write each refused line of ``chunk`` to the reject file, and count it."""
         for position, error in problems:
             line = chunk[position].line
             self.rejects.add(line, describe_key(line.item, self.keys), error)
@@ -189,10 +225,14 @@ class ImportRun:
             self.summary.read += line.count
             if line.lost and line.file not in self.summary.damaged:
                 self.summary.damaged.append(line.file)
-        self.summary.bytes += sum(e.line.size for e in chunk)
-        self.save(chunk[-1])
-        if progress is not None:
-            progress(self.summary.items, self.summary.bytes)
+
+    def rejects_failed(self, error: RejectsUnwritable) -> TransferError:
+        """Only what the last checkpoint counted is surely in the reject file: the chunk's items are
+        committed and counted, its rejected lines are not (a resume does the chunk again)."""
+        summary = self.summary
+        summary.rejected, summary.damaged = self.state.rejected, list(self.state.damaged)
+        summary.read = summary.items + summary.rejected
+        return TransferError(str(error), summary, self.point)
 
     def _count_written(self, written: int, replaced: int | None) -> None:
         self.summary.items += written
@@ -214,12 +254,19 @@ class ImportRun:
 
     def save(self, last: Entry) -> None:
         state, summary = self.state, self.summary
+        try:
+            reject_bytes = self.rejects.sync()
+        except RejectsUnwritable as error:
+            raise self.rejects_failed(error) from None
         state.items, state.rejected, state.read = summary.items, summary.rejected, summary.read
         state.overwritten, state.damaged = summary.overwritten, list(summary.damaged)
-        state.reject_bytes = self.rejects.sync()
+        state.reject_bytes = reject_bytes
         if last.line.whole_file:  # a file rejected whole: a resumed import goes on with the next one
             state.position = {"file": last.index + 1, "line": 0}
         else:
             seen = last.line.seen.hexdigest() if last.line.seen is not None else None
             state.position = {"file": last.index, "line": last.line.line, "seen": seen}
-        state.save(self.point)
+        try:
+            state.save(self.point)
+        except OSError as error:
+            raise unwritable(self.point, error, summary) from None

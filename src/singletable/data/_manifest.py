@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from singletable._words import counted
 from singletable.data._lines import LineProblem, LineReader
 
 SUMMARY = "manifest-summary.json"
@@ -179,7 +180,7 @@ def check_data_file(data_file: DataFile) -> DataFileCheck:
     promised = data_file.item_count
     if problem_text is None and promised is not None and lines != promised:
         problem_text = (
-            f"holds {lines:,} items but its manifest entry says itemCount {promised:,}: "
+            f"holds {counted(lines, 'item')} but its manifest entry says itemCount {promised:,}: "
             "the export is incomplete or not the one its manifest describes"
         )
     return DataFileCheck(lines if problem_text is None else max(lines, promised or 0), problem_text)

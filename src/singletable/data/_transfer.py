@@ -28,7 +28,9 @@ from singletable.data._checkpoint import (
     TransferError,
     TransferInterrupted,
     TransferSummary,
+    check_writable,
     default_checkpoint,
+    unwritable,
 )
 from singletable.data._formats import FormatError, source_files
 from singletable.data._import_run import ImportRun, Rejects, check_unchanged, describe_key
@@ -173,6 +175,7 @@ def _ensure(
 
 
 def _start_checkpoint(point: Path, operation: str, source: str, table: str, resume: bool) -> Checkpoint:
+    check_writable(point)
     if point.exists():
         if not resume:
             raise FormatError(
@@ -180,8 +183,9 @@ def _start_checkpoint(point: Path, operation: str, source: str, table: str, resu
             )
         state = Checkpoint.load(point)
         state.check_matches(operation, source, table, point)
-        return state
-    return Checkpoint(operation, source, table)
+    else:
+        state = Checkpoint(operation, source, table)
+    return state
 
 
 # -- copy ------------------------------------------------------------------------------------------------
@@ -211,11 +215,11 @@ def copy_table(
         if settings is None:
             raise TransferError(f"table {table} does not exist in {src.name}", summary)
         with _opened(destination) as dst:
-            _ensure_copy(dst, into, settings, f"{table} on {src.name}", summary)
             # Beside the destination (what the copy writes), never beside the source, which may sit in a
-            # directory nothing can be written to.
+            # directory nothing can be written to; found writable before the destination table is made.
             point = Path(checkpoint) if checkpoint else default_checkpoint(dst.name, into, "copy")
             state = _start_checkpoint(point, "copy", f"{src.name}#{table}", into, resume)
+            _ensure_copy(dst, into, settings, f"{table} on {src.name}", summary)
             summary.items = summary.resumed_from = state.items
             loader = ItemLoader(dst, into, **(loader_options or {}))
             keys = [name for name, _ in settings.key_schema]
@@ -297,7 +301,10 @@ def _copy_pages(
                     positions[str(segment)] = item_to_json(last)
                 state.items = summary.items
                 state.position = {"segments": positions, "total": segments}
-                state.save(point)
+                try:
+                    state.save(point)
+                except OSError as error:
+                    raise unwritable(point, error, summary) from None
                 if progress is not None:
                     progress(summary.items, summary.bytes)
                 interrupts.chunk_done()

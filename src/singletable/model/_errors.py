@@ -159,6 +159,25 @@ class ConditionFailed(RequestError):
     """A write's condition (declared or implied, like create's "must not exist") did not hold."""
 
 
+class OutOfBounds(FieldValueError, ConditionFailed):
+    """A number an update computes on the server (``add``, ``subtract``) would leave its declared bounds:
+    the condition that keeps it inside refused the write, and nothing was written (inside
+    ``db.transaction()``, nothing of the transaction). A :class:`FieldValueError` naming entity, field and
+    the amount (``PRODUCT.stock = -5 is refused: add(-5) would make it -2, which must be >= 0``), and, since
+    a condition failed, a :class:`ConditionFailed` too (``code``, ``item``: the stored item as
+    AttributeValues), so either ``except`` catches it; raised by a transaction, it carries the
+    transaction's ``cancellations``."""
+
+    def __init__(
+        self, entity: str, field: str, expected: str, value: Any, reason: str, *, item: dict[str, Any] | None
+    ) -> None:
+        FieldValueError.__init__(self, entity, field, expected, value, reason)
+        self.code = "ConditionalCheckFailedException"
+        self.message = str(self)
+        self.item = item
+        self.extra: dict[str, Any] = {}
+
+
 class AlreadyExists(ConditionFailed):
     """``create`` found an item with the same primary key."""
 

@@ -14,9 +14,16 @@ The codecs (:mod:`singletable.model._codecs`) check a value's *type*; an entity 
   updates planned from the stored item (read first, the update conditioned on every field it did not set
   being stored as read), and the entity the update leaves is validated whole (:func:`updated_entity`).
 - an update that computes a number on the server (``add``, ``subtract``) cannot know the result before the
-  request: each numeric bound (``ge``, ``gt``, ``le``, ``lt``) becomes a condition on the stored value, so
-  DynamoDB refuses a result out of bounds and nothing is written; a field with any other validation
-  (choices, validators, other constraints) refuses such actions before sending, naming the field.
+  request: each numeric bound (``ge``, ``gt``, ``le``, ``lt``) becomes a condition on the stored value
+  (:mod:`singletable.model._bounds`), so DynamoDB refuses a result out of bounds and nothing is written; a
+  field with any other validation (choices, validators, other constraints) refuses such actions before
+  sending, naming the field.
+- a field validator that takes pydantic's ``ValidationInfo`` (``def check(cls, value, info)``, or an
+  ``Annotated`` validator taking ``info``) may read the entity's other fields in ``info.data``, which a lone
+  value does not have. It counts as a rule over the whole entity, like a model validator: a partial update
+  reads the stored item and validates the entity it leaves, so ``info.data`` holds the fields validated
+  before it (pydantic's order: the fields declared above it). It never runs on a value alone: a projection
+  read (which holds only some fields) does not run it.
 
 Reads validate the same way (:meth:`EntityMeta.from_item`): an item breaking a rule raises
 :class:`StoredItemError` on every read path.
@@ -25,6 +32,7 @@ Reads validate the same way (:meth:`EntityMeta.from_item`): an item breaking a r
 from __future__ import annotations
 
 import enum
+import inspect
 import types
 import typing
 from collections.abc import Iterable, Mapping
@@ -43,8 +51,9 @@ from pydantic import (
     WrapValidator,
 )
 
+from singletable.model._bounds import BoundCheck
 from singletable.model._errors import FieldValueError
-from singletable.model._expr import Action, Cond, Path, typed_value
+from singletable.model._expr import Action, Path, typed_value
 
 if typing.TYPE_CHECKING:
     from singletable.model._entity_meta import EntityMeta
@@ -118,12 +127,36 @@ def _unwrapped(annotation: Any) -> tuple[Any, list[Any]]:
 
 def _decorators(model: type[BaseModel], name: str) -> list[Any]:
     """The model's ``@field_validator`` methods for field ``name``, as ``Annotated`` validators, in the
-    order pydantic applies them."""
+    order pydantic applies them -- but those taking ``info``, which need the whole entity."""
     out = []
     for decorator in model.__pydantic_decorators__.field_validators.values():
         if name in decorator.info.fields or "*" in decorator.info.fields:
-            out.append(_MODES[decorator.info.mode](decorator.func))
+            validator = _MODES[decorator.info.mode](decorator.func)
+            if not _takes_info(validator):
+                out.append(validator)
     return out
+
+
+def _takes_info(validator: Any) -> bool:
+    """Whether a pydantic validator (``AfterValidator(f)``...) passes ``f`` a ``ValidationInfo``: one more
+    positional parameter than the value (and, for a wrap validator, the handler)."""
+    func = getattr(validator, "func", None)
+    if func is None or not isinstance(validator, tuple(_MODES.values())):
+        return False
+    try:
+        parameters = inspect.signature(func).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) > (2 if isinstance(validator, WrapValidator) else 1)
+
+
+def _whole_entity_validators(model: type[BaseModel]) -> bool:
+    """Whether a field of ``model`` has a validator taking ``info`` (``info.data``: the other fields)."""
+    for decorator in model.__pydantic_decorators__.field_validators.values():
+        if _takes_info(_MODES[decorator.info.mode](decorator.func)):
+            return True
+    return any(_takes_info(m) for info in model.model_fields.values() for m in info.metadata)
 
 
 def _adapter(annotation: Any, metadata: list[Any], model: type[BaseModel] | None) -> TypeAdapter[Any]:
@@ -186,7 +219,7 @@ def field_check(meta: EntityMeta, name: str) -> FieldCheck:
             meta.type,
             name,
             info.annotation,
-            list(info.metadata),
+            [m for m in info.metadata if not _takes_info(m)],  # those run with the whole entity
             meta.cls,
             _decorators(meta.cls, name),
             meta.fields[name].codec.expected,
@@ -252,9 +285,15 @@ def checked_actions(meta: EntityMeta, actions: Iterable[Action]) -> tuple[list[A
     for action in actions:
         check = path_check(meta, action.path)
         kind, value = action.kind, action.value
-        removes = kind == "remove" or (kind == "set" and (value is None or _empty_set(action)))
-        if removes and action.path.top_level and meta.fields[action.path.field].required:
+        # What may leave the field absent or NULL: remove(), and set()/if_not_exists() of None or an empty
+        # set (if_not_exists stores its value when the attribute is missing: a NULL, or nothing).
+        empty = value is None or _empty_set(action)
+        removes = kind == "remove" or (kind in ("set", "if_not_exists") and empty)
+        required = action.path.top_level and meta.fields[action.path.field].required
+        if removes and required:
             raise FieldValueError(meta.type, check.field, check.expected, value, _REQUIRED)
+        if kind == "delete" and required:
+            raise FieldValueError(meta.type, check.field, check.expected, value, _REQUIRED_DELETE)
         if kind in ("set", "if_not_exists"):
             if value is not None and not _empty_set(action) and check.adapter is not None:
                 typed_value(action.path, action.path.codec, value)  # its type first: FieldTypeError
@@ -282,8 +321,16 @@ def checked_actions(meta: EntityMeta, actions: Iterable[Action]) -> tuple[list[A
 
 # Why a partial update may not remove a required field: the item would lack it, and every read refuses that.
 _REQUIRED = (
-    "the field is required (no default), and removing it (None, an empty set, remove()) would leave an item "
-    "its reads refuse"
+    "the field is required (no default), and removing it (None, an empty set, remove(), if_not_exists() of "
+    "None or an empty set) would leave an item its reads refuse"
+)
+
+
+# Why delete() may not take elements from a required set: taking the last one removes the attribute (DynamoDB
+# stores no empty set), and no condition can tell beforehand whether the elements named are all there are.
+_REQUIRED_DELETE = (
+    "the field is required (no default), and delete() could take its last element, which removes the "
+    "attribute and leaves an item its reads refuse; set it to its new value instead"
 )
 
 
@@ -293,87 +340,6 @@ def _empty_set(action: Action) -> bool:
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float | Decimal) and not isinstance(value, bool)
-
-
-@dataclass(slots=True, eq=False)
-class BoundCheck:
-    """A number the update computes on the server (``add``/``subtract``) and the field's declared bounds:
-    the update is conditioned on the stored value leaving the result inside them."""
-
-    entity: str
-    field: str
-    path: Path
-    kind: str
-    delta: Any
-    bounds: tuple[Any, ...]
-
-    def _change(self) -> Any:
-        return -self.delta if self.kind == "subtract" else self.delta
-
-    def condition(self) -> Cond | None:
-        """The stored value that keeps ``stored + change`` in bounds; a missing attribute counts as 0 for
-        ``add`` (DynamoDB's ADD starts there) and fails ``subtract``."""
-        change = self._change()
-        conds: list[Cond] = []
-        fresh_ok = self.kind == "add" and _inside(change, self.bounds)
-        for bound in self.bounds:
-            conds.append(_stored_bound(self.path, bound, change))
-        cond = conds[0]
-        for more in conds[1:]:
-            cond = cond & more
-        return self.path.not_exists() | cond if fresh_ok else cond
-
-    def violated(self, stored: Any) -> str | None:
-        """Why the result of this update on ``stored`` (None: absent) breaks a bound, or None."""
-        change = self._change()
-        if stored is None:
-            if self.kind == "subtract":
-                return None
-            result = change
-        else:
-            result = _plus(stored, change)
-        for bound in self.bounds:
-            if not _inside(result, (bound,)):
-                return f"{self.kind}({self.delta!r}) would make it {result!r}, {_bound_text(bound)}"
-        return None
-
-
-def _stored_bound(path: Path, bound: Any, change: Any) -> Cond:
-    if isinstance(bound, annotated_types.Ge):
-        return path >= _plus(bound.ge, -change)
-    if isinstance(bound, annotated_types.Gt):
-        return path > _plus(bound.gt, -change)
-    if isinstance(bound, annotated_types.Le):
-        return path <= _plus(bound.le, -change)
-    return path < _plus(bound.lt, -change)
-
-
-def _plus(a: Any, b: Any) -> Any:
-    """``a + b`` for numbers of any two kinds (a Decimal and a float are added as decimals, as DynamoDB
-    adds them)."""
-    if isinstance(a, Decimal) != isinstance(b, Decimal):
-        return Decimal(str(a)) + Decimal(str(b))
-    return a + b
-
-
-def _inside(value: Any, bounds: Iterable[Any]) -> bool:
-    for bound in bounds:
-        if isinstance(bound, annotated_types.Ge) and not value >= bound.ge:
-            return False
-        if isinstance(bound, annotated_types.Gt) and not value > bound.gt:
-            return False
-        if isinstance(bound, annotated_types.Le) and not value <= bound.le:
-            return False
-        if isinstance(bound, annotated_types.Lt) and not value < bound.lt:
-            return False
-    return True
-
-
-def _bound_text(bound: Any) -> str:
-    for attr, words in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")):
-        if hasattr(bound, attr):
-            return f"which must be {words} {getattr(bound, attr)!r}"
-    return str(bound)
 
 
 # -- whole entities --------------------------------------------------------------------------------------
@@ -386,7 +352,7 @@ def check_entity(meta: EntityMeta, values: Mapping[str, Any]) -> None:
     if plain is None:
         decorators = meta.cls.__pydantic_decorators__
         plain = meta.__dict__["_plain_values"] = not (
-            decorators.model_validators or decorators.root_validators or decorators.validators
+            has_entity_rules(meta) or decorators.validators
         ) and all(field_check(meta, name).adapter is None for name in meta.fields)
     if plain:
         return
@@ -412,48 +378,18 @@ def _field_named(meta: EntityMeta, loc: Any) -> str | None:
     return None
 
 
-def bound_refusal(bounds: list[BoundCheck] | None, item: Any, plain: bool) -> FieldValueError | None:
-    """After an update's condition failed (``plain``: not a version conflict), with the stored item it
-    returned: the :class:`FieldValueError` of the first number whose result would break its bounds, or None
-    when the failure is something else (the caller's condition, a concurrent change)."""
-    if not bounds or not plain:
-        return None
-    for bound in bounds:
-        stored = _stored_number(item, bound.path)
-        why = bound.violated(stored)
-        if why is not None:
-            return FieldValueError(bound.entity, bound.field, bound.path.codec.expected, bound.delta, why)
-    return None
-
-
-def _stored_number(item: Any, path: Path) -> Any:
-    """The number stored at ``path`` in a raw item (AttributeValues), or None if absent."""
-    av: Any = {"M": item} if item else None
-    for step in path.steps:
-        if av is None:
-            return None
-        if "M" in av:
-            av = av["M"].get(step) if isinstance(step, str) else None
-        elif "L" in av and isinstance(step, int):
-            av = av["L"][step] if 0 <= step < len(av["L"]) else None
-        else:
-            return None
-    if av is None or "N" not in av:
-        return None
-    return path.codec.load(av) if path.codec.kind == "N" else Decimal(av["N"])
-
-
 # -- partial updates of entities with model validators ---------------------------------------------------
 
 
 def has_entity_rules(meta: EntityMeta) -> bool:
-    """Whether the entity declares validation of the whole object (``@model_validator``), which a partial
-    update can only satisfy by planning from the stored item."""
+    """Whether the entity declares validation of the whole object (``@model_validator``, or a field
+    validator reading the other fields through ``info``), which a partial update can only satisfy by
+    planning from the stored item."""
     rules = meta.__dict__.get("_entity_rules")
     if rules is None:
         decorators = meta.cls.__pydantic_decorators__
         rules = meta.__dict__["_entity_rules"] = bool(
-            decorators.model_validators or decorators.root_validators
+            decorators.model_validators or decorators.root_validators or _whole_entity_validators(meta.cls)
         )
     return rules
 

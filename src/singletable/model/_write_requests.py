@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, NamedTuple
 
+from singletable.model._bounds import BoundCheck
 from singletable.model._codecs import AV
 from singletable.model._entity_meta import EntityMeta
 from singletable.model._expr import Compiler, Cond, compile_update
-from singletable.model._field_checks import BoundCheck
 from singletable.model._steps import Request, Steps
 from singletable.model._write_keys import declared_attributes
 from singletable.model._write_values import UpdateValues

@@ -18,6 +18,7 @@ import re
 from decimal import Decimal
 from typing import Any, NamedTuple
 
+from singletable.model._bounds import bound_refusal
 from singletable.model._errors import (
     AlreadyExists,
     Cancellation,
@@ -150,6 +151,8 @@ def _cancelled(parts: list[RequestPart], error: RequestError, keys: TableKeys | 
         where = f"transaction cancelled, action {each.index + 1} of {total} ({action_text(part, keys)})"
         if each.code == "ConditionalCheckFailed":
             meaning = _meaning(part, error, each.item, where)
+            if type(meaning) is ConditionFailed:  # not a claim, a create, a version: maybe a bound
+                meaning = bound_refusal(part.bounds, each.item, True) or meaning
             break
         detail = f" ({each.message})" if each.message else ""
         failed.append(f"{where} failed: {each.code}{detail}")
