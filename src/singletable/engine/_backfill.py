@@ -18,7 +18,7 @@ import threading
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from singletable.engine import _codec as codec
+from singletable.engine import _attribute_values as codec
 from singletable.engine._errors import DynamoDBError
 from singletable.engine._schema import IndexSchema, TableSchema
 from singletable.engine._storage import HASH_SPACE

@@ -14,7 +14,7 @@ from __future__ import annotations
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
-from singletable.engine import _codec as codec
+from singletable.engine import _attribute_values as codec
 from singletable.engine._capacity import Capacity
 from singletable.engine._storage import HASH_SPACE
 from singletable.engine._write_path import write_item
