@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
-from singletable.model._codecs import Codec, build_codec, ttl_codec
+from singletable.model._field_values import Codec, build_codec, ttl_codec
 from singletable.model._derived import Derived
 from singletable.model._entity_meta import (
     EntityMeta,

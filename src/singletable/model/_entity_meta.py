@@ -14,7 +14,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from singletable.model._codecs import AV, CanonicalSet, Codec, refused
+from singletable.model._field_values import AV, CanonicalSet, Codec, refused
 from singletable.model._errors import (
     FieldTypeError,
     FieldValueError,

@@ -18,7 +18,7 @@ from typing import Any
 
 from singletable.model import cursor as cursors
 from singletable.model._batches import batch_get, batch_write
-from singletable.model._codecs import AV
+from singletable.model._field_values import AV
 from singletable.model._entity import Entity
 from singletable.model._entity_meta import EntityMeta, KeyRef, refuse_unknown
 from singletable.model._errors import ConditionFailed, NotFound, RequestError, RequestRefused, UnknownArgument

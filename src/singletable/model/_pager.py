@@ -16,7 +16,7 @@ from typing import Any
 
 from singletable.model import cursor as cursors
 from singletable.model._batches import batch_get
-from singletable.model._codecs import AV
+from singletable.model._field_values import AV
 from singletable.model._entity_meta import EntityMeta
 from singletable.model._page_sizing import PageSizer
 from singletable.model._patterns import Grouped, Query

@@ -27,7 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from singletable.model._codecs import AV, Codec
+from singletable.model._field_values import AV, Codec
 from singletable.model._errors import ModelError, StoredItemError
 
 _SCALARS = (str, int, float, bool, Decimal, dt.datetime, dt.date, bytes, uuid.UUID)

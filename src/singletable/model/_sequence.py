@@ -33,7 +33,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
-from singletable.model._codecs import AV
+from singletable.model._field_values import AV
 from singletable.model._entity import Entity
 from singletable.model._entity_meta import KeyRef
 from singletable.model._errors import DeclarationError, SequenceContended, StoredItemError

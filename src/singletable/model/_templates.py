@@ -17,7 +17,7 @@ from functools import cached_property
 from typing import Any
 from urllib.parse import quote, unquote
 
-from singletable.model._codecs import Codec, refused
+from singletable.model._field_values import Codec, refused
 from singletable.model._errors import DeclarationError, FieldTypeError, KeyTemplateError
 
 _SLOT = re.compile(

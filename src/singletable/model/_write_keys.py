@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from singletable.model._codecs import AV
+from singletable.model._field_values import AV
 from singletable.model._entity import Entity
 from singletable.model._entity_meta import EntityMeta, refuse_unknown
 from singletable.model._errors import MissingKeyFields, UnknownArgument
