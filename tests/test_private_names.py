@@ -153,7 +153,7 @@ def test_the_checks_catch_what_they_are_for() -> None:
     model_file = SOURCE / "model" / "example.py"
     tree = ast.parse("from singletable.engine._engine import Engine\nfrom ..engine import shared\n")
     assert len(import_offences(model_file, tree)) == 1
-    tree = ast.parse("from singletable.engine import _sizes\nfrom singletable._protocol import wire\n")
+    tree = ast.parse("from singletable.engine import _sizes\nfrom singletable._protocol import wire_json\n")
     assert len(import_offences(model_file, tree)) == 2
     engine_file, model_reader = SOURCE / "engine" / "x.py", SOURCE / "model" / "y.py"
     trees = {

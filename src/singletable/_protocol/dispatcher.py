@@ -13,7 +13,7 @@ import zlib
 from random import getrandbits
 from typing import Any
 
-from singletable._protocol import wire
+from singletable._protocol import wire_json as wire
 from singletable.engine import DynamoDBError, Engine
 from singletable.engine._registry import STREAMS_OPERATIONS
 
