@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from singletable.data._item_json import (
+from singletable.data._json_items import (
     NotJSON,
     attribute_value,
     from_plain,

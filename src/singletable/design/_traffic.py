@@ -180,7 +180,7 @@ class _Replay:
         self.seen: dict[str, str | None] = {}
 
     def refusal(self, recorded: Recorded) -> str | None:
-        from singletable.data._item_json import item_from_json
+        from singletable.data._json_items import item_from_json
         from singletable.engine import DynamoDBError
 
         params = dict(recorded.params)

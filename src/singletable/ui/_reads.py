@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from singletable.data import Design, Expression, Target, item_to_json, key_condition, key_schema, read_json
-from singletable.data._item_json import to_plain
+from singletable.data._json_items import to_plain
 from singletable.data._look import merge_into
 from singletable.ui._inputs import whole_number
 from singletable.ui._present import Partition, group, show
