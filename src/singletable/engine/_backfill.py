@@ -89,7 +89,7 @@ def run(
     after: tuple[Any, ...] = (-1, b"", b"")
     while stop is None or not stop.is_set():
         with storage.lock:
-            engine._refresh_catalog()
+            engine.refresh_catalog()
             schema = engine.find_table(table_name)
             index = schema.indexes.get(index_name) if schema is not None else None
             if (
