@@ -9,9 +9,9 @@ The rule, checked by parsing every module under ``src/singletable`` with :mod:`a
   after the package and no imported name starts with ``_``. Where two packages need a thing, it gets a name
   without an underscore in a module that says it is shared (``engine/shared.py``, ``data/shared.py``).
 * A top-level private package or module (``singletable._designs``, ``singletable._protocol``) is private to
-  singletable as a whole, not to one package: another package may import it only when its docstring says it
-  is shared (the word "shared"); the command line (``_cli``) and the root package, whose job is to wire the
-  packages together, may import any of them.
+  singletable as a whole, not to one package: another package may import it only when its docstring says
+  who shares it (the words "shared by ..."); the command line (``_cli``) and the root package, whose job is
+  to wire the packages together, may import any of them.
 * (b) An attribute read ``obj._name`` names a private member of the reader's own code. ``self._name`` and
   ``cls._name`` (the class hierarchy's own) must be defined (a ``def``/``class``, an assignment, an annotated
   field) somewhere in the reading module's package; ``obj._name`` on any other object must be defined in the
@@ -24,6 +24,7 @@ The rule, checked by parsing every module under ``src/singletable`` with :mod:`a
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,7 +53,9 @@ def modules() -> list[Path]:
 def says_shared(package: str) -> bool:
     """Whether a top-level private package or module's docstring declares it shared."""
     path = SOURCE / package / "__init__.py" if (SOURCE / package).is_dir() else SOURCE / f"{package}.py"
-    return "shared" in (ast.get_docstring(ast.parse(path.read_text())) or "").lower()
+    return (
+        re.search(r"\bshared\s+by\b", ast.get_docstring(ast.parse(path.read_text())) or "", re.I) is not None
+    )
 
 
 def module_name(path: Path) -> list[str]:
@@ -153,7 +156,7 @@ def test_the_checks_catch_what_they_are_for() -> None:
     model_file = SOURCE / "model" / "example.py"
     tree = ast.parse("from singletable.engine._engine import Engine\nfrom ..engine import shared\n")
     assert len(import_offences(model_file, tree)) == 1
-    tree = ast.parse("from singletable.engine import _sizes\nfrom singletable._protocol import wire_json\n")
+    tree = ast.parse("from singletable.engine import _sizes\nfrom singletable._cli import look\n")
     assert len(import_offences(model_file, tree)) == 2
     engine_file, model_reader = SOURCE / "engine" / "x.py", SOURCE / "model" / "y.py"
     trees = {

@@ -15,7 +15,7 @@ from typing import Any
 
 from singletable._protocol import wire_json as wire
 from singletable.engine import DynamoDBError, Engine
-from singletable.engine._registry import STREAMS_OPERATIONS
+from singletable.engine.shared import STREAMS_OPERATIONS
 
 log = logging.getLogger("singletable.server")
 

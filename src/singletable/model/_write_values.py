@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from singletable.model._field_values import AV
 from singletable.model._entity import Entity
 from singletable.model._entity_meta import EntityMeta, KeyRef
 from singletable.model._errors import KeyTemplateError, MissingFields
 from singletable.model._expr import Action
 from singletable.model._field_checks import BoundCheck, checked_actions
+from singletable.model._field_values import AV
 
 
 def utc_now() -> datetime:
