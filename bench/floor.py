@@ -36,7 +36,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from run import TABLE_SPEC
-from singletable.engine import _codec as codec
+from singletable.engine import _attribute_values as codec
 from singletable.engine._capacity import Capacity, write_units
 from singletable.engine._schema import TableSchema
 from singletable.engine._storage.catalog import SCHEMA

@@ -238,7 +238,8 @@ def stages_inner(n: int) -> None:
     import orjson
 
     from run import TABLE_SPEC, item
-    from singletable._protocol import Dispatcher, wire
+    from singletable._protocol import Dispatcher
+    from singletable._protocol import wire_json as wire
     from singletable._server.app import DynamoDBApp
     from singletable.engine import Engine
 

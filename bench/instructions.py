@@ -75,7 +75,7 @@ def _floor_calls(operation: str, n: int, n_max: int, directory: str) -> None:
     (inputs for ``n_max`` built either way)."""
     import floor
     from run import TABLE, item
-    from singletable.engine import _codec as codec
+    from singletable.engine import _attribute_values as codec
     from singletable.engine._validation import SHAPES, check_input
 
     if operation != "floor":

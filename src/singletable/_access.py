@@ -1,7 +1,8 @@
 """Who may talk to singletable's servers: the Host names they answer and the web origins they let in.
 
 One policy for ``singletable serve`` (the API, and the console it mounts with ``--ui``) and for
-``singletable ui``, so one Host value gets one answer whichever of them is asked. Two attacks from a web page
+``singletable ui`` (shared by ``_server`` and ``ui``), so one Host value gets one answer whichever of them is
+asked. Two attacks from a web page
 the developer happens to visit, and the rule that stops each:
 
 - **DNS rebinding.** The page's own name is re-pointed to 127.0.0.1; the browser then thinks the server *is*

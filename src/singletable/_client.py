@@ -4,7 +4,8 @@
 response parsing, modeled exceptions, paginators, waiters -- with only the HTTP hop replaced: a
 ``before-send`` handler hands the prepared request to the same protocol code the HTTP server uses and
 returns DynamoDB's response bytes. Everything above the socket is botocore's own, so behaviour that works
-here works against the server and against AWS.
+here works against the server and against AWS. Shared by the package's ``client()``, the data tools'
+targets and the model's async adapter.
 
 Why ``before-send`` and not ``before-call`` (which could skip serialisation): the response still goes
 through botocore's parser, so modeled error fields (``Item`` on ConditionalCheckFailed,

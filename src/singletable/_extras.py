@@ -4,7 +4,8 @@ singletable's core needs only orjson, click and rich; the boto3 client, the HTTP
 and the seed examples each come with an extra (``pip install 'singletable[server]'``...). A feature that
 lacks its extra raises :class:`MissingExtra` -- an ``ImportError`` whose message is one line saying what to
 install -- before it imports anything, instead of a traceback from deep inside an import chain. The command
-line prints that line and exits 1.
+line prints that line and exits 1. Shared by every package with an optional extra (``model``, ``design``,
+``ui``, ``data``, the client and the command line).
 """
 
 from __future__ import annotations

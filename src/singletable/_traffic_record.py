@@ -1,7 +1,8 @@
 """One line of recorded traffic: the fields ``Trace.save`` and ``singletable serve --record`` both write and
-``singletable check --traffic`` reads (docs/design-tools.md, "Recorded traffic"). One definition, so the two
-writers cannot drift apart; each adds the request's ``params`` its own way (the model's parameters as JSON,
-the server's request body spliced in as the client sent it).
+``singletable check --traffic`` reads (docs/design-tools.md, "Recorded traffic"). One definition, shared by
+the model's ``Trace`` and the server's recorder, so the two writers cannot drift apart; each adds the
+request's ``params`` its own way (the model's parameters as JSON, the server's request body spliced in as
+the client sent it).
 """
 
 from __future__ import annotations

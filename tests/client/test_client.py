@@ -193,5 +193,5 @@ def test_in_process_client_loads_the_protocol_but_no_http_server():
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == (
         "['singletable._client', 'singletable._extras', 'singletable._protocol', "
-        "'singletable._protocol.dispatcher', 'singletable._protocol.wire']"
+        "'singletable._protocol.dispatcher', 'singletable._protocol.wire_json']"
     )

@@ -18,7 +18,7 @@ import pytest
 
 from backends import Backend
 from singletable.engine import Engine
-from singletable.engine import _codec as codec
+from singletable.engine import _attribute_values as codec
 from singletable.engine._bulk_load import bulk_put
 from singletable.engine._schema import TableSchema
 from singletable.engine._storage.migration import UnsupportedSchemaVersion

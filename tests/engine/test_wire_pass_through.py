@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 from tables import create
 
 from singletable import Engine
-from singletable._protocol import Dispatcher, wire
+from singletable._protocol import Dispatcher
+from singletable._protocol import wire_json as wire
 
 TABLE = "pass_through"
 PREFIX = "DynamoDB_20120810."

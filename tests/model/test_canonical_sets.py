@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 import singletable
 from singletable.model import Entity, Keys, Table
-from singletable.model._codecs import CanonicalSet, build_codec, load_any
+from singletable.model._field_values import CanonicalSet, build_codec, load_any
 
 SRC = str(Path(singletable.__file__).parents[1])
 sets_table = Table(name="sets")

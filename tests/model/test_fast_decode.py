@@ -59,9 +59,9 @@ class Checked(Entity, table=shop, type="CHECKED"):
 def both(entity: Entity) -> tuple[Any, Any, dict[str, Any]]:
     meta = type(entity).model_entity()
     item = meta.to_item(meta.values(entity))
-    assert meta._build is not None
+    assert meta.builder is not None
     # What from_item's validation path gives: pydantic's result, its sets in canonical order (CanonicalSet).
-    return meta._build(item), meta._canonical_sets(meta.cls.model_validate(meta.decode(item))), item
+    return meta.builder(item), meta._canonical_sets(meta.cls.model_validate(meta.decode(item))), item
 
 
 def same(fast: Any, slow: Any) -> None:
@@ -112,5 +112,5 @@ def test_defaults_are_fresh_and_odd_items_fall_back_to_validation() -> None:
 
 def test_entities_with_validators_are_always_validated() -> None:
     meta = Checked.model_entity()
-    assert meta._build is None
+    assert meta.builder is None
     assert meta.from_item({"PK": {"S": "C#ann"}, "SK": {"S": "C"}, "name": {"S": "ANN"}}).name == "ann"

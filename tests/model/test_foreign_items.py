@@ -123,7 +123,7 @@ def test_the_validation_path_names_it_too(db: DB) -> None:
     item = foreign_counter(db, value={"S": "many"})
     item.update({"SK": {"S": "CHECKED#b"}, TYPE: {"S": "CHECKED"}})
     put_raw(db, item)
-    assert Checked.model_entity()._build is None  # validators: never the fast builder
+    assert Checked.model_entity().builder is None  # validators: never the fast builder
     with pytest.raises(StoredItemError) as caught:
         db.get(Checked, group="g", name="b")
     check(caught.value, db, "value", "int (N)", "S 'many'", "CHECKED")
@@ -169,7 +169,7 @@ def test_a_limited_query_and_a_projection_meet_it_too(db: DB) -> None:
 
 
 def test_good_items_still_decode_on_the_fast_path(db: DB) -> None:
-    assert Counter.model_entity()._build is not None
+    assert Counter.model_entity().builder is not None
     assert [(c.name, c.value) for c in db.query(Counter.in_group(group="g"))] == [("a", 1), ("c", 3)]
     assert db.get(Counter, group="g", name="a").value == 1
 

@@ -159,5 +159,13 @@ def test_only_the_public_face_knows_db() -> None:
 
 def test_patterns_derived_items_and_readers_never_import_the_entity_class() -> None:
     modules = _modules()
-    for name in ("_entity_meta", "_patterns", "_derived", "_read_items", "_table", "_templates", "_codecs"):
+    for name in (
+        "_entity_meta",
+        "_patterns",
+        "_derived",
+        "_read_items",
+        "_table",
+        "_templates",
+        "_field_values",
+    ):
         assert "_entity" not in _local(_all_imports(modules[name])), f"{name} imports _entity"

@@ -24,7 +24,7 @@ from rich.table import Table
 from rich.text import Text  # item text is shown as is, never read as rich markup
 
 from singletable.data import render_item
-from singletable.data._item_json import value_text
+from singletable.data.shared import value_text
 
 Item = dict[str, Any]
 

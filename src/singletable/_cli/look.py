@@ -28,9 +28,7 @@ from singletable._cli._options import (
     target_argument,
 )
 from singletable._cli._output import Format, description_table, show, write_items, write_json
-from singletable.data._item_json import loads
-from singletable.data._keys import split_argument
-from singletable.data._targets import is_url
+from singletable.data.shared import is_url, loads, split_argument
 
 
 @contextlib.contextmanager

@@ -13,9 +13,9 @@ import zlib
 from random import getrandbits
 from typing import Any, Protocol
 
-from singletable._protocol import wire
+from singletable._protocol import wire_json as wire
 from singletable.engine import DynamoDBError, Engine
-from singletable.engine._registry import STREAMS_OPERATIONS
+from singletable.engine.shared import STREAMS_OPERATIONS
 
 log = logging.getLogger("singletable.server")
 

@@ -32,7 +32,7 @@ class ConsoleOptions:
         """Into the environment, for worker processes; with one shared secret for the console's tokens."""
         import secrets
 
-        from singletable.ui._security import SECRET_ENV
+        from singletable.ui.shared import SECRET_ENV
 
         os.environ[ENV_CONSOLE] = json.dumps(
             {"design": self.design, "read_only": self.read_only, "hosts": list(self.hosts)}

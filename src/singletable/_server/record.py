@@ -32,10 +32,11 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from singletable._protocol import Dispatcher, wire
+from singletable._protocol import Dispatcher
+from singletable._protocol import wire_json as wire
 from singletable._traffic_record import traffic_record
 from singletable.engine import DynamoDBError, Engine
-from singletable.engine._validation import REPORTS_CAPACITY  # the operations that take ReturnConsumedCapacity
+from singletable.engine.shared import REPORTS_CAPACITY  # the operations that take ReturnConsumedCapacity
 
 log = logging.getLogger("singletable.server")
 

@@ -7,7 +7,7 @@ The ``singletable`` commands ``tables``, ``describe``, ``get``, ``query``, ``sca
 from singletable.data._checkpoint import TransferError, TransferInterrupted, TransferSummary
 from singletable.data._design import Design, DesignError, load_design, run_pattern
 from singletable.data._formats import FormatError
-from singletable.data._item_json import (
+from singletable.data._json_items import (
     from_plain,
     item_from_json,
     item_to_json,

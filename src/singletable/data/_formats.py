@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from singletable._words import counted
-from singletable.data._item_json import (
+from singletable.data._json_items import (
     NotJSON,
     attribute_value,
     from_plain,

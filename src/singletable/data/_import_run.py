@@ -32,7 +32,7 @@ from singletable.data._checkpoint import (
     unwritable,
 )
 from singletable.data._formats import FormatError, Resume, SourceChanged, SourceFile, SourceLine, read_lines
-from singletable.data._item_json import dumps, plain_value
+from singletable.data._json_items import dumps, plain_value
 from singletable.data._loader import ItemLoader, LoadRefused
 
 Progress = Callable[[int, int], None]

@@ -94,7 +94,7 @@ class ItemLoader:
 
     def _write_engine(self, items: list[Item], stop_at_error: bool) -> LoadResult:
         from singletable.engine import DynamoDBError
-        from singletable.engine._bulk_load import bulk_put
+        from singletable.engine.shared import bulk_put
 
         for attempt in range(self.attempts):
             try:

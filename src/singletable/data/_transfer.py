@@ -34,7 +34,7 @@ from singletable.data._checkpoint import (
 )
 from singletable.data._formats import FormatError, source_files
 from singletable.data._import_run import ImportRun, Rejects, check_unchanged, describe_key
-from singletable.data._item_json import item_from_json, item_to_json, render_item
+from singletable.data._json_items import item_from_json, item_to_json, render_item
 from singletable.data._loader import ItemLoader, LoadRefused
 from singletable.data._look import count, scan_pages
 from singletable.data._settings import TableSettings

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from singletable.data._formats import FILES, SUMMARY, FormatError
-from singletable.data._item_json import dumps, render_item, value_text, value_to_json
+from singletable.data._json_items import dumps, render_item, value_text, value_to_json
 
 Item = dict[str, Any]
 ITEMS_PER_DATA_FILE = 250_000

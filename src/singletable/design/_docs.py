@@ -23,7 +23,7 @@ from singletable.design import _document as doc
 from singletable.design._collections import Labeller, partitions
 from singletable.design._items import example_values, loaded_db, table_items
 from singletable.design._svg import render
-from singletable.examples._render import describe as describe_request
+from singletable.examples.shared import describe as describe_request
 from singletable.model import DB, ModelError
 
 

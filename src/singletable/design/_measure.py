@@ -25,7 +25,7 @@ from singletable.design._items import (
     table_items,
     value_for,
 )
-from singletable.engine._sizes import item_size
+from singletable.engine.shared import item_size
 from singletable.model import DB, ModelError
 
 TABLE = "table"  # the target name of the table's own share, beside index names

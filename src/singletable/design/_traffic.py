@@ -180,7 +180,7 @@ class _Replay:
         self.seen: dict[str, str | None] = {}
 
     def refusal(self, recorded: Recorded) -> str | None:
-        from singletable.data._item_json import item_from_json
+        from singletable.data import item_from_json
         from singletable.engine import DynamoDBError
 
         params = dict(recorded.params)
@@ -275,8 +275,14 @@ def _partition_values(
 
 def _query_partition(params: dict[str, Any], attribute: str) -> str | None:
     """The partition key value of a Query's key condition (``PK = :v``), read with the engine's parser."""
-    from singletable.engine._expressions.ast import And, Comparison, NamePlaceholder, Path, ValuePlaceholder
-    from singletable.engine._expressions.parser import parse_condition
+    from singletable.engine.shared import (
+        And,
+        Comparison,
+        NamePlaceholder,
+        Path,
+        ValuePlaceholder,
+        parse_condition,
+    )
 
     text = params.get("KeyConditionExpression")
     if not isinstance(text, str):

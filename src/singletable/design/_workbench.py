@@ -22,7 +22,7 @@ from typing import Any
 
 from singletable.design._infra import DesignExportError
 
-# Our codec kinds (model/_codecs.py) as DynamoDB attribute types: datetimes are ISO text, TTLs epoch
+# Our codec kinds (model/_field_values.py) as DynamoDB attribute types: datetimes are ISO text, TTLs epoch
 # numbers, nested models maps; a field typed Any has no one type, and Workbench needs one: text.
 ATTRIBUTE_TYPES = {
     "S": "S",

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from singletable.engine import _codec as codec
+from singletable.engine import _attribute_values as codec
 from singletable.engine._errors import DynamoDBError
 from singletable.engine._schema import IndexSchema, TableSchema
 from singletable.engine._storage import HASH_SPACE
@@ -89,7 +89,7 @@ def run(
     after: tuple[Any, ...] = (-1, b"", b"")
     while stop is None or not stop.is_set():
         with storage.lock:
-            engine._refresh_catalog()
+            engine.refresh_catalog()
             schema = engine.find_table(table_name)
             index = schema.indexes.get(index_name) if schema is not None else None
             if (

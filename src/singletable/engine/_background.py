@@ -40,7 +40,7 @@ class BackgroundEngine(Protocol):
     @property
     def clock(self) -> Callable[[], float]: ...
 
-    def _refresh_catalog(self) -> None: ...
+    def refresh_catalog(self) -> None: ...
 
     def find_table(self, name: str) -> TableSchema | None: ...
 
@@ -186,7 +186,7 @@ class BackgroundThreads:
         """Finish every pending backfill in the calling thread (for tests and tools)."""
         engine = self.engine
         with engine.storage.lock:
-            engine._refresh_catalog()
+            engine.refresh_catalog()
             keys = backfill.pending([engine.table(name) for name in engine.table_names()])
         for key in keys:
             backfill.run(self.engine, *key)
@@ -201,7 +201,7 @@ class BackgroundThreads:
             raise validation("batch_size must be between 1 and 10000")
         engine = self.engine
         with engine.storage.lock:
-            engine._refresh_catalog()
+            engine.refresh_catalog()
             schema = engine.find_table(table_name)
             if schema is None:
                 raise DynamoDBError(

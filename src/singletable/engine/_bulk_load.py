@@ -46,7 +46,7 @@ def bulk_put(engine: Any, table_name: str, items: list[Item], *, stop_at_error: 
     TransactionConflictException) with nothing written.
     """
     with engine.storage.lock:
-        return engine._execute_write(  # the item writes' catalog check inside the transaction
+        return engine.execute_write(  # the item writes' catalog check inside the transaction
             lambda eng, _params: _load(eng, table_name, items, stop_at_error), {}
         )
 

@@ -116,13 +116,13 @@ class Engine(OperationMethods):
         self._wire_routes: dict[str, tuple[Handler, str]] = {}
         self._catalog_checked = 0.0
         self._write_verified = False
-        # Bound once: Storage.on_begin during every item write (see _execute_write).
+        # Bound once: Storage.on_begin during every item write (see execute_write).
         self._on_write_begin = self._check_catalog_in_write
         # ":memory:" is this connection's own database: no other connection can change its catalog (and
         # PRAGMA data_version never moves for our own commits), so its requests skip the catalog checks.
         self._private = path == ":memory:"
         with self.storage.lock:
-            self._refresh_catalog()
+            self.refresh_catalog()
         for operation in PRELOADED_OPERATIONS:
             self._route(operation)
 
@@ -169,7 +169,7 @@ class Engine(OperationMethods):
 
     # -- catalog ------------------------------------------------------------------------------------------
 
-    def _refresh_catalog(self) -> None:
+    def refresh_catalog(self) -> None:
         """Re-read table definitions when another connection (another process) changed them."""
         self._catalog_checked = time.monotonic()
         data_version = self.storage.data_version()
@@ -215,7 +215,7 @@ class Engine(OperationMethods):
         """The table, or DynamoDB's ResourceNotFoundException."""
         schema = self._tables.get(name)
         if schema is None:
-            self._refresh_catalog()
+            self.refresh_catalog()
             schema = self._tables.get(name)
         if schema is None:
             check_table_name(name)
@@ -282,7 +282,7 @@ class Engine(OperationMethods):
         try:
             if operation in CATALOG_CHECKED_IN_WRITE:  # an item write: _execute's first branch, one call less
                 with storage.lock:
-                    return self._execute_write(handler, params)
+                    return self.execute_write(handler, params)
             return self._execute(operation, handler, params)
         except sqlite3.OperationalError as error:
             if not self._may_retry(error, commits):
@@ -344,15 +344,15 @@ class Engine(OperationMethods):
     def _execute(self, operation: str, handler: Handler, params: dict[str, Any]) -> dict[str, Any]:
         with self.storage.lock:
             if operation in CATALOG_CHECKED_IN_WRITE:
-                return self._execute_write(handler, params)
+                return self.execute_write(handler, params)
             if (
                 operation not in CACHED_CATALOG_READS
                 or time.monotonic() - self._catalog_checked > READ_CATALOG_TTL
             ):
-                self._refresh_catalog()
+                self.refresh_catalog()
             return handler(self, params)
 
-    def _execute_write(self, handler: Handler, params: dict[str, Any]) -> dict[str, Any]:
+    def execute_write(self, handler: Handler, params: dict[str, Any]) -> dict[str, Any]:
         """Run an item write that checks the catalog inside its transaction, not before it.
 
         The request is prepared against the cached catalog; :meth:`_check_catalog_in_write` confirms it
@@ -372,12 +372,12 @@ class Engine(OperationMethods):
             if self._write_verified:
                 raise
             previous = self._catalog_version
-            self._refresh_catalog()
+            self.refresh_catalog()
             if self._catalog_version == previous:
                 raise
         finally:
             storage.on_begin = None
-        self._refresh_catalog()
+        self.refresh_catalog()
         return handler(self, params)
 
     def execute_streams(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from singletable.engine import _codec as codec
+from singletable.engine import _attribute_values as codec
 from singletable.engine import _legacy as legacy
 from singletable.engine._expressions import RequestExpressions
 from singletable.engine._interfaces import TableCatalog

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from singletable.engine import _codec as codec
+from singletable.engine import _attribute_values as codec
 from singletable.engine._errors import JAVA_TYPE_NAMES, DynamoDBError, validation
 from singletable.engine._expressions import Condition, KeyCondition, Projection, RequestExpressions, Update
 from singletable.engine._expressions.ast import (

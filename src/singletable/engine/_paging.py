@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from singletable.engine import _codec as codec
+from singletable.engine import _attribute_values as codec
 from singletable.engine._capacity import READ_UNIT, Capacity
 from singletable.engine._errors import validation
 from singletable.engine._schema import IndexSchema, TableSchema

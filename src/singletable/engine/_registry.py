@@ -6,7 +6,7 @@ validated against (a shape of :mod:`singletable.engine._validation`), the API it
 DynamoDB Streams) and how the engine keeps the table catalog current around it:
 
 * ``writes``: an item write that checks the catalog inside its own write transaction (see
-  ``Engine._execute_write``), where the check needs no locking of its own and cannot race with the write;
+  ``Engine.execute_write``), where the check needs no locking of its own and cannot race with the write;
 * ``cached_catalog``: a read that may trust the cached catalog for a moment (``READ_CATALOG_TTL``) before
   asking SQLite whether another process changed it;
 * ``wire_items``: a read whose ``run`` takes ``for_wire=True`` when answering for the wire codec

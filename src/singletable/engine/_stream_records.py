@@ -17,7 +17,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from singletable.engine import _codec as codec
+from singletable.engine import _attribute_values as codec
 from singletable.engine._storage import Storage
 
 RETENTION_SECONDS = 24 * 3600

@@ -14,7 +14,7 @@ from __future__ import annotations
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
-from singletable.engine import _codec as codec
+from singletable.engine import _attribute_values as codec
 from singletable.engine._capacity import Capacity
 from singletable.engine._storage import HASH_SPACE
 from singletable.engine._write_path import write_item
@@ -48,7 +48,7 @@ def sweep(engine: BackgroundEngine) -> int:
     """Delete every expired item of every TTL-enabled table; returns how many were deleted."""
     now = Decimal(repr(float(engine.clock())))
     with engine.storage.lock:
-        engine._refresh_catalog()
+        engine.refresh_catalog()
         names = [name for name in engine.table_names() if ttl_attribute(engine.table(name).description)]
     return sum(_sweep_table(engine, name, now) for name in names)
 
@@ -60,7 +60,7 @@ def _sweep_table(engine: BackgroundEngine, name: str, now: Decimal) -> int:
     after: tuple[Any, ...] = (-1, b"", b"")
     while True:
         with storage.lock:
-            engine._refresh_catalog()
+            engine.refresh_catalog()
             schema = engine.find_table(name)
             attribute = ttl_attribute(schema.description) if schema is not None else None
             if schema is None or attribute is None:

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from singletable.engine import _codec as codec
+from singletable.engine import _attribute_values as codec
 from singletable.engine import _stream_records as stream_records
 from singletable.engine._capacity import Capacity, same_entry, write_units
 from singletable.engine._errors import DynamoDBError, validation

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from singletable.engine._validation import REPORTS_CAPACITY  # the operations that take ReturnConsumedCapacity
+from singletable.engine.shared import REPORTS_CAPACITY  # the operations that take ReturnConsumedCapacity
 from singletable.examples._demo import DEMO_CLOCK, DEMO_CURSOR_SECRET, DemoError, Example, Step
 from singletable.examples._render import capacity, describe, render_result
 from singletable.model import DB, Adapter, RequestError, adapt, connect

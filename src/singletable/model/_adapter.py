@@ -13,9 +13,8 @@ import sqlite3
 from typing import Any
 
 import singletable
-from singletable.engine._engine import Engine
-from singletable.engine._errors import DynamoDBError
-from singletable.engine._registry import OPERATIONS
+from singletable.engine import DynamoDBError, Engine
+from singletable.engine.shared import OPERATIONS
 from singletable.model._errors import ConditionFailed, DBClosed, RequestError
 
 ENGINE_CLOSED = "the Engine this DB uses was closed (engine.close()); connect() to an open Engine"

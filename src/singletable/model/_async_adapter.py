@@ -23,7 +23,7 @@ from typing import Any
 
 from singletable._client import DEFAULT_REGION, DUMMY_CREDENTIALS, has_configured_credentials
 from singletable._extras import require
-from singletable.engine._engine import Engine
+from singletable.engine import Engine
 from singletable.model._adapter import Adapter, Boto3Adapter, EngineAdapter, client_request_error, snake
 
 # Worker threads for a synchronous boto3 client (its requests may wait on a network; the engine's do not).

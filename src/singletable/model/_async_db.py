@@ -233,7 +233,7 @@ class AsyncTransaction(TransactionParts):
         self._raw(request)
 
     async def commit(self) -> None:
-        await run_async(self._commit(), self.call)
+        await run_async(self.commit_steps(), self.call)
 
     def _drive(self, steps: Steps[Any]) -> Any:
         """Run ``steps`` (a sequence's draw) with this transaction's call: an awaitable."""

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from singletable.model._codecs import AV
 from singletable.model._entity import Entity
 from singletable.model._entity_meta import KeyRef
 from singletable.model._errors import ModelError, RequestError
+from singletable.model._field_values import AV
 from singletable.model._read_items import BAD_ITEM, stored_item_error
 from singletable.model._steps import Request, Sleep, Steps
 from singletable.model._write_keys import frozen_key

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
-from singletable.model._codecs import Codec, build_codec, ttl_codec
 from singletable.model._derived import Derived
 from singletable.model._entity_meta import (
     EntityMeta,
@@ -28,6 +27,7 @@ from singletable.model._entity_meta import (
     refuse_unknown,
 )
 from singletable.model._errors import DeclarationError, FieldNotLoaded
+from singletable.model._field_values import Codec, build_codec, ttl_codec
 from singletable.model._patterns import Pattern
 from singletable.model._table import Table
 from singletable.model._templates import BoundKey, Key, Keys, KeyTemplate

@@ -14,7 +14,6 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from singletable.model._codecs import AV, CanonicalSet, Codec, refused
 from singletable.model._errors import (
     FieldTypeError,
     FieldValueError,
@@ -24,6 +23,7 @@ from singletable.model._errors import (
 )
 from singletable.model._expr import Path
 from singletable.model._field_checks import check_entity, field_check
+from singletable.model._field_values import AV, CanonicalSet, Codec, refused
 from singletable.model._read_items import Fallback, FieldRefused, entity_builder
 from singletable.model._source import class_source, field_limits
 from singletable.model._templates import BoundKey
@@ -80,11 +80,11 @@ class EntityMeta:
         self.primary_names = dict.fromkeys(self.primary_fields)  # what db.get(cls, **key) takes, in order
         self.attribute_of = {f.name: f.attribute for f in self.fields.values()}
         self.field_of = {f.attribute: f.name for f in self.fields.values()}
-        self._type_av = {"S": self.type}
+        self.type_av = {"S": self.type}
         self._stored = [(f.name, f.attribute, f.codec.dump) for f in self.fields.values() if f.stored]
         self._loads = [(f.name, f.attribute, f.codec.load) for f in self.fields.values() if f.stored]
         self._primary = [k for k in (self.pk, self.sk) if k is not None]
-        self._secondary = [k for a, k in self.keys.items() if k not in self._primary]
+        self.secondary_keys = [k for a, k in self.keys.items() if k not in self._primary]
         # Fields that can be read back from keys: for projections that omit them and for unstored fields.
         self._recover: list[BoundKey] = [
             k for k in self.keys.values() if any(s.reversible for s in k.template.slots)
@@ -94,8 +94,8 @@ class EntityMeta:
         # Index keys built from createdAt. An upsert keeps the *stored* createdAt, so these keys must be built
         # from the stored value too (see plan_put). A primary key naming it makes it part of the item's
         # identity: the stored value is then the one in hand, and nothing extra is needed.
-        self._created_keys = (
-            [k for k in self._secondary if self.created in k.needs]
+        self.created_keys = (
+            [k for k in self.secondary_keys if self.created in k.needs]
             if self.created and self.created not in self.primary_fields
             else []
         )
@@ -105,7 +105,7 @@ class EntityMeta:
         self._decode_stored = _decoder(self._loads, {f.name: f.codec.kind for f in self.fields.values()})
         recoverable = {s.field for key in self._recover for s in key.template.slots if s.reversible}
         # None: items of this entity are validated by pydantic
-        self._build = None if self._unstored else entity_builder(self.cls, self._attributes(), recoverable)
+        self.builder = None if self._unstored else entity_builder(self.cls, self._attributes(), recoverable)
 
     def _attributes(self) -> dict[str, tuple[str, Codec]]:
         return {f.name: (f.attribute, f.codec) for f in self.fields.values()}
@@ -156,10 +156,10 @@ class EntityMeta:
             if not key.applies(values):
                 raise MissingKeyFields(self.type, key.attribute, key.template.text, key.missing(values))
             item[key.attribute] = key.value(values)
-        for key in self._secondary:
+        for key in self.secondary_keys:
             if key.applies(values):
                 item[key.attribute] = key.value(values)
-        item[self.table.type_attribute] = self._type_av
+        item[self.table.type_attribute] = self.type_av
         return item
 
     def primary_key(self, values: Mapping[str, Any]) -> dict[str, AV]:
@@ -192,9 +192,9 @@ class EntityMeta:
         return data
 
     def from_item(self, item: Mapping[str, AV], *, partial: bool = False) -> Any:
-        if not partial and self._build is not None:
+        if not partial and self.builder is not None:
             try:
-                return self._build(item)  # the codecs already gave the declared types (model/_read_items.py)
+                return self.builder(item)  # the codecs already gave the declared types (model/_read_items.py)
             except Fallback:
                 pass
         data = self.decode(item)

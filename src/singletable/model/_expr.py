@@ -13,9 +13,9 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from singletable.engine._expressions.reserved import DOCUMENTED_RESERVED_WORDS
-from singletable.model._codecs import ANY, AV, Codec, dump_value, refused
+from singletable.engine.shared import DOCUMENTED_RESERVED_WORDS
 from singletable.model._errors import FieldTypeError
+from singletable.model._field_values import ANY, AV, Codec, dump_value, refused
 
 _PLAIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 # Words an expression could read as something other than an attribute name.

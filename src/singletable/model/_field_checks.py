@@ -1,7 +1,7 @@
 """Every value a write stores passes the field's declared validation first, so the model never writes what
 it cannot read back.
 
-The codecs (:mod:`singletable.model._codecs`) check a value's *type*; an entity declares more: constraints
+The field codecs (:mod:`._field_values`) check a value's *type*; an entity declares more: constraints
 (``Field(ge=0)``, ``max_length``, ``pattern``), ``Literal`` choices, enums, ``Annotated`` validators and
 ``@field_validator`` methods. Those are checked here with pydantic's own machinery, never re-implemented:
 

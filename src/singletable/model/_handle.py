@@ -19,11 +19,11 @@ from typing import Any
 from singletable.model import cursor as cursors
 from singletable.model._batches import batch_get, batch_write
 from singletable.model._bounds import bound_refusal
-from singletable.model._codecs import AV
 from singletable.model._entity import Entity
 from singletable.model._entity_meta import EntityMeta, KeyRef, refuse_unknown
 from singletable.model._errors import ConditionFailed, NotFound, RequestError, RequestRefused, UnknownArgument
 from singletable.model._expr import Action, Cond
+from singletable.model._field_values import AV
 from singletable.model._pager import Page, Pager, collect_steps, page_steps, start_of
 from singletable.model._patterns import Grouped, Query
 from singletable.model._read_items import BAD_ITEM, checked_on_bad_item, stored_item_error

@@ -16,8 +16,8 @@ from typing import Any
 
 from singletable.model import cursor as cursors
 from singletable.model._batches import batch_get
-from singletable.model._codecs import AV
 from singletable.model._entity_meta import EntityMeta
+from singletable.model._field_values import AV
 from singletable.model._page_sizing import PageSizer
 from singletable.model._patterns import Grouped, Query
 from singletable.model._read_items import BAD_ITEM, Fallback, checked_on_bad_item, stored_item_error
@@ -96,10 +96,10 @@ class Pager:
         single = self.single
         if single is not None and not self.partial and (limit is None or limit >= len(items)):
             # The hot path: comprehensions, no per-item branching, single.matches() inlined
-            type_attr, type_av, matches = self.table.type_attribute, single._type_av, single.matches
+            type_attr, type_av, matches = self.table.type_attribute, single.type_av, single.matches
             raws = [r for r in items if (t := r.get(type_attr)) == type_av or (t is None and matches(r))]
             try:
-                build = single._build
+                build = single.builder
                 entities = (
                     [build(r) for r in raws] if build is not None else [single.from_item(r) for r in raws]
                 )

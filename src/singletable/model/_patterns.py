@@ -13,10 +13,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from singletable.model._codecs import AV
 from singletable.model._entity_meta import EntityMeta, refuse_unknown
 from singletable.model._errors import DeclarationError, KeyTemplateError, MissingKeyFields
 from singletable.model._expr import Compiler, Cond, Path
+from singletable.model._field_values import AV
 from singletable.model._source import as_dict, caller, class_source
 from singletable.model._table import Index, Table
 from singletable.model._templates import TOP, BoundKey, KeyTemplate, Slot

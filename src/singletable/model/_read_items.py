@@ -27,8 +27,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from singletable.model._codecs import AV, Codec
 from singletable.model._errors import ModelError, StoredItemError
+from singletable.model._field_values import AV, Codec
 
 _SCALARS = (str, int, float, bool, Decimal, dt.datetime, dt.date, bytes, uuid.UUID)
 _IMMUTABLE = (type(None), str, int, float, bool, bytes, Decimal, dt.datetime, dt.date, uuid.UUID, enum.Enum)

@@ -33,11 +33,11 @@ import threading
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
-from singletable.model._codecs import AV
 from singletable.model._entity import Entity
 from singletable.model._entity_meta import KeyRef
 from singletable.model._errors import DeclarationError, SequenceContended, StoredItemError
 from singletable.model._expr import Cond, Path
+from singletable.model._field_values import AV
 from singletable.model._steps import Request, Sleep, Steps
 from singletable.model._transaction import Draw, TransactionParts
 from singletable.model._write_keys import frozen_key
@@ -169,7 +169,7 @@ class Sequence:
                 )
             created = tx._create(entity)
             try:
-                yield from tx._commit()
+                yield from tx.commit_steps()
                 return created
             except SequenceContended as lost:
                 yield retries.after(lost)

@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, overload
 
-from singletable.model._codecs import build_codec
 from singletable.model._errors import DeclarationError
 from singletable.model._expr import Path
+from singletable.model._field_values import build_codec
 from singletable.model._source import Source, as_dict, caller
 
 if TYPE_CHECKING:

@@ -17,8 +17,8 @@ from functools import cached_property
 from typing import Any
 from urllib.parse import quote, unquote
 
-from singletable.model._codecs import Codec, refused
 from singletable.model._errors import DeclarationError, FieldTypeError, KeyTemplateError
+from singletable.model._field_values import Codec, refused
 
 _SLOT = re.compile(
     r"\{(?P<field>[A-Za-z_][A-Za-z0-9_]*)(?:\[(?P<start>-?\d*):(?P<stop>-?\d*)\])?"

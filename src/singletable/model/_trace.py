@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from singletable._traffic_record import traffic_record
-from singletable.engine._validation import REPORTS_CAPACITY  # the operations that take ReturnConsumedCapacity
+from singletable.engine.shared import REPORTS_CAPACITY  # the operations that take ReturnConsumedCapacity
 from singletable.model._errors import ModelError
 from singletable.model._steps import AsyncCall, Call
 

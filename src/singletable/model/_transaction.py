@@ -98,7 +98,7 @@ class TransactionParts:
             self.parts[at : at + len(before.parts)] = draw.parts
         self.draws[slot] = draw
 
-    def _commit(self) -> Steps[None]:
+    def commit_steps(self) -> Steps[None]:
         if self.parts:
             single = not self.draws and len(self.parts) == 1 and self.parts[0].kind in SINGLE
             try:
@@ -171,7 +171,7 @@ class Transaction(TransactionParts):
         self._raw(request)
 
     def commit(self) -> None:
-        run(self._commit(), self.call)
+        run(self.commit_steps(), self.call)
 
     def _drive(self, steps: Steps[Any]) -> Any:
         """Run ``steps`` (a sequence's draw) with this transaction's call."""

@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from singletable.model._codecs import AV
 from singletable.model._entity import Entity
 from singletable.model._entity_meta import EntityMeta, refuse_unknown
 from singletable.model._errors import MissingKeyFields, UnknownArgument
+from singletable.model._field_values import AV
 from singletable.model._templates import BoundKey
 
 
@@ -100,7 +100,7 @@ def stored_fields_needed(
     that needs a field the update changes arithmetically (its new value is only known on the server) is
     refused, naming the field."""
     needed: dict[str, None] = {}
-    for bound in meta._secondary:
+    for bound in meta.secondary_keys:
         needs = bound.needs
         if not touched.intersection(needs) or _applies(bound, known) is not None:
             continue
@@ -128,7 +128,7 @@ def rebuilt_keys(
     or None when it no longer applies (it is removed). ``values`` are the update's known values, completed
     with the stored ones :func:`stored_fields_needed` asked for."""
     out: list[tuple[str, AV | None]] = []
-    for bound in meta._secondary:
+    for bound in meta.secondary_keys:
         if not touched.intersection(bound.needs):
             continue
         applies = _applies(bound, values)
@@ -147,7 +147,7 @@ def untouched_keys(
     (None: not written). For an item that exists they are what is stored already: an upsert that cannot
     tell which (:func:`upsert_reads`) reads the item first."""
     out: list[tuple[str, AV | None]] = []
-    for bound in meta._secondary:
+    for bound in meta.secondary_keys:
         if touched.intersection(bound.needs):
             continue
         applies = _applies(bound, values)
@@ -169,7 +169,7 @@ def upsert_reads(meta: EntityMeta, touched: set[str]) -> bool:
     primary = meta.primary_names
     return any(
         not touched.intersection(bound.needs) and any(name not in primary for name in bound.needs)
-        for bound in meta._secondary
+        for bound in meta.secondary_keys
     )
 
 

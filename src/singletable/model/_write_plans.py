@@ -20,12 +20,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
-from singletable.model._codecs import AV
 from singletable.model._entity import Entity
 from singletable.model._entity_meta import EntityMeta, KeyRef
 from singletable.model._errors import KeyTemplateError, NotFound
 from singletable.model._expr import Action, Compiler, Cond
 from singletable.model._field_checks import check_entity, fields_not_set, has_entity_rules, updated_entity
+from singletable.model._field_values import AV
 from singletable.model._steps import Steps
 from singletable.model._write_keys import (
     frozen_key,
@@ -235,18 +235,18 @@ def plan_put(
         conds.append(_next_version(meta, meta.version, values, c))
     extra: list[RequestPart] = []
     assumed: Stored | None = None
-    if meta.unique or meta.derived or meta._created_keys:
+    if meta.unique or meta.derived or meta.created_keys:
         meta.to_item(values)  # every value checked before the read below, not only after it
     if meta.unique or meta.derived:
         swap_conds, extra = yield from _put_over_stored(dest, meta, values, c)
         conds += swap_conds
-    elif meta._created_keys:
+    elif meta.created_keys:
         assumed = yield from _assume_created(dest, meta, values, stored, read)
     if assumed is not None:
         conds.append(assumed.condition(meta, c))
     item = meta.to_item(values)
     result = meta.from_item(item)  # the values are final (createdAt is the stored one), as read back
-    if meta.created is None or meta.unique or meta.derived or meta._created_keys:
+    if meta.created is None or meta.unique or meta.derived or meta.created_keys:
         params: dict[str, Any] = {"TableName": dest.table_name, "Item": item}
         if assumed is not None and not read:  # a wrong guess must say what is stored, for the retry
             params["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
@@ -285,7 +285,7 @@ def _put_over_stored(
         conds += [unchanged(c, meta, name, old) for name in _guard_inputs(meta)]
         if meta.created and old.get(meta.created) is not None:
             values[meta.created] = old[meta.created]
-        if meta._created_keys:  # the keys below are built from the createdAt just read: keep it so
+        if meta.created_keys:  # the keys below are built from the createdAt just read: keep it so
             conds.append(Stored.of(meta, raw).condition(meta, c))
         conds += [unchanged(c, meta, name, old) for name in _sources_unchanged(meta)]
     return conds, _guard_ops(dest, meta, old, values, key) + _derived_ops(dest, meta, old, values)

@@ -19,9 +19,9 @@ from datetime import datetime
 from typing import Any, Literal, NamedTuple
 
 from singletable.model._bounds import BoundCheck
-from singletable.model._codecs import AV
 from singletable.model._entity_meta import EntityMeta
 from singletable.model._expr import Compiler, Cond, compile_update
+from singletable.model._field_values import AV
 from singletable.model._steps import Request, Steps
 from singletable.model._write_keys import declared_attributes
 from singletable.model._write_values import UpdateValues
@@ -272,7 +272,7 @@ def _upsert_sets(
 ) -> list[str]:
     """Counters and the like: the item may not exist yet, so give it its type, createdAt and the defaults
     of the fields the update does not set (``if_not_exists``: an existing item keeps its own)."""
-    out = [f"{c.name(meta.table.type_attribute)} = {c.value(meta._type_av)}"]
+    out = [f"{c.name(meta.table.type_attribute)} = {c.value(meta.type_av)}"]
     defaults = dict(fill)
     if meta.created and meta.created not in touched:
         defaults[meta.created] = now

@@ -5,7 +5,7 @@ on a new item, updatedAt always. A partial update's actions are checked (each na
 none changes the primary key), and sorted into what the update knows: the values it sets or removes, the
 fields it touches, and those whose new value depends on the stored one. Keys are planned from these values
 next (:mod:`singletable.model._write_keys`); the values become AttributeValues through each field's codec
-(:mod:`singletable.model._codecs`).
+(:mod:`singletable.model._field_values`).
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from singletable.model._bounds import BoundCheck
-from singletable.model._codecs import AV
 from singletable.model._entity import Entity
 from singletable.model._entity_meta import EntityMeta, KeyRef
 from singletable.model._errors import KeyTemplateError, MissingFields
 from singletable.model._expr import Action
 from singletable.model._field_checks import checked_actions
+from singletable.model._field_values import AV
 
 
 def utc_now() -> datetime:

@@ -9,7 +9,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from singletable import data
-from singletable.data._item_json import dumps
+from singletable.data.shared import dumps
 from singletable.ui._app import Console, Refused
 from singletable.ui._images import changes, image_of
 from singletable.ui._pages import Editor, _key_param, document, editor_of, item_page, new_item_page

@@ -13,7 +13,7 @@ from starlette.responses import Response
 
 from singletable import data
 from singletable.data import DesignError, TargetError, item_from_json, item_to_json, key_schema, read_json
-from singletable.data._item_json import dumps
+from singletable.data.shared import dumps
 from singletable.ui._app import Console, Refused
 from singletable.ui._editor_json import to_editor
 from singletable.ui._entity_edits import fields_json

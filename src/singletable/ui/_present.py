@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from singletable.data import Design, item_to_json
-from singletable.data._item_json import dumps, value_text
+from singletable.data.shared import dumps, value_text
 
 Item = dict[str, Any]
 # Longest text of one attribute in a listing; the item's own page shows all of it.

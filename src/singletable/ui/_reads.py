@@ -13,9 +13,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from singletable.data import Design, Expression, Target, item_to_json, key_condition, key_schema, read_json
-from singletable.data._item_json import to_plain
-from singletable.data._look import merge_into
+from singletable.data import (
+    Design,
+    Expression,
+    Target,
+    item_to_json,
+    key_condition,
+    key_schema,
+    read_json,
+    to_plain,
+)
+from singletable.data.shared import merge_into
 from singletable.ui._inputs import whole_number
 from singletable.ui._present import Partition, group, show
 from singletable.ui._security import decode_trail, encode_trail

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from .._codec import ValueContext, validate_value
+from .._attribute_values import ValueContext, validate_value
 from .._errors import validation
 
 _NAME_KEY = re.compile(r"#[A-Za-z0-9_]+")

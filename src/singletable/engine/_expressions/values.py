@@ -14,7 +14,7 @@ from typing import Any
 from .._errors import validation
 
 try:  # pragma: no cover - the codec (single AttributeValues) may not exist yet
-    from .._codec import normalize_number
+    from .._attribute_values import normalize_number
 except ImportError:  # pragma: no cover
     from .._numbers import normalize_number
 

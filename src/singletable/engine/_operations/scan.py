@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from singletable.engine import _codec as codec
+from singletable.engine import _attribute_values as codec
 from singletable.engine import _legacy as legacy
 from singletable.engine._errors import validation
 from singletable.engine._expressions import Projection, RequestExpressions

@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from singletable.engine import _codec as codec
+from singletable.engine import _attribute_values as codec
 from singletable.engine._errors import DynamoDBError
 from singletable.engine._interfaces import OperationEngine
 from singletable.engine._item_writes import prepare_check, prepare_delete, prepare_put, prepare_update

@@ -15,7 +15,7 @@ import orjson
 
 from singletable.engine._interfaces import OperationEngine
 
-from .. import _codec as codec
+from .. import _attribute_values as codec
 from .._errors import DynamoDBError, validation
 from . import ast
 from .errors import DUPLICATE_ITEM, INVALID_TOKEN, PARAMETER_COUNT

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import _codec as codec
+from .. import _attribute_values as codec
 from .._errors import DynamoDBError, validation
 from .._expressions import ast as ex
 from . import ast

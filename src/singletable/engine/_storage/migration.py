@@ -23,7 +23,7 @@ import sqlite3
 
 import orjson
 
-from singletable.engine import _codec as codec
+from singletable.engine import _attribute_values as codec
 from singletable.engine._schema import IndexSchema, TableSchema
 
 VERSION = 2

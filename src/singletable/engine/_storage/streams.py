@@ -14,7 +14,7 @@ from typing import Any, cast
 
 import orjson
 
-from singletable.engine import _codec as codec
+from singletable.engine import _attribute_values as codec
 from singletable.engine._storage.connection import Connection
 
 # (sequence number, stream id, creation epoch seconds, the record as stream_records built it)

@@ -1,4 +1,4 @@
-"""The one module of item conversions (data/_item_json.py), as every data command uses it: DynamoDB JSON and
+"""The one module of item conversions (data/_json_items.py), as every data command uses it: DynamoDB JSON and
 plain JSON both ways, the exact-number dumper, import's wording of a line or cell that is not an item, and
 the depth bounds: DynamoDB's 32 levels where JSON becomes AttributeValues, and read_json's bound on the raw
 text (what the console reads from forms), both in one wording and never a RecursionError."""
@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from singletable.data import import_table, item_from_json, item_to_json, open_target, read_json, render_item
-from singletable.data._item_json import MAX_JSON_DEPTH, NotJSON, dumps, loads, value_text
+from singletable.data._json_items import MAX_JSON_DEPTH, NotJSON, dumps, loads, value_text
 
 SPEC = {
     "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"}],

@@ -13,7 +13,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from singletable._protocol import wire
+from singletable._protocol import wire_json as wire
 
 names = st.text(alphabet="abcBS#", min_size=1, max_size=4)
 strings = st.text(max_size=6)  # non-ASCII too: json.dumps escapes it as \u....

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from singletable.engine import _numbers
-from singletable.engine._codec import (
+from singletable.engine._attribute_values import (
     MAX_ITEM_SIZE,
     KeyContext,
     ValueContext,

@@ -1,4 +1,4 @@
-"""The one codec between DynamoDB's JSON 1.0 wire format and the engine's Python shapes.
+"""DynamoDB's JSON 1.0 wire format <-> the engine's Python shapes, one conversion for both transports.
 
 The engine speaks boto3's *parsed* shapes (``B`` as ``bytes``, timestamps as aware ``datetime``); the wire
 carries base64 strings and epoch seconds. Both transports -- the HTTP server and the in-process boto3
