@@ -1,4 +1,6 @@
-"""Counts in words, for every message that says how many: ``1 line``, ``2 lines``, ``1,024 items``."""
+"""Counts in words, for every message that says how many: ``1 line``, ``2 lines``, ``1,024 items``.
+
+Shared by the data tools (``singletable.data``) and the command line (``singletable._cli``)."""
 
 from __future__ import annotations
 

@@ -13,10 +13,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from singletable._protocol import Dispatcher, wire
+from singletable._protocol import Dispatcher
+from singletable._protocol import wire_json as wire
 from singletable._protocol.dispatcher import STREAMS_TARGET_PREFIX
 from singletable.engine import DynamoDBError
-from singletable.engine._validation import REPORTS_CAPACITY
+from singletable.engine.shared import REPORTS_CAPACITY
 
 
 @dataclass(frozen=True, slots=True)

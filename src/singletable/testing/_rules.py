@@ -12,7 +12,8 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from singletable._protocol import Dispatcher, wire
+from singletable._protocol import Dispatcher
+from singletable._protocol import wire_json as wire
 from singletable.engine import DynamoDBError
 from singletable.testing._requests import Request, action_tables, statement_table, statements, table_name
 

@@ -28,7 +28,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from singletable._protocol import Dispatcher, wire
+from singletable._protocol import Dispatcher
+from singletable._protocol import wire_json as wire
 from singletable.engine import Engine
 from singletable.testing._lagging import LaggingIndexes
 from singletable.testing._requests import Request, tables_of
