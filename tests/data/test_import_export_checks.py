@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from hostile_support import build_export, gzipped, item, md5_base64, rejects, stored
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from transfer_support import SPEC
 
@@ -73,6 +73,7 @@ FIELDS = st.sampled_from(["dataFileS3Key", "itemCount", "md5Checksum"])
 
 
 @settings(max_examples=40)
+@example(field="itemCount", value=3, whole=None)  # more items promised than the file holds
 @given(field=FIELDS, value=JSON_VALUES, whole=st.none() | JSON_VALUES)
 def test_every_malformed_manifest_entry_is_a_one_line_error_naming_file_and_line(field, value, whole):
     with tempfile.TemporaryDirectory() as temporary:
@@ -89,8 +90,12 @@ def test_every_malformed_manifest_entry_is_a_one_line_error_naming_file_and_line
             assert str(error).startswith(f"{export / 'manifest-files.json'} line 1: ")
             assert "\n" not in str(error)
             return
-        # accepted: the entry was well formed after all (an itemCount of 2, a missing checksum...)
-        assert summary.read == summary.items + summary.rejected == 2
+        assert summary.read == summary.items + summary.rejected
+        if summary.damaged:  # a count or checksum the file does not match: the file is rejected whole,
+            # counted as what it holds or promises, the larger (what a truncated file lost)
+            assert summary.items == 0 and summary.rejected == max(2, entry.get("itemCount") or 0)
+        else:  # accepted: the entry was well formed after all (an itemCount of 2, a missing checksum...)
+            assert summary.read == 2
 
 
 def test_manifest_entry_errors_say_what_is_wrong(tmp_path):
