@@ -89,6 +89,9 @@ class Console:
     """``singletable ui`` on a new database file and a free loopback port, answering once started."""
 
     def __init__(self, folder: Path, *args: str) -> None:
+        from singletable.engine import Engine
+
+        Engine(str(folder / "console.db")).close()  # the console opens a database; it creates none
         self.port = free_port()
         command = [
             sys.executable,
