@@ -31,7 +31,8 @@ from singletable.model._errors import (
     VersionConflict,
 )
 from singletable.model._steps import Request, Steps
-from singletable.model._write_requests import RequestPart, WriteTarget
+from singletable.model._write_requests import RequestPart
+from singletable.model._write_target import WriteTarget
 
 # A part's TransactWriteItems element name -> the operation that sends it alone.
 SINGLE = {"Put": "PutItem", "Update": "UpdateItem", "Delete": "DeleteItem"}
@@ -40,8 +41,36 @@ MAX_ACTIONS = 100
 
 
 def _checks_stored(part: RequestPart) -> bool:
-    """Whether a failed condition should return the stored item (to tell NotFound from a conflict)."""
-    return part.label.role in ("update", "upsert") or part.label.versioned
+    """Whether a failed condition returns the stored item, because what the failure means depends on it: an
+    update's (NotFound, or a field it relied on changed: plan again), a versioned write's (VersionConflict, or
+    the caller's own condition), a put's wrong createdAt guess (retried with the stored one)."""
+    return part.label.role in ("update", "upsert") or part.label.versioned or part.assumed is not None
+
+
+def asked_back(part: RequestPart, *, alone: bool, returning: bool) -> dict[str, str]:
+    """What the request of ``part`` asks DynamoDB to return -- decided here, for every write the model sends.
+
+    ``ReturnValues="ALL_NEW"``: an UpdateItem sent ``alone`` for a caller ``returning`` the entity as stored
+    (``db.update``; ``db.put`` as the UpdateItem that keeps a stored createdAt) gets the item back in the same
+    request, not by a read after it. A PutItem's entity is the one it wrote, a DeleteItem returns nothing, and
+    a TransactWriteItems returns no items (its caller reads the item back); nothing asks for ``ALL_OLD`` or
+    ``UPDATED_NEW`` on success, and ``NONE`` is the default, left unsaid.
+
+    ``ReturnValuesOnConditionCheckFailure="ALL_OLD"``: a part whose failure is told apart by the stored item
+    (:func:`_checks_stored`), alone or inside a transaction (where the cancellation reason carries it).
+    """
+    asked: dict[str, str] = {}
+    if alone and returning and part.kind == "Update":
+        asked["ReturnValues"] = "ALL_NEW"
+    if _checks_stored(part):
+        asked["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
+    return asked
+
+
+def _request(part: RequestPart, *, alone: bool, returning: bool) -> dict[str, Any]:
+    """The part's parameters as sent: its own, and what it asks back (:func:`asked_back`)."""
+    asked = asked_back(part, alone=alone, returning=returning)
+    return {**part.params, **asked} if asked else part.params
 
 
 def _plain(av: dict[str, Any]) -> str:
@@ -224,19 +253,17 @@ def _identity(part: RequestPart, keys: TableKeys | None) -> tuple[Any, ...] | No
 def send(
     parts: list[RequestPart],
     *,
-    single_params: dict[str, Any] | None = None,
     transaction: bool = False,
+    returning: bool = False,
     dest: WriteTarget | None = None,
 ) -> Steps[dict[str, Any]]:
-    """Send the parts (one request, or one TransactWriteItems); ``single_params`` replaces a lone part's
-    parameters (to ask for return values); ``dest`` is the table they go to, whose key attributes tell the
-    item of a Put that has no entity (else they are read off the parts). A failed condition raises what it
-    meant."""
+    """Send the parts (one request, or one TransactWriteItems) and return the response; ``returning``: the
+    caller returns the entity as stored, so a lone UpdateItem asks for it back (:func:`asked_back`); ``dest``
+    is the table they go to, whose key attributes tell the item of a Put that has no entity (else they are
+    read off the parts). A failed condition raises what it meant."""
     if len(parts) == 1 and not transaction and parts[0].kind in SINGLE:
         part = parts[0]
-        params = single_params or part.params
-        if _checks_stored(part) and "ReturnValuesOnConditionCheckFailure" not in params:
-            params = dict(params, ReturnValuesOnConditionCheckFailure="ALL_OLD")
+        params = _request(part, alone=True, returning=returning)
         try:
             return (yield Request(SINGLE[part.kind], params))  # type: ignore[no-any-return]
         except ConditionFailed as error:
@@ -249,12 +276,7 @@ def send(
             "db.batch_write where all-or-nothing is not needed"
         )
     refuse_repeated_items(parts, keys)
-    items = []
-    for part in parts:
-        params = part.params
-        if _checks_stored(part):
-            params = dict(params, ReturnValuesOnConditionCheckFailure="ALL_OLD")
-        items.append({part.kind: params})
+    items = [{part.kind: _request(part, alone=False, returning=returning)} for part in parts]
     try:
         return (yield Request("TransactWriteItems", {"TransactItems": items}))  # type: ignore[no-any-return]
     except RequestError as error:
