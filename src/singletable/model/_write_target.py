@@ -3,8 +3,8 @@
 A :class:`WriteTarget` is everything the later stages need of the table -- its name, the clock that stamps
 timestamps, its key attribute names -- so none of them reaches into :class:`~singletable.model.DB`. A plan
 that depends on the stored item (a guard or derived item to swap, a key built from a field the write does
-not give, a createdAt to keep) reads it here, strongly consistent, before it computes values and keys from
-it; the read is a step (:mod:`singletable.model._steps`): the GetItem is yielded and the DB's driver --
+not give, a createdAt to keep) reads it here, strongly consistent, and builds its keys and request from
+what it read; the read is a step (:mod:`singletable.model._steps`): the GetItem is yielded and the DB's driver --
 synchronous or async -- sends it.
 """
 
