@@ -10,7 +10,7 @@ plain put or create ask nothing. The requests are read from ``db.trace()``, as t
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from singletable.model import GSI, Entity, Keys, Sequence, Table
@@ -67,6 +67,17 @@ class Handle(Entity, table=design, type="HANDLE", timestamps=False, unique={"ema
     keys = Keys(PK="HANDLE#{name}", SK="HANDLE")
 
 
+class Ticking:
+    """A clock one second later at each call: a fresh object's createdAt never equals the stored one."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 1, 1, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        self.now += timedelta(seconds=1)
+        return self.now
+
+
 def asked(db: Any, write: Any) -> list[tuple[str, dict[str, str]]]:
     """The (operation, what it asks back) of each request ``write()`` sends; a TransactWriteItems' actions
     each as ``(operation.Kind, ...)``."""
@@ -107,7 +118,7 @@ def test_versioned_writes_ask_for_the_stored_item_on_failure(open_db: Any) -> No
 
 
 def test_puts_keeping_createdat_ask_back_by_how_they_keep_it(open_db: Any) -> None:
-    db = open_db(design)
+    db = open_db(design, clock=Ticking())
     assert asked(db, lambda: db.put(Kept(name="a"))) == [("UpdateItem", ALL_NEW)]
     assert asked(db, lambda: db.put(Dated(name="a"))) == [("PutItem", ON_FAILURE)]
     # A fresh object guesses no createdAt: the failure returns the stored item and the put is retried.
