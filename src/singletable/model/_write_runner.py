@@ -47,8 +47,9 @@ def _checks_stored(part: RequestPart) -> bool:
     return part.label.role in ("update", "upsert") or part.label.versioned or part.assumed is not None
 
 
-def asked_back(part: RequestPart, *, alone: bool, returning: bool) -> dict[str, str]:
-    """What the request of ``part`` asks DynamoDB to return -- decided here, for every write the model sends.
+def asked_back(part: RequestPart, *, alone: bool, returning: bool) -> dict[str, Any]:
+    """The part's request as sent: its parameters, and what it asks DynamoDB to return -- decided here, for
+    every write the model sends (:func:`send` calls it for each part; nothing else adds return values).
 
     ``ReturnValues="ALL_NEW"``: an UpdateItem sent ``alone`` for a caller ``returning`` the entity as stored
     (``db.update``; ``db.put`` as the UpdateItem that keeps a stored createdAt) gets the item back in the same
@@ -59,18 +60,16 @@ def asked_back(part: RequestPart, *, alone: bool, returning: bool) -> dict[str, 
     ``ReturnValuesOnConditionCheckFailure="ALL_OLD"``: a part whose failure is told apart by the stored item
     (:func:`_checks_stored`), alone or inside a transaction (where the cancellation reason carries it).
     """
-    asked: dict[str, str] = {}
-    if alone and returning and part.kind == "Update":
-        asked["ReturnValues"] = "ALL_NEW"
-    if _checks_stored(part):
-        asked["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
-    return asked
-
-
-def _request(part: RequestPart, *, alone: bool, returning: bool) -> dict[str, Any]:
-    """The part's parameters as sent: its own, and what it asks back (:func:`asked_back`)."""
-    asked = asked_back(part, alone=alone, returning=returning)
-    return {**part.params, **asked} if asked else part.params
+    new = alone and returning and part.kind == "Update"
+    on_failure = _checks_stored(part)
+    if not (new or on_failure):
+        return part.params
+    params = dict(part.params)
+    if new:
+        params["ReturnValues"] = "ALL_NEW"
+    if on_failure:
+        params["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
+    return params
 
 
 def _plain(av: dict[str, Any]) -> str:
@@ -263,7 +262,7 @@ def send(
     read off the parts). A failed condition raises what it meant."""
     if len(parts) == 1 and not transaction and parts[0].kind in SINGLE:
         part = parts[0]
-        params = _request(part, alone=True, returning=returning)
+        params = asked_back(part, alone=True, returning=returning)
         try:
             return (yield Request(SINGLE[part.kind], params))  # type: ignore[no-any-return]
         except ConditionFailed as error:
@@ -276,7 +275,7 @@ def send(
             "db.batch_write where all-or-nothing is not needed"
         )
     refuse_repeated_items(parts, keys)
-    items = [{part.kind: _request(part, alone=False, returning=returning)} for part in parts]
+    items = [{part.kind: asked_back(part, alone=False, returning=returning)} for part in parts]
     try:
         return (yield Request("TransactWriteItems", {"TransactItems": items}))  # type: ignore[no-any-return]
     except RequestError as error:

@@ -4,8 +4,8 @@ A :class:`WriteTarget` is everything the later stages need of the table -- its n
 timestamps, its key attribute names -- so none of them reaches into :class:`~singletable.model.DB`. A plan
 that depends on the stored item (a guard or derived item to swap, a key built from a field the write does
 not give, a createdAt to keep) reads it here, strongly consistent, and builds its keys and request from
-what it read; the read is a step (:mod:`singletable.model._steps`): the GetItem is yielded and the DB's driver --
-synchronous or async -- sends it.
+what it read; the read is a step (:mod:`singletable.model._steps`): the GetItem is yielded and the DB's
+driver -- synchronous or async -- sends it.
 """
 
 from __future__ import annotations
