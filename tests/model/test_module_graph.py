@@ -20,7 +20,14 @@ ROOT = Path(singletable.model.__file__).parent
 # Function-level imports allowed inside model/, each an optional dependency loaded only when used.
 LAZY_ALLOWED = {"botocore.exceptions", "aiobotocore.session"}
 # The write pipeline, in the order a write passes through it.
-WRITE_STAGES = ["_write_values", "_write_keys", "_write_requests", "_write_plans", "_write_runner"]
+WRITE_STAGES = [
+    "_write_target",
+    "_write_values",
+    "_write_keys",
+    "_write_requests",
+    "_write_plans",
+    "_write_runner",
+]
 
 
 def _modules() -> dict[str, ast.Module]:

@@ -16,7 +16,8 @@ from singletable.engine import Engine
 from singletable.model import DB, Derived, Entity, Keys, Table, connect
 from singletable.model._steps import run
 from singletable.model._write_plans import plan_check, plan_create, plan_delete, plan_put, plan_update
-from singletable.model._write_requests import PartLabel, WriteTarget
+from singletable.model._write_requests import PartLabel
+from singletable.model._write_target import WriteTarget
 
 labels_table = Table(name="labels")
 

@@ -28,7 +28,7 @@ from singletable.model._steps import AsyncCall, Request, Steps, T
 from singletable.model._table import Table
 from singletable.model._trace import Trace
 from singletable.model._transaction import TransactionParts
-from singletable.model._write_requests import WriteTarget
+from singletable.model._write_target import WriteTarget
 
 E = TypeVar("E", bound=Entity)
 

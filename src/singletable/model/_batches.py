@@ -19,7 +19,7 @@ from singletable.model._field_values import AV
 from singletable.model._read_items import BAD_ITEM, stored_item_error
 from singletable.model._steps import Request, Sleep, Steps
 from singletable.model._write_keys import frozen_key
-from singletable.model._write_requests import WriteTarget
+from singletable.model._write_target import WriteTarget
 from singletable.model._write_values import stamp
 
 MAX_ATTEMPTS = 8

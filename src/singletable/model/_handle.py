@@ -32,8 +32,9 @@ from singletable.model._table import Table
 from singletable.model._trace import Trace
 from singletable.model._write_keys import guard_key
 from singletable.model._write_plans import plan_create, plan_delete, plan_put, plan_update
-from singletable.model._write_requests import WriteTarget, changed_since_read, stored_after_failure
+from singletable.model._write_requests import changed_since_read, stored_after_failure
 from singletable.model._write_runner import send
+from singletable.model._write_target import WriteTarget
 from singletable.model._write_values import utc_now
 
 # An upsert whose createdAt guess was wrong retries with the stored value; more attempts only happen while
@@ -225,16 +226,15 @@ class TableHandle:
         for attempt in range(PUT_ATTEMPTS):
             parts, result = yield from plan_put(dest, entity, condition, stored=stored)
             try:
-                if len(parts) == 1 and parts[0].kind == "Update":  # createdAt kept if stored: return it
-                    params = dict(parts[0].params, ReturnValues="ALL_NEW")
-                    response = yield from send(parts, single_params=params)
-                    return self._decoded(type(entity).model_entity(), response["Attributes"])
-                yield from send(parts)
-                return result
+                response = yield from send(parts, returning=True)
             except ConditionFailed as error:
                 stored = stored_after_failure(parts[0], error.item)
                 if stored is None or attempt == PUT_ATTEMPTS - 1:
                     raise
+                continue
+            # The UpdateItem that keeps a stored createdAt returns the item as stored; a PutItem wrote result.
+            item = response.get("Attributes")
+            return result if item is None else self._decoded(type(entity).model_entity(), item)
         raise AssertionError("unreachable")
 
     def _update(
@@ -247,14 +247,7 @@ class TableHandle:
         for _attempt in range(UPDATE_ATTEMPTS):
             parts, meta, _ = yield from plan_update(dest, target, actions, condition, sets, upsert, stored)
             try:
-                if len(parts) == 1:
-                    params = dict(
-                        parts[0].params, ReturnValues="ALL_NEW", ReturnValuesOnConditionCheckFailure="ALL_OLD"
-                    )
-                    response = yield from send(parts, single_params=params)
-                    return self._decoded(meta, response["Attributes"])
-                yield from send(parts)
-                return (yield from self._get(KeyRef(meta, _key_fields(meta, target)), True, {}))
+                response = yield from send(parts, returning=True)
             except ConditionFailed as error:
                 refusal = bound_refusal(parts[0].bounds, error.item, type(error) is ConditionFailed)
                 if refusal is not None:
@@ -262,6 +255,11 @@ class TableHandle:
                 if not changed_since_read(parts[0], error.item):
                     raise
                 stored = error.item  # a concurrent writer changed what the keys were built from: again
+                continue
+            item = response.get("Attributes")  # a lone UpdateItem returns the item; a transaction does not
+            if item is not None:
+                return self._decoded(meta, item)
+            return (yield from self._get(KeyRef(meta, _key_fields(meta, target)), True, {}))
         raise ConditionFailed(
             "ConditionalCheckFailedException",
             f"{meta.type}: another writer changed {', '.join(parts[0].relied or ())} under each of "

@@ -42,8 +42,9 @@ from singletable.model._steps import Request, Sleep, Steps
 from singletable.model._transaction import Draw, TransactionParts
 from singletable.model._write_keys import frozen_key
 from singletable.model._write_plans import plan_update
-from singletable.model._write_requests import PartLabel, RequestPart, WriteTarget
+from singletable.model._write_requests import PartLabel, RequestPart
 from singletable.model._write_runner import plain_key
+from singletable.model._write_target import WriteTarget
 
 __all__ = ["Retries", "Sequence", "SequenceContended"]
 

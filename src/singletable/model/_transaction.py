@@ -23,8 +23,9 @@ from singletable.model._errors import ModelError, SequenceContended
 from singletable.model._expr import Action, Cond
 from singletable.model._steps import Call, Steps, run
 from singletable.model._write_plans import plan_check, plan_create, plan_delete, plan_put, plan_update
-from singletable.model._write_requests import PartLabel, RequestPart, WriteTarget
+from singletable.model._write_requests import PartLabel, RequestPart
 from singletable.model._write_runner import SINGLE, send
+from singletable.model._write_target import WriteTarget
 
 E = TypeVar("E", bound=Entity)
 

@@ -1,6 +1,7 @@
 """Planning writes: each entity write becomes a list of request parts, in the pipeline's order.
 
-Each planner runs the stages once, in order: the values written (:mod:`singletable.model._write_values`),
+Each planner runs the stages once, in order: the table and, when the write depends on it, the stored item
+(:mod:`singletable.model._write_target`), the values written (:mod:`singletable.model._write_values`),
 the keys built from them (:mod:`singletable.model._write_keys`), the request parts with their compiled
 expressions and labels (:mod:`singletable.model._write_requests`); :mod:`singletable.model._write_runner`
 sends them. One part runs as a plain PutItem/UpdateItem/DeleteItem; several (an entity with its uniqueness
@@ -10,9 +11,9 @@ the values being written, a partial update rebuilds every key that depends on a 
 read of the fields it does not give, conditioned on them, or refuses naming the field), ``createdAt`` survives
 upserts -- and so do the index keys built from it --,
 versions are checked and bumped. What planning needs of the table (its name, the clock, a read of the stored
-item) comes in a :class:`~singletable.model._write_requests.WriteTarget`. A planner that may read the stored
-item is steps (:mod:`singletable.model._steps`): it yields the GetItem and the DB's driver -- synchronous or
-async -- sends it.
+item) comes first, in a :class:`~singletable.model._write_target.WriteTarget`. A planner that may read the
+stored item is steps (:mod:`singletable.model._steps`): it yields the GetItem and the DB's driver --
+synchronous or async -- sends it.
 """
 
 from __future__ import annotations
@@ -39,7 +40,6 @@ from singletable.model._write_requests import (
     PartLabel,
     RequestPart,
     Stored,
-    WriteTarget,
     conjoin,
     finish,
     item_label,
@@ -48,6 +48,7 @@ from singletable.model._write_requests import (
     update_keeping_created,
     update_request,
 )
+from singletable.model._write_target import WriteTarget
 from singletable.model._write_values import (
     UpdateValues,
     address,
@@ -247,11 +248,9 @@ def plan_put(
     item = meta.to_item(values)
     result = meta.from_item(item)  # the values are final (createdAt is the stored one), as read back
     if meta.created is None or meta.unique or meta.derived or meta.created_keys:
-        params: dict[str, Any] = {"TableName": dest.table_name, "Item": item}
-        if assumed is not None and not read:  # a wrong guess must say what is stored, for the retry
-            params["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
-        params = finish(params, c, conjoin(c, conds))
-        part = RequestPart("Put", params, label, meta, assumed, expected_version=expected_version)
+        params = finish({"TableName": dest.table_name, "Item": item}, c, conjoin(c, conds))
+        guess = None if read else assumed  # a guess the runner asks the stored item back for, to retry
+        part = RequestPart("Put", params, label, meta, guess, expected_version=expected_version)
         return [part, *extra], result
     params = finish(
         update_keeping_created(dest.table_name, meta, meta.created, item, c), c, conjoin(c, conds)

@@ -1,56 +1,27 @@
-"""The requests a write is made of: the table they go to, each request part and its label, their conditions.
+"""The requests a write is made of: each request part, its label and its conditions.
 
 A write is planned (:mod:`singletable.model._write_plans`) into one or more :class:`RequestPart` s -- a
 PutItem, UpdateItem, DeleteItem or ConditionCheck with its expressions already compiled -- and sent by
 :mod:`singletable.model._write_runner`. Each part carries a :class:`PartLabel` saying what it writes and what
 its failed condition means (the item exists, a unique value is taken, the version moved on). The condition
-helpers here compile the model's implied conditions into a part. :class:`WriteTarget` is everything planning
-and sending need of the table: its name and the clock that stamps timestamps -- so no stage reaches into
-:class:`~singletable.model.DB`; a stage that reads the stored item yields the request
-(:mod:`singletable.model._steps`) and the DB's driver sends it.
+helpers here compile the model's implied conditions into a part. What a request asks DynamoDB to return
+(``ReturnValues``, ``ReturnValuesOnConditionCheckFailure``) is not decided here: it depends on how the part is
+sent, alone or in a transaction, and :func:`~singletable.model._write_runner.asked_back` decides it there.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, Literal, NamedTuple
 
 from singletable.model._bounds import BoundCheck
 from singletable.model._entity_meta import EntityMeta
 from singletable.model._expr import Compiler, Cond, compile_update
 from singletable.model._field_values import AV
-from singletable.model._steps import Request, Steps
 from singletable.model._write_keys import declared_attributes
 from singletable.model._write_values import UpdateValues
-
-
-class WriteTarget(NamedTuple):
-    """The table a write goes to: its name, the clock that stamps items, and the names of its key
-    attributes (to tell which item a hand-written Put writes)."""
-
-    table_name: str
-    clock: Callable[[], datetime]
-    key_names: tuple[str, ...] = ()
-
-    def read_item(
-        self, key: dict[str, AV], attributes: list[str] | None = None
-    ) -> Steps[dict[str, AV] | None]:
-        """The stored item (strongly consistent), as planning a write needs it; ``attributes`` projects."""
-        params: dict[str, Any] = {"TableName": self.table_name, "Key": key, "ConsistentRead": True}
-        if attributes:
-            names = {f"#a{i}": name for i, name in enumerate(attributes)}
-            params["ProjectionExpression"] = ", ".join(names)
-            params["ExpressionAttributeNames"] = names
-        return (yield Request("GetItem", params)).get("Item")
-
-    def read_values(self, meta: EntityMeta, key: dict[str, AV]) -> Steps[dict[str, Any] | None]:
-        """The stored entity's field values, or None when there is no item."""
-        item = yield from self.read_item(key)
-        return None if item is None else meta.decode(item)
-
 
 # What a part writes, and so what its failed condition means:
 #   create   the entity's item, which must not exist yet       -> AlreadyExists
@@ -110,7 +81,8 @@ class RequestPart:
     params: dict[str, Any]
     label: PartLabel
     meta: EntityMeta | None = field(default=None, repr=False)
-    # An upsert of an entity with createdAt-derived keys: what it assumed about the stored createdAt.
+    # A put of an entity with createdAt-derived keys that did not read the item: what it guessed about the
+    # stored createdAt. A failure returns the stored item, and the put is retried with it.
     assumed: Stored | None = None
     # An update planned from a read of the stored item: the field values it relied on (and is conditioned on).
     relied: Mapping[str, Any] | None = None

@@ -32,7 +32,8 @@ from singletable.model._errors import (
     VersionConflict,
 )
 from singletable.model._steps import Request, Steps
-from singletable.model._write_requests import RequestPart, WriteTarget
+from singletable.model._write_requests import RequestPart
+from singletable.model._write_target import WriteTarget
 
 # A part's TransactWriteItems element name -> the operation that sends it alone.
 SINGLE = {"Put": "PutItem", "Update": "UpdateItem", "Delete": "DeleteItem"}
@@ -41,8 +42,35 @@ MAX_ACTIONS = 100
 
 
 def _checks_stored(part: RequestPart) -> bool:
-    """Whether a failed condition should return the stored item (to tell NotFound from a conflict)."""
-    return part.label.role in ("update", "upsert") or part.label.versioned
+    """Whether a failed condition returns the stored item, because what the failure means depends on it: an
+    update's (NotFound, or a field it relied on changed: plan again), a versioned write's (VersionConflict, or
+    the caller's own condition), a put's wrong createdAt guess (retried with the stored one)."""
+    return part.label.role in ("update", "upsert") or part.label.versioned or part.assumed is not None
+
+
+def asked_back(part: RequestPart, *, alone: bool, returning: bool) -> dict[str, Any]:
+    """The part's request as sent: its parameters, and what it asks DynamoDB to return -- decided here, for
+    every write the model sends (:func:`send` calls it for each part; nothing else adds return values).
+
+    ``ReturnValues="ALL_NEW"``: an UpdateItem sent ``alone`` for a caller ``returning`` the entity as stored
+    (``db.update``; ``db.put`` as the UpdateItem that keeps a stored createdAt) gets the item back in the same
+    request, not by a read after it. A PutItem's entity is the one it wrote, a DeleteItem returns nothing, and
+    a TransactWriteItems returns no items (its caller reads the item back); nothing asks for ``ALL_OLD`` or
+    ``UPDATED_NEW`` on success, and ``NONE`` is the default, left unsaid.
+
+    ``ReturnValuesOnConditionCheckFailure="ALL_OLD"``: a part whose failure is told apart by the stored item
+    (:func:`_checks_stored`), alone or inside a transaction (where the cancellation reason carries it).
+    """
+    new = alone and returning and part.kind == "Update"
+    on_failure = _checks_stored(part)
+    if not (new or on_failure):
+        return part.params
+    params = dict(part.params)
+    if new:
+        params["ReturnValues"] = "ALL_NEW"
+    if on_failure:
+        params["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
+    return params
 
 
 def _plain(av: dict[str, Any]) -> str:
@@ -227,19 +255,17 @@ def _identity(part: RequestPart, keys: TableKeys | None) -> tuple[Any, ...] | No
 def send(
     parts: list[RequestPart],
     *,
-    single_params: dict[str, Any] | None = None,
     transaction: bool = False,
+    returning: bool = False,
     dest: WriteTarget | None = None,
 ) -> Steps[dict[str, Any]]:
-    """Send the parts (one request, or one TransactWriteItems); ``single_params`` replaces a lone part's
-    parameters (to ask for return values); ``dest`` is the table they go to, whose key attributes tell the
-    item of a Put that has no entity (else they are read off the parts). A failed condition raises what it
-    meant."""
+    """Send the parts (one request, or one TransactWriteItems) and return the response; ``returning``: the
+    caller returns the entity as stored, so a lone UpdateItem asks for it back (:func:`asked_back`); ``dest``
+    is the table they go to, whose key attributes tell the item of a Put that has no entity (else they are
+    read off the parts). A failed condition raises what it meant."""
     if len(parts) == 1 and not transaction and parts[0].kind in SINGLE:
         part = parts[0]
-        params = single_params or part.params
-        if _checks_stored(part) and "ReturnValuesOnConditionCheckFailure" not in params:
-            params = dict(params, ReturnValuesOnConditionCheckFailure="ALL_OLD")
+        params = asked_back(part, alone=True, returning=returning)
         try:
             return (yield Request(SINGLE[part.kind], params))
         except ConditionFailed as error:
@@ -252,12 +278,7 @@ def send(
             "db.batch_write where all-or-nothing is not needed"
         )
     refuse_repeated_items(parts, keys)
-    items = []
-    for part in parts:
-        params = part.params
-        if _checks_stored(part):
-            params = dict(params, ReturnValuesOnConditionCheckFailure="ALL_OLD")
-        items.append({part.kind: params})
+    items = [{part.kind: asked_back(part, alone=False, returning=returning)} for part in parts]
     try:
         return (yield Request("TransactWriteItems", {"TransactItems": items}))
     except RequestError as error:
