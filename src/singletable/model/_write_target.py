@@ -14,7 +14,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from singletable.model._codecs import AV
+from singletable.model._field_values import AV
 from singletable.model._entity_meta import EntityMeta
 from singletable.model._steps import Request, Steps
 
@@ -36,7 +36,7 @@ class WriteTarget(NamedTuple):
             names = {f"#a{i}": name for i, name in enumerate(attributes)}
             params["ProjectionExpression"] = ", ".join(names)
             params["ExpressionAttributeNames"] = names
-        return (yield Request("GetItem", params)).get("Item")  # type: ignore[no-any-return]
+        return (yield Request("GetItem", params)).get("Item")
 
     def read_values(self, meta: EntityMeta, key: dict[str, AV]) -> Steps[dict[str, Any] | None]:
         """The stored entity's field values, or None when there is no item."""
