@@ -14,8 +14,8 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from singletable.model._field_values import AV
 from singletable.model._entity_meta import EntityMeta
+from singletable.model._field_values import AV
 from singletable.model._steps import Request, Steps
 
 
