@@ -73,14 +73,18 @@ def stored(db: Path, table: str) -> dict[tuple[str, str], dict[str, Any]]:
 
 _CHILD = textwrap.dedent(
     """
-    import json, resource, sys
+    import json, re, sys
+    from pathlib import Path
     from singletable.data import import_table
     source, fmt, db, reject_file, spec = sys.argv[1:6]
     summary = import_table(
         db, "tbl", source, format=fmt, schema={"Table": json.loads(spec)}, on_error="reject",
         reject_file=reject_file,
     )
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    # VmHWM: this process's own peak. getrusage's ru_maxrss would also hold the parent's size at fork (Linux
+    # keeps it across exec), which under pytest-xdist is a worker's, not the import's.
+    status = Path("/proc/self/status").read_text()
+    peak = int(re.search(r"VmHWM:\\s+(\\d+) kB", status).group(1)) * 1024
     print(json.dumps({"summary": summary.as_dict(), "peak": peak}))
     """
 )
