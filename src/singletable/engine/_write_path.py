@@ -38,7 +38,7 @@ from singletable.engine._errors import DynamoDBError, validation
 from singletable.engine._interfaces import OperationEngine
 from singletable.engine._keys import checked_key_bytes
 from singletable.engine._schema import IndexSchema, TableSchema
-from singletable.engine._storage import Storage
+from singletable.engine._storage import EntryKey, EntryRow, ItemKey, ItemRow, NewEntry, Storage
 
 PUT = "Put"
 UPDATE = "Update"
@@ -148,10 +148,10 @@ class WriteRows:
     __slots__ = ("entries", "entry_deletes", "item_deletes", "items")
 
     def __init__(self) -> None:
-        self.items: list[tuple[int, bytes, bytes, bytes, int]] = []
-        self.item_deletes: list[tuple[int, bytes, bytes]] = []
-        self.entries: list[tuple[int, int, bytes, bytes, bytes, bytes, int, bytes]] = []
-        self.entry_deletes: list[tuple[int, int, bytes, bytes, bytes, bytes]] = []
+        self.items: list[ItemRow] = []
+        self.item_deletes: list[ItemKey] = []
+        self.entries: list[EntryRow] = []
+        self.entry_deletes: list[EntryKey] = []
 
     def flush(self, storage: Storage) -> None:
         storage.write_rows(self.items, self.item_deletes, self.entries, self.entry_deletes)
@@ -195,11 +195,11 @@ def write_item(
     has_sets = False
     stored = b""
     if new is None:
-        out.item_deletes.append((table_id, pk, sk))
+        out.item_deletes.append(ItemKey(table_id, pk, sk))
     else:
         stored = codec.dumps_item(new)
         has_sets = old is not None and _SET_IN_JSON in stored
-        out.items.append((table_id, pk, sk, stored, new_size))
+        out.items.append(ItemRow(table_id, pk, sk, stored, new_size))
     capacity.table += write_units(old_size if old_size > new_size else new_size)
     for index in schema.indexes.values():
         units = _index_rows(out, schema, index, pk, sk, old, old_size, new, new_size, stored, has_sets)
@@ -223,17 +223,18 @@ def _put_new_item(
     stored = codec.dumps_item(new)
     units = write_units(new_size)
     capacity.table += units
-    entries: list[tuple[int, bytes, bytes, int, bytes]] = []
+    entries: list[NewEntry] = []
     for index in schema.indexes.values():
         entry = index_entry(schema, index, new)
         if entry is None:
             continue
+        ipk, isk = entry
         if index.projected is None:  # ALL: the entry is the item, bytes, size and units
-            entries.append((index.index_id, entry[0], entry[1], new_size, stored))
+            entries.append(NewEntry(index.index_id, ipk, isk, new_size, stored))
             capacity.add_index(index.name, index.is_global, units)
         else:
             size, data = _projected(schema, index, new)
-            entries.append((index.index_id, entry[0], entry[1], size, data))
+            entries.append(NewEntry(index.index_id, ipk, isk, size, data))
             capacity.add_index(index.name, index.is_global, write_units(size))
     storage.put_item_rows(schema.table_id, pk, sk, stored, new_size, entries)
 
@@ -274,13 +275,15 @@ def _index_rows(
     # computed where a size or a comparison needs it.
     whole = index.projected is None
     if old_entry is not None and old_entry != new_entry:
-        out.entry_deletes.append((table_id, index.index_id, old_entry[0], old_entry[1], pk, sk))
+        ipk, isk = old_entry
+        out.entry_deletes.append(EntryKey(table_id, index.index_id, ipk, isk, pk, sk))
         units += write_units(old_size if whole else codec.item_size(schema.project_for_index(index, old)))
     if new_entry is None:
         return units
     if old_entry != new_entry:
         size, data = (new_size, stored) if whole else _projected(schema, index, new)
-        out.entries.append((table_id, index.index_id, new_entry[0], new_entry[1], pk, sk, size, data))
+        ipk, isk = new_entry
+        out.entries.append(EntryRow(table_id, index.index_id, ipk, isk, pk, sk, size, data))
         return units + write_units(size)
     old_projected = schema.project_for_index(index, old)  # type: ignore[arg-type]
     new_projected = schema.project_for_index(index, new)
@@ -289,7 +292,8 @@ def _index_rows(
             size, data = new_size, stored
         else:
             size, data = codec.item_size(new_projected), codec.dumps_item(new_projected)
-        out.entries.append((table_id, index.index_id, new_entry[0], new_entry[1], pk, sk, size, data))
+        ipk, isk = new_entry
+        out.entries.append(EntryRow(table_id, index.index_id, ipk, isk, pk, sk, size, data))
         # The entry is rewritten as given; DynamoDB charges nothing when it holds the same values.
         if not (has_sets and same_entry(old_projected, new_projected)):
             units += write_units(max(size, old_size if whole else codec.item_size(old_projected)))
@@ -385,8 +389,8 @@ class PreparedWrite:
 
     def load(self, storage: Storage) -> tuple[Item | None, int]:
         """The stored item and its size, or (None, 0)."""
-        row = storage.get_item(self.schema.table_id, self.pk, self.sk)
-        return (None, 0) if row is None else (codec.loads_item(row[0]), row[1])
+        stored = storage.get_item(self.schema.table_id, self.pk, self.sk)
+        return (None, 0) if stored is None else (codec.loads_item(stored.data), stored.size)
 
     def passes(self, old: Item | None) -> bool:
         return self.condition is None or self.condition(old)

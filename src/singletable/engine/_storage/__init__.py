@@ -17,14 +17,35 @@ from __future__ import annotations
 
 from singletable.engine._storage.catalog import Catalog
 from singletable.engine._storage.connection import BusyTimeout, is_busy, retry_while_busy
-from singletable.engine._storage.items import HASH_SPACE, KEY_MAX, ItemData, partition_hash
+from singletable.engine._storage.items import (
+    HASH_SPACE,
+    KEY_MAX,
+    TABLE_START,
+    EntryKey,
+    EntryRow,
+    ItemData,
+    ItemKey,
+    ItemRow,
+    NewEntry,
+    ScannedItem,
+    StoredItem,
+    partition_hash,
+)
 from singletable.engine._storage.streams import StreamData
 
 __all__ = [
     "HASH_SPACE",
     "KEY_MAX",
+    "TABLE_START",
     "BusyTimeout",
+    "EntryKey",
+    "EntryRow",
+    "ItemKey",
+    "ItemRow",
+    "NewEntry",
+    "ScannedItem",
     "Storage",
+    "StoredItem",
     "is_busy",
     "partition_hash",
     "retry_while_busy",
