@@ -65,9 +65,16 @@ def prepare_put(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
     if schema.index_key_checks:
         check_index_keys(schema, item)
     condition = None if plain else _put_condition(params)
-    # By position (PreparedWrite's parameters in order): a call by keyword costs more, on every put.
     return PreparedWrite(
-        PUT, schema, pk, sk, item, item, size, None, condition, get("ReturnValuesOnConditionCheckFailure")
+        action=PUT,
+        schema=schema,
+        pk=pk,
+        sk=sk,
+        key=item,
+        item=item,
+        size=size,
+        condition=condition,
+        return_on_failure=get("ReturnValuesOnConditionCheckFailure"),
     )
 
 
@@ -104,11 +111,11 @@ def prepare_delete(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrit
     pk, sk = key_from_request(schema, key)
     condition = _condition(params, lambda: legacy_condition)
     return PreparedWrite(
-        DELETE,
-        schema,
-        pk,
-        sk,
-        key,
+        action=DELETE,
+        schema=schema,
+        pk=pk,
+        sk=sk,
+        key=key,
         condition=condition,
         return_on_failure=params.get("ReturnValuesOnConditionCheckFailure"),
     )
@@ -137,11 +144,11 @@ def prepare_update(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrit
     if update is None:
         update = legacy.attribute_updates(params, schema.key_names)
     return PreparedWrite(
-        UPDATE,
-        schema,
-        pk,
-        sk,
-        key,
+        action=UPDATE,
+        schema=schema,
+        pk=pk,
+        sk=sk,
+        key=key,
         update=update,
         condition=condition,
         return_on_failure=params.get("ReturnValuesOnConditionCheckFailure"),
@@ -159,11 +166,11 @@ def prepare_check(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite
     condition = expressions.condition(params["ConditionExpression"])
     expressions.finish()
     return PreparedWrite(
-        CHECK,
-        schema,
-        pk,
-        sk,
-        key,
+        action=CHECK,
+        schema=schema,
+        pk=pk,
+        sk=sk,
+        key=key,
         condition=condition,
         return_on_failure=params.get("ReturnValuesOnConditionCheckFailure"),
     )

@@ -360,6 +360,7 @@ class PreparedWrite:
 
     def __init__(
         self,
+        *,
         action: str,
         schema: TableSchema,
         pk: bytes,
