@@ -49,10 +49,11 @@ class PreparedGet:
         stored = storage.get_item(self.schema.table_id, self.pk, self.sk)
         if stored is None:
             return None, 0
+        data, size = stored
         if for_wire and self.projection is None:
-            return codec.wire_fragment(stored.data), stored.size
-        item = codec.loads_item(stored.data)
-        return (self.projection.apply(item) if self.projection is not None else item), stored.size
+            return codec.wire_fragment(data), size
+        item = codec.loads_item(data)
+        return (self.projection.apply(item) if self.projection is not None else item), size
 
 
 def prepare_get(engine: TableCatalog, params: dict[str, Any]) -> PreparedGet:

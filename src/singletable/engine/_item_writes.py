@@ -28,6 +28,7 @@ from singletable.engine._write_path import (
     check_return_values,
     key_from_item,
     key_from_request,
+    prepared_write,
 )
 
 PUT_RETURN_VALUES = ("NONE", "ALL_OLD")
@@ -65,7 +66,7 @@ def prepare_put(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
     if schema.index_key_checks:
         check_index_keys(schema, item)
     condition = None if plain else _put_condition(params)
-    return PreparedWrite(
+    return prepared_write(
         action=PUT,
         schema=schema,
         pk=pk,
@@ -110,7 +111,7 @@ def prepare_delete(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrit
     key = params["Key"]
     pk, sk = key_from_request(schema, key)
     condition = _condition(params, lambda: legacy_condition)
-    return PreparedWrite(
+    return prepared_write(
         action=DELETE,
         schema=schema,
         pk=pk,
@@ -143,7 +144,7 @@ def prepare_update(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrit
     expressions.finish()
     if update is None:
         update = legacy.attribute_updates(params, schema.key_names)
-    return PreparedWrite(
+    return prepared_write(
         action=UPDATE,
         schema=schema,
         pk=pk,
@@ -165,7 +166,7 @@ def prepare_check(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite
     )
     condition = expressions.condition(params["ConditionExpression"])
     expressions.finish()
-    return PreparedWrite(
+    return prepared_write(
         action=CHECK,
         schema=schema,
         pk=pk,

@@ -173,7 +173,7 @@ def _attempted_units(engine: OperationEngine, plan: WritePlan) -> float:
     carried = plan.params.get("Item")
     key = plan.params.get("Key") or {name: carried[name] for name in schema.key_names}  # type: ignore[index]
     found = engine.storage.get_item(schema.table_id, *key_from_request(schema, key))
-    stored = found.size if found is not None else 0  # the size is all a bill needs
+    stored = found[1] if found is not None else 0  # (stored bytes, size): the size is all a bill needs
     return write_units(max(stored, codec.item_size(carried) if carried is not None else 0))
 
 

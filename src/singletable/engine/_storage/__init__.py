@@ -26,9 +26,8 @@ from singletable.engine._storage.items import (
     ItemData,
     ItemKey,
     ItemRow,
-    NewEntry,
     ScannedItem,
-    StoredItem,
+    new_row,
     partition_hash,
 )
 from singletable.engine._storage.streams import StreamData
@@ -42,11 +41,10 @@ __all__ = [
     "EntryRow",
     "ItemKey",
     "ItemRow",
-    "NewEntry",
     "ScannedItem",
     "Storage",
-    "StoredItem",
     "is_busy",
+    "new_row",
     "partition_hash",
     "retry_while_busy",
 ]
