@@ -17,6 +17,7 @@ from singletable.engine import _codec as codec
 from singletable.engine import _legacy as legacy
 from singletable.engine._expressions import RequestExpressions
 from singletable.engine._interfaces import TableCatalog
+from singletable.engine._schema import TableSchema
 from singletable.engine._write_path import (
     CHECK,
     DELETE,
@@ -45,6 +46,7 @@ DELETE_LEGACY = ("Expected", "ConditionalOperator")
 UPDATE_RETURN_VALUES = ("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW")
 UPDATE_LEGACY = ("AttributeUpdates", "Expected", "ConditionalOperator")
 UPDATE_MODERN = ("UpdateExpression", "ConditionExpression")
+Item = dict[str, Any]
 
 
 def prepare_put(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
@@ -104,12 +106,9 @@ def _condition(params: dict[str, Any], legacy_condition: Callable[[], Any]) -> A
 def prepare_delete(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
     """Every check DeleteItem makes before reading the item; also BatchWriteItem's DeleteRequest and
     TransactWriteItems' Delete."""
-    legacy.reject_mixed(params, DELETE_LEGACY, ("ConditionExpression",))
-    schema = engine.table(params["TableName"])
-    legacy_condition = legacy.expected(params)  # DynamoDB checks Expected before ReturnValues and Key
-    check_return_values(params.get("ReturnValues"), DELETE_RETURN_VALUES)
-    key = params["Key"]
-    pk, sk = key_from_request(schema, key)
+    schema, legacy_condition, key, pk, sk = _keyed_request(
+        engine, params, DELETE_LEGACY, ("ConditionExpression",), DELETE_RETURN_VALUES
+    )
     condition = _condition(params, lambda: legacy_condition)
     return prepared_write(
         action=DELETE,
@@ -122,15 +121,31 @@ def prepare_delete(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrit
     )
 
 
+def _keyed_request(
+    engine: TableCatalog,
+    params: dict[str, Any],
+    legacy_names: tuple[str, ...],
+    modern_names: tuple[str, ...],
+    return_values: tuple[str, ...],
+) -> tuple[TableSchema, Any, Item, bytes, bytes]:
+    """DeleteItem's and UpdateItem's checks before their expressions, in the order DynamoDB makes them
+    (legacy and modern parameters not mixed, the table, legacy Expected, ReturnValues, the Key); returns
+    (schema, the Expected condition or None, Key, pk, sk)."""
+    legacy.reject_mixed(params, legacy_names, modern_names)
+    schema = engine.table(params["TableName"])
+    legacy_condition = legacy.expected(params)
+    check_return_values(params.get("ReturnValues"), return_values)
+    key = params["Key"]
+    pk, sk = key_from_request(schema, key)
+    return schema, legacy_condition, key, pk, sk
+
+
 def prepare_update(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
     """Every check UpdateItem makes before reading the item; also TransactWriteItems' Update. Checks that
     need the item (key attributes, the new item's size) run in ``PreparedWrite.evaluate``."""
-    legacy.reject_mixed(params, UPDATE_LEGACY, UPDATE_MODERN)
-    schema = engine.table(params["TableName"])
-    legacy_condition = legacy.expected(params)  # DynamoDB checks Expected before ReturnValues and Key
-    check_return_values(params.get("ReturnValues"), UPDATE_RETURN_VALUES)
-    key = params["Key"]
-    pk, sk = key_from_request(schema, key)
+    schema, legacy_condition, key, pk, sk = _keyed_request(
+        engine, params, UPDATE_LEGACY, UPDATE_MODERN, UPDATE_RETURN_VALUES
+    )
     update_text = params.get("UpdateExpression")
     condition_text = params.get("ConditionExpression")
     expressions = RequestExpressions(
