@@ -91,7 +91,7 @@ def main(out: Path) -> None:
         lines.append(f"    {name!r}: {_source(entry)},")
     lines.append("}")
     lines.append("")
-    out.write_text(_formatted("\n".join(lines), out))
+    out.write_text(_formatted("\n".join(lines)))
 
 
 _KINDS = (StringShape, IntegerShape, BooleanShape, BlobShape, ListShape, MapShape, StructureShape)
@@ -132,10 +132,11 @@ def _source(entry: Shape) -> str:
     return f"{type(entry).__name__}({fields})"
 
 
-def _formatted(source: str, out: Path) -> str:
-    """``source`` as ``ruff format`` (with the project's settings) leaves it."""
+def _formatted(source: str) -> str:
+    """``source`` as ``ruff format`` leaves it with the project's settings (found from the file's place in
+    the tree, whatever ``OUT`` is: a copy written elsewhere is formatted the same)."""
     result = subprocess.run(
-        [sys.executable, "-m", "ruff", "format", "--stdin-filename", str(out), "-"],
+        [sys.executable, "-m", "ruff", "format", "--stdin-filename", str(DEFAULT_OUT), "-"],
         input=source,
         capture_output=True,
         text=True,
