@@ -215,7 +215,13 @@ class ItemData(Connection):
                 _DELETE_ITEM_SQL, [(table_id, crc32(pk), b(pk), b(sk)) for table_id, pk, sk in item_deletes]
             )
         if items:
-            self._run(PUT_ITEM_SQL, [_item_params(row) for row in items])
+            self._run(
+                PUT_ITEM_SQL,
+                [
+                    (table_id, crc32(pk), b(pk), b(sk), size, b(data))
+                    for table_id, pk, sk, data, size in items
+                ],
+            )
         if entry_deletes:
             self._run(
                 _DELETE_ENTRY_SQL,
@@ -225,7 +231,13 @@ class ItemData(Connection):
                 ],
             )
         if entries:
-            self._run(PUT_ENTRY_SQL, [_entry_params(row) for row in entries])
+            self._run(
+                PUT_ENTRY_SQL,
+                [
+                    (tid, index_id, crc32(ipk), b(ipk), b(isk), b(tpk), b(tsk), crc32(tpk), size, b(data))
+                    for tid, index_id, ipk, isk, tpk, tsk, size, data in entries
+                ],
+            )
 
     def put_item_rows(
         self,
@@ -376,16 +388,3 @@ class ItemData(Connection):
                 (table_id, index_id, zlib.crc32(pk), pk),
             ).fetchone()[0]
         return size
-
-
-def _item_params(row: ItemRow) -> tuple[Any, ...]:
-    """PUT_ITEM_SQL's parameters for an item row."""
-    table_id, pk, sk, data, size = row
-    return (table_id, zlib.crc32(pk), _blob(pk), _blob(sk), size, _blob(data))
-
-
-def _entry_params(row: EntryRow) -> tuple[Any, ...]:
-    """PUT_ENTRY_SQL's parameters for an index entry row (its projected item last)."""
-    table_id, index_id, ipk, isk, tpk, tsk, size, projected = row
-    crc32, b = zlib.crc32, _blob
-    return (table_id, index_id, crc32(ipk), b(ipk), b(isk), b(tpk), b(tsk), crc32(tpk), size, b(projected))
