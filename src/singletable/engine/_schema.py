@@ -7,7 +7,7 @@ a table; :class:`TableSchema` is the fast, read-only view of it that every data-
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,8 +32,10 @@ class IndexSchema:
         return (self.hash.name,) if self.range is None else (self.hash.name, self.range.name)
 
 
-class IndexKeyCheck(NamedTuple):
-    """An index key attribute that is not a table key attribute: what a write checks an item's value of."""
+@dataclass(frozen=True, slots=True)
+class IndexKeyCheck:
+    """An index key attribute that is not a table key attribute: what a write checks an item's value of.
+    (Slots, not a named tuple: every write reads these fields, and a slot read is the cheap one.)"""
 
     name: str
     type: str  # "S", "N" or "B"

@@ -103,13 +103,14 @@ def _key_bytes(
 
 def check_index_keys(schema: TableSchema, item: dict[str, Any], *, from_update: bool = False) -> None:
     """An item's index key attributes, where present, must have the index's type, be non-empty and fit."""
-    for name, key_type, is_hash, index_name in schema.index_key_checks:
-        av = item.get(name)
+    for check in schema.index_key_checks:
+        av = item.get(check.name)
         if av is None:
             continue
+        key_type = check.type
         if from_update and key_type != "N" and av.get(key_type) in ("", b""):
             raise validation(UPDATE_INDEX_KEY_EMPTY)
-        checked_key_bytes(name, av, key_type, is_hash, _INDEX, index_name)
+        checked_key_bytes(check.name, av, key_type, check.is_hash, _INDEX, check.index_name)
 
 
 def index_entry(schema: TableSchema, index: IndexSchema, item: dict[str, Any]) -> tuple[bytes, bytes] | None:
