@@ -26,6 +26,16 @@ sys.path.insert(0, str(ROOT / "src"))  # the registry and the hand-written shape
 
 from singletable.engine._registry import DYNAMODB, REGISTRY  # noqa: E402
 from singletable.engine._validation import additions  # noqa: E402
+from singletable.engine._validation.shapes import (  # noqa: E402
+    BlobShape,
+    BooleanShape,
+    IntegerShape,
+    ListShape,
+    MapShape,
+    Shape,
+    StringShape,
+    StructureShape,
+)
 
 DEFAULT_OUT = ROOT / "src/singletable/engine/_validation/generated.py"
 # Where the service is stricter than the published model (observed service behaviour).
@@ -69,46 +79,64 @@ def main(out: Path) -> None:
         "hand-written shapes go in additions.py.",
         '"""',
         "",
-        "# name: (kind, ...) -- s=string(min, max, pattern, enum), i=integer/long(min, max, java type),",
-        "# b=boolean, B=blob, l=list(member, min, max), m=map(key, value, min, max),",
-        "# S=structure({member: shape}, required)",
-        "SHAPES: dict[str, tuple] = {",
+        "from singletable.engine._validation.shapes import (",
+        *(f"    {name}," for name in sorted([*(kind.__name__ for kind in _KINDS), "Shapes"])),
+        ")",
+        "",
+        "# Shape name -> its record (see shapes.py); a constraint the model does not state is left out.",
+        "SHAPES: Shapes = {",
     ]
     for name in sorted(seen):
         entry = _entry(name, dict(shapes[name], **OVERRIDES.get(name, {})))
-        lines.append(f"    {name!r}: {entry!r},")
+        lines.append(f"    {name!r}: {_source(entry)},")
     lines.append("}")
     lines.append("")
-    out.write_text(_formatted("\n".join(lines), out))
+    out.write_text(_formatted("\n".join(lines)))
 
 
-def _entry(name: str, s: dict) -> tuple:
-    """One shape in generated.py's encoding (see the comment at the top of that file)."""
+_KINDS = (StringShape, IntegerShape, BooleanShape, BlobShape, ListShape, MapShape, StructureShape)
+
+
+def _entry(name: str, s: dict) -> Shape:
+    """One shape of the model as its record (see ``singletable.engine._validation.shapes``)."""
     kind = s["type"]
     if kind == "string":
         enum = tuple(s["enum"]) if "enum" in s else None
-        return ("s", s.get("min"), s.get("max"), s.get("pattern"), enum)
+        return StringShape(low=s.get("min"), high=s.get("max"), pattern=s.get("pattern"), enum=enum)
     if kind in ("integer", "long"):
-        return ("i", s.get("min"), s.get("max"), "Integer" if kind == "integer" else "Long")
+        java = "Integer" if kind == "integer" else "Long"
+        return IntegerShape(java=java, low=s.get("min"), high=s.get("max"))
     if kind == "boolean":
-        return ("b",)
+        return BooleanShape()
     if kind == "blob":
-        return ("B",)
+        return BlobShape()
     if kind == "list":
-        return ("l", s["member"]["shape"], s.get("min"), s.get("max"))
+        return ListShape(member=s["member"]["shape"], low=s.get("min"), high=s.get("max"))
     if kind == "map":
-        return ("m", s["key"]["shape"], s["value"]["shape"], s.get("min"), s.get("max"))
+        return MapShape(key=s["key"]["shape"], value=s["value"]["shape"], low=s.get("min"), high=s.get("max"))
     if kind == "structure":
         members = {m: MEMBER_OVERRIDES.get((name, m), spec["shape"]) for m, spec in s["members"].items()}
         required = tuple(REQUIRED_OVERRIDES.get(name, s.get("required", ())))
-        return ("S", members, required)
+        return StructureShape(members=members, required=required)
     raise SystemExit(f"unhandled shape type {kind} for {name}")
 
 
-def _formatted(source: str, out: Path) -> str:
-    """``source`` as ``ruff format`` (with the project's settings) leaves it."""
+def _source(entry: Shape) -> str:
+    """A record as Python source, by keyword, leaving out the fields at their defaults."""
+    defaults = type(entry)._field_defaults
+    fields = ", ".join(
+        f"{field}={value!r}"
+        for field, value in zip(entry._fields, entry, strict=True)
+        if field not in defaults or value != defaults[field]
+    )
+    return f"{type(entry).__name__}({fields})"
+
+
+def _formatted(source: str) -> str:
+    """``source`` as ``ruff format`` leaves it with the project's settings (found from the file's place in
+    the tree, whatever ``OUT`` is: a copy written elsewhere is formatted the same)."""
     result = subprocess.run(
-        [sys.executable, "-m", "ruff", "format", "--stdin-filename", str(out), "-"],
+        [sys.executable, "-m", "ruff", "format", "--stdin-filename", str(DEFAULT_OUT), "-"],
         input=source,
         capture_output=True,
         text=True,

@@ -15,6 +15,7 @@ from tables import create
 
 from backends import expect_error
 from singletable.engine import Engine
+from singletable.engine._storage import ItemRow
 
 WRITER = textwrap.dedent(
     """
@@ -128,7 +129,7 @@ def test_a_write_asked_to_restart_the_wal_does(tmp_path: Path):
 
     def put(i: int) -> None:
         with storage.write():
-            storage.write_rows([(1, f"k{i}".encode(), b"x", b"{}", 2)], [], [], [])
+            storage.write_rows([ItemRow(1, f"k{i}".encode(), b"x", b"{}", 2)], [], [], [])
 
     for i in range(50):
         put(i)
@@ -156,7 +157,7 @@ def _quiet_storage(path: str):
 
 def _put(storage, key: str) -> None:
     with storage.write():
-        storage.write_rows([(1, key.encode(), b"x", b"{}", 2)], [], [], [])
+        storage.write_rows([ItemRow(1, key.encode(), b"x", b"{}", 2)], [], [], [])
 
 
 @pytest.mark.parametrize("held_up", [False, True])
@@ -231,7 +232,7 @@ def test_the_checkpointer_runs_only_on_time_nothing_else_wants(tmp_path: Path):
     assert os.sched_getscheduler(thread.native_id) == os.SCHED_IDLE
     assert os.sched_getscheduler(0) != os.SCHED_IDLE  # the caller's thread keeps its priority
     with storage.write():
-        storage.write_rows([(1, b"k", b"x", b"{}", 2)], [], [], [])
+        storage.write_rows([ItemRow(1, b"k", b"x", b"{}", 2)], [], [], [])
     storage.close()
     reopened = Storage(str(tmp_path / "db.sqlite3"))
     assert reopened.get_item(1, b"k", b"x") == (b"{}", 2)

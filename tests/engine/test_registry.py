@@ -17,6 +17,7 @@ from singletable.engine._registry import (
     module_path,
 )
 from singletable.engine._validation import SHAPES
+from singletable.engine._validation.shapes import StructureShape
 
 
 def test_every_operation_module_is_registered_once() -> None:
@@ -33,7 +34,7 @@ def test_every_registered_operation_exists() -> None:
     for operation in REGISTRY:
         module = importlib.import_module(module_path(operation))
         assert callable(module.run), operation.name
-        assert SHAPES[operation.shape][0] == "S", operation.name
+        assert isinstance(SHAPES[operation.shape], StructureShape), operation.name
         assert callable(getattr(Engine, _snake(operation.name))), operation.name
         assert operation.api in (DYNAMODB, STREAMS)
         assert not (operation.writes and operation.cached_catalog), operation.name

@@ -15,6 +15,14 @@ from hypothesis import strategies as st
 from backends import Backend, expect_error
 from singletable.engine._errors import DynamoDBError
 from singletable.engine._validation import SHAPES, check_shape, walker
+from singletable.engine._validation.shapes import (
+    BlobShape,
+    BooleanShape,
+    IntegerShape,
+    ListShape,
+    StringShape,
+    StructureShape,
+)
 
 PREFIX = "failed to satisfy constraint: Member must"
 
@@ -136,31 +144,30 @@ _WILD = st.sampled_from(
 def _requests(shape_name: str, depth: int = 0) -> st.SearchStrategy[Any]:
     """Values for ``shape_name``: mostly well-formed, sometimes wrong in type, length, pattern or enum."""
     shape = SHAPES[shape_name]
-    kind = shape[0]
     if depth > 4:
         return _WILD
-    if kind == "S":
-        members = shape[1]
+    if isinstance(shape, StructureShape):
+        members = shape.members
         fitting = st.lists(st.sampled_from(sorted(members)), unique=True, max_size=6).flatmap(
             lambda chosen: st.fixed_dictionaries({m: _requests(members[m], depth + 1) for m in chosen})
         )
-    elif kind == "s":
-        enum = shape[4]
+    elif isinstance(shape, StringShape):
+        enum = shape.enum
         fitting = (
             st.sampled_from(list(enum)) if enum else st.sampled_from(["bench", "Table_1", "ab", "x" * 300])
         )
         fitting = st.one_of(fitting, st.text(max_size=4))
-    elif kind == "i":
+    elif isinstance(shape, IntegerShape):
         fitting = st.integers(-3, 2000)
-    elif kind == "b":
+    elif isinstance(shape, BooleanShape):
         fitting = st.booleans()
-    elif kind == "B":
+    elif isinstance(shape, BlobShape):
         fitting = st.binary(max_size=3)
-    elif kind == "l":
-        fitting = st.lists(_requests(shape[1], depth + 1), max_size=3)
+    elif isinstance(shape, ListShape):
+        fitting = st.lists(_requests(shape.member, depth + 1), max_size=3)
     else:
         fitting = st.dictionaries(
-            st.sampled_from(["a", ":v", "#n", "", "bench"]), _requests(shape[2], depth + 1), max_size=3
+            st.sampled_from(["a", ":v", "#n", "", "bench"]), _requests(shape.value, depth + 1), max_size=3
         )
     return st.one_of(fitting, fitting, fitting, _WILD)
 

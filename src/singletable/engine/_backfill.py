@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from singletable.engine import _attribute_values as codec
 from singletable.engine._errors import DynamoDBError
 from singletable.engine._schema import IndexSchema, TableSchema
-from singletable.engine._storage import HASH_SPACE
+from singletable.engine._storage import TABLE_START, EntryRow
 from singletable.engine._write_path import index_entry
 
 if TYPE_CHECKING:
@@ -86,7 +86,7 @@ def run(
 ) -> None:
     """Backfill one index to the end (unless ``stop`` is set or the index disappears), then activate it."""
     storage = engine.storage
-    after: tuple[Any, ...] = (-1, b"", b"")
+    after = TABLE_START
     while stop is None or not stop.is_set():
         with storage.lock:
             engine.refresh_catalog()
@@ -100,22 +100,24 @@ def run(
             ):
                 return
             with storage.write():
-                rows = storage.scan(schema.table_id, None, after, HASH_SPACE).fetchmany(CHUNK)
+                rows = storage.table_chunk(schema.table_id, after, CHUNK)
                 entries = []
-                for data, stored_size, _hash, pk, sk in rows:
-                    item = codec.loads_item(data)
+                for row in rows:
+                    item = codec.loads_item(row.data)
                     entry = index_entry(schema, index, item)
                     if entry is None or _violates(index, item):
                         continue
                     if index.projected is None:
-                        size, stored = stored_size, data
+                        size, stored = row.size, row.data
                     else:
                         projected = schema.project_for_index(index, item)
                         size, stored = codec.item_size(projected), codec.dumps_item(projected)
-                    entries.append((schema.table_id, index_id, entry[0], entry[1], pk, sk, size, stored))
+                    ipk, isk = entry
+                    table_id = schema.table_id
+                    entries.append(EntryRow(table_id, index_id, ipk, isk, row.pk, row.sk, size, stored))
                 if entries:
                     storage.write_rows([], [], entries, [])
                 if len(rows) < CHUNK:
                     _activate(engine, schema, index_name)
                     return
-                after = tuple(rows[-1][2:5])
+                after = rows[-1].position

@@ -18,7 +18,7 @@ durable as far as the engine's ``durable`` setting says), which is what an impor
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from singletable.engine._capacity import Capacity
 from singletable.engine._errors import DynamoDBError
@@ -28,13 +28,20 @@ from singletable.engine._write_path import PreparedWrite, WriteRows, conflict_er
 Item = dict[str, Any]
 
 
+class Refused(NamedTuple):
+    """An item of the chunk that was not written: its position in the chunk and PutItem's error for it."""
+
+    position: int
+    error: DynamoDBError
+
+
 @dataclass
 class BulkResult:
     """What one chunk did: ``written`` items committed, ``replaced`` of them over an item with the same key
-    (stored before, or earlier in the chunk); ``errors`` (position in the chunk, error) refused."""
+    (stored before, or earlier in the chunk); ``errors`` the items refused."""
 
     written: int = 0
-    errors: list[tuple[int, DynamoDBError]] = field(default_factory=list)
+    errors: list[Refused] = field(default_factory=list)
     replaced: int = 0
 
 
@@ -59,7 +66,7 @@ def _load(engine: Any, table_name: str, items: list[Item], stop_at_error: bool) 
         try:
             writes.append(prepare_put(engine, {"TableName": table_name, "Item": item}))
         except DynamoDBError as error:
-            result.errors.append((position, error))
+            result.errors.append(Refused(position, error))
             if stop_at_error:
                 break
     storage = engine.storage

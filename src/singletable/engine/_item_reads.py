@@ -46,13 +46,14 @@ class PreparedGet:
     def read(self, storage: Storage, for_wire: bool = False) -> tuple[Any, int]:
         """(the projected item or None, the stored item's size for capacity). ``for_wire`` (GetItem answered
         for the wire codec): an item returned whole is its stored JSON, an ``orjson.Fragment``."""
-        row = storage.get_item(self.schema.table_id, self.pk, self.sk)
-        if row is None:
+        stored = storage.get_item(self.schema.table_id, self.pk, self.sk)
+        if stored is None:
             return None, 0
+        data, size = stored
         if for_wire and self.projection is None:
-            return codec.wire_fragment(row[0]), row[1]
-        item = codec.loads_item(row[0])
-        return (self.projection.apply(item) if self.projection is not None else item), row[1]
+            return codec.wire_fragment(data), size
+        item = codec.loads_item(data)
+        return (self.projection.apply(item) if self.projection is not None else item), size
 
 
 def prepare_get(engine: TableCatalog, params: dict[str, Any]) -> PreparedGet:

@@ -17,6 +17,7 @@ from singletable.engine import _attribute_values as codec
 from singletable.engine import _legacy as legacy
 from singletable.engine._expressions import RequestExpressions
 from singletable.engine._interfaces import TableCatalog
+from singletable.engine._schema import TableSchema
 from singletable.engine._write_path import (
     CHECK,
     DELETE,
@@ -28,6 +29,7 @@ from singletable.engine._write_path import (
     check_return_values,
     key_from_item,
     key_from_request,
+    prepared_write,
 )
 
 PUT_RETURN_VALUES = ("NONE", "ALL_OLD")
@@ -44,6 +46,7 @@ DELETE_LEGACY = ("Expected", "ConditionalOperator")
 UPDATE_RETURN_VALUES = ("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW")
 UPDATE_LEGACY = ("AttributeUpdates", "Expected", "ConditionalOperator")
 UPDATE_MODERN = ("UpdateExpression", "ConditionExpression")
+Item = dict[str, Any]
 
 
 def prepare_put(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
@@ -65,9 +68,16 @@ def prepare_put(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
     if schema.index_key_checks:
         check_index_keys(schema, item)
     condition = None if plain else _put_condition(params)
-    # By position (PreparedWrite's parameters in order): a call by keyword costs more, on every put.
-    return PreparedWrite(
-        PUT, schema, pk, sk, item, item, size, None, condition, get("ReturnValuesOnConditionCheckFailure")
+    return prepared_write(
+        action=PUT,
+        schema=schema,
+        pk=pk,
+        sk=sk,
+        key=item,
+        item=item,
+        size=size,
+        condition=condition,
+        return_on_failure=get("ReturnValuesOnConditionCheckFailure"),
     )
 
 
@@ -96,33 +106,46 @@ def _condition(params: dict[str, Any], legacy_condition: Callable[[], Any]) -> A
 def prepare_delete(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
     """Every check DeleteItem makes before reading the item; also BatchWriteItem's DeleteRequest and
     TransactWriteItems' Delete."""
-    legacy.reject_mixed(params, DELETE_LEGACY, ("ConditionExpression",))
-    schema = engine.table(params["TableName"])
-    legacy_condition = legacy.expected(params)  # DynamoDB checks Expected before ReturnValues and Key
-    check_return_values(params.get("ReturnValues"), DELETE_RETURN_VALUES)
-    key = params["Key"]
-    pk, sk = key_from_request(schema, key)
+    schema, legacy_condition, key, pk, sk = _keyed_request(
+        engine, params, DELETE_LEGACY, ("ConditionExpression",), DELETE_RETURN_VALUES
+    )
     condition = _condition(params, lambda: legacy_condition)
-    return PreparedWrite(
-        DELETE,
-        schema,
-        pk,
-        sk,
-        key,
+    return prepared_write(
+        action=DELETE,
+        schema=schema,
+        pk=pk,
+        sk=sk,
+        key=key,
         condition=condition,
         return_on_failure=params.get("ReturnValuesOnConditionCheckFailure"),
     )
 
 
+def _keyed_request(
+    engine: TableCatalog,
+    params: dict[str, Any],
+    legacy_names: tuple[str, ...],
+    modern_names: tuple[str, ...],
+    return_values: tuple[str, ...],
+) -> tuple[TableSchema, Any, Item, bytes, bytes]:
+    """DeleteItem's and UpdateItem's checks before their expressions, in the order DynamoDB makes them
+    (legacy and modern parameters not mixed, the table, legacy Expected, ReturnValues, the Key); returns
+    (schema, the Expected condition or None, Key, pk, sk)."""
+    legacy.reject_mixed(params, legacy_names, modern_names)
+    schema = engine.table(params["TableName"])
+    legacy_condition = legacy.expected(params)
+    check_return_values(params.get("ReturnValues"), return_values)
+    key = params["Key"]
+    pk, sk = key_from_request(schema, key)
+    return schema, legacy_condition, key, pk, sk
+
+
 def prepare_update(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
     """Every check UpdateItem makes before reading the item; also TransactWriteItems' Update. Checks that
     need the item (key attributes, the new item's size) run in ``PreparedWrite.evaluate``."""
-    legacy.reject_mixed(params, UPDATE_LEGACY, UPDATE_MODERN)
-    schema = engine.table(params["TableName"])
-    legacy_condition = legacy.expected(params)  # DynamoDB checks Expected before ReturnValues and Key
-    check_return_values(params.get("ReturnValues"), UPDATE_RETURN_VALUES)
-    key = params["Key"]
-    pk, sk = key_from_request(schema, key)
+    schema, legacy_condition, key, pk, sk = _keyed_request(
+        engine, params, UPDATE_LEGACY, UPDATE_MODERN, UPDATE_RETURN_VALUES
+    )
     update_text = params.get("UpdateExpression")
     condition_text = params.get("ConditionExpression")
     expressions = RequestExpressions(
@@ -136,12 +159,12 @@ def prepare_update(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrit
     expressions.finish()
     if update is None:
         update = legacy.attribute_updates(params, schema.key_names)
-    return PreparedWrite(
-        UPDATE,
-        schema,
-        pk,
-        sk,
-        key,
+    return prepared_write(
+        action=UPDATE,
+        schema=schema,
+        pk=pk,
+        sk=sk,
+        key=key,
         update=update,
         condition=condition,
         return_on_failure=params.get("ReturnValuesOnConditionCheckFailure"),
@@ -158,12 +181,12 @@ def prepare_check(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite
     )
     condition = expressions.condition(params["ConditionExpression"])
     expressions.finish()
-    return PreparedWrite(
-        CHECK,
-        schema,
-        pk,
-        sk,
-        key,
+    return prepared_write(
+        action=CHECK,
+        schema=schema,
+        pk=pk,
+        sk=sk,
+        key=key,
         condition=condition,
         return_on_failure=params.get("ReturnValuesOnConditionCheckFailure"),
     )

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from singletable.engine import _attribute_values as codec
 from singletable.engine._capacity import Capacity
-from singletable.engine._storage import HASH_SPACE
+from singletable.engine._storage import TABLE_START
 from singletable.engine._write_path import write_item
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ def _sweep_table(engine: BackgroundEngine, name: str, now: Decimal) -> int:
     """Delete one table's expired items, a chunk of the table per transaction, while TTL stays enabled."""
     storage = engine.storage
     deleted = 0
-    after: tuple[Any, ...] = (-1, b"", b"")
+    after = TABLE_START
     while True:
         with storage.lock:
             engine.refresh_catalog()
@@ -66,13 +66,14 @@ def _sweep_table(engine: BackgroundEngine, name: str, now: Decimal) -> int:
             if schema is None or attribute is None:
                 return deleted
             with storage.write():
-                rows = storage.scan(schema.table_id, None, after, HASH_SPACE).fetchmany(CHUNK)
+                rows = storage.table_chunk(schema.table_id, after, CHUNK)
                 capacity = Capacity(name)
-                for data, size, _hash, pk, sk in rows:
-                    item = codec.loads_item(data)
+                for row in rows:
+                    item = codec.loads_item(row.data)
                     if is_expired(item, attribute, now):
+                        pk, sk, size = row.pk, row.sk, row.size
                         write_item(storage, schema, pk, sk, item, size, None, 0, capacity, ttl_delete=True)
                         deleted += 1
         if len(rows) < CHUNK:
             return deleted
-        after = tuple(rows[-1][2:5])
+        after = rows[-1].position

@@ -233,13 +233,25 @@ class _Parser:
             self.pos += 1
             return ValuePlaceholder(token.text), False
         if token.is_(PUNCT, "("):
-            self.pos += 1
-            inner, grouped = self.operand()
-            self.expect_punct(")")
-            if grouped:
-                raise self.redundant()
-            return inner, True
+            return self.group(self.operand)
         raise self.syntax_error(self.pos)
+
+    def group(self, parse: Callable[[], tuple[_T, bool]]) -> tuple[_T, bool]:
+        """``'(' parse ')'`` at an opening parenthesis, marked as a group: DynamoDB rejects a group whose
+        only content is another group (``((x))``) as redundant."""
+        self.pos += 1
+        inner, grouped = parse()
+        self.expect_punct(")")
+        if grouped:
+            raise self.redundant()
+        return inner, True
+
+    def call_end(self, start: int) -> int:
+        """Where the function call at ``start`` ends; a call that does not parse is a syntax error there."""
+        call_ok, end = self.recognizer.function(start)
+        if not call_ok:
+            raise self.syntax_error(end)
+        return end
 
     def operand_list(self) -> list[Operand]:
         """``operand (',' operand)* ')'`` after an opening parenthesis."""
@@ -321,18 +333,13 @@ class _Parser:
                 group_ok, group_end = recognizer.paren_condition(start)
                 if not group_ok and (operand_ok or group_end <= operand_end):
                     raise self.syntax_error(operand_end)
-                self.pos += 1
-                inner, grouped = self.condition()
-                self.expect_punct(")")
-                if grouped:
-                    raise self.redundant()
-                return inner, True
-        elif token.kind == NAME and self.tokens[start + 1].is_(PUNCT, "("):
-            call_ok, call_end = recognizer.function(start)
-            if not call_ok:
-                raise self.syntax_error(call_end)
-            if not is_discriminator(self.tokens[call_end]):
-                return self.function(as_condition=True), False
+                return self.group(self.condition)
+        elif (
+            token.kind == NAME
+            and self.tokens[start + 1].is_(PUNCT, "(")
+            and not is_discriminator(self.tokens[self.call_end(start)])
+        ):
+            return self.function(as_condition=True), False
         left, _ = self.operand()
         return self.comparison_tail(left), False
 
@@ -375,16 +382,9 @@ class _Parser:
                     group_ok = self.tokens[group_end].is_(PUNCT, ")")
                 if not group_ok and group_end <= operand_end:
                     raise self.syntax_error(operand_end)
-                self.pos += 1
-                inner, grouped = self.set_value()
-                self.expect_punct(")")
-                if grouped:
-                    raise self.redundant()
-                return inner, True
+                return self.group(self.set_value)
         elif token.kind == NAME and self.tokens[start + 1].is_(PUNCT, "("):
-            call_ok, call_end = recognizer.function(start)
-            if not call_ok:
-                raise self.syntax_error(call_end)
+            self.call_end(start)
         left, grouped = self.operand()
         if self.at_punct("+") or self.at_punct("-"):
             op = self.token.text

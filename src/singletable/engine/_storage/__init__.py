@@ -22,16 +22,35 @@ from singletable.engine._storage.connection import (
     is_busy,
     retry_while_busy,
 )
-from singletable.engine._storage.items import HASH_SPACE, KEY_MAX, ItemData, partition_hash
+from singletable.engine._storage.items import (
+    HASH_SPACE,
+    KEY_MAX,
+    TABLE_START,
+    EntryKey,
+    EntryRow,
+    ItemData,
+    ItemKey,
+    ItemRow,
+    ScannedItem,
+    new_row,
+    partition_hash,
+)
 from singletable.engine._storage.streams import StreamData
 
 __all__ = [
     "HASH_SPACE",
     "KEY_MAX",
+    "TABLE_START",
     "BusyTimeout",
+    "EntryKey",
+    "EntryRow",
+    "ItemKey",
+    "ItemRow",
     "ReadOnlyDatabase",
+    "ScannedItem",
     "Storage",
     "is_busy",
+    "new_row",
     "partition_hash",
     "retry_while_busy",
 ]

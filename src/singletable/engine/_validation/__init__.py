@@ -5,6 +5,7 @@ The Engine checks every request once, at dispatch, against the operation's input
 rejects a malformed request before it looks at any table, so these errors win over ResourceNotFoundException
 and every semantic check.
 
+* :mod:`shapes` holds the records the shape table is made of, one kind per kind of shape;
 * :mod:`walker` walks a request against a shape and words the errors as DynamoDB does;
 * :mod:`generated` holds the shapes generated from AWS's DynamoDB service model by tools/gen_shape_data.py;
 * :mod:`additions` holds the hand-written shapes the generated data lacks (tagging, limits, endpoints,
@@ -16,11 +17,13 @@ All are merged here into :data:`SHAPES`, the one table the walker reads.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from singletable.engine._registry import INPUT_SHAPES
 from singletable.engine._validation import additions, generated
-from singletable.engine._validation.walker import Shapes, check_input
+from singletable.engine._validation.shapes import Shape, Shapes, StructureShape
+from singletable.engine._validation.walker import check_input
 
 _overlap = generated.SHAPES.keys() & additions.SHAPES.keys()
 if _overlap:
@@ -32,10 +35,15 @@ if _unknown:
 
 SHAPES: Shapes = {**generated.SHAPES, **additions.SHAPES, **additions.OVERRIDES}
 
+
+def _members(shape: Shape) -> Mapping[str, str]:
+    return shape.members if type(shape) is StructureShape else {}
+
+
 # The operations whose requests take ReturnConsumedCapacity, read off their shapes: what a recorder or a
 # trace can ask to report its capacity (serve --record, the model's trace, the demos' runner).
 REPORTS_CAPACITY: frozenset[str] = frozenset(
-    name for name, shape in INPUT_SHAPES.items() if "ReturnConsumedCapacity" in SHAPES[shape][1]
+    name for name, shape in INPUT_SHAPES.items() if "ReturnConsumedCapacity" in _members(SHAPES[shape])
 )
 
 __all__ = ["REPORTS_CAPACITY", "SHAPES", "check_input", "check_shape"]

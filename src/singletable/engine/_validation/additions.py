@@ -1,81 +1,79 @@
 """Hand-written request shapes that :mod:`generated` lacks (tagging, limits, endpoints and DynamoDB Streams),
 and the listed overrides of generated shapes where DynamoDB's answers differ from its published model.
 
-Constraints are AWS's published service models (``dynamodb`` and ``dynamodbstreams``), written in the same
-encoding as :mod:`generated`. The :mod:`validation` package merges :data:`SHAPES` (new names only) and
-:data:`OVERRIDES` (generated names only, each replaced whole) into one table at import; the registry names
-each operation's input shape.
+Constraints are AWS's published service models (``dynamodb`` and ``dynamodbstreams``), written as the
+same records as :mod:`generated` (:mod:`shapes`). The :mod:`validation` package merges :data:`SHAPES` (new
+names only) and :data:`OVERRIDES` (generated names only, each replaced whole) into one table at import; the
+registry names each operation's input shape.
 """
 
 from __future__ import annotations
 
 from singletable.engine._validation import generated
+from singletable.engine._validation.shapes import ListShape, Shapes, StringShape, StructureShape
 from singletable.engine._validation.walker import REQUIRED, UNECHOED
 
-SHAPES: dict[str, tuple] = {
-    "ResourceArnString": ("s", 1, 1283, None, None),
-    "NextTokenString": ("s", None, None, None, None),
-    "TagKeyList": ("l", "TagKeyString", None, None),
-    "TagResourceInput": (
-        "S",
-        {"ResourceArn": "ResourceArnString", "Tags": "TagList"},
-        ("ResourceArn", "Tags"),
+SHAPES: Shapes = {
+    "ResourceArnString": StringShape(low=1, high=1283),
+    "NextTokenString": StringShape(),
+    "TagKeyList": ListShape(member="TagKeyString"),
+    "TagResourceInput": StructureShape(
+        members={"ResourceArn": "ResourceArnString", "Tags": "TagList"},
+        required=("ResourceArn", "Tags"),
     ),
-    "UntagResourceInput": (
-        "S",
-        {"ResourceArn": "ResourceArnString", "TagKeys": "TagKeyList"},
-        ("ResourceArn", "TagKeys"),
+    "UntagResourceInput": StructureShape(
+        members={"ResourceArn": "ResourceArnString", "TagKeys": "TagKeyList"},
+        required=("ResourceArn", "TagKeys"),
     ),
-    "ListTagsOfResourceInput": (
-        "S",
-        {"ResourceArn": "ResourceArnString", "NextToken": "NextTokenString"},
-        ("ResourceArn",),
+    "ListTagsOfResourceInput": StructureShape(
+        members={"ResourceArn": "ResourceArnString", "NextToken": "NextTokenString"},
+        required=("ResourceArn",),
     ),
-    "DescribeLimitsInput": ("S", {}, ()),
-    "DescribeEndpointsRequest": ("S", {}, ()),
-    "StreamArn": ("s", 37, 1024, None, None),
-    "ShardId": ("s", 28, 65, None, None),
-    "SequenceNumber": ("s", 21, 40, None, None),
-    "ShardIterator": ("s", 1, 2048, None, None),
-    "ShardIteratorType": (
-        "s",
-        None,
-        None,
-        None,
-        ("TRIM_HORIZON", "LATEST", "AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER"),
+    "DescribeLimitsInput": StructureShape(members={}),
+    "DescribeEndpointsRequest": StructureShape(members={}),
+    "StreamArn": StringShape(low=37, high=1024),
+    "ShardId": StringShape(low=28, high=65),
+    "SequenceNumber": StringShape(low=21, high=40),
+    "ShardIterator": StringShape(low=1, high=2048),
+    "ShardIteratorType": StringShape(
+        enum=("TRIM_HORIZON", "LATEST", "AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER"),
     ),
-    "ListStreamsInput": (
-        "S",
-        {"TableName": "TableName", "Limit": "PositiveIntegerObject", "ExclusiveStartStreamArn": "StreamArn"},
-        (),
+    "ListStreamsInput": StructureShape(
+        members={
+            "TableName": "TableName",
+            "Limit": "PositiveIntegerObject",
+            "ExclusiveStartStreamArn": "StreamArn",
+        },
     ),
-    "DescribeStreamInput": (
-        "S",
-        {"StreamArn": "StreamArn", "Limit": "PositiveIntegerObject", "ExclusiveStartShardId": "ShardId"},
-        ("StreamArn",),
+    "DescribeStreamInput": StructureShape(
+        members={
+            "StreamArn": "StreamArn",
+            "Limit": "PositiveIntegerObject",
+            "ExclusiveStartShardId": "ShardId",
+        },
+        required=("StreamArn",),
     ),
-    "GetShardIteratorInput": (
-        "S",
-        {
+    "GetShardIteratorInput": StructureShape(
+        members={
             "StreamArn": "StreamArn",
             "ShardId": "ShardId",
             "ShardIteratorType": "ShardIteratorType",
             "SequenceNumber": "SequenceNumber",
         },
-        ("StreamArn", "ShardId", "ShardIteratorType"),
+        required=("StreamArn", "ShardId", "ShardIteratorType"),
     ),
-    "GetRecordsInput": (
-        "S",
-        {"ShardIterator": "ShardIterator", "Limit": "PositiveIntegerObject"},
-        ("ShardIterator",),
+    "GetRecordsInput": StructureShape(
+        members={"ShardIterator": "ShardIterator", "Limit": "PositiveIntegerObject"},
+        required=("ShardIterator",),
     ),
 }
 
 
-def _with_rules(name: str, rules: dict[str, object]) -> tuple:
-    """A generated structure with member rules (its fourth entry) for the walker."""
-    kind, members, required = generated.SHAPES[name]
-    return (kind, members, required, rules)
+def _with_rules(name: str, rules: dict[str, object]) -> StructureShape:
+    """A generated structure with member rules for the walker."""
+    shape = generated.SHAPES[name]
+    assert type(shape) is StructureShape
+    return shape._replace(rules=rules)
 
 
 # AWS's tag character set (letters, digits, white space, ``_ . : / = + - @``), as other AWS services show
@@ -86,19 +84,15 @@ _TAG_CHARACTERS = (
 )
 
 # Each differs from the service model for a measured reason, named beside it.
-OVERRIDES: dict[str, tuple] = {
+OVERRIDES: Shapes = {
     # DynamoDB lists these enum sets in its own order, not the model's.
-    "Select": (
-        "s",
-        None,
-        None,
-        None,
-        ("SPECIFIC_ATTRIBUTES", "COUNT", "ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES"),
+    "Select": StringShape(
+        enum=("SPECIFIC_ATTRIBUTES", "COUNT", "ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES"),
     ),
-    "ScalarAttributeType": ("s", None, None, None, ("B", "N", "S")),
+    "ScalarAttributeType": StringShape(enum=("B", "N", "S")),
     # DynamoDB refuses tag characters outside the documented set; the model states no pattern.
-    "TagKeyString": ("s", 1, 128, _TAG_CHARACTERS, None),
-    "TagValueString": ("s", 0, 256, _TAG_CHARACTERS, None),
+    "TagKeyString": StringShape(low=1, high=128, pattern=_TAG_CHARACTERS),
+    "TagValueString": StringShape(low=0, high=256, pattern=_TAG_CHARACTERS),
     # "Value at 'Limit' failed to satisfy constraint: ..." (Scan keeps "Value '0' at 'limit'").
     "QueryInput": _with_rules("QueryInput", {"Limit": UNECHOED}),
     # "Value at 'RequestItems.<table>.member.Keys' failed to satisfy constraint: ..."

@@ -4,23 +4,30 @@ Generated: do not edit by hand. Regenerate with ``python3 tools/gen_shape_data.p
 hand-written shapes go in additions.py.
 """
 
-# name: (kind, ...) -- s=string(min, max, pattern, enum), i=integer/long(min, max, java type),
-# b=boolean, B=blob, l=list(member, min, max), m=map(key, value, min, max),
-# S=structure({member: shape}, required)
-SHAPES: dict[str, tuple] = {
-    "AttributeAction": ("s", None, None, None, ("ADD", "PUT", "DELETE")),
-    "AttributeDefinition": (
-        "S",
-        {"AttributeName": "KeySchemaAttributeName", "AttributeType": "ScalarAttributeType"},
-        ("AttributeName", "AttributeType"),
+from singletable.engine._validation.shapes import (
+    BlobShape,
+    BooleanShape,
+    IntegerShape,
+    ListShape,
+    MapShape,
+    Shapes,
+    StringShape,
+    StructureShape,
+)
+
+# Shape name -> its record (see shapes.py); a constraint the model does not state is left out.
+SHAPES: Shapes = {
+    "AttributeAction": StringShape(enum=("ADD", "PUT", "DELETE")),
+    "AttributeDefinition": StructureShape(
+        members={"AttributeName": "KeySchemaAttributeName", "AttributeType": "ScalarAttributeType"},
+        required=("AttributeName", "AttributeType"),
     ),
-    "AttributeDefinitions": ("l", "AttributeDefinition", None, None),
-    "AttributeName": ("s", None, 65535, None, None),
-    "AttributeNameList": ("l", "AttributeName", 1, None),
-    "AttributeUpdates": ("m", "AttributeName", "AttributeValueUpdate", None, None),
-    "AttributeValue": (
-        "S",
-        {
+    "AttributeDefinitions": ListShape(member="AttributeDefinition"),
+    "AttributeName": StringShape(high=65535),
+    "AttributeNameList": ListShape(member="AttributeName", low=1),
+    "AttributeUpdates": MapShape(key="AttributeName", value="AttributeValueUpdate"),
+    "AttributeValue": StructureShape(
+        members={
             "S": "StringAttributeValue",
             "N": "NumberAttributeValue",
             "B": "BinaryAttributeValue",
@@ -31,54 +38,45 @@ SHAPES: dict[str, tuple] = {
             "L": "ListAttributeValue",
             "NULL": "NullAttributeValue",
             "BOOL": "BooleanAttributeValue",
-        },
-        (),
+        }
     ),
-    "AttributeValueList": ("l", "AttributeValue", None, None),
-    "AttributeValueUpdate": ("S", {"Value": "AttributeValue", "Action": "AttributeAction"}, ()),
-    "BatchExecuteStatementInput": (
-        "S",
-        {"Statements": "PartiQLBatchRequest", "ReturnConsumedCapacity": "ReturnConsumedCapacity"},
-        ("Statements",),
+    "AttributeValueList": ListShape(member="AttributeValue"),
+    "AttributeValueUpdate": StructureShape(members={"Value": "AttributeValue", "Action": "AttributeAction"}),
+    "BatchExecuteStatementInput": StructureShape(
+        members={"Statements": "PartiQLBatchRequest", "ReturnConsumedCapacity": "ReturnConsumedCapacity"},
+        required=("Statements",),
     ),
-    "BatchGetItemInput": (
-        "S",
-        {"RequestItems": "BatchGetRequestMap", "ReturnConsumedCapacity": "ReturnConsumedCapacity"},
-        ("RequestItems",),
+    "BatchGetItemInput": StructureShape(
+        members={"RequestItems": "BatchGetRequestMap", "ReturnConsumedCapacity": "ReturnConsumedCapacity"},
+        required=("RequestItems",),
     ),
-    "BatchGetRequestMap": ("m", "TableArn", "KeysAndAttributes", 1, 100),
-    "BatchStatementRequest": (
-        "S",
-        {
+    "BatchGetRequestMap": MapShape(key="TableArn", value="KeysAndAttributes", low=1, high=100),
+    "BatchStatementRequest": StructureShape(
+        members={
             "Statement": "PartiQLStatement",
             "Parameters": "PreparedStatementParameters",
             "ConsistentRead": "ConsistentRead",
             "ReturnValuesOnConditionCheckFailure": "ReturnValuesOnConditionCheckFailure",
         },
-        ("Statement",),
+        required=("Statement",),
     ),
-    "BatchWriteItemInput": (
-        "S",
-        {
+    "BatchWriteItemInput": StructureShape(
+        members={
             "RequestItems": "BatchWriteItemRequestMap",
             "ReturnConsumedCapacity": "ReturnConsumedCapacity",
             "ReturnItemCollectionMetrics": "ReturnItemCollectionMetrics",
         },
-        ("RequestItems",),
+        required=("RequestItems",),
     ),
-    "BatchWriteItemRequestMap": ("m", "TableArn", "WriteRequests", 1, 25),
-    "BillingMode": ("s", None, None, None, ("PROVISIONED", "PAY_PER_REQUEST")),
-    "BinaryAttributeValue": ("B",),
-    "BinarySetAttributeValue": ("l", "BinaryAttributeValue", None, None),
-    "BooleanAttributeValue": ("b",),
-    "BooleanObject": ("b",),
-    "ClientRequestToken": ("s", 1, 36, None, None),
-    "ComparisonOperator": (
-        "s",
-        None,
-        None,
-        None,
-        (
+    "BatchWriteItemRequestMap": MapShape(key="TableArn", value="WriteRequests", low=1, high=25),
+    "BillingMode": StringShape(enum=("PROVISIONED", "PAY_PER_REQUEST")),
+    "BinaryAttributeValue": BlobShape(),
+    "BinarySetAttributeValue": ListShape(member="BinaryAttributeValue"),
+    "BooleanAttributeValue": BooleanShape(),
+    "BooleanObject": BooleanShape(),
+    "ClientRequestToken": StringShape(low=1, high=36),
+    "ComparisonOperator": StringShape(
+        enum=(
             "EQ",
             "NE",
             "IN",
@@ -92,16 +90,14 @@ SHAPES: dict[str, tuple] = {
             "CONTAINS",
             "NOT_CONTAINS",
             "BEGINS_WITH",
-        ),
+        )
     ),
-    "Condition": (
-        "S",
-        {"AttributeValueList": "AttributeValueList", "ComparisonOperator": "ComparisonOperator"},
-        ("ComparisonOperator",),
+    "Condition": StructureShape(
+        members={"AttributeValueList": "AttributeValueList", "ComparisonOperator": "ComparisonOperator"},
+        required=("ComparisonOperator",),
     ),
-    "ConditionCheck": (
-        "S",
-        {
+    "ConditionCheck": StructureShape(
+        members={
             "Key": "Key",
             "TableName": "TableArn",
             "ConditionExpression": "ConditionExpression",
@@ -109,14 +105,13 @@ SHAPES: dict[str, tuple] = {
             "ExpressionAttributeValues": "ExpressionAttributeValueMap",
             "ReturnValuesOnConditionCheckFailure": "ReturnValuesOnConditionCheckFailure",
         },
-        ("Key", "TableName", "ConditionExpression"),
+        required=("Key", "TableName", "ConditionExpression"),
     ),
-    "ConditionExpression": ("s", None, None, None, None),
-    "ConditionalOperator": ("s", None, None, None, ("AND", "OR")),
-    "ConsistentRead": ("b",),
-    "CreateGlobalSecondaryIndexAction": (
-        "S",
-        {
+    "ConditionExpression": StringShape(),
+    "ConditionalOperator": StringShape(enum=("AND", "OR")),
+    "ConsistentRead": BooleanShape(),
+    "CreateGlobalSecondaryIndexAction": StructureShape(
+        members={
             "IndexName": "IndexName",
             "KeySchema": "KeySchema",
             "Projection": "Projection",
@@ -124,12 +119,13 @@ SHAPES: dict[str, tuple] = {
             "OnDemandThroughput": "OnDemandThroughput",
             "WarmThroughput": "WarmThroughput",
         },
-        ("IndexName", "KeySchema", "Projection"),
+        required=("IndexName", "KeySchema", "Projection"),
     ),
-    "CreateGlobalTableWitnessGroupMemberAction": ("S", {"RegionName": "RegionName"}, ("RegionName",)),
-    "CreateReplicationGroupMemberAction": (
-        "S",
-        {
+    "CreateGlobalTableWitnessGroupMemberAction": StructureShape(
+        members={"RegionName": "RegionName"}, required=("RegionName",)
+    ),
+    "CreateReplicationGroupMemberAction": StructureShape(
+        members={
             "RegionName": "RegionName",
             "KMSMasterKeyId": "KMSMasterKeyId",
             "ProvisionedThroughputOverride": "ProvisionedThroughputOverride",
@@ -137,11 +133,10 @@ SHAPES: dict[str, tuple] = {
             "GlobalSecondaryIndexes": "ReplicaGlobalSecondaryIndexList",
             "TableClassOverride": "TableClass",
         },
-        ("RegionName",),
+        required=("RegionName",),
     ),
-    "CreateTableInput": (
-        "S",
-        {
+    "CreateTableInput": StructureShape(
+        members={
             "AttributeDefinitions": "AttributeDefinitions",
             "TableName": "TableName",
             "KeySchema": "KeySchema",
@@ -160,11 +155,10 @@ SHAPES: dict[str, tuple] = {
             "GlobalTableSourceArn": "TableArn",
             "GlobalTableSettingsReplicationMode": "GlobalTableSettingsReplicationMode",
         },
-        ("AttributeDefinitions", "TableName", "KeySchema"),
+        required=("AttributeDefinitions", "TableName", "KeySchema"),
     ),
-    "Delete": (
-        "S",
-        {
+    "Delete": StructureShape(
+        members={
             "Key": "Key",
             "TableName": "TableArn",
             "ConditionExpression": "ConditionExpression",
@@ -172,13 +166,16 @@ SHAPES: dict[str, tuple] = {
             "ExpressionAttributeValues": "ExpressionAttributeValueMap",
             "ReturnValuesOnConditionCheckFailure": "ReturnValuesOnConditionCheckFailure",
         },
-        ("Key", "TableName"),
+        required=("Key", "TableName"),
     ),
-    "DeleteGlobalSecondaryIndexAction": ("S", {"IndexName": "IndexName"}, ("IndexName",)),
-    "DeleteGlobalTableWitnessGroupMemberAction": ("S", {"RegionName": "RegionName"}, ("RegionName",)),
-    "DeleteItemInput": (
-        "S",
-        {
+    "DeleteGlobalSecondaryIndexAction": StructureShape(
+        members={"IndexName": "IndexName"}, required=("IndexName",)
+    ),
+    "DeleteGlobalTableWitnessGroupMemberAction": StructureShape(
+        members={"RegionName": "RegionName"}, required=("RegionName",)
+    ),
+    "DeleteItemInput": StructureShape(
+        members={
             "TableName": "TableArn",
             "Key": "Key",
             "Expected": "ExpectedAttributeMap",
@@ -191,17 +188,18 @@ SHAPES: dict[str, tuple] = {
             "ExpressionAttributeValues": "ExpressionAttributeValueMap",
             "ReturnValuesOnConditionCheckFailure": "ReturnValuesOnConditionCheckFailure",
         },
-        ("TableName", "Key"),
+        required=("TableName", "Key"),
     ),
-    "DeleteReplicationGroupMemberAction": ("S", {"RegionName": "RegionName"}, ("RegionName",)),
-    "DeleteRequest": ("S", {"Key": "Key"}, ("Key",)),
-    "DeleteTableInput": ("S", {"TableName": "TableArn"}, ("TableName",)),
-    "DeletionProtectionEnabled": ("b",),
-    "DescribeTableInput": ("S", {"TableName": "TableArn"}, ("TableName",)),
-    "DescribeTimeToLiveInput": ("S", {"TableName": "TableArn"}, ("TableName",)),
-    "ExecuteStatementInput": (
-        "S",
-        {
+    "DeleteReplicationGroupMemberAction": StructureShape(
+        members={"RegionName": "RegionName"}, required=("RegionName",)
+    ),
+    "DeleteRequest": StructureShape(members={"Key": "Key"}, required=("Key",)),
+    "DeleteTableInput": StructureShape(members={"TableName": "TableArn"}, required=("TableName",)),
+    "DeletionProtectionEnabled": BooleanShape(),
+    "DescribeTableInput": StructureShape(members={"TableName": "TableArn"}, required=("TableName",)),
+    "DescribeTimeToLiveInput": StructureShape(members={"TableName": "TableArn"}, required=("TableName",)),
+    "ExecuteStatementInput": StructureShape(
+        members={
             "Statement": "PartiQLStatement",
             "Parameters": "PreparedStatementParameters",
             "ConsistentRead": "ConsistentRead",
@@ -210,46 +208,41 @@ SHAPES: dict[str, tuple] = {
             "Limit": "PositiveIntegerObject",
             "ReturnValuesOnConditionCheckFailure": "ReturnValuesOnConditionCheckFailure",
         },
-        ("Statement",),
+        required=("Statement",),
     ),
-    "ExecuteTransactionInput": (
-        "S",
-        {
+    "ExecuteTransactionInput": StructureShape(
+        members={
             "TransactStatements": "ParameterizedStatements",
             "ClientRequestToken": "ClientRequestToken",
             "ReturnConsumedCapacity": "ReturnConsumedCapacity",
         },
-        ("TransactStatements",),
+        required=("TransactStatements",),
     ),
-    "ExpectedAttributeMap": ("m", "AttributeName", "ExpectedAttributeValue", None, None),
-    "ExpectedAttributeValue": (
-        "S",
-        {
+    "ExpectedAttributeMap": MapShape(key="AttributeName", value="ExpectedAttributeValue"),
+    "ExpectedAttributeValue": StructureShape(
+        members={
             "Value": "AttributeValue",
             "Exists": "BooleanObject",
             "ComparisonOperator": "ComparisonOperator",
             "AttributeValueList": "AttributeValueList",
-        },
-        (),
+        }
     ),
-    "ExpressionAttributeNameMap": ("m", "ExpressionAttributeNameVariable", "AttributeName", None, None),
-    "ExpressionAttributeNameVariable": ("s", None, None, None, None),
-    "ExpressionAttributeValueMap": ("m", "ExpressionAttributeValueVariable", "AttributeValue", None, None),
-    "ExpressionAttributeValueVariable": ("s", None, None, None, None),
-    "FilterConditionMap": ("m", "AttributeName", "Condition", None, None),
-    "Get": (
-        "S",
-        {
+    "ExpressionAttributeNameMap": MapShape(key="ExpressionAttributeNameVariable", value="AttributeName"),
+    "ExpressionAttributeNameVariable": StringShape(),
+    "ExpressionAttributeValueMap": MapShape(key="ExpressionAttributeValueVariable", value="AttributeValue"),
+    "ExpressionAttributeValueVariable": StringShape(),
+    "FilterConditionMap": MapShape(key="AttributeName", value="Condition"),
+    "Get": StructureShape(
+        members={
             "Key": "Key",
             "TableName": "TableArn",
             "ProjectionExpression": "ProjectionExpression",
             "ExpressionAttributeNames": "ExpressionAttributeNameMap",
         },
-        ("Key", "TableName"),
+        required=("Key", "TableName"),
     ),
-    "GetItemInput": (
-        "S",
-        {
+    "GetItemInput": StructureShape(
+        members={
             "TableName": "TableArn",
             "Key": "Key",
             "AttributesToGet": "AttributeNameList",
@@ -258,11 +251,10 @@ SHAPES: dict[str, tuple] = {
             "ProjectionExpression": "ProjectionExpression",
             "ExpressionAttributeNames": "ExpressionAttributeNameMap",
         },
-        ("TableName", "Key"),
+        required=("TableName", "Key"),
     ),
-    "GlobalSecondaryIndex": (
-        "S",
-        {
+    "GlobalSecondaryIndex": StructureShape(
+        members={
             "IndexName": "IndexName",
             "KeySchema": "KeySchema",
             "Projection": "Projection",
@@ -270,115 +262,97 @@ SHAPES: dict[str, tuple] = {
             "OnDemandThroughput": "OnDemandThroughput",
             "WarmThroughput": "WarmThroughput",
         },
-        ("IndexName", "KeySchema", "Projection"),
+        required=("IndexName", "KeySchema", "Projection"),
     ),
-    "GlobalSecondaryIndexList": ("l", "GlobalSecondaryIndex", None, None),
-    "GlobalSecondaryIndexUpdate": (
-        "S",
-        {
+    "GlobalSecondaryIndexList": ListShape(member="GlobalSecondaryIndex"),
+    "GlobalSecondaryIndexUpdate": StructureShape(
+        members={
             "Update": "UpdateGlobalSecondaryIndexAction",
             "Create": "CreateGlobalSecondaryIndexAction",
             "Delete": "DeleteGlobalSecondaryIndexAction",
-        },
-        (),
+        }
     ),
-    "GlobalSecondaryIndexUpdateList": ("l", "GlobalSecondaryIndexUpdate", None, None),
-    "GlobalTableSettingsReplicationMode": (
-        "s",
-        None,
-        None,
-        None,
-        ("ENABLED", "DISABLED", "ENABLED_WITH_OVERRIDES"),
-    ),
-    "GlobalTableWitnessGroupUpdate": (
-        "S",
-        {
+    "GlobalSecondaryIndexUpdateList": ListShape(member="GlobalSecondaryIndexUpdate"),
+    "GlobalTableSettingsReplicationMode": StringShape(enum=("ENABLED", "DISABLED", "ENABLED_WITH_OVERRIDES")),
+    "GlobalTableWitnessGroupUpdate": StructureShape(
+        members={
             "Create": "CreateGlobalTableWitnessGroupMemberAction",
             "Delete": "DeleteGlobalTableWitnessGroupMemberAction",
-        },
-        (),
+        }
     ),
-    "GlobalTableWitnessGroupUpdateList": ("l", "GlobalTableWitnessGroupUpdate", 1, 1),
-    "IndexName": ("s", 3, 255, "[a-zA-Z0-9_.-]+", None),
-    "KMSMasterKeyId": ("s", None, None, None, None),
-    "Key": ("m", "AttributeName", "AttributeValue", None, None),
-    "KeyConditions": ("m", "AttributeName", "Condition", None, None),
-    "KeyExpression": ("s", None, None, None, None),
-    "KeyList": ("l", "Key", 1, 100),
-    "KeySchema": ("l", "KeySchemaElement", 1, 2),
-    "KeySchemaAttributeName": ("s", 1, 255, None, None),
-    "KeySchemaElement": (
-        "S",
-        {"AttributeName": "KeySchemaAttributeName", "KeyType": "KeyType"},
-        ("AttributeName", "KeyType"),
+    "GlobalTableWitnessGroupUpdateList": ListShape(member="GlobalTableWitnessGroupUpdate", low=1, high=1),
+    "IndexName": StringShape(low=3, high=255, pattern="[a-zA-Z0-9_.-]+"),
+    "KMSMasterKeyId": StringShape(),
+    "Key": MapShape(key="AttributeName", value="AttributeValue"),
+    "KeyConditions": MapShape(key="AttributeName", value="Condition"),
+    "KeyExpression": StringShape(),
+    "KeyList": ListShape(member="Key", low=1, high=100),
+    "KeySchema": ListShape(member="KeySchemaElement", low=1, high=2),
+    "KeySchemaAttributeName": StringShape(low=1, high=255),
+    "KeySchemaElement": StructureShape(
+        members={"AttributeName": "KeySchemaAttributeName", "KeyType": "KeyType"},
+        required=("AttributeName", "KeyType"),
     ),
-    "KeyType": ("s", None, None, None, ("HASH", "RANGE")),
-    "KeysAndAttributes": (
-        "S",
-        {
+    "KeyType": StringShape(enum=("HASH", "RANGE")),
+    "KeysAndAttributes": StructureShape(
+        members={
             "Keys": "KeyList",
             "AttributesToGet": "AttributeNameList",
             "ConsistentRead": "ConsistentRead",
             "ProjectionExpression": "ProjectionExpression",
             "ExpressionAttributeNames": "ExpressionAttributeNameMap",
         },
-        ("Keys",),
+        required=("Keys",),
     ),
-    "ListAttributeValue": ("l", "AttributeValue", None, None),
-    "ListTablesInput": ("S", {"ExclusiveStartTableName": "TableName", "Limit": "ListTablesInputLimit"}, ()),
-    "ListTablesInputLimit": ("i", 1, 100, "Integer"),
-    "LocalSecondaryIndex": (
-        "S",
-        {"IndexName": "IndexName", "KeySchema": "KeySchema", "Projection": "Projection"},
-        ("IndexName", "KeySchema", "Projection"),
+    "ListAttributeValue": ListShape(member="AttributeValue"),
+    "ListTablesInput": StructureShape(
+        members={"ExclusiveStartTableName": "TableName", "Limit": "ListTablesInputLimit"}
     ),
-    "LocalSecondaryIndexList": ("l", "LocalSecondaryIndex", None, None),
-    "LongObject": ("i", None, None, "Long"),
-    "MapAttributeValue": ("m", "AttributeName", "AttributeValue", None, None),
-    "MultiRegionConsistency": ("s", None, None, None, ("EVENTUAL", "STRONG")),
-    "NonKeyAttributeName": ("s", 1, 255, None, None),
-    "NonKeyAttributeNameList": ("l", "NonKeyAttributeName", 1, 20),
-    "NullAttributeValue": ("b",),
-    "NumberAttributeValue": ("s", None, None, None, None),
-    "NumberSetAttributeValue": ("l", "NumberAttributeValue", None, None),
-    "OnDemandThroughput": (
-        "S",
-        {"MaxReadRequestUnits": "LongObject", "MaxWriteRequestUnits": "LongObject"},
-        (),
+    "ListTablesInputLimit": IntegerShape(java="Integer", low=1, high=100),
+    "LocalSecondaryIndex": StructureShape(
+        members={"IndexName": "IndexName", "KeySchema": "KeySchema", "Projection": "Projection"},
+        required=("IndexName", "KeySchema", "Projection"),
     ),
-    "OnDemandThroughputOverride": ("S", {"MaxReadRequestUnits": "LongObject"}, ()),
-    "ParameterizedStatement": (
-        "S",
-        {
+    "LocalSecondaryIndexList": ListShape(member="LocalSecondaryIndex"),
+    "LongObject": IntegerShape(java="Long"),
+    "MapAttributeValue": MapShape(key="AttributeName", value="AttributeValue"),
+    "MultiRegionConsistency": StringShape(enum=("EVENTUAL", "STRONG")),
+    "NonKeyAttributeName": StringShape(low=1, high=255),
+    "NonKeyAttributeNameList": ListShape(member="NonKeyAttributeName", low=1, high=20),
+    "NullAttributeValue": BooleanShape(),
+    "NumberAttributeValue": StringShape(),
+    "NumberSetAttributeValue": ListShape(member="NumberAttributeValue"),
+    "OnDemandThroughput": StructureShape(
+        members={"MaxReadRequestUnits": "LongObject", "MaxWriteRequestUnits": "LongObject"}
+    ),
+    "OnDemandThroughputOverride": StructureShape(members={"MaxReadRequestUnits": "LongObject"}),
+    "ParameterizedStatement": StructureShape(
+        members={
             "Statement": "PartiQLStatement",
             "Parameters": "PreparedStatementParameters",
             "ReturnValuesOnConditionCheckFailure": "ReturnValuesOnConditionCheckFailure",
         },
-        ("Statement",),
+        required=("Statement",),
     ),
-    "ParameterizedStatements": ("l", "ParameterizedStatement", 1, 100),
-    "PartiQLBatchRequest": ("l", "BatchStatementRequest", 1, 25),
-    "PartiQLNextToken": ("s", 1, 32768, None, None),
-    "PartiQLStatement": ("s", 1, 8192, None, None),
-    "PositiveIntegerObject": ("i", 1, None, "Integer"),
-    "PositiveLongObject": ("i", 1, None, "Long"),
-    "PreparedStatementParameters": ("l", "AttributeValue", 1, None),
-    "Projection": (
-        "S",
-        {"ProjectionType": "ProjectionType", "NonKeyAttributes": "NonKeyAttributeNameList"},
-        (),
+    "ParameterizedStatements": ListShape(member="ParameterizedStatement", low=1, high=100),
+    "PartiQLBatchRequest": ListShape(member="BatchStatementRequest", low=1, high=25),
+    "PartiQLNextToken": StringShape(low=1, high=32768),
+    "PartiQLStatement": StringShape(low=1, high=8192),
+    "PositiveIntegerObject": IntegerShape(java="Integer", low=1),
+    "PositiveLongObject": IntegerShape(java="Long", low=1),
+    "PreparedStatementParameters": ListShape(member="AttributeValue", low=1),
+    "Projection": StructureShape(
+        members={"ProjectionType": "ProjectionType", "NonKeyAttributes": "NonKeyAttributeNameList"}
     ),
-    "ProjectionExpression": ("s", None, None, None, None),
-    "ProjectionType": ("s", None, None, None, ("ALL", "KEYS_ONLY", "INCLUDE")),
-    "ProvisionedThroughput": (
-        "S",
-        {"ReadCapacityUnits": "PositiveLongObject", "WriteCapacityUnits": "PositiveLongObject"},
-        ("ReadCapacityUnits", "WriteCapacityUnits"),
+    "ProjectionExpression": StringShape(),
+    "ProjectionType": StringShape(enum=("ALL", "KEYS_ONLY", "INCLUDE")),
+    "ProvisionedThroughput": StructureShape(
+        members={"ReadCapacityUnits": "PositiveLongObject", "WriteCapacityUnits": "PositiveLongObject"},
+        required=("ReadCapacityUnits", "WriteCapacityUnits"),
     ),
-    "ProvisionedThroughputOverride": ("S", {"ReadCapacityUnits": "PositiveLongObject"}, ()),
-    "Put": (
-        "S",
-        {
+    "ProvisionedThroughputOverride": StructureShape(members={"ReadCapacityUnits": "PositiveLongObject"}),
+    "Put": StructureShape(
+        members={
             "Item": "PutItemInputAttributeMap",
             "TableName": "TableArn",
             "ConditionExpression": "ConditionExpression",
@@ -386,11 +360,10 @@ SHAPES: dict[str, tuple] = {
             "ExpressionAttributeValues": "ExpressionAttributeValueMap",
             "ReturnValuesOnConditionCheckFailure": "ReturnValuesOnConditionCheckFailure",
         },
-        ("Item", "TableName"),
+        required=("Item", "TableName"),
     ),
-    "PutItemInput": (
-        "S",
-        {
+    "PutItemInput": StructureShape(
+        members={
             "TableName": "TableArn",
             "Item": "PutItemInputAttributeMap",
             "Expected": "ExpectedAttributeMap",
@@ -403,13 +376,12 @@ SHAPES: dict[str, tuple] = {
             "ExpressionAttributeValues": "ExpressionAttributeValueMap",
             "ReturnValuesOnConditionCheckFailure": "ReturnValuesOnConditionCheckFailure",
         },
-        ("TableName", "Item"),
+        required=("TableName", "Item"),
     ),
-    "PutItemInputAttributeMap": ("m", "AttributeName", "AttributeValue", None, None),
-    "PutRequest": ("S", {"Item": "PutItemInputAttributeMap"}, ("Item",)),
-    "QueryInput": (
-        "S",
-        {
+    "PutItemInputAttributeMap": MapShape(key="AttributeName", value="AttributeValue"),
+    "PutRequest": StructureShape(members={"Item": "PutItemInputAttributeMap"}, required=("Item",)),
+    "QueryInput": StructureShape(
+        members={
             "TableName": "TableArn",
             "IndexName": "IndexName",
             "Select": "Select",
@@ -428,45 +400,39 @@ SHAPES: dict[str, tuple] = {
             "ExpressionAttributeNames": "ExpressionAttributeNameMap",
             "ExpressionAttributeValues": "ExpressionAttributeValueMap",
         },
-        ("TableName",),
+        required=("TableName",),
     ),
-    "RegionName": ("s", None, None, None, None),
-    "ReplicaGlobalSecondaryIndex": (
-        "S",
-        {
+    "RegionName": StringShape(),
+    "ReplicaGlobalSecondaryIndex": StructureShape(
+        members={
             "IndexName": "IndexName",
             "ProvisionedThroughputOverride": "ProvisionedThroughputOverride",
             "OnDemandThroughputOverride": "OnDemandThroughputOverride",
         },
-        ("IndexName",),
+        required=("IndexName",),
     ),
-    "ReplicaGlobalSecondaryIndexList": ("l", "ReplicaGlobalSecondaryIndex", 1, None),
-    "ReplicationGroupUpdate": (
-        "S",
-        {
+    "ReplicaGlobalSecondaryIndexList": ListShape(member="ReplicaGlobalSecondaryIndex", low=1),
+    "ReplicationGroupUpdate": StructureShape(
+        members={
             "Create": "CreateReplicationGroupMemberAction",
             "Update": "UpdateReplicationGroupMemberAction",
             "Delete": "DeleteReplicationGroupMemberAction",
-        },
-        (),
+        }
     ),
-    "ReplicationGroupUpdateList": ("l", "ReplicationGroupUpdate", 1, None),
-    "ResourcePolicy": ("s", None, None, None, None),
-    "ReturnConsumedCapacity": ("s", None, None, None, ("INDEXES", "TOTAL", "NONE")),
-    "ReturnItemCollectionMetrics": ("s", None, None, None, ("SIZE", "NONE")),
-    "ReturnValue": ("s", None, None, None, ("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW")),
-    "ReturnValuesOnConditionCheckFailure": ("s", None, None, None, ("ALL_OLD", "NONE")),
-    "SSEEnabled": ("b",),
-    "SSESpecification": (
-        "S",
-        {"Enabled": "SSEEnabled", "SSEType": "SSEType", "KMSMasterKeyId": "KMSMasterKeyId"},
-        (),
+    "ReplicationGroupUpdateList": ListShape(member="ReplicationGroupUpdate", low=1),
+    "ResourcePolicy": StringShape(),
+    "ReturnConsumedCapacity": StringShape(enum=("INDEXES", "TOTAL", "NONE")),
+    "ReturnItemCollectionMetrics": StringShape(enum=("SIZE", "NONE")),
+    "ReturnValue": StringShape(enum=("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW")),
+    "ReturnValuesOnConditionCheckFailure": StringShape(enum=("ALL_OLD", "NONE")),
+    "SSEEnabled": BooleanShape(),
+    "SSESpecification": StructureShape(
+        members={"Enabled": "SSEEnabled", "SSEType": "SSEType", "KMSMasterKeyId": "KMSMasterKeyId"}
     ),
-    "SSEType": ("s", None, None, None, ("AES256", "KMS")),
-    "ScalarAttributeType": ("s", None, None, None, ("S", "N", "B")),
-    "ScanInput": (
-        "S",
-        {
+    "SSEType": StringShape(enum=("AES256", "KMS")),
+    "ScalarAttributeType": StringShape(enum=("S", "N", "B")),
+    "ScanInput": StructureShape(
+        members={
             "TableName": "TableArn",
             "IndexName": "IndexName",
             "AttributesToGet": "AttributeNameList",
@@ -484,66 +450,57 @@ SHAPES: dict[str, tuple] = {
             "ExpressionAttributeValues": "ExpressionAttributeValueMap",
             "ConsistentRead": "ConsistentRead",
         },
-        ("TableName",),
+        required=("TableName",),
     ),
-    "ScanSegment": ("i", 0, 999999, "Integer"),
-    "ScanTotalSegments": ("i", 1, 1000000, "Integer"),
-    "Select": (
-        "s",
-        None,
-        None,
-        None,
-        ("ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES", "SPECIFIC_ATTRIBUTES", "COUNT"),
+    "ScanSegment": IntegerShape(java="Integer", low=0, high=999999),
+    "ScanTotalSegments": IntegerShape(java="Integer", low=1, high=1000000),
+    "Select": StringShape(
+        enum=("ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES", "SPECIFIC_ATTRIBUTES", "COUNT")
     ),
-    "StreamEnabled": ("b",),
-    "StreamSpecification": (
-        "S",
-        {"StreamEnabled": "StreamEnabled", "StreamViewType": "StreamViewType"},
-        ("StreamEnabled",),
+    "StreamEnabled": BooleanShape(),
+    "StreamSpecification": StructureShape(
+        members={"StreamEnabled": "StreamEnabled", "StreamViewType": "StreamViewType"},
+        required=("StreamEnabled",),
     ),
-    "StreamViewType": ("s", None, None, None, ("NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES", "KEYS_ONLY")),
-    "StringAttributeValue": ("s", None, None, None, None),
-    "StringSetAttributeValue": ("l", "StringAttributeValue", None, None),
-    "TableArn": ("s", 1, 1024, None, None),
-    "TableClass": ("s", None, None, None, ("STANDARD", "STANDARD_INFREQUENT_ACCESS")),
-    "TableName": ("s", 3, 255, "[a-zA-Z0-9_.-]+", None),
-    "Tag": ("S", {"Key": "TagKeyString", "Value": "TagValueString"}, ("Key", "Value")),
-    "TagKeyString": ("s", 1, 128, None, None),
-    "TagList": ("l", "Tag", None, None),
-    "TagValueString": ("s", 0, 256, None, None),
-    "TimeToLiveAttributeName": ("s", 1, 255, None, None),
-    "TimeToLiveEnabled": ("b",),
-    "TimeToLiveSpecification": (
-        "S",
-        {"Enabled": "TimeToLiveEnabled", "AttributeName": "TimeToLiveAttributeName"},
-        ("Enabled", "AttributeName"),
+    "StreamViewType": StringShape(enum=("NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES", "KEYS_ONLY")),
+    "StringAttributeValue": StringShape(),
+    "StringSetAttributeValue": ListShape(member="StringAttributeValue"),
+    "TableArn": StringShape(low=1, high=1024),
+    "TableClass": StringShape(enum=("STANDARD", "STANDARD_INFREQUENT_ACCESS")),
+    "TableName": StringShape(low=3, high=255, pattern="[a-zA-Z0-9_.-]+"),
+    "Tag": StructureShape(
+        members={"Key": "TagKeyString", "Value": "TagValueString"}, required=("Key", "Value")
     ),
-    "TransactGetItem": ("S", {"Get": "Get"}, ("Get",)),
-    "TransactGetItemList": ("l", "TransactGetItem", 1, 100),
-    "TransactGetItemsInput": (
-        "S",
-        {"TransactItems": "TransactGetItemList", "ReturnConsumedCapacity": "ReturnConsumedCapacity"},
-        ("TransactItems",),
+    "TagKeyString": StringShape(low=1, high=128),
+    "TagList": ListShape(member="Tag"),
+    "TagValueString": StringShape(low=0, high=256),
+    "TimeToLiveAttributeName": StringShape(low=1, high=255),
+    "TimeToLiveEnabled": BooleanShape(),
+    "TimeToLiveSpecification": StructureShape(
+        members={"Enabled": "TimeToLiveEnabled", "AttributeName": "TimeToLiveAttributeName"},
+        required=("Enabled", "AttributeName"),
     ),
-    "TransactWriteItem": (
-        "S",
-        {"ConditionCheck": "ConditionCheck", "Put": "Put", "Delete": "Delete", "Update": "Update"},
-        (),
+    "TransactGetItem": StructureShape(members={"Get": "Get"}, required=("Get",)),
+    "TransactGetItemList": ListShape(member="TransactGetItem", low=1, high=100),
+    "TransactGetItemsInput": StructureShape(
+        members={"TransactItems": "TransactGetItemList", "ReturnConsumedCapacity": "ReturnConsumedCapacity"},
+        required=("TransactItems",),
     ),
-    "TransactWriteItemList": ("l", "TransactWriteItem", 1, 100),
-    "TransactWriteItemsInput": (
-        "S",
-        {
+    "TransactWriteItem": StructureShape(
+        members={"ConditionCheck": "ConditionCheck", "Put": "Put", "Delete": "Delete", "Update": "Update"}
+    ),
+    "TransactWriteItemList": ListShape(member="TransactWriteItem", low=1, high=100),
+    "TransactWriteItemsInput": StructureShape(
+        members={
             "TransactItems": "TransactWriteItemList",
             "ReturnConsumedCapacity": "ReturnConsumedCapacity",
             "ReturnItemCollectionMetrics": "ReturnItemCollectionMetrics",
             "ClientRequestToken": "ClientRequestToken",
         },
-        ("TransactItems",),
+        required=("TransactItems",),
     ),
-    "Update": (
-        "S",
-        {
+    "Update": StructureShape(
+        members={
             "Key": "Key",
             "UpdateExpression": "UpdateExpression",
             "TableName": "TableArn",
@@ -552,22 +509,20 @@ SHAPES: dict[str, tuple] = {
             "ExpressionAttributeValues": "ExpressionAttributeValueMap",
             "ReturnValuesOnConditionCheckFailure": "ReturnValuesOnConditionCheckFailure",
         },
-        ("Key", "UpdateExpression", "TableName"),
+        required=("Key", "UpdateExpression", "TableName"),
     ),
-    "UpdateExpression": ("s", None, None, None, None),
-    "UpdateGlobalSecondaryIndexAction": (
-        "S",
-        {
+    "UpdateExpression": StringShape(),
+    "UpdateGlobalSecondaryIndexAction": StructureShape(
+        members={
             "IndexName": "IndexName",
             "ProvisionedThroughput": "ProvisionedThroughput",
             "OnDemandThroughput": "OnDemandThroughput",
             "WarmThroughput": "WarmThroughput",
         },
-        ("IndexName",),
+        required=("IndexName",),
     ),
-    "UpdateItemInput": (
-        "S",
-        {
+    "UpdateItemInput": StructureShape(
+        members={
             "TableName": "TableArn",
             "Key": "Key",
             "AttributeUpdates": "AttributeUpdates",
@@ -582,11 +537,10 @@ SHAPES: dict[str, tuple] = {
             "ExpressionAttributeValues": "ExpressionAttributeValueMap",
             "ReturnValuesOnConditionCheckFailure": "ReturnValuesOnConditionCheckFailure",
         },
-        ("TableName", "Key"),
+        required=("TableName", "Key"),
     ),
-    "UpdateReplicationGroupMemberAction": (
-        "S",
-        {
+    "UpdateReplicationGroupMemberAction": StructureShape(
+        members={
             "RegionName": "RegionName",
             "KMSMasterKeyId": "KMSMasterKeyId",
             "ProvisionedThroughputOverride": "ProvisionedThroughputOverride",
@@ -594,11 +548,10 @@ SHAPES: dict[str, tuple] = {
             "GlobalSecondaryIndexes": "ReplicaGlobalSecondaryIndexList",
             "TableClassOverride": "TableClass",
         },
-        ("RegionName",),
+        required=("RegionName",),
     ),
-    "UpdateTableInput": (
-        "S",
-        {
+    "UpdateTableInput": StructureShape(
+        members={
             "AttributeDefinitions": "AttributeDefinitions",
             "TableName": "TableArn",
             "BillingMode": "BillingMode",
@@ -615,14 +568,15 @@ SHAPES: dict[str, tuple] = {
             "WarmThroughput": "WarmThroughput",
             "GlobalTableSettingsReplicationMode": "GlobalTableSettingsReplicationMode",
         },
-        ("TableName",),
+        required=("TableName",),
     ),
-    "UpdateTimeToLiveInput": (
-        "S",
-        {"TableName": "TableArn", "TimeToLiveSpecification": "TimeToLiveSpecification"},
-        ("TableName", "TimeToLiveSpecification"),
+    "UpdateTimeToLiveInput": StructureShape(
+        members={"TableName": "TableArn", "TimeToLiveSpecification": "TimeToLiveSpecification"},
+        required=("TableName", "TimeToLiveSpecification"),
     ),
-    "WarmThroughput": ("S", {"ReadUnitsPerSecond": "LongObject", "WriteUnitsPerSecond": "LongObject"}, ()),
-    "WriteRequest": ("S", {"PutRequest": "PutRequest", "DeleteRequest": "DeleteRequest"}, ()),
-    "WriteRequests": ("l", "WriteRequest", 1, 25),
+    "WarmThroughput": StructureShape(
+        members={"ReadUnitsPerSecond": "LongObject", "WriteUnitsPerSecond": "LongObject"}
+    ),
+    "WriteRequest": StructureShape(members={"PutRequest": "PutRequest", "DeleteRequest": "DeleteRequest"}),
+    "WriteRequests": ListShape(member="WriteRequest", low=1, high=25),
 }

@@ -16,7 +16,7 @@ map value that breaks its own length or pattern is reported at the map, listing 
 value (``Map value must satisfy constraint: [...]``). A value is echoed as Java's ``toString`` shows it,
 structures as ``KeySchemaElement(attributeName=pk, keyType=HASH)``; an empty string is checked for its
 length only. The few members DynamoDB words its own way are marked in the shape table itself (a structure's
-optional fourth entry, see :data:`UNECHOED` and :data:`REQUIRED`): the member is named as the API spells it
+``rules``, see :data:`UNECHOED` and :data:`REQUIRED`): the member is named as the API spells it
 with no value echoed (Query's ``Limit``), or its absence is one standalone message (CreateTable's
 ``TableName``). Unknown members are ignored, as DynamoDB ignores them. ``None`` is JSON ``null``, which
 DynamoDB treats as absent. The constraints themselves are AWS's published model, kept as data: the package
@@ -29,14 +29,28 @@ import re
 from typing import Any
 
 from singletable.engine._errors import DynamoDBError
+from singletable.engine._validation.shapes import (
+    BlobShape,
+    BooleanShape,
+    IntegerShape,
+    ListShape,
+    MapShape,
+    Shape,
+    Shapes,
+    StringShape,
+    StructureShape,
+)
 
 _JAVA_PACKAGE = "com.amazonaws.dynamodb.v20120810"
 _PATTERNS: dict[str, re.Pattern[str]] = {}
 _TABLE_NAME_PATTERN = "[a-zA-Z0-9_.-]+"
-# Shape name -> its entry, in the encoding generated.py documents.
-Shapes = dict[str, tuple]
+_JAVA_CLASSES: dict[type[Shape], str] = {
+    StringShape: "java.lang.String",
+    BooleanShape: "java.lang.Boolean",
+    BlobShape: "java.nio.ByteBuffer",
+}
 _INT_RANGE = {"Integer": (-(2**31), 2**31 - 1), "Long": (-(2**63), 2**63 - 1)}
-# Member rules (a structure's fourth entry, {member: rule}): how DynamoDB words that member's errors.
+# Member rules (a structure's ``rules``, {member: rule}): how DynamoDB words that member's errors.
 UNECHOED = "unechoed"  # "Value at 'Limit' failed to ...": the API's own spelling of the path, no value
 REQUIRED = "required"  # ("required", message): absent (or an empty map/list) is that one message alone
 
@@ -100,52 +114,50 @@ class _Checker:
         shape = self.shapes.get(shape_name) if shape_name is not None else None
         if shape is None or value is None:
             return render(value)
-        kind = shape[0]
-        if kind == "S" and isinstance(value, dict):
+        if type(shape) is StructureShape and isinstance(value, dict):
             members = ", ".join(
                 f"{_camel(member)}={self.show(member_shape, value.get(member))}"
-                for member, member_shape in shape[1].items()
+                for member, member_shape in shape.members.items()
             )
             return f"{shape_name}({members})"
-        if kind == "l" and isinstance(value, list | tuple):
-            return "[" + ", ".join(self.show(shape[1], member) for member in value) + "]"
-        if kind == "m" and isinstance(value, dict):
-            return (
-                "{" + ", ".join(f"{key}={self.show(shape[2], member)}" for key, member in value.items()) + "}"
-            )
+        if type(shape) is ListShape and isinstance(value, list | tuple):
+            return "[" + ", ".join(self.show(shape.member, member) for member in value) + "]"
+        if type(shape) is MapShape and isinstance(value, dict):
+            shown = (f"{key}={self.show(shape.value, member)}" for key, member in value.items())
+            return "{" + ", ".join(shown) + "}"
         return render(value)
 
     def check(self, shape_name: str, value: Any, path: str, spelled: str) -> None:
         shape = self.shapes[shape_name]
-        kind = shape[0]
-        if kind == "S":
+        kind = type(shape)
+        if kind is StructureShape:
             self._structure(shape_name, shape, value, path, spelled)
-        elif kind == "s":
+        elif kind is StringShape:
             self._string(shape_name, shape, value, path)
-        elif kind == "l":
+        elif kind is ListShape:
             self._list(shape_name, shape, value, path, spelled)
-        elif kind == "m":
+        elif kind is MapShape:
             self._map(shape_name, shape, value, path, spelled)
-        elif kind == "i":
+        elif kind is IntegerShape:
             self._integer(shape, value, path)
-        elif kind == "b":
+        elif kind is BooleanShape:
             self._boolean(value)
         else:
             self._blob(value)
 
     # -- containers ---------------------------------------------------------------------------------------
 
-    def _structure(self, name: str, shape: tuple, value: Any, path: str, spelled: str) -> None:
+    def _structure(self, name: str, shape: StructureShape, value: Any, path: str, spelled: str) -> None:
         if isinstance(value, list | tuple):
             raise _serialization(f"Unrecognized collection type class {_JAVA_PACKAGE}.{name}")
         if not isinstance(value, dict):
             raise _serialization("Unexpected value type in payload")
         members = _MEMBERS.get(name)
         if members is None:
-            rules = shape[3] if len(shape) > 3 else {}
+            rules = shape.rules or {}
             members = _MEMBERS[name] = tuple(
-                (member, member_shape, _camel(member), member in shape[2], rules.get(member))
-                for member, member_shape in shape[1].items()
+                (member, member_shape, _camel(member), member in shape.required, rules.get(member))
+                for member, member_shape in shape.members.items()
             )
         prefix = f"{path}." if path else ""
         spelled_prefix = f"{spelled}." if spelled else ""
@@ -183,25 +195,24 @@ class _Checker:
         if kind == REQUIRED and (value is None or (isinstance(value, dict | list) and not value)):
             raise DynamoDBError("ValidationException", message)
 
-    def _list(self, name: str, shape: tuple, value: Any, path: str, spelled: str) -> None:
+    def _list(self, name: str, shape: ListShape, value: Any, path: str, spelled: str) -> None:
         if isinstance(value, dict):
             raise _serialization("Start of structure or map found where not expected")
         if not isinstance(value, list | tuple):
             raise _serialization("Unexpected field type")
-        _, member_shape, low, high = shape
+        member_shape, low, high = shape
         for position, member in enumerate(value, start=1):
             if member is not None:
                 self.check(member_shape, member, f"{path}.{position}.member", f"{spelled}.{position}.member")
         self._length(value, path, low, high, name)
 
-    def _map(self, name: str, shape: tuple, value: Any, path: str, spelled: str) -> None:
+    def _map(self, name: str, shape: MapShape, value: Any, path: str, spelled: str) -> None:
         if isinstance(value, list | tuple):
-            raise _serialization(
-                f"Unrecognized collection type java.util.Map<java.lang.String, {self._java_type(shape[2])}>"
-            )
+            java_type = self._java_type(shape.value)
+            raise _serialization(f"Unrecognized collection type java.util.Map<java.lang.String, {java_type}>")
         if not isinstance(value, dict):
             raise _serialization("Unexpected field type")
-        _, key_shape, value_shape, low, high = shape
+        key_shape, value_shape, low, high = shape
         if value_shape == "AttributeValue":
             # Items, keys and expression values: the codec validates every AttributeValue (and its name)
             # with DynamoDB's item-level messages, so the shape walk stops at the map itself.
@@ -214,27 +225,27 @@ class _Checker:
             self.check(key_shape, key, f"{path}.{key}.key", f"{spelled}.{key}.key")
             if member is None:
                 continue
-            if member_shape[0] == "l":
+            if type(member_shape) is ListShape:
                 # A list value's own length is a constraint of the map (its members are still walked).
                 self._list_members(member_shape, member, f"{path}.{key}.member", f"{spelled}.{key}.member")
             else:
                 self.check(value_shape, member, f"{path}.{key}.member", f"{spelled}.{key}.member")
-        if member_shape[0] == "l":
+        if type(member_shape) is ListShape:
             self._map_value_lengths(name, value, path, member_shape)
         self._length(value, path, low, high, name)
 
-    def _list_members(self, shape: tuple, value: Any, path: str, spelled: str) -> None:
+    def _list_members(self, shape: ListShape, value: Any, path: str, spelled: str) -> None:
         if isinstance(value, dict):
             raise _serialization("Start of structure or map found where not expected")
         if not isinstance(value, list | tuple):
             raise _serialization("Unexpected field type")
         for position, member in enumerate(value, start=1):
             if member is not None:
-                self.check(shape[1], member, f"{path}.{position}.member", f"{spelled}.{position}.member")
+                self.check(shape.member, member, f"{path}.{position}.member", f"{spelled}.{position}.member")
 
-    def _map_value_lengths(self, name: str, value: dict, path: str, member_shape: tuple) -> None:
+    def _map_value_lengths(self, name: str, value: dict, path: str, member_shape: ListShape) -> None:
         """``Map value must satisfy constraint: [...]``: every constraint of the value, maximum first."""
-        _, _, low, high = member_shape
+        low, high = member_shape.low, member_shape.high
         if all(
             (low is None or len(member) >= low) and (high is None or len(member) <= high)
             for member in value.values()
@@ -258,7 +269,7 @@ class _Checker:
 
     # -- scalars ------------------------------------------------------------------------------------------
 
-    def _string(self, name: str, shape: tuple, value: Any, path: str) -> None:
+    def _string(self, name: str, shape: StringShape, value: Any, path: str) -> None:
         if not isinstance(value, str):
             if isinstance(value, bool):
                 raise _serialization(f"{'TRUE' if value else 'FALSE'}_VALUE cannot be converted to String")
@@ -280,8 +291,8 @@ class _Checker:
                 _VALID_STRINGS.clear()
             _VALID_STRINGS.add((name, value))
 
-    def _string_constraints(self, name: str, shape: tuple, value: str, path: str) -> None:
-        _, low, high, pattern, enum = shape
+    def _string_constraints(self, name: str, shape: StringShape, value: str, path: str) -> None:
+        low, high, pattern, enum = shape
         if name == "TableArn" and not value.startswith("arn:"):
             # A plain table name where an ARN is also accepted: the name rules apply, minus the minimum.
             pattern, high = _TABLE_NAME_PATTERN, 255
@@ -297,8 +308,8 @@ class _Checker:
                 self.fail(value, path, f"Member must satisfy regular expression pattern: {shown}")
         self._length(value, path, low, high)
 
-    def _integer(self, shape: tuple, value: Any, path: str) -> None:
-        _, low, high, java = shape
+    def _integer(self, shape: IntegerShape, value: Any, path: str) -> None:
+        java, low, high = shape
         if isinstance(value, bool):
             raise _serialization(f"class java.lang.Boolean can not be converted to an {java}")
         if isinstance(value, float):
@@ -321,12 +332,10 @@ class _Checker:
             self.fail(value, path, f"Member must have value less than or equal to {high}")
 
     def _java_type(self, shape_name: str) -> str:
-        kind = self.shapes[shape_name][0]
-        if kind == "S":
+        kind = type(self.shapes[shape_name])
+        if kind is StructureShape:
             return f"{_JAVA_PACKAGE}.{shape_name}"
-        return {"s": "java.lang.String", "b": "java.lang.Boolean", "B": "java.nio.ByteBuffer"}.get(
-            kind, "java.lang.Object"
-        )
+        return _JAVA_CLASSES.get(kind, "java.lang.Object")
 
     @staticmethod
     def _boolean(value: Any) -> None:
@@ -391,7 +400,8 @@ _NESTED, _STRING, _ITEM_MAP = 0, 1, 2
 def _fit_plan(shapes: Shapes, name: str) -> _FitPlan | None:
     if name not in _FIT_PLANS:
         shape = shapes[name]
-        rules = shape[3] if len(shape) > 3 else {}
+        assert type(shape) is StructureShape
+        rules = shape.rules or {}
         # A REQUIRED rule only words the absent (or empty) member's error: present and fitting, it is an
         # ordinary required member. Any other rule is left to the full walk.
         ruled = {member: rule for member, rule in rules.items() if rule != UNECHOED}
@@ -400,15 +410,15 @@ def _fit_plan(shapes: Shapes, name: str) -> _FitPlan | None:
             _FIT_PLANS[name] = None
         else:
             members = {}
-            for member, member_shape in shape[1].items():
+            for member, member_shape in shape.members.items():
                 target = shapes[member_shape]
-                if target[0] == "s":
+                if type(target) is StringShape:
                     members[member] = (member_shape, _STRING, None, None)
-                elif target[0] == "m" and target[2] == "AttributeValue":
-                    members[member] = (member_shape, _ITEM_MAP, target[3], target[4])
+                elif type(target) is MapShape and target.value == "AttributeValue":
+                    members[member] = (member_shape, _ITEM_MAP, target.low, target.high)
                 else:
                     members[member] = (member_shape, _NESTED, None, None)
-            _FIT_PLANS[name] = (members, tuple(shape[2]) + ruled_required)
+            _FIT_PLANS[name] = (members, tuple(shape.required) + ruled_required)
     return _FIT_PLANS[name]
 
 
@@ -424,8 +434,8 @@ def _fits(shapes: Shapes, name: str, value: Any) -> bool:
     no generator expressions: a closure would make every call allocate its cells.)
     """
     shape = shapes[name]
-    kind = shape[0]
-    if kind == "S":
+    kind = type(shape)
+    if kind is StructureShape:
         plan = _fit_plan(shapes, name) if type(value) is dict else None
         if plan is None:
             return False
@@ -452,42 +462,42 @@ def _fits(shapes: Shapes, name: str, value: Any) -> bool:
             if value.get(member) is None:
                 return False
         return True
-    if kind == "s":
+    if kind is StringShape:
         if type(value) is str and (name, value) in _VALID_STRINGS:
             return True
-    elif kind == "m":
-        _, key_shape, value_shape, low, high = shape
+    elif kind is MapShape:
+        key_shape, value_shape, low, high = shape
         if type(value) is not dict or not _fits_length(value, low, high):
             return False
         if value_shape == "AttributeValue":
             return True  # the codec validates AttributeValues (see _Checker._map)
-        if shapes[value_shape][0] != "l":
+        if type(shapes[value_shape]) is not ListShape:
             for key, member in value.items():
                 if type(key) is not str or not _fits(shapes, key_shape, key):
                     return False
                 if member is not None and not _fits(shapes, value_shape, member):
                     return False
             return True
-    elif kind == "l":
-        _, member_shape, low, high = shape
+    elif kind is ListShape:
+        member_shape, low, high = shape
         if (type(value) is not list and type(value) is not tuple) or not _fits_length(value, low, high):
             return False
         for member in value:  # noqa: SIM110 (as above)
             if member is not None and not _fits(shapes, member_shape, member):
                 return False
         return True
-    elif kind == "i":
+    elif kind is IntegerShape:
         # Query's Limit on every call: an int within its Java type and the model's range is all the walk
         # checks (a bool is not an int here: ``type``, not ``isinstance``), without a _Checker per request.
         if type(value) is int:
-            _, low, high, java = shape
+            java, low, high = shape
             java_low, java_high = _INT_RANGE[java]
             return (
                 java_low <= value <= java_high
                 and (low is None or value >= low)
                 and (high is None or value <= high)
             )
-    elif kind == "b" and type(value) is bool:
+    elif kind is BooleanShape and type(value) is bool:
         return True
     probe = _Checker(shapes)
     try:
