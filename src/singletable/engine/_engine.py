@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from singletable.engine._background import BackgroundThreads, Subscription
-from singletable.engine._errors import DynamoDBError
+from singletable.engine._errors import DynamoDBError, unencodable
 from singletable.engine._registry import (
     BY_NAME,
     CACHED_CATALOG_READS,
@@ -271,23 +271,26 @@ class Engine(OperationMethods):
         """
         routes = self._wire_routes if for_wire else self._routes
         handler, shape = routes.get(operation) or self._route(operation, for_wire)
-        check_input(SHAPES, shape, params)
-        if self.read_only:
-            return self._execute_read_only(operation, handler, params)
-        if self._private:  # see __init__; and with no other connection, the database is never busy
-            with self.storage.lock:
-                return handler(self, params)
-        storage = self.storage
-        commits = storage.commits
         try:
-            if operation in CATALOG_CHECKED_IN_WRITE:  # an item write: _execute's first branch, one call less
-                with storage.lock:
-                    return self.execute_write(handler, params)
-            return self._execute(operation, handler, params)
-        except sqlite3.OperationalError as error:
-            if not self._may_retry(error, commits):
-                raise
-            return self._retry(operation, handler, params, commits)
+            check_input(SHAPES, shape, params)
+            if self.read_only:
+                return self._execute_read_only(operation, handler, params)
+            if self._private:  # see __init__; and with no other connection, the database is never busy
+                with self.storage.lock:
+                    return handler(self, params)
+            storage = self.storage
+            commits = storage.commits
+            try:
+                if operation in CATALOG_CHECKED_IN_WRITE:  # an item write: _execute's first branch
+                    with storage.lock:
+                        return self.execute_write(handler, params)
+                return self._execute(operation, handler, params)
+            except sqlite3.OperationalError as error:
+                if not self._may_retry(error, commits):
+                    raise
+                return self._retry(operation, handler, params, commits)
+        except UnicodeEncodeError as error:  # a lone surrogate: nothing written (or rolled back)
+            raise unencodable(error) from None
 
     def _retry(
         self, operation: str, handler: Handler, params: dict[str, Any], commits: int

@@ -57,3 +57,14 @@ def not_found(message: str = "Requested resource not found") -> DynamoDBError:
 
 def in_use(message: str) -> DynamoDBError:
     return DynamoDBError("ResourceInUseException", message)
+
+
+def unencodable(error: UnicodeEncodeError) -> DynamoDBError:
+    """A string of the request that is not Unicode text (a lone surrogate such as ``"\\ud800"``): no UTF-8
+    encodes it, so it can never reach DynamoDB, whose wire is UTF-8 JSON; over HTTP the same request fails to
+    parse, which DynamoDB answers with ``SerializationException``."""
+    character = error.object[error.start : error.end]
+    return DynamoDBError(
+        "SerializationException",
+        f"A string in the request is not valid Unicode: {character!r} (a lone surrogate) has no UTF-8 form",
+    )
