@@ -2,26 +2,16 @@
 
 from __future__ import annotations
 
+from table_support import g_indexed_table
+
 from singletable.engine import Engine
 
 
 def make(engine: Engine) -> None:
     engine.create_table(
-        TableName="orders",
-        BillingMode="PAY_PER_REQUEST",
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        AttributeDefinitions=[
-            {"AttributeName": "pk", "AttributeType": "S"},
-            {"AttributeName": "g", "AttributeType": "S"},
-        ],
-        GlobalSecondaryIndexes=[
-            {
-                "IndexName": "byG",
-                "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
-                "Projection": {"ProjectionType": "ALL"},
-            }
-        ],
-        StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"},
+        **g_indexed_table(
+            "orders", StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"}
+        )
     )
     engine.put_item(TableName="orders", Item={"pk": {"S": "a"}, "g": {"S": "x"}})
 

@@ -15,6 +15,7 @@ from botocore.config import Config
 from botocore.exceptions import EndpointConnectionError
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from table_support import g_indexed_table
 
 from singletable.engine import Engine
 from singletable.testing import Call, MockDynamoDB, MockRequest, mock_aws, mock_dynamodb
@@ -243,22 +244,7 @@ def test_aiobotocore_client_made_before_start():
 def test_calls_record_operation_table_index_params_and_capacity():
     with mock_dynamodb() as mock:
         client = boto3.client("dynamodb")
-        client.create_table(
-            TableName="orders",
-            BillingMode="PAY_PER_REQUEST",
-            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-            AttributeDefinitions=[
-                {"AttributeName": "pk", "AttributeType": "S"},
-                {"AttributeName": "g", "AttributeType": "S"},
-            ],
-            GlobalSecondaryIndexes=[
-                {
-                    "IndexName": "byG",
-                    "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
-                    "Projection": {"ProjectionType": "ALL"},
-                }
-            ],
-        )
+        client.create_table(**g_indexed_table("orders"))
         put = client.put_item(TableName="orders", Item={"pk": {"S": "a"}, "g": {"S": "x"}})
         assert "ConsumedCapacity" not in put  # not asked for: not answered, as on AWS
         asked = client.put_item(TableName="orders", Item={"pk": {"S": "b"}}, ReturnConsumedCapacity="TOTAL")

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from table_support import g_indexed_table
 
 from singletable.data import export_table
 from singletable.engine import Engine
@@ -198,22 +199,7 @@ def test_terraform_unresolvable_reference(tmp_path):
 
 def test_describe_table_json_one_or_several(tmp_path):
     source = Engine(":memory:")
-    source.create_table(
-        TableName="described",
-        BillingMode="PAY_PER_REQUEST",
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        AttributeDefinitions=[
-            {"AttributeName": "pk", "AttributeType": "S"},
-            {"AttributeName": "g", "AttributeType": "S"},
-        ],
-        GlobalSecondaryIndexes=[
-            {
-                "IndexName": "byG",
-                "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
-                "Projection": {"ProjectionType": "ALL"},
-            }
-        ],
-    )
+    source.create_table(**g_indexed_table("described"))
     described = source.describe_table(TableName="described")
     one = write(tmp_path, "one.json", json.dumps(described, default=str))
     several = write(tmp_path, "several.json", json.dumps([described["Table"]], default=str))
