@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import select
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -107,3 +109,21 @@ class ServerProcess:
         if self.process.stderr:
             self.process.stderr.close()
         return self.process.returncode
+
+
+def send_until_answered(sock: socket.socket, head: bytes, piece: bytes, total: int, end: bytes) -> int:
+    """Send ``head``, then ``piece`` until ``total`` bytes are sent or the server has answered (something to
+    read), then ``end`` if all was sent: how a test pushes an oversized request at a server that must refuse
+    it while it arrives. Returns how many bytes of ``piece`` were sent; a server that answered and closed
+    ends the sending quietly, its answer left for the caller to read."""
+    sent = 0
+    sock.sendall(head)
+    try:
+        while sent < total and not select.select([sock], [], [], 0)[0]:
+            sock.sendall(piece)
+            sent += len(piece)
+        if sent >= total:
+            sock.sendall(end)
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    return sent

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import select
 import socket
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from serving import ServerProcess
+from serving import ServerProcess, send_until_answered
 
 API = {"X-Amz-Target": "DynamoDB_20120810.ListTables", "Content-Type": "application/x-amz-json-1.0"}
 HEAD_LIMIT = 64 * 1024
@@ -36,17 +35,8 @@ def _peak_kb(server: ServerProcess) -> int:
 def _stream(port: int, head: bytes, piece: bytes, total: int, end: bytes) -> tuple[int, dict, int]:
     """Send ``head``, then ``piece`` until ``total`` bytes or the server answers, then ``end``: the answer's
     status and JSON body, and how many bytes were sent."""
-    sent = 0
     with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
-        sock.sendall(head)
-        try:
-            while sent < total and not select.select([sock], [], [], 0)[0]:
-                sock.sendall(piece)
-                sent += len(piece)
-            if sent >= total:
-                sock.sendall(end)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # it answered and closed
+        sent = send_until_answered(sock, head, piece, total, end)
         status, body = _answer(sock)
     return status, body, sent
 

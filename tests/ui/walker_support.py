@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import re
-import select
 import socket
 import subprocess
 import sys
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from reference import free_port
+from serving import send_until_answered
 
 HERE = Path(__file__).resolve().parent
 UI_SOURCE = HERE.parent.parent / "src" / "singletable" / "ui"
@@ -122,17 +122,8 @@ def endless_header(port: int, total: int) -> tuple[Raw, int]:
 
 
 def _stream(port: int, head: bytes, piece: bytes, total: int, end: bytes) -> tuple[Raw, int]:
-    sent = 0
     with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
-        sock.sendall(head)
-        try:
-            while sent < total and not select.select([sock], [], [], 0)[0]:
-                sock.sendall(piece)
-                sent += len(piece)
-            if sent >= total:
-                sock.sendall(end)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # it answered and closed: the answer is read below
+        sent = send_until_answered(sock, head, piece, total, end)
         return _answer(sock), sent
 
 
