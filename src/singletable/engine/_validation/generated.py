@@ -154,8 +154,20 @@ SHAPES: Shapes = {
             "OnDemandThroughput": "OnDemandThroughput",
             "GlobalTableSourceArn": "TableArn",
             "GlobalTableSettingsReplicationMode": "GlobalTableSettingsReplicationMode",
+            "VectorIndexes": "VectorIndexList",
         },
         required=("AttributeDefinitions", "TableName", "KeySchema"),
+    ),
+    "CreateVectorIndexAction": StructureShape(
+        members={
+            "IndexName": "IndexName",
+            "VectorAttribute": "VectorAttributeDefinition",
+            "SearchSchema": "SearchSchema",
+            "Projection": "Projection",
+            "Dimensions": "PositiveLongObject",
+            "DistanceFunction": "VectorDistanceFunction",
+        },
+        required=("IndexName", "VectorAttribute", "Projection", "Dimensions", "DistanceFunction"),
     ),
     "Delete": StructureShape(
         members={
@@ -195,9 +207,16 @@ SHAPES: Shapes = {
     ),
     "DeleteRequest": StructureShape(members={"Key": "Key"}, required=("Key",)),
     "DeleteTableInput": StructureShape(members={"TableName": "TableArn"}, required=("TableName",)),
+    "DeleteVectorIndexAction": StructureShape(members={"IndexName": "IndexName"}, required=("IndexName",)),
     "DeletionProtectionEnabled": BooleanShape(),
     "DescribeTableInput": StructureShape(members={"TableName": "TableArn"}, required=("TableName",)),
     "DescribeTimeToLiveInput": StructureShape(members={"TableName": "TableArn"}, required=("TableName",)),
+    "DisassociateReplicationGroupMemberAction": StructureShape(
+        members={"RegionName": "RegionName", "DisassociationMode": "DisassociationMode"},
+        required=("RegionName", "DisassociationMode"),
+    ),
+    "DisassociationMode": StringShape(enum=("WAIT_FOR_REPLICATION",)),
+    "DisassociationProtectionEnabled": BooleanShape(),
     "ExecuteStatementInput": StructureShape(
         members={
             "Statement": "PartiQLStatement",
@@ -417,6 +436,7 @@ SHAPES: Shapes = {
             "Create": "CreateReplicationGroupMemberAction",
             "Update": "UpdateReplicationGroupMemberAction",
             "Delete": "DeleteReplicationGroupMemberAction",
+            "Disassociate": "DisassociateReplicationGroupMemberAction",
         }
     ),
     "ReplicationGroupUpdateList": ListShape(member="ReplicationGroupUpdate", low=1),
@@ -454,6 +474,12 @@ SHAPES: Shapes = {
     ),
     "ScanSegment": IntegerShape(java="Integer", low=0, high=999999),
     "ScanTotalSegments": IntegerShape(java="Integer", low=1, high=1000000),
+    "SearchSchema": ListShape(member="SearchSchemaElement", low=1),
+    "SearchSchemaElement": StructureShape(
+        members={"AttributeName": "AttributeName", "SearchSchemaElementType": "SearchSchemaElementType"},
+        required=("AttributeName", "SearchSchemaElementType"),
+    ),
+    "SearchSchemaElementType": StringShape(enum=("HASH", "INLINE_FILTER")),
     "Select": StringShape(
         enum=("ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES", "SPECIFIC_ATTRIBUTES", "COUNT")
     ),
@@ -567,6 +593,8 @@ SHAPES: Shapes = {
             "OnDemandThroughput": "OnDemandThroughput",
             "WarmThroughput": "WarmThroughput",
             "GlobalTableSettingsReplicationMode": "GlobalTableSettingsReplicationMode",
+            "DisassociationProtectionEnabled": "DisassociationProtectionEnabled",
+            "VectorIndexUpdates": "VectorIndexUpdateList",
         },
         required=("TableName",),
     ),
@@ -574,6 +602,27 @@ SHAPES: Shapes = {
         members={"TableName": "TableArn", "TimeToLiveSpecification": "TimeToLiveSpecification"},
         required=("TableName", "TimeToLiveSpecification"),
     ),
+    "VectorAttributeDefinition": StructureShape(
+        members={"AttributeName": "VectorAttributeName"}, required=("AttributeName",)
+    ),
+    "VectorAttributeName": StringShape(low=1, high=255),
+    "VectorDistanceFunction": StringShape(enum=("COSINE", "DOT_PRODUCT", "EUCLIDEAN")),
+    "VectorIndex": StructureShape(
+        members={
+            "IndexName": "IndexName",
+            "VectorAttribute": "VectorAttributeDefinition",
+            "SearchSchema": "SearchSchema",
+            "Projection": "Projection",
+            "Dimensions": "PositiveLongObject",
+            "DistanceFunction": "VectorDistanceFunction",
+        },
+        required=("IndexName", "VectorAttribute", "Projection", "Dimensions", "DistanceFunction"),
+    ),
+    "VectorIndexList": ListShape(member="VectorIndex"),
+    "VectorIndexUpdate": StructureShape(
+        members={"Create": "CreateVectorIndexAction", "Delete": "DeleteVectorIndexAction"}
+    ),
+    "VectorIndexUpdateList": ListShape(member="VectorIndexUpdate"),
     "WarmThroughput": StructureShape(
         members={"ReadUnitsPerSecond": "LongObject", "WriteUnitsPerSecond": "LongObject"}
     ),
