@@ -184,7 +184,7 @@ def _build(entity: str, shown: str, annotation: Any, metadata: list[Any], model:
         isinstance(inner, type) and issubclass(inner, enum.Enum)
     )
     config_rules = bool(model is not None and _config_rules(model))
-    plain = inner in _PLAIN and not declared and not validators and not config_rules
+    plain = not declared and not validators and not config_rules and _codec_checks_all(inner, set())
     adapter = None if plain else _adapter(annotation, [*metadata, *validators], model)
     element = None
     origin = typing.get_origin(inner)
@@ -193,6 +193,45 @@ def _build(entity: str, shown: str, annotation: Any, metadata: list[Any], model:
         element = _adapter(element_type, [], model)
     computed_ok = not (other or validators or choices or config_rules)
     return FieldCheck(entity, shown, expected, adapter, element, bounds, computed_ok)
+
+
+def _codec_checks_all(annotation: Any, seen: set[type[BaseModel]]) -> bool:
+    """Whether a value of this type needs nothing checked beyond what its codec checks when it is stored:
+    a scalar, a list, set or string-keyed dict of such, or a nested model whose members are all such and
+    which declares no validators, constraints or string rules. pydantic would only repeat the type checks
+    there, at a cost a write pays on every call (a nested model is validated whole)."""
+    inner, metadata = _unwrapped(annotation)
+    if metadata:
+        return False
+    if inner in _PLAIN:
+        return True
+    origin, args = typing.get_origin(inner), typing.get_args(inner)
+    if origin in (list, set, frozenset):
+        return len(args) == 1 and _codec_checks_all(args[0], seen)
+    if origin is dict:
+        return len(args) == 2 and args[0] is str and _codec_checks_all(args[1], seen)
+    if isinstance(inner, type) and issubclass(inner, BaseModel):
+        return _plain_model(inner, seen)
+    return False
+
+
+def _plain_model(model: type[BaseModel], seen: set[type[BaseModel]]) -> bool:
+    if model in seen:
+        return False  # a model that contains itself is validated
+    seen.add(model)
+    decorators = model.__pydantic_decorators__
+    if (
+        decorators.validators
+        or decorators.field_validators
+        or decorators.model_validators
+        or decorators.root_validators
+        or _config_rules(model)
+        or model.model_config.get("strict")
+    ):
+        return False
+    return all(
+        not info.metadata and _codec_checks_all(info.annotation, seen) for info in model.model_fields.values()
+    )
 
 
 def _config_rules(model: type[BaseModel]) -> bool:

@@ -518,10 +518,15 @@ def _model_codec(model: type[BaseModel], precision: str) -> Codec:
         name: (info.alias or name, build_codec(info.annotation, precision))
         for name, info in model.model_fields.items()
     }
+    # Members whose declared type refuses None: a None there (set after the model was built) would be stored
+    # as an absent member that a read of the item then refuses.
+    required = frozenset(n for n, info in model.model_fields.items() if not admits_none(info.annotation))
 
     def dump(value: Any) -> AV:
         if isinstance(value, Mapping):
             value = model.model_validate(value)
+        elif not isinstance(value, model):
+            raise TypeError(value)  # another object with the same attribute names is not this model
         out = {}
         for name, (attr, codec) in fields.items():
             v = getattr(value, name)
@@ -529,6 +534,8 @@ def _model_codec(model: type[BaseModel], precision: str) -> Codec:
                 dumped = codec.dump(v)
                 if dumped is not None:
                     out[attr] = dumped
+            elif name in required:
+                raise TypeError(value)
         return {"M": out}
 
     def load(av: AV) -> Any:
@@ -555,6 +562,17 @@ def dump_value(codec: Codec, value: Any) -> AV:
     if dumped is None:
         raise KeyTemplateError("DynamoDB cannot store an empty set")
     return dumped
+
+
+def admits_none(annotation: Any) -> bool:
+    """Whether a declared type takes None: ``X | None``, ``Optional[X]``, ``Any`` (also in ``Annotated``)."""
+    while typing.get_origin(annotation) is typing.Annotated:
+        annotation = typing.get_args(annotation)[0]
+    if annotation is Any or annotation is object or annotation is None or annotation is type(None):
+        return True
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        return any(admits_none(option) for option in typing.get_args(annotation))
+    return False
 
 
 def refused(error: BaseException) -> bool:
