@@ -5,7 +5,7 @@ response parsing, modeled exceptions, paginators, waiters -- with only the HTTP 
 ``before-send`` handler hands the prepared request to the same protocol code the HTTP server uses and
 returns DynamoDB's response bytes. Everything above the socket is botocore's own, so behaviour that works
 here works against the server and against AWS. Shared by the package's ``client()``, the data tools'
-targets and the model's async adapter.
+targets, the model's async adapter and the testing mock (:func:`request_parts`).
 
 Why ``before-send`` and not ``before-call`` (which could skip serialisation): the response still goes
 through botocore's parser, so modeled error fields (``Item`` on ConditionalCheckFailed,
@@ -133,6 +133,20 @@ def _resolve_engine(target: Any) -> Engine:
     return shared_engine(os.fspath(target))
 
 
+def request_parts(request: Any) -> tuple[str | None, bytes]:
+    """A prepared botocore request's ``X-Amz-Target`` and body bytes: what the protocol layer answers from.
+    The body may be bytes, text or a stream (botocore's streaming bodies); also read by the testing mock."""
+    body = request.body
+    if body is None:
+        body = b""
+    elif not isinstance(body, bytes):
+        body = body.encode("utf-8") if isinstance(body, str) else body.read()
+    target = request.headers.get("X-Amz-Target")
+    if isinstance(target, bytes):
+        target = target.decode("latin-1")
+    return target, body
+
+
 class _Raw:
     """The one method botocore reads from a urllib3 response (it only streams after errors)."""
 
@@ -156,14 +170,7 @@ class _InProcessTransport:
     def send(self, request: Any, **_: Any) -> Any:
         from botocore.awsrequest import AWSResponse
 
-        body = request.body
-        if body is None:
-            body = b""
-        elif not isinstance(body, bytes):
-            body = body.encode("utf-8") if isinstance(body, str) else body.read()
-        target = request.headers.get("X-Amz-Target")
-        if isinstance(target, bytes):
-            target = target.decode("latin-1")
+        target, body = request_parts(request)
         status, headers, payload = self.dispatcher.handle(target, body)
         # botocore wraps any mapping of headers in its HeadersDict; its stubs ask for an HTTPHeaders.
         response = AWSResponse(request.url, status, dict(headers), _Raw(payload))  # type: ignore[arg-type]

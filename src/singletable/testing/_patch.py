@@ -21,6 +21,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from singletable._client import request_parts
+
 SERVICES = frozenset({"dynamodb", "dynamodbstreams"})
 _MISSING = object()
 
@@ -30,18 +32,6 @@ Responder = Callable[[str, "str | None", bytes, str, type], Any]
 
 def _ours(operation_model: Any) -> bool:
     return operation_model is not None and operation_model.service_model.service_name in SERVICES
-
-
-def _request_parts(request: Any) -> tuple[str | None, bytes]:
-    body = request.body
-    if body is None:
-        body = b""
-    elif not isinstance(body, bytes):
-        body = body.encode("utf-8") if isinstance(body, str) else body.read()
-    target = request.headers.get("X-Amz-Target")
-    if isinstance(target, bytes):
-        target = target.decode("latin-1")
-    return target, body
 
 
 class _Answering:
@@ -119,7 +109,7 @@ class Patches:
         do_get_response = cls._do_get_response  # type: ignore[attr-defined]
 
         def respond(answer: Responder, request: Any, operation_model: Any) -> Any:
-            target, body = _request_parts(request)
+            target, body = request_parts(request)
             return answer(
                 operation_model.service_model.service_name, target, body, request.url, response_type
             )
