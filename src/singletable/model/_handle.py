@@ -333,3 +333,17 @@ def _address(target: Any, key: dict[str, Any]) -> tuple[EntityMeta, dict[str, AV
 def _key_fields(meta: EntityMeta, target: Any) -> dict[str, Any]:
     values = target.values if isinstance(target, KeyRef) else target.__dict__
     return {n: values[n] for n in meta.primary_fields}
+
+
+# -- what other model modules drive a handle with ------------------------------------------------------
+
+
+def drive(handle: TableHandle, steps: Steps[Any]) -> Any:
+    """Run ``steps`` with ``handle``'s call: the result (``DB``), or an awaitable of it (``AsyncDB``). For
+    model code below the handles (a :class:`~singletable.model.Sequence`) that plans its own steps."""
+    return handle._drive(steps)
+
+
+def write_target(handle: TableHandle) -> WriteTarget:
+    """What planning a write on ``handle``'s table needs (its name, clock and key names)."""
+    return handle._write_target()

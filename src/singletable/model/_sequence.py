@@ -31,18 +31,20 @@ from __future__ import annotations
 import random
 import threading
 from collections.abc import Callable
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
+from singletable.model import _handle, _transaction
 from singletable.model._entity import Entity
 from singletable.model._entity_meta import KeyRef
 from singletable.model._errors import DeclarationError, SequenceContended, StoredItemError
 from singletable.model._expr import Cond, Path
 from singletable.model._field_values import AV
+from singletable.model._handle import TableHandle
 from singletable.model._steps import Request, Sleep, Steps
 from singletable.model._transaction import Draw, TransactionParts
 from singletable.model._write_keys import frozen_key
-from singletable.model._write_plans import plan_update
-from singletable.model._write_requests import PartLabel, RequestPart
+from singletable.model._write_plans import plan_create, plan_update
+from singletable.model._write_requests import PartLabel
 from singletable.model._write_runner import plain_key
 from singletable.model._write_target import WriteTarget
 
@@ -51,31 +53,6 @@ __all__ = ["Retries", "Sequence", "SequenceContended"]
 E = TypeVar("E", bound=Entity)
 
 DEFAULT_ATTEMPTS = 50
-
-
-class SequenceTarget(Protocol):
-    """What a sequence needs of ``DB`` or ``AsyncDB`` (this module stays below them): the table a write goes
-    to, and the handle's driver (``AsyncDB``'s returns an awaitable)."""
-
-    def _write_target(self) -> WriteTarget: ...
-
-    def _drive(self, steps: Steps[Any]) -> Any: ...
-
-
-class DrawParts(Protocol):
-    """What a draw's steps need of a transaction's gathering (``TransactionParts``)."""
-
-    dest: WriteTarget
-    parts: list[RequestPart]
-    draws: dict[tuple[Any, ...], Draw]
-
-    def _drawn(self, slot: tuple[Any, ...], draw: Draw) -> None: ...
-
-
-class DrawTarget(DrawParts, Protocol):
-    """What drawing needs of ``Transaction`` or ``AsyncTransaction``: the gathering, and its driver."""
-
-    def _drive(self, steps: Steps[Any]) -> Any: ...
 
 
 class Sequence:
@@ -112,9 +89,9 @@ class Sequence:
         self._lock = threading.Lock()
         self.retries = 0  # conflicts retried by this Sequence's creates, for measurements
 
-    def current(self, db: SequenceTarget) -> Any:
+    def current(self, db: TableHandle) -> Any:
         """The last number given (0 before the first), read consistently (awaitable on an ``AsyncDB``)."""
-        return db._drive(self._current(db._write_target()))
+        return _handle.drive(db, self._current(_handle.write_target(db)))
 
     def _current(self, dest: WriteTarget) -> Steps[int]:
         stored = yield from self._stored(dest)
@@ -151,12 +128,12 @@ class Sequence:
             return self.path.type_is("NULL")
         return self.path == int(stored["N"])
 
-    def create(self, db: SequenceTarget, build: Callable[[int], E]) -> Any:
+    def create(self, db: TableHandle, build: Callable[[int], E]) -> Any:
         """Write ``build(n)`` with ``n`` the next number, counter and item in one transaction; retried when
         another writer took the number first. Errors of the create itself (``AlreadyExists``,
         ``UniqueViolation``...) are raised as they are, and no number is consumed. Returns the entity as
         stored (awaitable on an ``AsyncDB``)."""
-        return db._drive(self._create(db._write_target(), build))
+        return _handle.drive(db, self._create(_handle.write_target(db), build))
 
     def _create(self, dest: WriteTarget, build: Callable[[int], E]) -> Steps[E]:
         retries = Retries()
@@ -168,22 +145,23 @@ class Sequence:
                 raise TypeError(
                     f"Sequence.create: build(n) must return an entity, not {type(entity).__name__}"
                 )
-            created = tx._create(entity)
+            parts, created = plan_create(dest, entity)
+            tx.parts += parts
             try:
                 yield from tx.commit_steps()
                 return created
             except SequenceContended as lost:
                 yield retries.after(lost)
 
-    def draw(self, tx: DrawTarget) -> Any:
+    def draw(self, tx: TransactionParts) -> Any:
         """The next number, taken if and only if ``tx`` commits: the counter's update to it, conditioned on
         the counter holding what was read now, joins the transaction. A second draw in the same transaction
         gives the number after. If another writer takes the number first, the commit raises
         :class:`SequenceContended` and nothing is written; ``db.run_transaction(block)`` then runs the block
         again. Awaitable in an ``AsyncTransaction``."""
-        return tx._drive(self._draw(tx))
+        return _transaction.drive(tx, self._draw(tx))
 
-    def _draw(self, tx: DrawParts) -> Steps[int]:
+    def _draw(self, tx: TransactionParts) -> Steps[int]:
         dest = tx.dest
         slot = (dest.table_name, frozen_key(self.counter.item_key()), self.field)
         before = tx.draws.get(slot)
@@ -196,7 +174,7 @@ class Sequence:
             dest, self.counter, (), self._unchanged(stored), {self.field: number}, upsert=True
         )
         parts[0].label = PartLabel("sequence", self.counter.meta.type, field=self.field)
-        tx._drawn(slot, Draw(self, stored, number, parts))
+        _record_draw(tx, slot, Draw(self, stored, number, parts))
         return number
 
     def _contended(self) -> SequenceContended:
@@ -232,3 +210,15 @@ class Retries:
             final.cancellations = lost.cancellations
             raise final from None
         return sequence._retried(self.attempt - 1)
+
+
+def _record_draw(tx: TransactionParts, slot: tuple[Any, ...], draw: Draw) -> None:
+    """Record a number drawn: its counter's parts join the transaction, in place of an earlier draw's from
+    the same sequence (whose number this one follows)."""
+    before = tx.draws.get(slot)
+    if before is None:
+        tx.parts += draw.parts
+    else:
+        at = next(i for i, part in enumerate(tx.parts) if part is before.parts[0])
+        tx.parts[at : at + len(before.parts)] = draw.parts
+    tx.draws[slot] = draw

@@ -59,6 +59,10 @@ class TransactionParts:
         self.parts += parts
         return result
 
+    def _drive(self, steps: Steps[Any]) -> Any:
+        """Run ``steps`` (a sequence's draw) with this transaction's call, or an awaitable of it."""
+        raise NotImplementedError
+
     def _put(self, entity: E, condition: Cond | None) -> Steps[E]:
         parts, result = yield from plan_put(self.dest, entity, condition, read=True)  # no retry in here
         self.parts += parts
@@ -87,17 +91,6 @@ class TransactionParts:
     def _raw(self, request: dict[str, Any]) -> None:
         ((kind, params),) = request.items()
         self.parts.append(RequestPart(kind, {"TableName": self.dest.table_name, **params}, PartLabel("raw")))
-
-    def _drawn(self, slot: tuple[Any, ...], draw: Draw) -> None:
-        """Record a number drawn: its counter's parts join the transaction, in place of an earlier draw's
-        from the same sequence (whose number this one follows)."""
-        before = self.draws.get(slot)
-        if before is None:
-            self.parts += draw.parts
-        else:
-            at = next(i for i, part in enumerate(self.parts) if part is before.parts[0])
-            self.parts[at : at + len(before.parts)] = draw.parts
-        self.draws[slot] = draw
 
     def commit_steps(self) -> Steps[None]:
         if self.parts:
@@ -184,3 +177,9 @@ class Transaction(TransactionParts):
     def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
         if kind is None:
             self.commit()
+
+
+def drive(parts: TransactionParts, steps: Steps[Any]) -> Any:
+    """Run ``steps`` with the transaction's call (awaitable in an ``AsyncTransaction``): for a
+    :class:`~singletable.model.Sequence` drawing a number into it."""
+    return parts._drive(steps)
