@@ -164,7 +164,7 @@ class DirectApiProtocol(CoalescingHttpToolsProtocol):
     def on_message_begin(self) -> None:
         # uvicorn's own builds the ASGI scope (a dict, a copy of the app state) for every request; only a
         # request that takes the ASGI path needs it, so it is built in on_headers_complete, for those.
-        self.head_began()
+        self._head_open, self._head_bytes, self._heads = True, 0, self._heads + 1  # head_began(), inline
         self.url = b""
         self.headers = []
 
@@ -185,7 +185,7 @@ class DirectApiProtocol(CoalescingHttpToolsProtocol):
         self.scope["headers"] = headers
 
     def on_headers_complete(self) -> None:
-        self.head_done()
+        self._head_open = False  # head_done(), inline: a call per request saved
         self._direct_headers = None
         if (
             self._api is not None

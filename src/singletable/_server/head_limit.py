@@ -63,7 +63,7 @@ class BoundedHeadProtocol(HttpToolsProtocol):
         if self._refused:
             return
         counted, heads = self._head_open, self._heads
-        super().data_received(data)
+        HttpToolsProtocol.data_received(self, data)  # not super(): no proxy object built for every read
         if counted and self._head_open and self._heads == heads:  # every byte of ``data`` was head
             self._head_bytes += len(data)
             if self._head_bytes > MAX_HEAD_BYTES:
