@@ -146,7 +146,11 @@ def _entries(
     """The parameter's entries in request order, each with its values validated just before its own checks
     (DynamoDB reports a bad number in one entry only after the checks of the entries before it)."""
     for name, entry in (params.get(parameter) or {}).items():
-        entry = dict(entry or {})
+        if entry is None:  # DynamoDB Local's words (a null entry is no absent one)
+            if parameter == "Expected":
+                raise validation(f"{INVALID}ExpectedAttributeValue must not be null for Attribute: {name}")
+            raise validation(f"The filter condition for an attribute cannot be null: {name}")
+        entry = dict(entry)
         for key in value_keys:
             if entry.get(key) is None:
                 continue

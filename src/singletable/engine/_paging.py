@@ -122,6 +122,8 @@ def check_start_key(schema: TableSchema, index: IndexSchema | None, start: Any) 
             raise validation("The provided starting key is invalid")
         if not isinstance(av, dict) or kind not in av or len(av) != 1:
             raise validation("Type mismatch for attribute to update")
+        if av[kind] is None:  # {"S": null}: no value of any type, as a key given so is refused
+            raise validation(codec.EMPTY)
     return start
 
 

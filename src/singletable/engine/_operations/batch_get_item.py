@@ -19,11 +19,19 @@ MAX_KEYS = 100
 RESPONSE_LIMIT = 16 * 1024 * 1024
 TOO_MANY = "Too many items requested for the BatchGetItem call"
 DUPLICATES = "Provided list of item keys contains duplicates"
+NO_KEYS = "The list of keys in RequestItems for BatchGetItem is required: {table} has empty list"
+NULL_KEY = (
+    "The list of keys in RequestItems for BatchGetItem may not contain null or empty values: "
+    "{table} has one or more empty keys"
+)
 _PER_TABLE = ("ProjectionExpression", "ExpressionAttributeNames", "AttributesToGet")
 
 
 def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     request = params["RequestItems"]
+    for name, spec in request.items():
+        if spec is None:  # DynamoDB Local's words
+            raise validation(NO_KEYS.format(table=name))
     if sum(len(spec["Keys"]) for spec in request.values()) > MAX_KEYS:
         raise validation(TOO_MANY)
     tables: list[tuple[str, dict[str, Any], list[tuple[dict[str, Any], Any]]]] = []
@@ -31,6 +39,8 @@ def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
         shared = {member: spec[member] for member in _PER_TABLE if spec.get(member) is not None}
         gets = []
         seen: set[tuple[bytes, bytes]] = set()
+        if None in spec["Keys"]:
+            raise validation(NULL_KEY.format(table=name))
         for key in spec["Keys"]:
             get = prepare_get(engine, {"TableName": name, "Key": key, **shared})
             if (get.pk, get.sk) in seen:

@@ -23,6 +23,7 @@ TOO_MANY = "Too many items requested for the BatchWriteItem call"
 DUPLICATES = "Provided list of item keys contains duplicates"
 # DynamoDB's (odd) text for a WriteRequest with both or neither of PutRequest and DeleteRequest.
 ONE_REQUEST = codec.MULTIPLE
+NULL_REQUEST = "The batch write request list for a table cannot be null or empty"
 
 
 class _Busy(Exception):
@@ -30,12 +31,16 @@ class _Busy(Exception):
 
 
 def prepare(engine: OperationEngine, request_items: dict[str, Any]) -> list[tuple[Capacity, PreparedWrite]]:
-    if sum(len(requests) for requests in request_items.values()) > MAX_REQUESTS:
+    if sum(len(requests or ()) for requests in request_items.values()) > MAX_REQUESTS:
         raise validation(TOO_MANY)
     writes: list[tuple[Capacity, PreparedWrite]] = []
     seen: set[tuple[int, bytes, bytes]] = set()
     for name, requests in request_items.items():
         capacity = Capacity(name)
+        if requests is None:
+            raise validation(f"{NULL_REQUEST}: {name}")
+        if None in requests:
+            raise validation(NULL_REQUEST)
         for request in requests:
             put = request.get("PutRequest")
             delete = request.get("DeleteRequest")

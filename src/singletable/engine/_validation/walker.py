@@ -55,6 +55,9 @@ UNECHOED = "unechoed"  # "Value at 'Limit' failed to ...": the API's own spellin
 REQUIRED = "required"  # ("required", message): absent (or an empty map/list) is that one message alone
 
 
+NULL_MEMBER_AT = "Value null at '{path}' failed to satisfy constraint: Member must not be null"
+
+
 def _serialization(message: str) -> DynamoDBError:
     return DynamoDBError("SerializationException", message)
 
@@ -206,6 +209,10 @@ class _Checker:
         for position, member in enumerate(value, start=1):
             if member is not None:
                 self.check(member_shape, member, f"{path}.{position}.member", f"{spelled}.{position}.member")
+            elif type(self.shapes[member_shape]) is StructureShape:
+                # A null where a structure must be (TransactItems: [null]) is no absent member: DynamoDB
+                # Local answers TransactGetItems' so, and fails with a 500 on the other lists of structures.
+                raise DynamoDBError("ValidationException", NULL_MEMBER_AT.format(path=path))
         self._length(value, path, low, high, name)
 
     def _map(self, name: str, shape: MapShape, value: Any, path: str, spelled: str) -> None:
@@ -485,8 +492,8 @@ def _fits(shapes: Shapes, name: str, value: Any) -> bool:
         if (type(value) is not list and type(value) is not tuple) or not _fits_length(value, low, high):
             return False
         for member in value:  # noqa: SIM110 (as above)
-            if member is not None and not _fits(shapes, member_shape, member):
-                return False
+            if member is None or not _fits(shapes, member_shape, member):
+                return False  # a null member: the full walk says whether its list may hold one
         return True
     elif kind is IntegerShape:
         # Query's Limit on every call: an int within its Java type and the model's range is all the walk
