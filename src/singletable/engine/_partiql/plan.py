@@ -25,6 +25,7 @@ from .errors import (
     KEY_ABSENT,
     KEY_EQUALITY,
     KEY_TYPE,
+    MISSING_RESOURCE,
     NO_TABLE,
     ORDER_BY_HASH,
     ORDER_BY_WHERE,
@@ -175,7 +176,7 @@ def _select_source(
     if select.index is not None:
         index = schema.indexes.get(select.index)
         if index is None:
-            raise validation(f"The table does not have the specified index: {select.index}")
+            raise validation("The table does not have the specified index")
     if index is not None and index.is_global and consistent:
         raise validation("Consistent read cannot be true when scanning a GSI")
     return schema, index
@@ -387,6 +388,8 @@ def plan_write(
     engine: TableCatalog, statement: ast.Statement, parameters: list[AV], *, missing: str = NO_TABLE
 ) -> WritePlan:
     table = statement.select.table if isinstance(statement, ast.Exists) else statement.table
+    if isinstance(statement, ast.Update) and statement.from_first:
+        missing = MISSING_RESOURCE
     schema = find_table(engine, table, missing)
     translator = Translator(parameters)
 

@@ -26,9 +26,19 @@ from .translate import AV, strip_kind
 _TOKEN_VERSION = 1
 
 
-def parse(text: Any, parameters: Any, batch: bool = False) -> tuple[ast.Statement, list[AV]]:
-    """Parse a statement and check its Parameters: one per ``?``, each a valid AttributeValue."""
-    statement, count = parse_statement(text, batch)
+def parse(
+    text: Any, parameters: Any, batch: bool = False, prefix: str = ""
+) -> tuple[ast.Statement, list[AV]]:
+    """Parse a statement and check its Parameters: one per ``?``, each a valid AttributeValue.
+
+    ``prefix`` goes before the statement's own refusals (ExecuteTransaction names the failing member);
+    the Parameters' errors are worded alike on every operation."""
+    try:
+        statement, count = parse_statement(text, batch)
+    except DynamoDBError as error:
+        if not prefix:
+            raise
+        raise DynamoDBError(error.code, prefix + error.message) from None
     supplied = list(parameters or ())
     if count > len(supplied):
         raise validation(PARAMETER_COUNT)

@@ -21,6 +21,7 @@ CONDITION_CALLS = frozenset(
     ("attribute_exists", "attribute_not_exists", "attribute_type", "begins_with", "contains", "size")
 )
 UPDATE_CALLS = frozenset(("list_append", "if_not_exists"))
+BOOLEAN_CALLS = CONDITION_CALLS - {"size"}
 IS_TYPES = {"NULL": "NULL", "BOOLEAN": "BOOL", "BOOL": "BOOL", "STRING": "S"}
 _BOOLEAN_NODES = (ast.Binary, ast.Unary, ast.Call, ast.BetweenExpr, ast.InExpr, ast.IsExpr)
 
@@ -142,7 +143,7 @@ class Translator:
             name = expr.name.lower()
             allowed = UPDATE_CALLS if update else CONDITION_CALLS
             if name not in allowed:
-                raise validation(f"Unrecognized function: {expr.name}")
+                raise at(f"Unrecognized function: {name}", expr.pos)
             return ex.FunctionCall(name, tuple(self.operand(arg, update=update) for arg in expr.args))
         if isinstance(expr, ast.Binary) and expr.op in ("+", "-") and update:
             left, right = self.operand(expr.left, update=True), self.operand(expr.right, update=True)
@@ -161,6 +162,11 @@ class Translator:
                     raise validation(AND_OR_ARGS)
                 node = ex.And if expr.op == "AND" else ex.Or
                 return node(self.condition(expr.left), self.condition(expr.right))
+            truth = _compared_truth(expr)
+            if truth is not None:
+                call, holds = truth
+                checked = self.condition(call)
+                return checked if holds else ex.Not(checked)
             if expr.op in ("=", "<>", "<", "<=", ">", ">="):
                 return ex.Comparison(expr.op, self.operand(expr.left), self.operand(expr.right))
             raise validation(f"Unsupported operator in Condition Expression. Operator: {expr.op}")
@@ -183,6 +189,8 @@ class Translator:
             path = self.path(expr.operand) if isinstance(expr.operand, ast.Name | ast.PathExpr) else None
             if path is None:
                 raise validation(f"Unsupported operation: IS {expr.type_name} needs an attribute path")
+            if expr.type_name not in IS_TYPES and expr.type_name != "MISSING":
+                raise at(f"Unsupported type in IS: {expr.type_name}", expr.pos)
             if expr.type_name == "MISSING":
                 name = "attribute_exists" if expr.negated else "attribute_not_exists"
                 return ex.FunctionCall(name, (path,))
@@ -218,6 +226,22 @@ class Translator:
             else:
                 sets.append(ex.SetAction(path, self.operand(value, update=True)))
         return ex.UpdateExpression(tuple(sets), tuple(removes), tuple(adds), tuple(deletes))
+
+
+def _compared_truth(expr: ast.Binary) -> tuple[ast.Expr, bool] | None:
+    """``attribute_exists(a) = true`` and the like: a boolean function compared with TRUE or FALSE by ``=``
+    or ``<>`` is that function's condition, or its negation. Returns (the call, whether it must hold)."""
+    if expr.op not in ("=", "<>"):
+        return None
+    for call, other in ((expr.left, expr.right), (expr.right, expr.left)):
+        if (
+            isinstance(call, ast.Call)
+            and call.name.lower() in BOOLEAN_CALLS
+            and isinstance(other, ast.Lit)
+            and "BOOL" in other.value
+        ):
+            return call, other.value["BOOL"] == (expr.op == "=")
+    return None
 
 
 def strip_kind(error: DynamoDBError) -> DynamoDBError:
