@@ -63,7 +63,9 @@ def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
         actions = []
         inserts = []
         for position, (statement, parameters, request) in enumerate(parsed):
-            plan = plan_write(engine, statement, parameters, missing=NOT_FOUND)
+            plan = plan_write(
+                engine, statement, parameters, missing=NOT_FOUND, prefix=MEMBER.format(position=position)
+            )
             action = dict(plan.params)
             on_failure = request.get("ReturnValuesOnConditionCheckFailure")
             if on_failure is not None and not plan.is_insert:

@@ -178,7 +178,7 @@ def _select_source(
         if index is None:
             raise validation("The table does not have the specified index")
     if index is not None and index.is_global and consistent:
-        raise validation("Consistent read cannot be true when scanning a GSI")
+        raise validation("Strongly consistent read is not supported on Global Secondary Indexes")
     return schema, index
 
 
@@ -385,8 +385,14 @@ def _finish(params: dict[str, Any], translator: Translator) -> dict[str, Any]:
 
 
 def plan_write(
-    engine: TableCatalog, statement: ast.Statement, parameters: list[AV], *, missing: str = NO_TABLE
+    engine: TableCatalog,
+    statement: ast.Statement,
+    parameters: list[AV],
+    *,
+    missing: str = NO_TABLE,
+    prefix: str = "",
 ) -> WritePlan:
+    """``prefix`` goes before the statement's own refusals (ExecuteTransaction names its member)."""
     table = statement.select.table if isinstance(statement, ast.Exists) else statement.table
     if isinstance(statement, ast.Update) and statement.from_first:
         missing = MISSING_RESOURCE
@@ -430,10 +436,14 @@ def plan_write(
         params = {"TableName": table, "Key": key}
         check = _and([translator.condition(part) for part in rest])
         if check is not None:
-            params["ConditionExpression"] = unparse_condition(check)
+            # A DELETE of an item that is not there is a no-op whatever else its WHERE says.
+            absent = ex.FunctionCall("attribute_not_exists", (ex.Path((translator.name(schema.hash.name),)),))
+            params["ConditionExpression"] = unparse_condition(ex.Or(absent, check))
         return WritePlan("Delete", _finish(params, translator), statement.returning)
     if isinstance(statement, ast.Exists):
         key, rest = _write_key(schema, statement.select.where, translator)
+        if not rest:
+            raise validation(prefix + EXISTS_CONDITION)
         condition = _and_after(exists(), [translator.condition(part) for part in rest])
         params = {"TableName": table, "Key": key, "ConditionExpression": unparse_condition(condition)}
         return WritePlan("ConditionCheck", _finish(params, translator))
@@ -441,6 +451,7 @@ def plan_write(
 
 
 SINGLE_ITEM = "Only single item select is supported"
+EXISTS_CONDITION = "EXISTS() must contain a single item read with additional condition"
 
 
 def plan_get(
@@ -450,8 +461,12 @@ def plan_get(
     *,
     missing: str = NO_TABLE,
     not_single: str = SINGLE_ITEM,
+    not_key: str | None = None,
 ) -> dict[str, Any]:
-    """A SELECT that names exactly one item by its full key (batches, transactions) as GetItem params."""
+    """A SELECT that names exactly one item by its full key (batches, transactions) as GetItem params.
+
+    ``not_single`` refuses a WHERE that does not pin one item; ``not_key`` (default: the same) one with a
+    condition on anything but the key."""
     schema = find_table(engine, select.table, missing)
     translator = Translator(parameters)
     parts = conjuncts(select.where)
@@ -467,7 +482,7 @@ def plan_get(
                 key[attr.name] = value
                 break
         else:
-            raise validation(not_single)
+            raise validation(not_key or not_single)
     if select.index is not None or len(key) != len(schema.key_names) or len(parts) != len(key):
         raise validation(not_single)
     params: dict[str, Any] = {"TableName": select.table, "Key": key}

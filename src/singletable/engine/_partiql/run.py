@@ -17,8 +17,9 @@ from singletable.engine._interfaces import OperationEngine
 
 from .. import _attribute_values as codec
 from .._errors import DynamoDBError, validation
+from .._numbers import NOT_A_NUMBER, OVERFLOW, UNDERFLOW, normalize_number
 from . import ast
-from .errors import DUPLICATE_ITEM, INVALID_TOKEN, PARAMETER_COUNT
+from .errors import DUPLICATE_ITEM, INVALID_TOKEN, PARAMETER_COUNT, PARAMETER_NUMBER
 from .parser import parse_statement
 from .plan import ReadPlan, WritePlan, plan_select, plan_write
 from .translate import AV, strip_kind
@@ -42,8 +43,67 @@ def parse(
     supplied = list(parameters or ())
     if count > len(supplied):
         raise validation(PARAMETER_COUNT)
-    checked = [codec.validate_value(value, context=codec.ValueContext.ITEM, name="") for value in supplied]
+    checked = []
+    for value in supplied:
+        try:
+            checked.append(codec.validate_value(value, context=codec.ValueContext.ITEM, name=""))
+        except DynamoDBError as error:
+            raise _parameter_error(value, error) from None
     return statement, checked
+
+
+def _parameter_error(value: Any, error: DynamoDBError) -> DynamoDBError:
+    """A parameter's number that cannot be read at all is refused in PartiQL's words, naming it.
+
+    DynamoDB computes a parameter's magnitude in 32-bit arithmetic, so a number whose leading digit sits
+    beyond 2**31 places wraps around: ``1e2147483647`` is refused as an underflow, not an overflow."""
+    if error.message not in (NOT_A_NUMBER, OVERFLOW):
+        return error
+    text = _first_number(value, error.message)
+    if text is None:
+        return error
+    if error.message == NOT_A_NUMBER:
+        return validation(PARAMETER_NUMBER + (f": {text}" if text else ""))
+    return validation(UNDERFLOW) if _leading_digit_wraps(text) else error
+
+
+def _first_number(value: Any, message: str) -> str | None:
+    """The first number (in document order, set members included) that ``normalize_number`` refuses with
+    ``message``."""
+    pending = [value]
+    while pending:
+        av = pending.pop()
+        if not isinstance(av, dict):
+            continue
+        for kind, inner in av.items():
+            if kind == "N":
+                candidates = [inner]
+            elif kind == "NS" and isinstance(inner, list):
+                candidates = inner
+            else:
+                if kind == "L" and isinstance(inner, list):
+                    pending.extend(reversed(inner))
+                elif kind == "M" and isinstance(inner, dict):
+                    pending.extend(reversed(list(inner.values())))
+                continue
+            for text in candidates:
+                if not isinstance(text, str):
+                    continue
+                try:
+                    normalize_number(text)
+                except DynamoDBError as error:
+                    if error.message == message:
+                        return text
+    return None
+
+
+def _leading_digit_wraps(text: str) -> bool:
+    """Whether the number's precision less its scale (Java's BigDecimal terms) overflows a 32-bit int."""
+    mantissa, _, exponent = text.lower().partition("e")
+    whole, _, fraction = mantissa.lstrip("+-").partition(".")
+    precision = max(len((whole + fraction).lstrip("0")), 1)
+    scale = len(fraction) - int(exponent or 0)
+    return precision - scale > 2**31 - 1
 
 
 # -- NextToken ----------------------------------------------------------------------------------------------
