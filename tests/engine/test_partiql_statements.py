@@ -1,4 +1,4 @@
-"""PartiQL statements and refusals DynamoDB Local does not share, on every backend.
+"""PartiQL statements and refusals, on every backend.
 
 The FROM-first UPDATE (``FROM t WHERE ... SET ...``), a boolean function compared with TRUE, and the
 refusals AWS words its own way: numbers that break DynamoDB's rules (named by their place in the value),
@@ -345,3 +345,33 @@ def test_from_clause_refusals(ddb: Backend, table: str) -> None:
     target = _at(statement, f'"{table}"')
     with ddb.error("ValidationException", f"FROM clause may only contain a single table name at {target}"):
         ddb.execute_statement(Statement=statement)
+
+
+# -- reads ---------------------------------------------------------------------------------------------------
+
+
+def test_next_token_is_bound_to_the_index_it_was_read_from(ddb: Backend, table: str) -> None:
+    for sk in ("2", "3"):
+        ddb.put_item(TableName=table, Item={"PK": S("a"), "SK": S(sk), "G1PK": S("g"), "G1SK": {"N": sk}})
+    first = ddb.execute_statement(Statement=f'SELECT * FROM "{table}"."GSI1" WHERE G1PK = \'g\'', Limit=1)
+    assert len(first["Items"]) == 1 and "NextToken" in first
+    rest = ddb.execute_statement(
+        Statement=f'SELECT * FROM "{table}"."GSI1" WHERE G1PK = \'g\'', NextToken=first["NextToken"]
+    )
+    assert [item["SK"] for item in rest["Items"]] == [S("3")]
+    with ddb.error("ValidationException"):
+        ddb.execute_statement(
+            Statement=f'SELECT * FROM "{table}"."GSI2" WHERE G2PK = \'g\'', NextToken=first["NextToken"]
+        )
+
+
+def test_unordered_constant_in_an_ordered_comparison_is_refused_before_the_table(ddb: Backend) -> None:
+    aws_only(ddb)
+    with ddb.error(
+        "ValidationException",
+        "Incorrect operand type for operator or function; operator or function: <, operand type: BOOL",
+    ):
+        ddb.execute_statement(
+            Statement='SELECT * FROM "no_such_table" WHERE PK = ? AND v < ?',
+            Parameters=[S("x"), {"BOOL": True}],
+        )

@@ -48,6 +48,41 @@ def find_table(engine: TableCatalog, name: str, missing: str = NO_TABLE) -> Tabl
         raise
 
 
+_ORDERED_TYPES = frozenset(("N", "S", "B"))
+
+
+def check_ordered_constants(where: ast.Expr | None, parameters: list[AV]) -> None:
+    """An ordered comparison (``<``, ``BETWEEN``...) of a constant that has no order (a BOOL, a map) is
+    refused before the table is looked up, as DynamoDB refuses it."""
+    pending = [where] if where is not None else []
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Binary):
+            if node.op in _FLIP and node.op != "=":
+                _check_ordered(node.op, (node.left, node.right), parameters)
+            pending.extend((node.left, node.right))
+        elif isinstance(node, ast.BetweenExpr):
+            _check_ordered("BETWEEN", (node.operand, node.low, node.high), parameters)
+        elif isinstance(node, ast.Unary):
+            pending.append(node.operand)
+
+
+def _check_ordered(operator: str, operands: tuple[ast.Expr, ...], parameters: list[AV]) -> None:
+    for operand in operands:
+        value = None
+        if isinstance(operand, ast.Lit):
+            value = operand.value
+        elif isinstance(operand, ast.Param) and operand.index < len(parameters):
+            value = parameters[operand.index]
+        if value is not None and len(value) == 1:
+            (kind,) = value
+            if kind not in _ORDERED_TYPES:
+                raise validation(
+                    "Incorrect operand type for operator or function; "
+                    f"operator or function: {operator}, operand type: {kind}"
+                )
+
+
 def _and(nodes: list[ex.Condition]) -> ex.Condition | None:
     result: ex.Condition | None = None
     for node in nodes:
@@ -126,6 +161,7 @@ class ReadPlan:
 def plan_select(
     engine: TableCatalog, select: ast.Select, parameters: list[AV], consistent: bool = False
 ) -> ReadPlan:
+    check_ordered_constants(select.where, parameters)
     schema, index = _select_source(engine, select, consistent)
     source = index if index is not None else schema
     translator = Translator(parameters)

@@ -116,20 +116,23 @@ def _plain(av: AV) -> AV:
     return {kind: value}
 
 
-def encode_token(partition: int, key: dict[str, AV] | None) -> str:
+def encode_token(partition: int, key: dict[str, AV] | None, source: str = "") -> str:
+    """A NextToken: the partition reached and the last key read there, bound to the table and index read
+    (``source``), so a token replayed against another index is refused rather than misread."""
     body = {
         "v": _TOKEN_VERSION,
+        "s": source,
         "p": partition,
         "k": {name: _plain(av) for name, av in key.items()} if key else None,
     }
     return base64.b64encode(orjson.dumps(body)).decode()
 
 
-def decode_token(token: Any, partitions: int) -> tuple[int, dict[str, AV] | None]:
+def decode_token(token: Any, partitions: int, source: str = "") -> tuple[int, dict[str, AV] | None]:
     try:
         body = orjson.loads(base64.b64decode(token, validate=True))
         partition, key = body["p"], body["k"]
-        if body.get("v") != _TOKEN_VERSION or not isinstance(partition, int):
+        if body.get("v") != _TOKEN_VERSION or body.get("s") != source or not isinstance(partition, int):
             raise ValueError(token)
         if not 0 <= partition < partitions:
             raise ValueError(token)
@@ -169,9 +172,10 @@ def merge_capacity(total: dict[str, Any] | None, more: dict[str, Any] | None) ->
 def read(engine: OperationEngine, plan: ReadPlan, request: dict[str, Any]) -> dict[str, Any]:
     """Run a SELECT's plan for one page: Limit counts items read across all pinned partitions."""
     partitions = len(plan.hash_values) if plan.hash_values is not None else 1
+    source = orjson.dumps([plan.table, plan.index]).decode()
     partition, start = 0, None
     if request.get("NextToken") is not None:
-        partition, start = decode_token(request["NextToken"], partitions)
+        partition, start = decode_token(request["NextToken"], partitions, source)
     limit = request.get("Limit")
     items: list[AV] = []
     capacity = None
@@ -196,7 +200,7 @@ def read(engine: OperationEngine, plan: ReadPlan, request: dict[str, Any]) -> di
         capacity = merge_capacity(capacity, response.get("ConsumedCapacity"))
         last = response.get("LastEvaluatedKey")
         if last is not None:
-            next_token = encode_token(partition, last)
+            next_token = encode_token(partition, last, source)
             break
         partition += 1
         start = None
@@ -204,7 +208,7 @@ def read(engine: OperationEngine, plan: ReadPlan, request: dict[str, Any]) -> di
             limit -= response["ScannedCount"]
             if limit <= 0:
                 if partition < partitions:
-                    next_token = encode_token(partition, None)
+                    next_token = encode_token(partition, None, source)
                 break
     out: dict[str, Any] = {"Items": items}
     if next_token is not None:
