@@ -189,11 +189,10 @@ def test_update_paths(ddb: Backend, table: str, assignment: str, detail: str) ->
 def test_type_names_parse(ddb: Backend) -> None:
     """IS takes PartiQL's type names (two-word ones too); a statement that is only a type test parses and is
     then refused for what it is."""
+    if ddb.is_reference:
+        pytest.skip("DynamoDB Local's parser refuses INT4 and names the node Typed (docs/compatibility.md)")
     for type_name in ("INT4", "INT8", "DOUBLE PRECISION", "CHARACTER VARYING"):
-        # DynamoDB Local names the node Typed (docs/compatibility.md)
-        with ddb.error(
-            "ValidationException", "Unsupported operation: IsType", local="Unsupported operation: Typed"
-        ):
+        with ddb.error("ValidationException", "Unsupported operation: IsType"):
             ddb.execute_statement(Statement=f"x IS {type_name}")
 
 
