@@ -309,3 +309,16 @@ def test_deep_nesting_is_refused_not_crashed() -> None:
         parse_statement("SELECT * FROM t WHERE a = " + "- " * 5000 + "1")
     with expect_error("ValidationException", MALFORMED):
         parse_statement("SELECT * FROM t WHERE " + "NOT " * 5000 + "a = 1")
+
+
+def test_remove_takes_one_path_per_clause(ddb: Backend, table: str) -> None:
+    """``[SET | REMOVE] path [= data] [...]``: clauses repeat; a REMOVE names one path."""
+    refused(ddb, f"UPDATE \"{table}\" REMOVE n, m WHERE PK = 'a' AND SK = '1'", LEFTOVER)
+    ddb.execute_statement(
+        Statement=f"UPDATE \"{table}\" SET m = 1 SET o = 2 REMOVE n WHERE PK = 'a' AND SK = '1'"
+    )
+    ddb.execute_statement(Statement=f"UPDATE \"{table}\" REMOVE m REMOVE o WHERE PK = 'a' AND SK = '1'")
+    assert ddb.get_item(TableName=table, Key={"PK": {"S": "a"}, "SK": {"S": "1"}})["Item"] == {
+        "PK": {"S": "a"},
+        "SK": {"S": "1"},
+    }
