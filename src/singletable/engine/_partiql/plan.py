@@ -177,7 +177,10 @@ def plan_select(
             _check_key_type(range_attr.name, range_attr.type, value)
 
     descending = _order(select, source, hash_values is not None)
-    rest = [translator.condition(part) for part in parts if not any(part is used for used in key_parts)]
+    filters = [part for part in parts if not any(part is used for used in key_parts)]
+    if index is not None and hash_values is not None:
+        _check_filter_projected(schema, index, filters)
+    rest = [translator.condition(part) for part in filters]
     params: dict[str, Any] = {"TableName": select.table}
     if select.index is not None:
         params["IndexName"] = select.index
@@ -201,6 +204,43 @@ def plan_select(
     if index is None and hash_values is not None and len(hash_values) == 1:
         plan.full_key = _full_key(schema, parts, translator)
     return plan
+
+
+def _check_filter_projected(schema: TableSchema, index: IndexSchema, filters: list[ast.Expr]) -> None:
+    """A keyed read of an index filters on what the index holds: unlike Query, PartiQL refuses a filter on
+    an attribute a local index does not project too (a global one Query refuses already)."""
+    if index.projected is None:
+        return
+    held = index.projected.union(schema.index_key_names(index))
+    missing = sorted({name for part in filters for name in _root_names(part)} - held)
+    if missing:
+        raise validation(
+            "One or more parameter values were invalid: Secondary index "
+            f"{index.name} does not project one or more filter attributes: [{', '.join(missing)}]"
+        )
+
+
+def _root_names(expr: ast.Expr) -> set[str]:
+    """The top-level attribute names an expression reads."""
+    names: set[str] = set()
+    pending: list[object] = [expr]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Name):
+            names.add(node.name)
+        elif isinstance(node, ast.PathExpr):
+            names.add(node.root.name)
+        elif isinstance(node, ast.Binary):
+            pending.extend((node.left, node.right))
+        elif isinstance(node, ast.Unary):
+            pending.append(node.operand)
+        elif isinstance(node, ast.BetweenExpr):
+            pending.extend((node.operand, node.low, node.high))
+        elif isinstance(node, ast.InExpr | ast.IsExpr):
+            pending.append(node.operand)
+        elif isinstance(node, ast.Call):
+            pending.extend(node.args)
+    return names
 
 
 def _select_source(
