@@ -19,6 +19,7 @@ from .._expressions.unparse import unparse_condition, unparse_projection, unpars
 from .._schema import IndexSchema, TableSchema
 from .._table_descriptions import INVALID_NAME
 from . import ast
+from .checks import check_filter_projected, check_ordered_constants
 from .errors import (
     BAD_TABLE_NAME,
     INSERT_STRUCT,
@@ -46,41 +47,6 @@ def find_table(engine: TableCatalog, name: str, missing: str = NO_TABLE) -> Tabl
         if error.message == INVALID_NAME:  # PartiQL words the naming rules its own way
             raise DynamoDBError("ValidationException", BAD_TABLE_NAME) from None
         raise
-
-
-_ORDERED_TYPES = frozenset(("N", "S", "B"))
-
-
-def check_ordered_constants(where: ast.Expr | None, parameters: list[AV]) -> None:
-    """An ordered comparison (``<``, ``BETWEEN``...) of a constant that has no order (a BOOL, a map) is
-    refused before the table is looked up, as DynamoDB refuses it."""
-    pending = [where] if where is not None else []
-    while pending:
-        node = pending.pop()
-        if isinstance(node, ast.Binary):
-            if node.op in _FLIP and node.op != "=":
-                _check_ordered(node.op, (node.left, node.right), parameters)
-            pending.extend((node.left, node.right))
-        elif isinstance(node, ast.BetweenExpr):
-            _check_ordered("BETWEEN", (node.operand, node.low, node.high), parameters)
-        elif isinstance(node, ast.Unary):
-            pending.append(node.operand)
-
-
-def _check_ordered(operator: str, operands: tuple[ast.Expr, ...], parameters: list[AV]) -> None:
-    for operand in operands:
-        value = None
-        if isinstance(operand, ast.Lit):
-            value = operand.value
-        elif isinstance(operand, ast.Param) and operand.index < len(parameters):
-            value = parameters[operand.index]
-        if value is not None and len(value) == 1:
-            (kind,) = value
-            if kind not in _ORDERED_TYPES:
-                raise validation(
-                    "Incorrect operand type for operator or function; "
-                    f"operator or function: {operator}, operand type: {kind}"
-                )
 
 
 def _and(nodes: list[ex.Condition]) -> ex.Condition | None:
@@ -179,7 +145,7 @@ def plan_select(
     descending = _order(select, source, hash_values is not None)
     filters = [part for part in parts if not any(part is used for used in key_parts)]
     if index is not None and hash_values is not None:
-        _check_filter_projected(schema, index, filters)
+        check_filter_projected(schema, index, filters)
     rest = [translator.condition(part) for part in filters]
     params: dict[str, Any] = {"TableName": select.table}
     if select.index is not None:
@@ -204,43 +170,6 @@ def plan_select(
     if index is None and hash_values is not None and len(hash_values) == 1:
         plan.full_key = _full_key(schema, parts, translator)
     return plan
-
-
-def _check_filter_projected(schema: TableSchema, index: IndexSchema, filters: list[ast.Expr]) -> None:
-    """A keyed read of an index filters on what the index holds: unlike Query, PartiQL refuses a filter on
-    an attribute a local index does not project too (a global one Query refuses already)."""
-    if index.projected is None:
-        return
-    held = index.projected.union(schema.index_key_names(index))
-    missing = sorted({name for part in filters for name in _root_names(part)} - held)
-    if missing:
-        raise validation(
-            "One or more parameter values were invalid: Secondary index "
-            f"{index.name} does not project one or more filter attributes: [{', '.join(missing)}]"
-        )
-
-
-def _root_names(expr: ast.Expr) -> set[str]:
-    """The top-level attribute names an expression reads."""
-    names: set[str] = set()
-    pending: list[object] = [expr]
-    while pending:
-        node = pending.pop()
-        if isinstance(node, ast.Name):
-            names.add(node.name)
-        elif isinstance(node, ast.PathExpr):
-            names.add(node.root.name)
-        elif isinstance(node, ast.Binary):
-            pending.extend((node.left, node.right))
-        elif isinstance(node, ast.Unary):
-            pending.append(node.operand)
-        elif isinstance(node, ast.BetweenExpr):
-            pending.extend((node.operand, node.low, node.high))
-        elif isinstance(node, ast.InExpr | ast.IsExpr):
-            pending.append(node.operand)
-        elif isinstance(node, ast.Call):
-            pending.extend(node.args)
-    return names
 
 
 def _select_source(
