@@ -398,3 +398,28 @@ def test_keyed_read_of_a_local_index_filters_only_on_what_it_projects(ddb: Backe
             ddb.execute_statement(
                 Statement=f'SELECT * FROM "{table_name}"."LSI1" WHERE PK = \'p\' AND {condition}'
             )
+
+
+@pytest.mark.parametrize(
+    ("where", "refused"),
+    [
+        ("PK = 'a' AND n = 1 OR PK = 'a' AND SK = '2'", True),  # the first branch reads the whole partition
+        ("PK = 'a' AND SK > '1' OR PK = 'a' AND SK = '2'", True),
+        ("PK = 'a' AND begins_with(SK, '1') OR PK = 'a' AND SK = '12'", True),
+        ("PK = 'a' AND SK = '1' OR PK = 'a' AND SK = '2'", False),
+        ("PK = 'a' AND SK = '1' OR PK = 'b' AND SK = '1'", False),  # another partition
+        ("PK = 'a' AND SK <> '1' OR PK = 'a' AND SK = '2'", False),  # <> makes the sort key a filter
+        ("PK = 'a' AND NOT SK = '1' OR PK = 'a' AND SK = '2'", False),
+        ("PK = 'a' OR PK = 'a' AND NOT SK = '1'", False),
+    ],
+)
+def test_or_branches_overlapping_on_the_sort_key(ddb: Backend, table: str, where: str, refused: bool) -> None:
+    statement = f'SELECT * FROM "{table}" WHERE {where}'
+    if refused:
+        aws_only(ddb)
+        with ddb.error(
+            "ValidationException", "Overlapping conditions with range keys are not supported in where clause"
+        ):
+            ddb.execute_statement(Statement=statement)
+    else:
+        ddb.execute_statement(Statement=statement)

@@ -19,7 +19,7 @@ from .._expressions.unparse import unparse_condition, unparse_projection, unpars
 from .._schema import IndexSchema, TableSchema
 from .._table_descriptions import INVALID_NAME
 from . import ast
-from .checks import check_filter_projected, check_ordered_constants
+from .checks import check_filter_projected, check_ordered_constants, check_overlapping_branches
 from .errors import (
     BAD_TABLE_NAME,
     INSERT_STRUCT,
@@ -130,6 +130,8 @@ def plan_select(
     check_ordered_constants(select.where, parameters)
     schema, index = _select_source(engine, select, consistent)
     source = index if index is not None else schema
+    range_name = source.range.name if source.range is not None else None
+    check_overlapping_branches(select.where, source.hash.name, range_name, parameters)
     translator = Translator(parameters)
     parts = conjuncts(select.where)
     hash_attr, range_attr = source.hash, source.range
