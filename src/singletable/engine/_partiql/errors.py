@@ -36,10 +36,6 @@ ORDER_BY_HASH = (
 INVALID_TOKEN = "Invalid NextToken"
 
 
-def malformed(statement: str) -> DynamoDBError:
-    return validation(MALFORMED + statement)
-
-
 def at(message: str, pos: Any) -> DynamoDBError:
     """A message with the offending token's ``line:column:length``."""
     return validation(f"{message} at {pos}")
