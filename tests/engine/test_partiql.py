@@ -148,7 +148,7 @@ def test_select_consumed_capacity(ddb: Any, table: str) -> None:
             "SELECT * FROM \"{t}\" WHERE PK = 'a' ORDER BY x",
             "Variable reference x in ORDER BY clause must be part of the primary key",
         ),
-        ('SELECT * FROM "{t}"."nope"', "The table does not have the specified index: nope"),
+        ('SELECT * FROM "{t}"."nope"', "The table does not have the specified index"),
         ('SELECT count(*) FROM "{t}"', "Unexpected path component at 1:8:5"),
         ("SELECT * FROM \"{t}\" WHERE PK = 'a' LIMIT 1", None),
         ("SELECT x, x FROM \"{t}\" WHERE PK = 'b'", "Duplicate identifiers in select clause: x"),
@@ -169,7 +169,7 @@ def test_select_consumed_capacity(ddb: Any, table: str) -> None:
             "Seq with at least one member",
         ),
         ('SELECT * FROM "{t}" WHERE x + 1 = 2', "Unsupported operator in Condition Expression. Operator: +"),
-        ('SELECT * FROM "{t}" WHERE exists(x)', "Unrecognized function: exists"),
+        ('SELECT * FROM "{t}" WHERE exists(x)', "Unrecognized function: exists at 1:{w}:6"),
         ("SELEC", "Unsupported operation: VariableReference"),
         ("1", "Unsupported operation: Literal"),
         (
@@ -182,24 +182,31 @@ def test_statement_errors(ddb: Any, table: str, statement: str, message: str | N
     text = statement.format(t=table)
     if message is None:
         message = f"Unsupported clause: LIMIT at 1:{text.index('LIMIT') + 7}:1"
-    with ddb.error("ValidationException", message):
+    if "WHERE" in text:
+        message = message.replace("{w}", str(text.index("WHERE") + 7))
+    # DynamoDB Local appends the index's name and leaves out a function's position (docs/compatibility.md)
+    local = {
+        "The table does not have the specified index": "The table does not have the specified index: nope",
+    }.get(message, message.split(" at ")[0] if message.startswith("Unrecognized") else None)
+    with ddb.error("ValidationException", message, local=local):
         run(ddb, text)
 
 
 @pytest.mark.parametrize(
-    "statement",
+    ("statement", "detail"),
     [
-        'SELECT * FROM "{t}" WHERE',
-        'SELEC * FROM "{t}"',
-        'SELECT * FROM "{t}" WHERE x = \'open',
-        'SELECT * FROM "{t}"; SELECT 1',
-        'SELECT * FROM "{t}" WHERE x IS NUMBER',
-        "   ",
+        ('SELECT * FROM "{t}" WHERE', "Unexpected term"),
+        ('SELEC * FROM "{t}"', "Expected data manipulation"),
+        ('SELECT * FROM "{t}" WHERE x = \'open', ""),
+        ('SELECT * FROM "{t}"; SELECT 1', "Unexpected token after semicolon. (Only one query is allowed.)"),
+        ('SELECT * FROM "{t}" WHERE x IS NUMBER', "Expected type name"),
+        ("   ", "Unexpected term"),
     ],
 )
-def test_malformed(ddb: Any, table: str, statement: str) -> None:
+def test_malformed(ddb: Any, table: str, statement: str, detail: str) -> None:
+    """AWS names what the parser found; DynamoDB Local echoes the statement (docs/compatibility.md)."""
     text = statement.format(t=table)
-    with ddb.error("ValidationException", MALFORMED + text):
+    with ddb.error("ValidationException", MALFORMED + detail, local=MALFORMED + text):
         run(ddb, text)
 
 
@@ -348,6 +355,8 @@ def test_batch_reads(ddb: Any, table: str) -> None:
             {"Statement": f'SELECT * FROM "{table}" WHERE'},
         ]
     )
+    local = ddb.is_reference  # DynamoDB Local echoes a malformed statement (docs/compatibility.md)
+    where = f'SELECT * FROM "{table}" WHERE'
     assert response["Responses"] == [
         {"TableName": table, "Item": {"PK": S("b"), "SK": N("1")}},
         {"TableName": table, "Item": {"x": N("20")}},
@@ -360,7 +369,7 @@ def test_batch_reads(ddb: Any, table: str) -> None:
                 "Message": "Invalid operation. Only select, insert, update and delete operations are valid",
             }
         },
-        {"Error": {"Code": "ValidationError", "Message": MALFORMED + f'SELECT * FROM "{table}" WHERE'}},
+        {"Error": {"Code": "ValidationError", "Message": MALFORMED + ("Unexpected term", where)[local]}},
     ]
 
 

@@ -36,6 +36,9 @@ ERROR_CODES = {
 MIXED = "Read and write requests together in the same batch is not supported."
 DUPLICATES = "Provided list of item keys contains duplicates"
 EXISTS_OUTSIDE = "EXISTS can only be used in ExecuteTransaction write requests."
+BATCH_SELECT_KEY = (
+    "Select statements within BatchExecuteStatement must specify the primary key in the where clause."
+)
 # The failures of a write that was attempted against the item, and so billed.
 ATTEMPTED = ("ConditionalCheckFailedException", "DuplicateItemException")
 
@@ -118,7 +121,7 @@ def _plan(
     for position, statement, parameters in parsed:
         try:
             if isinstance(statement, ast.Select):
-                plan: Any = plan_get(engine, statement, parameters)
+                plan: Any = plan_get(engine, statement, parameters, not_key=BATCH_SELECT_KEY)
                 table, key = plan["TableName"], plan["Key"]
             else:
                 plan = plan_write(engine, statement, parameters)

@@ -22,17 +22,25 @@ from singletable.engine._transactions import cancelled
 
 MIXED = "ExecuteTransaction API does not support both read and write operations in the same request."
 NOT_FOUND = "Requested resource not found"
-SELECT_KEY = (
-    "Validation failed in TransactStatements[{position}]: Select statements within ExecuteTransaction must "
-    "specify the primary key in the where clause."
+MEMBER = "Validation failed in TransactStatements[{position}]: "
+SELECT_KEY = MEMBER + (
+    "Select statements within ExecuteTransaction must specify the primary key in the where clause."
 )
+INDEX_READ = "Reads on indices are not supported within transactions."
+RETURNING = "RETURNING clause is not supported in ExecuteTransaction."
 
 
 def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     requests = params["TransactStatements"]
     parsed = []
-    for request in requests:
-        statement, parameters = partiql.parse(request.get("Statement"), request.get("Parameters"))
+    for position, request in enumerate(requests):
+        prefix = MEMBER.format(position=position)
+        text, values = request.get("Statement"), request.get("Parameters")
+        statement, parameters = partiql.parse(text, values, prefix=prefix)
+        if isinstance(statement, ast.Select) and statement.index is not None:
+            raise validation(prefix + INDEX_READ)
+        if isinstance(statement, ast.Update | ast.Delete) and statement.returning is not None:
+            raise validation(prefix + RETURNING)
         parsed.append((statement, parameters, request))
     reads = sum(isinstance(statement, ast.Select) for statement, _, _ in parsed)
     if reads and reads != len(parsed):
@@ -55,7 +63,9 @@ def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
         actions = []
         inserts = []
         for position, (statement, parameters, request) in enumerate(parsed):
-            plan = plan_write(engine, statement, parameters, missing=NOT_FOUND)
+            plan = plan_write(
+                engine, statement, parameters, missing=NOT_FOUND, prefix=MEMBER.format(position=position)
+            )
             action = dict(plan.params)
             on_failure = request.get("ReturnValuesOnConditionCheckFailure")
             if on_failure is not None and not plan.is_insert:

@@ -126,6 +126,15 @@ class IsExpr:
     pos: Pos = field(compare=False)
 
 
+@dataclass(frozen=True, slots=True)
+class Subquery:
+    """A statement (SELECT, UPDATE...) written where an expression goes; only ``EXISTS(SELECT ...)`` and a
+    statement standing alone are runnable, so anything else refuses it by its node name."""
+
+    statement: Statement
+    pos: Pos = field(compare=False)
+
+
 Expr = Union[  # noqa: UP007 -- a runtime alias used in isinstance-free annotations only
     Lit,
     Missing,
@@ -141,6 +150,7 @@ Expr = Union[  # noqa: UP007 -- a runtime alias used in isinstance-free annotati
     BetweenExpr,
     InExpr,
     IsExpr,
+    Subquery,
 ]
 
 
@@ -172,6 +182,7 @@ class Update:
     actions: tuple[UpdateAction, ...]
     where: Expr | None
     returning: str | None  # ReturnValues: ALL_OLD, ALL_NEW, UPDATED_OLD, UPDATED_NEW
+    from_first: bool = False  # written FROM ... WHERE ... SET (a missing table is worded differently)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,8 +7,10 @@ from typing import Any
 from .._errors import DynamoDBError, validation
 
 MALFORMED = "Statement wasn't well formed, can't be processed: "
+PARAMETER_NUMBER = "The parameter cannot be converted to a numeric value"
 PARAMETER_COUNT = "Number of parameters in request and statement don't match."
 NO_TABLE = "Cannot do operations on a non-existent table"
+MISSING_RESOURCE = "Requested resource not found"  # FROM-first UPDATE and ExecuteTransaction's wording
 BAD_TABLE_NAME = (
     "Table name should be within the length [3, 255] and only contain 'a-z', 'A-Z', '0-9', '-', '_', '.'."
 )
@@ -34,10 +36,16 @@ ORDER_BY_HASH = (
 INVALID_TOKEN = "Invalid NextToken"
 
 
-def malformed(statement: str) -> DynamoDBError:
-    return validation(MALFORMED + statement)
-
-
 def at(message: str, pos: Any) -> DynamoDBError:
     """A message with the offending token's ``line:column:length``."""
     return validation(f"{message} at {pos}")
+
+
+def lexer_error() -> DynamoDBError:
+    """A statement the lexer cannot read: DynamoDB gives no detail after the colon."""
+    return validation(MALFORMED)
+
+
+def syntax(detail: str) -> DynamoDBError:
+    """A statement the parser cannot read, with the parser's own detail (``Unexpected term``)."""
+    return validation(MALFORMED + detail)

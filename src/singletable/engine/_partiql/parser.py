@@ -1,442 +1,362 @@
-"""A recursive-descent parser for the PartiQL statements DynamoDB accepts.
+"""The PartiQL statements DynamoDB runs: SELECT, INSERT, UPDATE (also written FROM-first), DELETE, EXISTS.
 
-The grammar is the subset DynamoDB runs (SELECT, INSERT, UPDATE, DELETE and, in transactions,
-EXISTS), plus enough of the rest of PartiQL to answer with DynamoDB's own "unsupported" messages rather
-than a generic syntax error. Anything else is "Statement wasn't well formed".
+A statement is a term of the expression grammar (:mod:`.expressions`), parsed as PartiQL parses it, so a
+statement with a syntax error anywhere is refused in DynamoDB's words before anything about its meaning is
+checked. The semantic refusals met on the way (an alias, ``DISTINCT``, ``LIMIT``, an index named where a
+write goes) are deferred and raised once the whole statement has parsed.
 """
 
 from __future__ import annotations
 
-from .._errors import DynamoDBError, validation
+from .._errors import validation
 from . import ast
-from .errors import at, malformed
-from .lexer import RESERVED, Token, tokenize
+from .errors import BAD_TABLE_NAME, INSERT_STRUCT, at, syntax
+from .expressions import SELECT_PRECEDENCE, ExpressionParser
+from .lexer import Token, tokenize
 
 NOT_A_STATEMENT = "Invalid operation. Only select, insert, update and delete operations are valid"
-TYPE_NAMES = frozenset(("MISSING", "NULL", "BOOLEAN", "BOOL", "STRING"))
-COMPARISONS = frozenset(("=", "<>", "!=", "<", "<=", ">", ">="))
+ALIASING = "Aliasing is not supported"
+SINGLE_SOURCE = "Only select from a single table or index is supported."
+ON_INDEX = "This operation is not supported on an index"
 RETURNING = {
-    ("ALL", "OLD"): "ALL_OLD",
-    ("ALL", "NEW"): "ALL_NEW",
-    ("MODIFIED", "OLD"): "UPDATED_OLD",
-    ("MODIFIED", "NEW"): "UPDATED_NEW",
+    "all_old": "ALL_OLD",
+    "all_new": "ALL_NEW",
+    "modified_old": "UPDATED_OLD",
+    "modified_new": "UPDATED_NEW",
 }
-MAX_DEPTH = 200
+STAR_NOT_ALONE = (
+    "Other expressions may not be present in the select list when '*' is used without dot notation."
+)
+RETURNING_STAR = "Expected '*' after ( MODIFIED | ALL ) ( NEW | OLD ) in RETURNING clause"
+DML_WORDS = ("set", "remove", "insert_into")
+JOINS = ("cross_join", "inner_join", "left_join", "right_join", "outer_join", "join")
+# A lone expression's refusal names its node as DynamoDB's PartiQL tree does.
+EXPRESSION_NAMES = {
+    ast.Name: "VariableReference",
+    ast.PathExpr: "VariableReference",
+    ast.Lit: "Literal",
+    ast.IsExpr: "IsType",
+}
 
 
-class _Parser:
-    def __init__(self, text: str, batch: bool = False) -> None:
-        self.text = text
-        self.batch = batch
-        self.tokens = tokenize(text)
-        self.position = 0
-        self.parameters = 0
-        self.depth = 0
+class _Source:
+    """A FROM clause's table and optional index, as written."""
 
-    # -- token helpers ------------------------------------------------------------------------------------
+    __slots__ = ("index", "table")
 
-    @property
-    def token(self) -> Token:
-        return self.tokens[self.position]
+    def __init__(self, table: str, index: str | None) -> None:
+        self.table = table
+        self.index = index
 
-    def advance(self) -> Token:
-        token = self.tokens[self.position]
-        if token.kind != "eof":
-            self.position += 1
-        return token
 
-    def fail(self) -> DynamoDBError:
-        return malformed(self.text)
-
-    def is_keyword(self, *words: str) -> bool:
-        return self.token.upper in words
-
-    def accept_keyword(self, *words: str) -> Token | None:
-        if self.token.upper in words:
-            return self.advance()
-        return None
-
-    def keyword(self, word: str) -> Token:
-        if self.token.upper != word:
-            raise self.fail()
-        return self.advance()
-
-    def is_op(self, *ops: str) -> bool:
-        return self.token.kind == "op" and self.token.text in ops
-
-    def accept_op(self, op: str) -> Token | None:
-        if self.is_op(op):
-            return self.advance()
-        return None
-
-    def op(self, op: str) -> Token:
-        if not self.is_op(op):
-            raise self.fail()
-        return self.advance()
-
-    @staticmethod
-    def pos(token: Token) -> ast.Pos:
-        return ast.Pos(token.line, token.column, token.length)
-
-    def end(self) -> None:
-        self.accept_op(";")
-        if self.token.kind != "eof":
-            raise self.fail()
-
-    # -- statements ---------------------------------------------------------------------------------------
-
-    def statement(self) -> ast.Statement:
-        word = self.token.upper
-        if word == "SELECT":
-            result: ast.Statement = self.select()
-        elif word == "INSERT":
-            result = self.insert()
-        elif word == "UPDATE":
-            result = self.update()
-        elif word == "DELETE":
-            result = self.delete()
-        elif word == "EXISTS":
+class _Parser(ExpressionParser):
+    def statement_term(self, token: Token) -> ast.Statement | None:
+        word = token.text
+        if word == "select":
             self.advance()
-            self.op("(")
-            if not self.is_keyword("SELECT"):
-                raise self.fail()
-            select = self.select(nested=True)
-            self.op(")")
-            result = ast.Exists(select)
-        else:
-            expression = self.expression()
-            self.end()
-            kind = "VariableReference" if isinstance(expression, ast.Name | ast.PathExpr) else "Literal"
-            if not isinstance(expression, ast.Name | ast.PathExpr | ast.Lit):
-                raise self.fail()
-            raise validation(NOT_A_STATEMENT if self.batch else f"Unsupported operation: {kind}")
-        self.end()
-        return result
+            return self.select()
+        if word == "update":
+            self.advance()
+            return self.update()
+        if word == "delete":
+            self.advance()
+            return self.delete()
+        if word == "insert_into":
+            self.advance()
+            return self.insert()
+        if word == "from":
+            self.advance()
+            return self.from_first()
+        if word in ("set", "remove"):  # a DML clause with no table: parsed, then refused
+            actions = self.actions()
+            self.defer(validation(NOT_A_STATEMENT))
+            return ast.Update("", actions, None, None)
+        return None
 
-    def table_name(self) -> str:
-        token = self.advance()
-        if token.kind == "qid" or (token.kind == "id" and token.upper not in RESERVED):
-            return token.text
-        raise self.fail()
+    # -- SELECT -------------------------------------------------------------------------------------------
 
-    def select(self, nested: bool = False) -> ast.Select:
-        self.keyword("SELECT")
-        if self.is_keyword("DISTINCT"):
-            raise validation("Unsupported token in expression: DISTINCT")
-        if self.is_keyword("VALUE", "PIVOT"):
-            raise validation("Select projection doesn't support value or pivot keywords")
-        self.accept_keyword("ALL")
+    def select(self) -> ast.Select:
+        if self.token.is_kw("distinct"):
+            self.advance()
+            self.defer(validation("Unsupported token in expression: DISTINCT"))
+        elif self.token.is_kw("all"):
+            self.advance()
         projection: tuple[ast.Expr, ...] | None = None
-        if not self.accept_op("*"):
-            items = [self.projected()]
-            while self.accept_op(","):
-                items.append(self.projected())
-            projection = tuple(items)
-        self.keyword("FROM")
-        table = self.table_name()
-        index = None
-        if self.accept_op("."):
-            index = self.table_name()
-        if self.is_keyword("AS") or (self.token.kind in ("id", "qid") and self.token.upper not in RESERVED):
-            raise validation("Aliasing is not supported")
-        if self.is_op(","):
-            raise validation("Only select from a single table or index is supported.")
-        where = self.expression() if self.accept_keyword("WHERE") else None
-        if self.is_keyword("GROUP"):
-            raise validation("Unsupported clause: GROUP BY")
-        if self.is_keyword("HAVING"):
-            raise validation("Unsupported clause: HAVING")
+        if self.token.is_kw("value"):
+            self.advance()
+            self.defer(validation("Select projection doesn't support value or pivot keywords"))
+            self.expression()
+        else:
+            projection = self.select_list()
+        if not self.token.is_kw("from"):
+            raise syntax("Expected FROM after SELECT list")
+        self.advance()
+        source = self.source(read=True)
+        where = None
+        if self.token.is_kw("where"):
+            self.advance()
+            where = self.expression(SELECT_PRECEDENCE)
         order: list[tuple[ast.Expr, bool]] = []
-        if self.accept_keyword("ORDER"):
-            self.keyword("BY")
+        if self.token.is_kw("order"):
+            self.advance()
+            self.by()
             while True:
-                path = self.additive()
-                descending = bool(self.accept_keyword("DESC"))
-                if not descending:
-                    self.accept_keyword("ASC")
+                path = self.expression()
+                descending = self.token.is_kw("desc")
+                if descending or self.token.is_kw("asc"):
+                    self.advance()
                 order.append((path, descending))
-                if not self.accept_op(","):
+                if not self.token.is_punct(","):
                     break
-        for clause in ("LIMIT", "OFFSET"):
-            if self.accept_keyword(clause):
+                self.advance()
+        if self.token.is_kw("group"):
+            self.advance()
+            if self.token.is_kw("partial"):
+                self.advance()
+            self.by()
+            self.defer(validation("Unsupported clause: GROUP BY"))
+            self.arguments()
+        for clause in ("having", "limit", "offset"):
+            if self.token.is_kw(clause):
+                self.advance()
                 value = self.token
-                self.primary()
-                raise at(f"Unsupported clause: {clause}", self.pos(value))
-        if not nested:
-            self.end()
-        return ast.Select(projection, table, index, where, tuple(order))
+                self.expression(SELECT_PRECEDENCE)
+                where_at = "" if clause == "having" else f" at {self.pos(value)}"
+                self.defer(validation(f"Unsupported clause: {clause.upper()}{where_at}"))
+        return ast.Select(projection, source.table, source.index, where, tuple(order))
 
-    def projected(self) -> ast.Expr:
-        token = self.token
-        if token.kind == "id" and self.tokens[self.position + 1].text == "(":
-            raise at("Unexpected path component", self.pos(token))
-        item = self.additive()
-        if not isinstance(item, ast.Name | ast.PathExpr):
-            raise at("Unexpected path component", self.pos(token))
-        if self.is_keyword("AS"):
-            raise validation("Aliasing is not supported")
-        return item
+    def by(self) -> None:
+        if not self.token.is_kw("by"):
+            raise syntax("Expected BY")
+        self.advance()
 
-    def insert(self) -> ast.Insert:
-        self.keyword("INSERT")
-        self.keyword("INTO")
-        table = self.table_name()
-        self.keyword("VALUE")
-        value = self.expression()
-        return ast.Insert(table, value)
+    def select_list(self) -> tuple[ast.Expr, ...] | None:
+        star: Token | None = None
+        items: list[ast.Expr] = []
+        count = 0
+        while True:
+            count += 1
+            if self.token.is_punct("*"):
+                star = self.advance()
+            else:
+                first = self.token
+                item = self.expression()
+                self.alias()
+                if not isinstance(item, ast.Name | ast.PathExpr):
+                    self.defer(at("Unexpected path component", self.pos(first)))
+                items.append(item)
+            if not self.token.is_punct(","):
+                break
+            self.advance()
+        if star is not None and count > 1:
+            raise syntax(STAR_NOT_ALONE)
+        return None if star is not None else tuple(items)
+
+    def alias(self) -> None:
+        """An optional ``[AS] name``, ``AT name``, ``BY name``: parsed, then refused."""
+        if self.token.is_kw("as"):
+            self.advance()
+            if self.token.kind not in ("id", "qid"):
+                raise syntax("Expected identifier for AS-alias")
+            self.advance()
+            self.defer(validation(ALIASING))
+        elif self.token.kind in ("id", "qid"):
+            self.advance()
+            self.defer(validation(ALIASING))
+        for word in ("at", "by"):
+            if self.token.is_kw(word):
+                self.advance()
+                if self.token.kind not in ("id", "qid"):
+                    raise syntax(f"Expected identifier for {word.upper()}-alias")
+                self.advance()
+                self.defer(validation(ALIASING))
+
+    def source(self, *, read: bool) -> _Source:
+        """A FROM clause: one table, or with a SELECT ``"table"."index"``; joins parse, then are refused."""
+        first = self.token
+        expr = self.expression(SELECT_PRECEDENCE)
+        self.alias()
+        while self.token.is_punct(",") or self.token.is_kw(*JOINS):
+            joined = self.advance()
+            self.defer(validation(SINGLE_SOURCE))
+            self.expression(SELECT_PRECEDENCE)
+            self.alias()
+            if joined.kind == "kw" and "cross" not in joined.text and self.token.is_kw("on"):
+                self.advance()
+                self.expression(SELECT_PRECEDENCE)
+        names = self.source_names(expr, first)
+        if len(names) > 2:
+            self.defer(validation("A path may contain at most 2 components in the FROM clause"))
+        if any(name == "" for name in names):
+            self.defer(validation("Path component cannot be an empty string"))
+        if len(names) > 1 and not read:
+            self.defer(validation(ON_INDEX))
+        return _Source(names[0] if names else "", names[1] if len(names) > 1 else None)
+
+    def source_names(self, expr: ast.Expr, first: Token) -> list[str]:
+        if isinstance(expr, ast.Name):
+            return [expr.name]
+        if isinstance(expr, ast.PathExpr) and all(isinstance(step, str) for step in expr.steps):
+            return [expr.root.name, *(str(step) for step in expr.steps)]
+        self.defer(validation(BAD_TABLE_NAME))
+        return []
+
+    # -- writes -------------------------------------------------------------------------------------------
+
+    def target(self) -> str:
+        """UPDATE's and DELETE's table: a simple path with an optional alias."""
+        path = self.simple_path()
+        self.alias()
+        if isinstance(path, ast.PathExpr):
+            self.defer(validation(ON_INDEX))
+            return path.root.name
+        return path.name
+
+    def actions(self) -> tuple[ast.UpdateAction, ...]:
+        """One or more SET (a comma list of assignments) and REMOVE (one path each) clauses."""
+        actions: list[ast.UpdateAction] = []
+        clauses = 0
+        while self.token.is_kw(*DML_WORDS):
+            clauses += 1
+            word = self.advance().text
+            if word == "set":
+                while True:
+                    path = self.simple_path()
+                    if not self.token.is_op("="):
+                        raise syntax("Expected '='")
+                    self.advance()
+                    actions.append(ast.UpdateAction("SET", path, self.expression()))
+                    if not self.token.is_punct(","):
+                        break
+                    self.advance()
+            elif word == "remove":
+                actions.append(ast.UpdateAction("REMOVE", self.simple_path(), None))
+            else:
+                self.insert_body()
+                self.defer(validation(NOT_A_STATEMENT))
+        if not clauses:
+            raise syntax("Expected data manipulation")
+        return tuple(actions)
 
     def update(self) -> ast.Update:
-        self.keyword("UPDATE")
-        table = self.table_name()
-        actions: list[ast.UpdateAction] = []
-        while True:
-            if self.accept_keyword("SET"):
-                while True:
-                    path = self.path()
-                    self.op("=")
-                    actions.append(ast.UpdateAction("SET", path, self.expression()))
-                    if not self.accept_op(","):
-                        break
-            elif self.accept_keyword("REMOVE"):
-                while True:
-                    actions.append(ast.UpdateAction("REMOVE", self.path(), None))
-                    if not self.accept_op(","):
-                        break
-            else:
-                break
-        if not actions:
-            raise self.fail()
-        where = self.expression() if self.accept_keyword("WHERE") else None
-        return ast.Update(table, tuple(actions), where, self.returning())
+        table = self.target()
+        actions = self.actions()
+        where = self.where()
+        return ast.Update(table, actions, where, self.returning())
+
+    def from_first(self) -> ast.Update:
+        source = self.source(read=False)
+        where = self.where()
+        actions = self.actions()
+        return ast.Update(source.table, actions, where, self.returning(), from_first=True)
 
     def delete(self) -> ast.Delete:
-        self.keyword("DELETE")
-        self.keyword("FROM")
-        table = self.table_name()
-        where = self.expression() if self.accept_keyword("WHERE") else None
+        if not self.token.is_kw("from"):
+            raise syntax("Expected FROM after DELETE")
+        self.advance()
+        table = self.target()
+        where = self.where()
         returning = self.returning()
         if returning is not None and returning != "ALL_OLD":
             words = returning.replace("UPDATED", "MODIFIED").replace("_", " ")
-            raise validation(
-                f"Invalid returning clause: RETURNING {words} *. Only RETURNING ALL OLD * is allowed in "
-                "DELETE statements."
+            self.defer(
+                validation(
+                    f"Invalid returning clause: RETURNING {words} *. Only RETURNING ALL OLD * is allowed in "
+                    "DELETE statements."
+                )
             )
         return ast.Delete(table, where, returning)
 
-    def returning(self) -> str | None:
-        if not self.accept_keyword("RETURNING"):
+    def insert(self) -> ast.Insert:
+        table, value = self.insert_body()
+        return ast.Insert(table, value)
+
+    def insert_body(self) -> tuple[str, ast.Expr]:
+        target = self.token
+        path = self.simple_path()
+        if isinstance(path, ast.PathExpr):
+            self.defer(at("FROM clause may only contain a single table name", self.pos(target)))
+        table = path.root.name if isinstance(path, ast.PathExpr) else path.name
+        if not self.token.is_kw("value"):
+            value = self.expression()
+            self.defer(at(INSERT_STRUCT, value.pos))
+            return table, value
+        self.advance()
+        value = self.expression()
+        if self.token.is_kw("at"):
+            self.advance()
+            self.expression()
+            self.defer(validation("Unsupported clause: AT"))
+        if self.token.is_kw("on_conflict"):
+            self.advance()
+            if not self.token.is_kw("where"):
+                raise syntax("invalid ON CONFLICT syntax")
+            self.advance()
+            self.expression()
+            if not self.token.is_kw("do_nothing"):
+                raise syntax("invalid ON CONFLICT syntax")
+            self.advance()
+            self.defer(validation("Unsupported clause: ON CONFLICT"))
+        if self.returning() is not None:
+            self.defer(validation("Unsupported clause: RETURNING in INSERT"))
+        return table, value
+
+    def where(self) -> ast.Expr | None:
+        if not self.token.is_kw("where"):
             return None
-        scope = self.accept_keyword("ALL", "MODIFIED")
-        age = self.accept_keyword("OLD", "NEW") if scope else None
-        if scope is None or age is None:
-            raise self.fail()
-        if not self.accept_op("*"):
-            raise validation("Expected '*' after ( MODIFIED | ALL ) ( NEW | OLD ) in RETURNING clause")
-        return RETURNING[(scope.upper, age.upper)]
+        self.advance()
+        return self.expression()
 
-    def path(self) -> ast.Expr:
-        item = self.postfix()
-        if not isinstance(item, ast.Name | ast.PathExpr):
-            raise self.fail()
-        return item
-
-    # -- expressions --------------------------------------------------------------------------------------
-
-    def expression(self) -> ast.Expr:
-        self.depth += 1
-        if self.depth > MAX_DEPTH:
-            raise self.fail()
-        try:
-            return self.disjunction()
-        finally:
-            self.depth -= 1
-
-    def disjunction(self) -> ast.Expr:
-        left = self.conjunction()
-        while (token := self.accept_keyword("OR")) is not None:
-            left = ast.Binary("OR", left, self.conjunction(), self.pos(token))
-        return left
-
-    def conjunction(self) -> ast.Expr:
-        left = self.negation()
-        while (token := self.accept_keyword("AND")) is not None:
-            left = ast.Binary("AND", left, self.negation(), self.pos(token))
-        return left
-
-    def negation(self) -> ast.Expr:
-        token = self.accept_keyword("NOT")
-        if token is not None:
-            self.depth += 1
-            if self.depth > MAX_DEPTH:
-                raise self.fail()
-            operand = self.negation()
-            self.depth -= 1
-            return ast.Unary("NOT", operand, self.pos(token))
-        return self.predicate()
-
-    def predicate(self) -> ast.Expr:
-        left = self.additive()
+    def returning(self) -> str | None:
+        if not self.token.is_kw("returning"):
+            return None
+        self.advance()
+        chosen: list[str] = []
         while True:
-            token = self.token
-            if token.kind == "op" and token.text in COMPARISONS:
+            mapping = self.token
+            if not mapping.is_kw(*RETURNING):
+                raise syntax("Expected ( MODIFIED | ALL ) ( NEW | OLD ) in each returning element.")
+            self.advance()
+            chosen.append(RETURNING[mapping.text])
+            if self.token.is_punct("*"):
                 self.advance()
-                op = "<>" if token.text == "!=" else token.text
-                left = ast.Binary(op, left, self.additive(), self.pos(token))
-                continue
-            if token.upper == "IS":
-                self.advance()
-                negated = bool(self.accept_keyword("NOT"))
-                kind = self.advance()
-                if kind.upper not in TYPE_NAMES:
-                    raise self.fail()
-                left = ast.IsExpr(left, kind.upper, negated, self.pos(token))
-                continue
-            negated = False
-            if token.upper == "NOT" and self.tokens[self.position + 1].upper in ("IN", "BETWEEN", "LIKE"):
-                self.advance()
-                negated = True
-            word = self.token.upper
-            if word == "IN":
-                self.advance()
-                left = ast.InExpr(left, self.additive(), negated, self.pos(token))
-            elif word == "BETWEEN":
-                self.advance()
-                low = self.additive()
-                self.keyword("AND")
-                left = ast.BetweenExpr(left, low, self.additive(), negated, self.pos(token))
-            elif word == "LIKE":
-                self.advance()
-                like: ast.Expr = ast.Binary("like", left, self.additive(), self.pos(token))
-                left = ast.Unary("NOT", like, self.pos(token)) if negated else like
             else:
-                return left
-
-    def additive(self) -> ast.Expr:
-        left = self.multiplicative()
-        while self.is_op("+", "-", "||"):
-            token = self.advance()
-            left = ast.Binary(token.text, left, self.multiplicative(), self.pos(token))
-        return left
-
-    def multiplicative(self) -> ast.Expr:
-        left = self.unary()
-        while self.is_op("*", "/", "%"):
-            token = self.advance()
-            left = ast.Binary(token.text, left, self.unary(), self.pos(token))
-        return left
-
-    def unary(self) -> ast.Expr:
-        if self.is_op("-", "+"):
-            token = self.advance()
-            self.depth += 1
-            if self.depth > MAX_DEPTH:
-                raise self.fail()
-            operand = self.unary()
-            self.depth -= 1
-            if isinstance(operand, ast.Lit) and "N" in operand.value:
-                if token.text == "+":
-                    return operand
-                number = operand.value["N"]
-                number = number[1:] if number.startswith("-") else "-" + number
-                return ast.Lit({"N": number}, self.pos(token))
-            return ast.Unary(token.text, operand, self.pos(token))
-        return self.postfix()
-
-    def postfix(self) -> ast.Expr:
-        start = self.token
-        base = self.primary()
-        steps: list[object] = []
-        while True:
-            if self.accept_op("."):
-                name = self.advance()
-                if name.kind == "qid" or (name.kind == "id" and name.upper not in RESERVED):
-                    steps.append(name.text)
-                else:
-                    raise self.fail()
-            elif self.accept_op("["):
-                inner = self.expression()
-                self.op("]")
-                if isinstance(inner, ast.Lit) and "S" in inner.value:
-                    steps.append(inner.value["S"])
-                elif isinstance(inner, ast.Lit) and "N" in inner.value and inner.value["N"].isdigit():
-                    steps.append(int(inner.value["N"]))
-                else:
-                    steps.append(inner)
-            else:
+                column = self.expression()
+                if not isinstance(column, ast.Name | ast.PathExpr | ast.Lit):
+                    raise syntax("Unsupported syntax in RETURNING columns.")
+                self.defer(validation(RETURNING_STAR))
+            if not self.token.is_punct(","):
                 break
-        if not steps:
-            return base
-        if not isinstance(base, ast.Name):
-            raise self.fail()
-        return ast.PathExpr(base, tuple(steps), self.pos(start))
+            self.advance()
+        if len(chosen) > 1:
+            self.defer(validation("Only one RETURNING element is supported"))
+        return chosen[0]
 
-    def sequence(self, close: str) -> tuple[ast.Expr, ...]:
-        items: list[ast.Expr] = []
-        if self.accept_op(close):
-            return ()
-        while True:
-            items.append(self.expression())
-            if self.accept_op(close):
-                return tuple(items)
-            self.op(",")
+    # -- the statement ------------------------------------------------------------------------------------
 
-    def primary(self) -> ast.Expr:
-        token = self.advance()
-        pos = self.pos(token)
-        kind = token.kind
-        if kind == "num":
-            return ast.Lit({"N": token.text}, pos)
-        if kind == "str":
-            return ast.Lit({"S": token.text}, pos)
-        if kind == "qid":
-            return ast.Name(token.text, True, pos)
-        if kind == "ion":
-            raise at("Ion Literals are not supported", pos)
-        if kind == "id":
-            word = token.upper
-            if word in ("TRUE", "FALSE"):
-                return ast.Lit({"BOOL": word == "TRUE"}, pos)
-            if word == "NULL":
-                return ast.Lit({"NULL": True}, pos)
-            if word == "MISSING":
-                return ast.Missing(pos)
-            if self.is_op("("):
-                self.advance()
-                return ast.Call(token.text, self.sequence(")"), pos)
-            if word in RESERVED:
-                raise self.fail()
-            return ast.Name(token.text, False, pos)
-        if kind == "op":
-            text = token.text
-            if text == "?":
-                self.parameters += 1
-                return ast.Param(self.parameters - 1, pos)
-            if text == "(":
-                items = self.sequence(")")
-                if len(items) == 1:
-                    return items[0]
-                if not items:
-                    raise self.fail()
-                return ast.ListExpr(items, pos)
-            if text == "[":
-                return ast.ListExpr(self.sequence("]"), pos)
-            if text == "<<":
-                return ast.BagExpr(self.sequence(">>"), ast.Pos(pos.line, pos.column, 2))
-            if text == "{":
-                return self.struct(pos)
-        raise self.fail()
-
-    def struct(self, pos: ast.Pos) -> ast.StructExpr:
-        pairs: list[tuple[ast.Expr, ast.Expr]] = []
-        if self.accept_op("}"):
-            return ast.StructExpr((), pos)
-        while True:
-            key = self.expression()
-            self.op(":")
-            pairs.append((key, self.expression()))
-            if self.accept_op("}"):
-                return ast.StructExpr(tuple(pairs), pos)
-            self.op(",")
+    def statement(self, batch: bool) -> ast.Statement:
+        expr = self.expression()
+        token = self.token
+        if token.is_punct(";") and self.peek().kind != "eof":
+            raise syntax("Unexpected token after semicolon. (Only one query is allowed.)")
+        if not (token.kind == "eof" or token.is_punct(";")):
+            raise syntax("Unexpected token after expression")
+        if self.deferred is not None:
+            raise self.deferred
+        if isinstance(expr, ast.Subquery):
+            return expr.statement
+        if (
+            isinstance(expr, ast.Call)
+            and expr.name.lower() == "exists"
+            and len(expr.args) == 1
+            and isinstance(expr.args[0], ast.Subquery)
+            and isinstance(expr.args[0].statement, ast.Select)
+        ):
+            return ast.Exists(expr.args[0].statement)
+        if batch:
+            raise validation(NOT_A_STATEMENT)
+        name = EXPRESSION_NAMES.get(type(expr), type(expr).__name__)
+        raise validation(f"Unsupported operation: {name}")
 
 
 def parse_statement(text: str, batch: bool = False) -> tuple[ast.Statement, int]:
@@ -445,10 +365,10 @@ def parse_statement(text: str, batch: bool = False) -> tuple[ast.Statement, int]
     ``batch``: BatchExecuteStatement words a lone expression (``SELEC``) differently from ExecuteStatement.
     """
     if not isinstance(text, str):
-        raise malformed(str(text))
+        raise syntax("")
+    parser = _Parser(tokenize(text))
     try:
-        parser = _Parser(text, batch)
-        statement = parser.statement()
+        statement = parser.statement(batch)
     except RecursionError:
-        raise malformed(text) from None
+        raise syntax("") from None
     return statement, parser.parameters

@@ -19,12 +19,14 @@ from .._expressions.unparse import unparse_condition, unparse_projection, unpars
 from .._schema import IndexSchema, TableSchema
 from .._table_descriptions import INVALID_NAME
 from . import ast
+from .checks import check_filter_projected, check_ordered_constants, check_overlapping_branches
 from .errors import (
     BAD_TABLE_NAME,
     INSERT_STRUCT,
     KEY_ABSENT,
     KEY_EQUALITY,
     KEY_TYPE,
+    MISSING_RESOURCE,
     NO_TABLE,
     ORDER_BY_HASH,
     ORDER_BY_WHERE,
@@ -125,8 +127,11 @@ class ReadPlan:
 def plan_select(
     engine: TableCatalog, select: ast.Select, parameters: list[AV], consistent: bool = False
 ) -> ReadPlan:
+    check_ordered_constants(select.where, parameters)
     schema, index = _select_source(engine, select, consistent)
     source = index if index is not None else schema
+    range_name = source.range.name if source.range is not None else None
+    check_overlapping_branches(select.where, source.hash.name, range_name, parameters)
     translator = Translator(parameters)
     parts = conjuncts(select.where)
     hash_attr, range_attr = source.hash, source.range
@@ -140,7 +145,10 @@ def plan_select(
             _check_key_type(range_attr.name, range_attr.type, value)
 
     descending = _order(select, source, hash_values is not None)
-    rest = [translator.condition(part) for part in parts if not any(part is used for used in key_parts)]
+    filters = [part for part in parts if not any(part is used for used in key_parts)]
+    if index is not None and hash_values is not None:
+        check_filter_projected(schema, index, filters)
+    rest = [translator.condition(part) for part in filters]
     params: dict[str, Any] = {"TableName": select.table}
     if select.index is not None:
         params["IndexName"] = select.index
@@ -175,9 +183,9 @@ def _select_source(
     if select.index is not None:
         index = schema.indexes.get(select.index)
         if index is None:
-            raise validation(f"The table does not have the specified index: {select.index}")
+            raise validation("The table does not have the specified index")
     if index is not None and index.is_global and consistent:
-        raise validation("Consistent read cannot be true when scanning a GSI")
+        raise validation("Strongly consistent read is not supported on Global Secondary Indexes")
     return schema, index
 
 
@@ -384,9 +392,17 @@ def _finish(params: dict[str, Any], translator: Translator) -> dict[str, Any]:
 
 
 def plan_write(
-    engine: TableCatalog, statement: ast.Statement, parameters: list[AV], *, missing: str = NO_TABLE
+    engine: TableCatalog,
+    statement: ast.Statement,
+    parameters: list[AV],
+    *,
+    missing: str = NO_TABLE,
+    prefix: str = "",
 ) -> WritePlan:
+    """``prefix`` goes before the statement's own refusals (ExecuteTransaction names its member)."""
     table = statement.select.table if isinstance(statement, ast.Exists) else statement.table
+    if isinstance(statement, ast.Update) and statement.from_first:
+        missing = MISSING_RESOURCE
     schema = find_table(engine, table, missing)
     translator = Translator(parameters)
 
@@ -427,10 +443,14 @@ def plan_write(
         params = {"TableName": table, "Key": key}
         check = _and([translator.condition(part) for part in rest])
         if check is not None:
-            params["ConditionExpression"] = unparse_condition(check)
+            # A DELETE of an item that is not there is a no-op whatever else its WHERE says.
+            absent = ex.FunctionCall("attribute_not_exists", (ex.Path((translator.name(schema.hash.name),)),))
+            params["ConditionExpression"] = unparse_condition(ex.Or(absent, check))
         return WritePlan("Delete", _finish(params, translator), statement.returning)
     if isinstance(statement, ast.Exists):
         key, rest = _write_key(schema, statement.select.where, translator)
+        if not rest:
+            raise validation(prefix + EXISTS_CONDITION)
         condition = _and_after(exists(), [translator.condition(part) for part in rest])
         params = {"TableName": table, "Key": key, "ConditionExpression": unparse_condition(condition)}
         return WritePlan("ConditionCheck", _finish(params, translator))
@@ -438,6 +458,7 @@ def plan_write(
 
 
 SINGLE_ITEM = "Only single item select is supported"
+EXISTS_CONDITION = "EXISTS() must contain a single item read with additional condition"
 
 
 def plan_get(
@@ -447,8 +468,12 @@ def plan_get(
     *,
     missing: str = NO_TABLE,
     not_single: str = SINGLE_ITEM,
+    not_key: str | None = None,
 ) -> dict[str, Any]:
-    """A SELECT that names exactly one item by its full key (batches, transactions) as GetItem params."""
+    """A SELECT that names exactly one item by its full key (batches, transactions) as GetItem params.
+
+    ``not_single`` refuses a WHERE that does not pin one item; ``not_key`` (default: the same) one with a
+    condition on anything but the key."""
     schema = find_table(engine, select.table, missing)
     translator = Translator(parameters)
     parts = conjuncts(select.where)
@@ -464,7 +489,7 @@ def plan_get(
                 key[attr.name] = value
                 break
         else:
-            raise validation(not_single)
+            raise validation(not_key or not_single)
     if select.index is not None or len(key) != len(schema.key_names) or len(parts) != len(key):
         raise validation(not_single)
     params: dict[str, Any] = {"TableName": select.table, "Key": key}

@@ -17,8 +17,9 @@ from singletable.engine._interfaces import OperationEngine
 
 from .. import _attribute_values as codec
 from .._errors import DynamoDBError, validation
+from .._numbers import NOT_A_NUMBER, OVERFLOW, UNDERFLOW, normalize_number
 from . import ast
-from .errors import DUPLICATE_ITEM, INVALID_TOKEN, PARAMETER_COUNT
+from .errors import DUPLICATE_ITEM, INVALID_TOKEN, PARAMETER_COUNT, PARAMETER_NUMBER
 from .parser import parse_statement
 from .plan import ReadPlan, WritePlan, plan_select, plan_write
 from .translate import AV, strip_kind
@@ -26,14 +27,83 @@ from .translate import AV, strip_kind
 _TOKEN_VERSION = 1
 
 
-def parse(text: Any, parameters: Any, batch: bool = False) -> tuple[ast.Statement, list[AV]]:
-    """Parse a statement and check its Parameters: one per ``?``, each a valid AttributeValue."""
-    statement, count = parse_statement(text, batch)
+def parse(
+    text: Any, parameters: Any, batch: bool = False, prefix: str = ""
+) -> tuple[ast.Statement, list[AV]]:
+    """Parse a statement and check its Parameters: one per ``?``, each a valid AttributeValue.
+
+    ``prefix`` goes before the statement's own refusals (ExecuteTransaction names the failing member);
+    the Parameters' errors are worded alike on every operation."""
+    try:
+        statement, count = parse_statement(text, batch)
+    except DynamoDBError as error:
+        if not prefix:
+            raise
+        raise DynamoDBError(error.code, prefix + error.message) from None
     supplied = list(parameters or ())
     if count > len(supplied):
         raise validation(PARAMETER_COUNT)
-    checked = [codec.validate_value(value, context=codec.ValueContext.ITEM, name="") for value in supplied]
+    checked = []
+    for value in supplied:
+        try:
+            checked.append(codec.validate_value(value, context=codec.ValueContext.ITEM, name=""))
+        except DynamoDBError as error:
+            raise _parameter_error(value, error) from None
     return statement, checked
+
+
+def _parameter_error(value: Any, error: DynamoDBError) -> DynamoDBError:
+    """A parameter's number that cannot be read at all is refused in PartiQL's words, naming it.
+
+    DynamoDB computes a parameter's magnitude in 32-bit arithmetic, so a number whose leading digit sits
+    beyond 2**31 places wraps around: ``1e2147483647`` is refused as an underflow, not an overflow."""
+    if error.message not in (NOT_A_NUMBER, OVERFLOW):
+        return error
+    text = _first_number(value, error.message)
+    if text is None:
+        return error
+    if error.message == NOT_A_NUMBER:
+        return validation(PARAMETER_NUMBER + (f": {text}" if text else ""))
+    return validation(UNDERFLOW) if _leading_digit_wraps(text) else error
+
+
+def _first_number(value: Any, message: str) -> str | None:
+    """The first number (in document order, set members included) that ``normalize_number`` refuses with
+    ``message``."""
+    pending = [value]
+    while pending:
+        av = pending.pop()
+        if not isinstance(av, dict):
+            continue
+        for kind, inner in av.items():
+            if kind == "N":
+                candidates = [inner]
+            elif kind == "NS" and isinstance(inner, list):
+                candidates = inner
+            else:
+                if kind == "L" and isinstance(inner, list):
+                    pending.extend(reversed(inner))
+                elif kind == "M" and isinstance(inner, dict):
+                    pending.extend(reversed(list(inner.values())))
+                continue
+            for text in candidates:
+                if not isinstance(text, str):
+                    continue
+                try:
+                    normalize_number(text)
+                except DynamoDBError as error:
+                    if error.message == message:
+                        return text
+    return None
+
+
+def _leading_digit_wraps(text: str) -> bool:
+    """Whether the number's precision less its scale (Java's BigDecimal terms) overflows a 32-bit int."""
+    mantissa, _, exponent = text.lower().partition("e")
+    whole, _, fraction = mantissa.lstrip("+-").partition(".")
+    precision = max(len((whole + fraction).lstrip("0")), 1)
+    scale = len(fraction) - int(exponent or 0)
+    return precision - scale > 2**31 - 1
 
 
 # -- NextToken ----------------------------------------------------------------------------------------------
@@ -46,20 +116,23 @@ def _plain(av: AV) -> AV:
     return {kind: value}
 
 
-def encode_token(partition: int, key: dict[str, AV] | None) -> str:
+def encode_token(partition: int, key: dict[str, AV] | None, source: str = "") -> str:
+    """A NextToken: the partition reached and the last key read there, bound to the table and index read
+    (``source``), so a token replayed against another index is refused rather than misread."""
     body = {
         "v": _TOKEN_VERSION,
+        "s": source,
         "p": partition,
         "k": {name: _plain(av) for name, av in key.items()} if key else None,
     }
     return base64.b64encode(orjson.dumps(body)).decode()
 
 
-def decode_token(token: Any, partitions: int) -> tuple[int, dict[str, AV] | None]:
+def decode_token(token: Any, partitions: int, source: str = "") -> tuple[int, dict[str, AV] | None]:
     try:
         body = orjson.loads(base64.b64decode(token, validate=True))
         partition, key = body["p"], body["k"]
-        if body.get("v") != _TOKEN_VERSION or not isinstance(partition, int):
+        if body.get("v") != _TOKEN_VERSION or body.get("s") != source or not isinstance(partition, int):
             raise ValueError(token)
         if not 0 <= partition < partitions:
             raise ValueError(token)
@@ -99,9 +172,10 @@ def merge_capacity(total: dict[str, Any] | None, more: dict[str, Any] | None) ->
 def read(engine: OperationEngine, plan: ReadPlan, request: dict[str, Any]) -> dict[str, Any]:
     """Run a SELECT's plan for one page: Limit counts items read across all pinned partitions."""
     partitions = len(plan.hash_values) if plan.hash_values is not None else 1
+    source = orjson.dumps([plan.table, plan.index]).decode()
     partition, start = 0, None
     if request.get("NextToken") is not None:
-        partition, start = decode_token(request["NextToken"], partitions)
+        partition, start = decode_token(request["NextToken"], partitions, source)
     limit = request.get("Limit")
     items: list[AV] = []
     capacity = None
@@ -126,7 +200,7 @@ def read(engine: OperationEngine, plan: ReadPlan, request: dict[str, Any]) -> di
         capacity = merge_capacity(capacity, response.get("ConsumedCapacity"))
         last = response.get("LastEvaluatedKey")
         if last is not None:
-            next_token = encode_token(partition, last)
+            next_token = encode_token(partition, last, source)
             break
         partition += 1
         start = None
@@ -134,7 +208,7 @@ def read(engine: OperationEngine, plan: ReadPlan, request: dict[str, Any]) -> di
             limit -= response["ScannedCount"]
             if limit <= 0:
                 if partition < partitions:
-                    next_token = encode_token(partition, None)
+                    next_token = encode_token(partition, None, source)
                 break
     out: dict[str, Any] = {"Items": items}
     if next_token is not None:

@@ -13,6 +13,7 @@ from typing import Any
 from .. import _attribute_values as codec
 from .._errors import DynamoDBError, validation
 from .._expressions import ast as ex
+from .._numbers import normalize_number
 from . import ast
 from .errors import AND_OR_ARGS, BAG_TYPES, IN_ARGS, MISSING_COMPARE, at
 
@@ -21,6 +22,8 @@ CONDITION_CALLS = frozenset(
     ("attribute_exists", "attribute_not_exists", "attribute_type", "begins_with", "contains", "size")
 )
 UPDATE_CALLS = frozenset(("list_append", "if_not_exists"))
+BOOLEAN_CALLS = CONDITION_CALLS - {"size"}
+EMPTY_BAG = "Empty bags are not supported"
 IS_TYPES = {"NULL": "NULL", "BOOLEAN": "BOOL", "BOOL": "BOOL", "STRING": "S"}
 _BOOLEAN_NODES = (ast.Binary, ast.Unary, ast.Call, ast.BetweenExpr, ast.InExpr, ast.IsExpr)
 
@@ -74,23 +77,32 @@ class Translator:
 
     # -- constants ----------------------------------------------------------------------------------------
 
-    def value(self, expr: ast.Expr) -> AV:
-        """A constant expression as an AttributeValue."""
+    def value(self, expr: ast.Expr, path: str = "root") -> AV:
+        """A constant expression as an AttributeValue. A number literal that breaks DynamoDB's number rules
+        is refused with ``path``, where it sits inside the value (``root``, ``root.x``, ``root[1]``)."""
         if isinstance(expr, ast.Lit):
+            if "N" in expr.value:
+                try:
+                    normalize_number(expr.value["N"])
+                except DynamoDBError as error:
+                    raise validation(f"{error.message} under {path}") from None
             return expr.value
         if isinstance(expr, ast.Param):
             return self.parameters[expr.index]
         if isinstance(expr, ast.Missing):
             raise at("Unsupported data type: MISSING under key root", expr.pos)
         if isinstance(expr, ast.ListExpr):
-            return {"L": [self.value(item) for item in expr.items]}
+            return {"L": [self.value(item, f"{path}[{i}]") for i, item in enumerate(expr.items)]}
         if isinstance(expr, ast.StructExpr):
-            return {"M": self.struct(expr)}
+            return {"M": self.struct(expr, path)}
         if isinstance(expr, ast.BagExpr):
-            return self.bag(expr)
+            return self.bag(expr, path)
+        if isinstance(expr, ast.Call):
+            raise at(f"Unsupported data type: {expr.name} under key root", expr.pos)
         raise validation("Unsupported operation: " + type(expr).__name__)
 
-    def struct(self, expr: ast.StructExpr) -> dict[str, AV]:
+    def struct(self, expr: ast.StructExpr, path: str | None = None) -> dict[str, AV]:
+        """A struct's members; ``path`` None for an INSERT's item, whose attributes are each a root."""
         out: dict[str, AV] = {}
         for key, value in expr.pairs:
             if not isinstance(key, ast.Lit) or "S" not in key.value:
@@ -98,21 +110,20 @@ class Translator:
             name = key.value["S"]
             if name in out:
                 raise at(f"Duplicate keys in tuple. Key: {name} under root", key.pos)
-            out[name] = self.value(value)
+            out[name] = self.value(value, "root" if path is None else f"{path}.{name}")
         return out
 
-    def bag(self, expr: ast.BagExpr) -> AV:
+    def bag(self, expr: ast.BagExpr, path: str = "root") -> AV:
         if not expr.items:
-            raise at("Empty bags are not supported", expr.pos)
-        members = [self.value(item) for item in expr.items]
+            raise at(EMPTY_BAG, expr.pos)
+        members = [self.value(item, path) for item in expr.items]
         kinds = {next(iter(member)) for member in members if len(member) == 1}
         if len(kinds) != 1 or kinds - {"S", "N"} or any(len(member) != 1 for member in members):
             raise validation(BAG_TYPES)
         kind = kinds.pop()
-        raw = [member[kind] for member in members]
-        if len(set(raw)) != len(raw):
-            raise validation(codec.NS_DUPLICATES)
-        return {kind + "S": raw}
+        return codec.validate_value(
+            {kind + "S": [member[kind] for member in members]}, context=codec.ValueContext.ITEM, name=""
+        )
 
     # -- paths and operands -------------------------------------------------------------------------------
 
@@ -142,7 +153,12 @@ class Translator:
             name = expr.name.lower()
             allowed = UPDATE_CALLS if update else CONDITION_CALLS
             if name not in allowed:
-                raise validation(f"Unrecognized function: {expr.name}")
+                raise at(f"Unrecognized function: {name}", expr.pos)
+            if not expr.args:
+                raise validation(
+                    "Incorrect number of operands for operator or function; "
+                    f"operator or function: {name}, number of operands: 0"
+                )
             return ex.FunctionCall(name, tuple(self.operand(arg, update=update) for arg in expr.args))
         if isinstance(expr, ast.Binary) and expr.op in ("+", "-") and update:
             left, right = self.operand(expr.left, update=True), self.operand(expr.right, update=True)
@@ -161,6 +177,11 @@ class Translator:
                     raise validation(AND_OR_ARGS)
                 node = ex.And if expr.op == "AND" else ex.Or
                 return node(self.condition(expr.left), self.condition(expr.right))
+            truth = _compared_truth(expr)
+            if truth is not None:
+                call, holds = truth
+                checked = self.condition(call)
+                return checked if holds else ex.Not(checked)
             if expr.op in ("=", "<>", "<", "<=", ">", ">="):
                 return ex.Comparison(expr.op, self.operand(expr.left), self.operand(expr.right))
             raise validation(f"Unsupported operator in Condition Expression. Operator: {expr.op}")
@@ -183,6 +204,8 @@ class Translator:
             path = self.path(expr.operand) if isinstance(expr.operand, ast.Name | ast.PathExpr) else None
             if path is None:
                 raise validation(f"Unsupported operation: IS {expr.type_name} needs an attribute path")
+            if expr.type_name not in IS_TYPES and expr.type_name != "MISSING":
+                raise at(f"Unsupported type in IS: {expr.type_name}", expr.pos)
             if expr.type_name == "MISSING":
                 name = "attribute_exists" if expr.negated else "attribute_not_exists"
                 return ex.FunctionCall(name, (path,))
@@ -208,9 +231,7 @@ class Translator:
             if action.kind == "REMOVE" or value is None:
                 removes.append(ex.RemoveAction(path))
             elif isinstance(value, ast.Call) and value.name.lower() in ("set_add", "set_delete"):
-                if len(value.args) != 2:
-                    raise validation(f"Incorrect number of arguments for function: {value.name}")
-                operand = self.operand(value.args[1], update=True)
+                operand = self.set_change(path, value)
                 if value.name.lower() == "set_add":
                     adds.append(ex.AddAction(path, operand))
                 else:
@@ -218,6 +239,36 @@ class Translator:
             else:
                 sets.append(ex.SetAction(path, self.operand(value, update=True)))
         return ex.UpdateExpression(tuple(sets), tuple(removes), tuple(adds), tuple(deletes))
+
+    def set_change(self, target: ex.Path, call: ast.Call) -> ex.Operand:
+        """``a = set_add(a, <<...>>)`` (or set_delete): the set to add or delete, checked as DynamoDB does."""
+        name = call.name.upper()
+        if len(call.args) != 2:
+            raise at(f"{name} must have exactly two arguments", call.pos)
+        first, second = call.args
+        if not isinstance(first, ast.Name | ast.PathExpr) or self.path(first) != target:
+            raise at(f"The first argument to {name} must equal the assignment value", call.pos)
+        if isinstance(second, ast.BagExpr) and not second.items:
+            raise validation(EMPTY_BAG)
+        if not isinstance(second, ast.BagExpr | ast.Param):
+            raise at(f"The second argument to {name} must be a value with type SET", first.pos)
+        return self.operand(second, update=True)
+
+
+def _compared_truth(expr: ast.Binary) -> tuple[ast.Expr, bool] | None:
+    """``attribute_exists(a) = true`` and the like: a boolean function compared with TRUE or FALSE by ``=``
+    or ``<>`` is that function's condition, or its negation. Returns (the call, whether it must hold)."""
+    if expr.op not in ("=", "<>"):
+        return None
+    for call, other in ((expr.left, expr.right), (expr.right, expr.left)):
+        if (
+            isinstance(call, ast.Call)
+            and call.name.lower() in BOOLEAN_CALLS
+            and isinstance(other, ast.Lit)
+            and "BOOL" in other.value
+        ):
+            return call, other.value["BOOL"] == (expr.op == "=")
+    return None
 
 
 def strip_kind(error: DynamoDBError) -> DynamoDBError:
