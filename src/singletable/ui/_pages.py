@@ -293,10 +293,19 @@ def query(console: Console, request: Request, form: dict[str, str]) -> Response:
         page=page,
         error=error,
         indexes=_indexes(description),
-        schema=key_schema(description),
+        schema=_form_schema(description, form.get("index") or None),
         operators=[*SORT_OPERATORS, "between"],
         request_doc=document(page.request) if page else None,
     )
+
+
+def _form_schema(description: dict[str, Any], index: str | None) -> Any:
+    """The key the raw form asks for: the chosen index's (every attribute of a key of several), else the
+    table's (an unknown index is reported when the form runs)."""
+    try:
+        return key_schema(description, index)
+    except ValueError:
+        return key_schema(description)
 
 
 def patterns(console: Console, request: Request, form: dict[str, str]) -> Response:
