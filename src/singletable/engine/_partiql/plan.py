@@ -176,9 +176,23 @@ def _select_source(
         index = schema.indexes.get(select.index)
         if index is None:
             raise validation(f"The table does not have the specified index: {select.index}")
+    _refuse_multi_attribute(index)
     if index is not None and index.is_global and consistent:
         raise validation("Consistent read cannot be true when scanning a GSI")
     return schema, index
+
+
+# DynamoDB's PartiQL does not read an index with multi-attribute keys (the text names tables, but the
+# refusal follows the index: the same table's other indexes and its items still read and write).
+MULTI_ATTRIBUTE_REFUSED = (
+    "PartiQL statements cannot be executed on tables with multi-attribute HASH keys or multi-attribute "
+    "RANGE keys."
+)
+
+
+def _refuse_multi_attribute(index: IndexSchema | None) -> None:
+    if index is not None and index.composite:
+        raise validation(MULTI_ATTRIBUTE_REFUSED)
 
 
 def _hash_values(
@@ -450,6 +464,8 @@ def plan_get(
 ) -> dict[str, Any]:
     """A SELECT that names exactly one item by its full key (batches, transactions) as GetItem params."""
     schema = find_table(engine, select.table, missing)
+    if select.index is not None:
+        _refuse_multi_attribute(schema.indexes.get(select.index))
     translator = Translator(parameters)
     parts = conjuncts(select.where)
     key: dict[str, AV] = {}
