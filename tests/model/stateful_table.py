@@ -100,7 +100,7 @@ def check_table(db: DB) -> dict[str, dict[tuple[str, str], Any]]:
 
 def without_field_keyed_index(params: dict[str, Any]) -> dict[str, Any]:
     """The design's CreateTable without the index keyed by fields, for DynamoDB Local 1.25.1, which refuses a
-    GSI KeySchema of more than two elements; the writes are the same, the index is not read there."""
+    multi-attribute GSI key ("Key Schema too big"); the writes are the same, the index is not read there."""
     gsis = [g for g in params["GlobalSecondaryIndexes"] if g["IndexName"] != FIELD_KEYED]
     schemas = [
         params["KeySchema"],

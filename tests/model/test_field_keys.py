@@ -6,8 +6,8 @@ update -- a part changed, removed, computed on the server --, upsert, batch, tra
 the index back through the model's typed key conditions, so the index always agrees with its items: an item
 is in it exactly while every key field holds a value. Errors are checked for their type and message, and
 values DynamoDB would refuse (an empty string in a key attribute) are refused before any request.
-DynamoDB Local 1.25.1 has no multi-attribute keys (its CreateTable refuses a GSI KeySchema of more than two
-elements), so the behaviour tests skip it, saying so.
+DynamoDB Local 1.25.1 has no multi-attribute keys (its CreateTable refuses them: "Key Schema too big"), so
+the behaviour tests skip it there, saying so.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from singletable.model import (
     KeyTemplateError,
     MissingKeyFields,
     Pattern,
+    RequestError,
     Table,
 )
 
@@ -59,8 +60,9 @@ class Task(Entity, table=shop, type="TASK", timestamps=False):
 
 
 NO_MULTI_ATTRIBUTE_KEYS = (
-    "DynamoDB Local 1.25.1 has no multi-attribute GSI keys: its CreateTable refuses a GSI KeySchema of more "
-    "than two elements"
+    "DynamoDB Local 1.25.1 has no multi-attribute GSI keys: its CreateTable refuses them "
+    "(ValidationException: "
+    "Key Schema too big)"
 )
 
 pytestmark = pytest.mark.async_twin
@@ -68,9 +70,13 @@ pytestmark = pytest.mark.async_twin
 
 @pytest.fixture
 def db(open_db: Any, request: pytest.FixtureRequest) -> Any:
-    if request.node.callspec.params.get("target") == "reference":
-        pytest.skip(NO_MULTI_ATTRIBUTE_KEYS)
-    return open_db(shop)
+    try:
+        return open_db(shop)
+    except RequestError as error:
+        reference = request.node.callspec.params.get("target") == "reference"
+        if reference and "Key Schema too big" in str(error):
+            pytest.skip(NO_MULTI_ATTRIBUTE_KEYS)
+        raise
 
 
 def ids(db: Any, query: Any) -> list[str]:
@@ -529,13 +535,14 @@ def test_conditions_transactions_upserts_and_batches_keep_the_index(db: Any) -> 
     from singletable.model import ConditionFailed
 
     db.create(task("a", status="open", priority=1))
+    db.create(task("z"))  # in no index of fields: no status, no owner
     with pytest.raises(ConditionFailed):
         db.update(Task.key(tenant="t1", id="a"), status="done", condition=Task.f.status == "closed")
     db.update(Task.key(tenant="t1", id="a"), status="done", condition=Task.f.status == "open")
     with db.transaction() as tx:
         tx.create(task("b", status="open", priority=5))
         tx.update(Task.key(tenant="t1", id="a"), status="open", priority=7)
-        tx.check(Task.key(tenant="t1", id="b"), Task.f.status.not_exists())
+        tx.check(Task.key(tenant="t1", id="z"), Task.f.status.not_exists())
     assert ids(db, Task.by_status("t1", "open")) == ["b", "a"]
     with pytest.raises(ConditionFailed), db.transaction() as tx:
         tx.update(Task.key(tenant="t1", id="b"), status=None)
