@@ -301,6 +301,8 @@ class Table:
         index.range_parts = named(index.range_parts, self.attribute_name)
         index.pk = index.hash_parts[0].attribute
         index.sk = index.range_parts[0].attribute if index.range_parts else None
+        index.pk_type = index.hash_parts[0].type or "S"
+        index.sk_type = index.range_parts[0].type or "S" if index.range_parts else "S"
         for part in (*index.hash_parts, *index.range_parts):
             if part.attribute in (self.pk_name, self.sk_name):
                 raise DeclarationError(
@@ -348,6 +350,11 @@ class Table:
         if have is None:
             self._types[attribute] = kind
             self._typed_by[attribute] = who
+            for index in self.indexes:  # the first attribute of each part, as code for one attribute reads it
+                if index.by_fields and index.pk == attribute:
+                    index.pk_type = kind
+                if index.by_fields and index.sk == attribute:
+                    index.sk_type = kind
 
     @property
     def key_types(self) -> dict[str, str]:
