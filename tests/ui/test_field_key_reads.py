@@ -10,12 +10,14 @@ import html
 import os
 import re
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 os.environ.setdefault("UI_FK_TABLE", f"uifk{os.getpid()}")
 
 import field_key_console_design as design
+from browser import launched
 from ui_support import Client, ConsoleServer
 
 from singletable.data import open_target
@@ -138,3 +140,38 @@ def test_the_pattern_names_the_index_fields_and_runs(console: tuple[str, str]) -
         f"/tables/{table}/patterns/run", pattern="Ticket.by_status", **{"f.tenant": "t1", "f.status": "done"}
     )
     assert run.status == 200 and "TICKET%23d" in run.text  # the one done ticket, linked
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    yield from launched()
+
+
+@pytest.mark.parametrize("console", ["file"], indirect=True)
+def test_in_a_browser_the_form_grows_the_index_inputs_and_runs(
+    console: tuple[str, str], browser: Any
+) -> None:
+    """Choosing the index and running shows what it needs (its other attributes' inputs, the message);
+    filled in, the typed query runs. No script error or CSP violation on the way."""
+    url, table = console
+    context = browser.new_context()
+    page = context.new_page()
+    problems: list[str] = []
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    try:
+        page.goto(f"{url}/tables/{table}/query")
+        assert page.locator("input[name=partition_2]").count() == 0
+        page.select_option("select[name=index]", "byTenantStatus")
+        page.fill("input[name=partition]", "t1")
+        page.click("#raw button[type=submit]")
+        assert "give status" in page.content()
+        assert page.locator("input[name=partition]").get_attribute("value") == "t1"
+        page.fill("input[name=partition_2]", "open")
+        page.fill("input[name=sort_eq_1]", "10")
+        page.click("#raw button[type=submit]")
+        assert page.locator("section.partition h3 code").all_inner_texts() == ["t1 | open"]
+        keys = page.locator("td.keys").all_inner_texts()
+        assert ["TICKET#b" in keys[0], "TICKET#g" in keys[1], len(keys)] == [True, True, 2]
+    finally:
+        context.close()
+    assert problems == []
