@@ -103,6 +103,7 @@ def test_query_mistakes_on_such_an_index_are_shown(console: tuple[str, str]) -> 
     assert "a Query of this index needs every partition key attribute: give status" in html.unescape(
         missing.text
     )
+    assert 'name="partition_2" value="" placeholder="status"' in missing.text  # the form again, to fill in
     wrong = client.get(
         f"/tables/{table}/query",
         operation="Query",
