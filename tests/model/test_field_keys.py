@@ -214,6 +214,23 @@ def test_an_entity_field_a_key_cannot_hold_is_refused() -> None:
     )
 
 
+def test_an_empty_default_a_key_cannot_hold_is_refused() -> None:
+    t = _table()
+    with pytest.raises(DeclarationError) as raised:
+
+        class Blank(Entity, table=t, type="BLANK"):
+            org: str
+            state: str = ""
+
+            keys = Keys(PK="{org}", SK="BLANK")
+
+    assert str(raised.value) == (
+        "Blank.state defaults to '', which GSI byState keys on: DynamoDB refuses an empty string or binary "
+        "in an index key attribute, so every write leaving it out would fail; default it to None (out of the "
+        "index) or to a value"
+    )
+
+
 def test_two_entities_must_store_a_key_field_as_one_type() -> None:
     t = _table()
 

@@ -27,7 +27,7 @@ from singletable.model._entity_meta import (
     refuse_unknown,
 )
 from singletable.model._errors import DeclarationError, FieldNotLoaded
-from singletable.model._field_keys import key_type_of
+from singletable.model._field_keys import empty_key_value, key_type_of
 from singletable.model._field_values import Codec, build_codec, ttl_codec
 from singletable.model._patterns import Pattern
 from singletable.model._table import Table
@@ -308,6 +308,14 @@ def _field_keys(cls: type[Entity], table: Table, fields: dict[str, FieldSpec]) -
                     f"{where} is {owner.codec.expected} (stored as {kind}), but GSI {other.name} declares "
                     f"({used.field!r}, {used.type!r})"
                 )
+        info = cls.model_fields[owner.name]
+        default = None if info.is_required() else info.get_default(call_default_factory=True)
+        if empty_key_value(default):
+            raise DeclarationError(
+                f"{where} defaults to {default!r}, which GSI {index.name} keys on: DynamoDB refuses an "
+                "empty string or binary in an index key attribute, so every write leaving it out would fail; "
+                "default it to None (out of the index) or to a value"
+            )
         table.type_field_key(attribute, kind, where)
         found[owner.name] = tuple(dict.fromkeys(i.name for i, _ in uses))
     return found
