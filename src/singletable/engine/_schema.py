@@ -16,6 +16,13 @@ class KeyAttr:
     type: str  # "S", "N" or "B"
 
 
+NamesAndTypes = tuple[tuple[str, str], ...]
+
+
+def _names_and_types(attrs: tuple[KeyAttr, ...]) -> NamesAndTypes:
+    return tuple((attr.name, attr.type) for attr in attrs)
+
+
 @dataclass(frozen=True, slots=True)
 class IndexSchema:
     """A secondary index. ``hash``/``range`` are its first HASH and RANGE attributes; a global index with
@@ -35,6 +42,8 @@ class IndexSchema:
     # More than one HASH or more than one RANGE attribute: its keys are stored as composite keys
     # (see ``_keys.join_key_parts``).
     composite: bool = field(init=False, compare=False)
+    # (name, type) of the HASH and of the RANGE attributes: what a key condition is compiled against.
+    condition_keys: tuple[NamesAndTypes, NamesAndTypes] = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.hash_keys:
@@ -42,6 +51,9 @@ class IndexSchema:
         if not self.range_keys and self.range is not None:
             object.__setattr__(self, "range_keys", (self.range,))
         object.__setattr__(self, "composite", len(self.hash_keys) > 1 or len(self.range_keys) > 1)
+        object.__setattr__(
+            self, "condition_keys", (_names_and_types(self.hash_keys), _names_and_types(self.range_keys))
+        )
 
     @property
     def key_names(self) -> tuple[str, ...]:
@@ -84,9 +96,13 @@ class TableSchema:
     has_lsi: bool = field(init=False, compare=False)
     # Index name -> the attribute names its entries keep (None: ALL), for project_for_index.
     index_keeps: dict[str, frozenset[str] | None] = field(init=False, compare=False)
+    # (name, type) of the HASH and of the RANGE attribute: what a key condition is compiled against.
+    condition_keys: tuple[NamesAndTypes, NamesAndTypes] = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
         key_names = (self.hash.name,) if self.range is None else (self.hash.name, self.range.name)
+        ranges = () if self.range is None else (self.range,)
+        object.__setattr__(self, "condition_keys", (_names_and_types((self.hash,)), _names_and_types(ranges)))
         checks = tuple(
             IndexKeyCheck(attr.name, attr.type, is_hash, index.name)
             for index in self.indexes.values()

@@ -41,12 +41,12 @@ def check_key_schema(key_schema: list[dict[str, str]]) -> None:
 
 def check_global_key_schema(key_schema: list[dict[str, str]]) -> None:
     """A global index's key schema: one to four HASH attributes, then up to four RANGE attributes, names
-    distinct. Two elements keep the table's positional checks and texts, except that HASH, HASH is a key of
-    two attributes."""
+    distinct. One attribute named twice in two elements is worded as for any index's key schema; in more,
+    AWS words it otherwise."""
     if key_schema[0]["KeyType"] != "HASH":
         raise validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
     if len(key_schema) == 2 and key_schema[0]["AttributeName"] == key_schema[1]["AttributeName"]:
-        raise validation("Invalid KeySchema: Some index key attribute have no definition")
+        raise validation("Two keys can not have the same name")
     kinds = [k["KeyType"] for k in key_schema]
     first_range = kinds.index("RANGE") if "RANGE" in kinds else len(kinds)
     if "HASH" in kinds[first_range:]:

@@ -8,7 +8,6 @@ from singletable.engine import _attribute_values as codec
 from singletable.engine import _legacy as legacy
 from singletable.engine._errors import validation
 from singletable.engine._expressions import Projection, RequestExpressions
-from singletable.engine._expressions.keycondition import KeyAttrs
 from singletable.engine._interfaces import OperationEngine
 from singletable.engine._keys import index_key_bytes, join_key_parts, parts_end
 from singletable.engine._paging import Page, check_index_projection, check_start_key, resolve_index
@@ -79,42 +78,22 @@ def _joined_bounds(
     return first, False, parts_end(prefix + join_key_parts([encoded[1]])), True  # BETWEEN
 
 
-def _key_range(
-    key_source: TableSchema | IndexSchema, key_condition: Any
-) -> tuple[bytes, tuple[bytes, bool, bytes, bool]]:
-    """The partition key bytes and sort-key bounds a key condition selects."""
-    if not isinstance(key_source, IndexSchema) or not key_source.composite:
-        range_attr = key_source.range
-        return codec.encode_key(key_condition.hash_value, key_source.hash.type), _bounds(
-            key_condition.range_op, key_condition.range_values, range_attr.type if range_attr else None
-        )
+def _composite_range(index: IndexSchema, key_condition: Any) -> tuple[bytes, tuple[bytes, bool, bytes, bool]]:
+    """The partition key bytes and sort-key bounds a key condition selects on an index with multi-attribute
+    keys."""
     hash_values = (key_condition.hash_value, *key_condition.hash_rest)
     pk = index_key_bytes(
-        [codec.encode_key(av, attr.type) for av, attr in zip(hash_values, key_source.hash_keys, strict=True)]
+        [codec.encode_key(av, attr.type) for av, attr in zip(hash_values, index.hash_keys, strict=True)]
     )
-    range_keys = key_source.range_keys
+    range_keys = index.range_keys
     if len(range_keys) <= 1:
         key_type = range_keys[0].type if range_keys else None
         return pk, _bounds(key_condition.range_op, key_condition.range_values, key_type)
     equal = key_condition.range_equal
-    prefix = join_key_parts(
-        [codec.encode_key(av, attr.type) for av, attr in zip(equal, range_keys, strict=False)]
-    )
+    encoded = [codec.encode_key(av, attr.type) for av, attr in zip(equal, range_keys, strict=False)]
+    prefix = join_key_parts(encoded)
     key_type = range_keys[len(equal)].type if key_condition.range_op is not None else None
     return pk, _joined_bounds(prefix, key_condition.range_op, key_condition.range_values, key_type)
-
-
-def _key_attrs(key_source: TableSchema | IndexSchema) -> tuple[KeyAttrs, KeyAttrs]:
-    """(name, type) of the HASH and of the RANGE attributes of a table's or index's key."""
-    if isinstance(key_source, IndexSchema):
-        return (
-            tuple((attr.name, attr.type) for attr in key_source.hash_keys),
-            tuple((attr.name, attr.type) for attr in key_source.range_keys),
-        )
-    range_attr = key_source.range
-    return ((key_source.hash.name, key_source.hash.type),), (
-        ((range_attr.name, range_attr.type),) if range_attr is not None else ()
-    )
 
 
 def run(
@@ -130,7 +109,14 @@ def run(
     key_condition, filter_, projection = _compile(params, key_source, key_filter)
     check_index_projection(schema, index, filter_, projection, check_filter=True)
 
-    pk, bounds = _key_range(key_source, key_condition)
+    if index is not None and index.composite:
+        pk, bounds = _composite_range(index, key_condition)
+    else:
+        hash_attr, range_attr = key_source.hash, key_source.range
+        pk = codec.encode_key(key_condition.hash_value, hash_attr.type)
+        bounds = _bounds(
+            key_condition.range_op, key_condition.range_values, range_attr.type if range_attr else None
+        )
     lo, lo_strict, hi, hi_strict = bounds
     start = params.get("ExclusiveStartKey")
     after = _resume_after(schema, index, start, pk, bounds) if start is not None else None
@@ -182,7 +168,7 @@ def _compile(
                 "Either the KeyConditions or KeyConditionExpression parameter must be specified "
                 "in the request."
             )
-    hash_keys, range_keys = _key_attrs(key_source)
+    hash_keys, range_keys = key_source.condition_keys
     if legacy_keys is not None:
         key_condition = legacy.key_conditions(params, hash_keys, range_keys)
     else:
