@@ -175,3 +175,26 @@ def test_cost_measures_writes_through_the_index(tmp_path: Path) -> None:
     assert report["unmeasured"] == {}
     create = report["gsi_write_amplification"]["Ticket"]["create"]
     assert create["table"] == 1.0 and create["byTenantStatus"] == 1.0 and create["GSI1"] == 1.0
+
+
+def test_recorded_traffic_names_a_hot_partition_by_every_attribute(tmp_path: Path) -> None:
+    """ST703 on an index keyed on several attributes: the partition is the values of all of them."""
+    from datetime import UTC, datetime
+
+    from singletable.design import check
+    from singletable.model import connect
+
+    design = load_design(DESIGN)
+    ticket = design.module.Ticket
+    db = connect(design.table, ":memory:")
+    db.create_table()
+    db.create(ticket(tenant="t1", ticket_id="a", title="A", opened_at=datetime(2026, 1, 1, tzinfo=UTC)))
+    with db.trace() as trace:
+        for _ in range(24):
+            list(db.query(ticket.by_status("t1", "open")))
+    traffic = tmp_path / "trace.jsonl"
+    trace.save(traffic)
+    db.close()
+    (hot,) = [f for f in check(DESIGN, traffic=traffic).findings if f.rule == "ST703"]
+    assert hot.subject == "helpdesk index byTenantStatus key 't1' | 'open'"
+    assert "24 of 24 requests (100%) used tenant, status = 't1' | 'open'" in hot.message
