@@ -212,7 +212,13 @@ def open_db(target: Any, table_name: str, api: str) -> Iterator[Callable[..., DB
     ``api="async"`` the DB is an ``AsyncDB`` behind :class:`Blocking`, closed afterwards."""
     opened: list[Any] = []
 
-    def open_(table: Table, **options: Any) -> Any:
+    def open_(
+        table: Table,
+        *,
+        table_params: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+        **options: Any,
+    ) -> Any:
+        """``table_params`` reshapes the CreateTable request (a target without a feature the design uses)."""
         name = f"{table_name}_{len(opened)}"
         if api == "async":
             loop = EventLoopThread.shared()
@@ -220,7 +226,10 @@ def open_db(target: Any, table_name: str, api: str) -> Iterator[Callable[..., DB
         else:
             db = connect(table, target, name=name, **options)
         opened.append(db)
-        db.create_table()
+        if table_params is None:
+            db.create_table()
+        else:
+            db.call("CreateTable", table_params(table.create_table_params(name)))
         return db
 
     yield open_

@@ -233,3 +233,31 @@ def test_every_rule_says_why_and_how_to_fix() -> None:
     for rule in RULES.values():
         assert rule.severity in ("error", "warning", "note")
         assert rule.why and rule.fix and rule.title and rule.name == rule.name.lower()
+
+
+def test_keys_glued_from_fields_are_noted_with_the_declaration_that_would_replace_them() -> None:
+    path = DESIGNS / "glued_keys.py"
+    report = check(str(path))
+    assert found(report) == {("ST404", "Ticket.GSI1PK"), ("ST404", "Ticket.GSI2SK")}
+    notes = {f.subject: f for f in report.findings}
+    status = notes["Ticket.GSI1PK"]
+    assert status.severity == "note" and status.line == line_of(
+        path, 'GSI1PK="TENANT#{tenant}#STATUS#{status}"'
+    )
+    assert status.message == (
+        "index byStatus keys Ticket on GSI1PK = 'TENANT#{tenant}#STATUS#{status}', which glues tenant, "
+        "status "
+        "into one string and GSI1SK = '{created_at}#{ticket_id}', which glues created_at, ticket_id into one "
+        "string: GSI('byStatus', pk=['tenant', 'status'], sk=['created_at', 'ticket_id']) would key it on "
+        "the "
+        "fields themselves, each typed, with no delimiter to keep out, no padding and no read to rebuild a "
+        "key "
+        "when one of them changes"
+    )
+    assert (
+        "GSI2SK = 'SCORE#{score:08d}', which zero-pads score into a string: GSI('byScore', pk=['tenant'], "
+        "sk=['score'])" in notes["Ticket.GSI2SK"].message
+    )
+    assert "DynamoDB can key a global secondary index on up to four partition and four sort attributes" in (
+        RULES["ST404"].why
+    )

@@ -2,7 +2,9 @@
 
 Two entities share a table with two GSIs and an LSI, between them using every kind of key the model has:
 sparse keys (``when=``, over one field and over two), an alternative key (``otherwise=``), multi-field
-templates, keys built from ``created_at`` (which an upsert must keep), numeric formats, a version field,
+templates, an index keyed by fields (members by org and team, sorted by status then rank: a multi-attribute
+key, sparse while ``team`` is None, its number ``rank`` changed by ADD on the server), keys built from
+``created_at`` (which an upsert must keep), numeric formats, a version field,
 uniqueness guards (one carrying a primary-key field, one scoped by another field: an email per
 site), derived items of both shapes (one per element of a set,
 and one built by a function that may return none). Values come from small alphabets so that random steps
@@ -23,12 +25,15 @@ from pydantic import Field
 
 from singletable.model import GSI, LSI, Derived, Entity, Key, Keys, Pattern, Table
 
+FIELD_KEYED = "byTeam"  # the index keyed by fields, which DynamoDB Local 1.25.1 cannot create
+
 design = Table(
     name="stateful",
     indexes=[
         GSI("GSI1", pk="GSI1PK", sk="GSI1SK"),
         GSI("GSI2", pk="GSI2PK", sk="GSI2SK"),
         LSI("LSI1", sk="LSI1SK"),
+        GSI(FIELD_KEYED, pk=["org", "team"], sk=["status", "rank"]),
     ],
 )
 
@@ -69,6 +74,7 @@ class Member(
         LSI1SK="STATUS#{status}#{rank:04d}",
     )
     active = Pattern(index="GSI1")
+    by_team = Pattern(index=FIELD_KEYED)
     tag_items = Derived(MemberTag, each="tags", as_="tag")
 
 

@@ -191,6 +191,27 @@ def test_terraform_with_variables_locals_and_indexes(tmp_path):
     assert ttl["AttributeName"] == "expires"
 
 
+def test_terraform_key_schema_blocks_of_a_multi_attribute_index(tmp_path):
+    """synth's Terraform for a GSI keyed by fields (``key_schema`` blocks, not ``hash_key``) builds the
+    index with every attribute."""
+    from singletable.data import load_design
+    from singletable.design import to_terraform
+
+    table = load_design(str(Path(__file__).resolve().parents[1] / "design" / "field_key_design.py")).table
+    path = write(tmp_path, "main.tf", to_terraform(table))
+    (definition,) = table_definitions(path)
+    gsi = next(i for i in definition["GlobalSecondaryIndexes"] if i["IndexName"] == "byTenantStatus")
+    assert [(k["AttributeName"], k["KeyType"]) for k in gsi["KeySchema"]] == [
+        ("tenant", "HASH"),
+        ("status", "HASH"),
+        ("priority", "RANGE"),
+        ("openedAt", "RANGE"),
+    ]
+    described = built([definition]).describe_table(TableName="helpdesk")["Table"]
+    index = next(i for i in described["GlobalSecondaryIndexes"] if i["IndexName"] == "byTenantStatus")
+    assert index["KeySchema"] == gsi["KeySchema"]
+
+
 def test_terraform_unresolvable_reference(tmp_path):
     path = write(tmp_path, "main.tf", TERRAFORM.replace("var.env}", "var.missing}"))
     with pytest.raises(SourceError, match=r"aws_dynamodb_table\.orders: cannot resolve \$\{var\.missing\}"):

@@ -22,14 +22,30 @@ _ARGUMENT = re.compile(r"^(?P<name>[^=<>^]+)(?P<op><=|>=|\^=|=|<|>)(?P<value>.*)
 
 
 class KeySchema(NamedTuple):
-    """The key of a table or one of its indexes: attribute names and types (``S``, ``N`` or ``B``)."""
+    """The key of a table or one of its indexes: attribute names and types (``S``, ``N`` or ``B``).
+
+    ``hash`` and ``range`` are the first partition and sort attributes; a GSI may key on up to four of each
+    (multi-attribute keys), all of them then in ``hashes`` and ``ranges``, in KeySchema order (``partition``
+    and ``sort`` give every attribute of either form)."""
 
     hash: tuple[str, str]
     range: tuple[str, str] | None
+    hashes: tuple[tuple[str, str], ...] = ()
+    ranges: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def partition(self) -> tuple[tuple[str, str], ...]:
+        """Every partition attribute, with its type."""
+        return self.hashes or (self.hash,)
+
+    @property
+    def sort(self) -> tuple[tuple[str, str], ...]:
+        """Every sort attribute, with its type (none for a key without a sort key)."""
+        return self.ranges or ((self.range,) if self.range else ())
 
     @property
     def names(self) -> list[str]:
-        return [self.hash[0]] + ([self.range[0]] if self.range else [])
+        return [name for name, _ in (*self.partition, *self.sort)]
 
 
 class Expression(NamedTuple):
@@ -54,9 +70,14 @@ def key_schema(description: Mapping[str, Any], index: str | None = None) -> KeyS
             names = ", ".join(i["IndexName"] for i in indexes) or "none"
             raise ValueError(f"table {description['TableName']} has no index {index} (its indexes: {names})")
         elements = found[0]["KeySchema"]
-    by_type = {e["KeyType"]: e["AttributeName"] for e in elements}
-    hash_name, range_name = by_type["HASH"], by_type.get("RANGE")
-    return KeySchema((hash_name, types[hash_name]), (range_name, types[range_name]) if range_name else None)
+    hashes = tuple(
+        (e["AttributeName"], types[e["AttributeName"]]) for e in elements if e["KeyType"] == "HASH"
+    )
+    ranges = tuple(
+        (e["AttributeName"], types[e["AttributeName"]]) for e in elements if e["KeyType"] == "RANGE"
+    )
+    several = len(hashes) > 1 or len(ranges) > 1  # (a key of one attribute per part keeps the short form)
+    return KeySchema(hashes[0], ranges[0] if ranges else None, *((hashes, ranges) if several else ()))
 
 
 def describe_keys(target: Target, table: str, index: str | None = None) -> KeySchema:
@@ -102,44 +123,74 @@ def key_from_arguments(arguments: Sequence[str], schema: KeySchema) -> dict[str,
 
 
 def key_condition(arguments: Sequence[str], schema: KeySchema) -> Expression:
-    """A KeyConditionExpression from ``PK=v`` and at most a sort-key comparison or two inclusive bounds."""
-    hash_name, hash_type = schema.hash
-    equal: AttributeValue | None = None
-    bounds: list[tuple[str, AttributeValue]] = []
+    """A KeyConditionExpression from ``PK=v`` and at most a sort-key comparison or two inclusive bounds.
+
+    On an index keyed on several attributes, every partition attribute takes ``NAME=VALUE``, and sort
+    attributes are given from the left: ``NAME=VALUE`` for all but the last given, which may instead take
+    a comparison, ``^=`` or two bounds (DynamoDB's rule for such keys)."""
+    partition = dict(schema.partition)
+    sorts = [name for name, _ in schema.sort]
+    equal: dict[str, AttributeValue] = {}
+    bounds: dict[str, list[tuple[str, AttributeValue]]] = {}
     for argument in arguments:
         name, op, text = split_argument(argument)
-        if name == hash_name:
-            if op != "=" or equal is not None:
-                raise ValueError(f"the partition key {hash_name} takes one NAME=VALUE, not {argument!r}")
-            equal = typed_value(text, hash_type, name)
-        elif schema.range is not None and name == schema.range[0]:
-            bounds.append((op, typed_value(text, schema.range[1], name)))
+        if name in partition:
+            if op != "=" or name in equal:
+                raise ValueError(f"the partition key {name} takes one NAME=VALUE, not {argument!r}")
+            equal[name] = typed_value(text, partition[name], name)
+        elif name in sorts:
+            bounds.setdefault(name, []).append((op, typed_value(text, dict(schema.sort)[name], name)))
         else:
             raise ValueError(f"{name} is not a key attribute here: the key is {' '.join(schema.names)}")
-    if equal is None:
-        raise ValueError(f"a query needs the partition key: {hash_name}=VALUE")
-    text, values = "#k0 = :k0", {":k0": equal}
-    sort = _sort_condition(bounds, schema.range[0] if schema.range else "")
-    if sort:
-        text += " AND " + sort[0]
-        values.update(sort[1])
-    names = {"#k0": hash_name, **({"#k1": schema.range[0]} if sort and schema.range else {})}
-    return Expression(text, names, values)
+    missing = [name for name in partition if name not in equal]
+    if missing:
+        if len(partition) == 1:
+            raise ValueError(f"a query needs the partition key: {missing[0]}=VALUE")
+        raise ValueError(
+            f"a query needs every partition key attribute ({', '.join(partition)}): give "
+            + " ".join(f"{name}=VALUE" for name in missing)
+        )
+    names: dict[str, str] = {}
+    values: dict[str, AttributeValue] = {}
+    parts = []
+    for n, name in enumerate(partition):
+        names[f"#k{n}"], values[f":k{n}"] = name, equal[name]
+        parts.append(f"#k{n} = :k{n}")
+    given = [name for name in sorts if name in bounds]
+    if given != sorts[: len(given)]:
+        gap = next(name for name, expected in zip(given, sorts, strict=False) if name != expected)
+        raise ValueError(
+            f"sort key attributes are given from the left ({', '.join(sorts)}): {gap} needs "
+            f"{sorts[sorts.index(gap) - 1]} first"
+        )
+    for position, name in enumerate(given):
+        last = position == len(given) - 1
+        conditions = bounds[name]
+        if not last and [op for op, _ in conditions] != ["="]:
+            raise ValueError(
+                f"{name} is followed by {given[position + 1]}, so it takes one NAME=VALUE (a range goes on "
+                "the last sort key attribute given)"
+            )
+        token = f"#k{len(names)}"
+        names[token] = name
+        text, found = _sort_condition(conditions, name, token, f":k{len(values)}")
+        parts.append(text)
+        values.update(found)
+    return Expression(" AND ".join(parts), names, values)
 
 
 def _sort_condition(
-    bounds: list[tuple[str, AttributeValue]], name: str
-) -> tuple[str, dict[str, AttributeValue]] | None:
-    if not bounds:
-        return None
+    bounds: list[tuple[str, AttributeValue]], name: str, token: str, value: str
+) -> tuple[str, dict[str, AttributeValue]]:
     if len(bounds) == 1:
-        op, value = bounds[0]
+        op, found = bounds[0]
         if op == "^=":
-            return "begins_with(#k1, :k1)", {":k1": value}
-        return f"#k1 {op} :k1", {":k1": value}
-    ops = {op: value for op, value in bounds}
+            return f"begins_with({token}, {value})", {value: found}
+        return f"{token} {op} {value}", {value: found}
+    ops = {op: found for op, found in bounds}
     if len(bounds) == 2 and set(ops) == {">=", "<="}:
-        return "#k1 BETWEEN :k1 AND :k2", {":k1": ops[">="], ":k2": ops["<="]}
+        high = f":k{int(value[2:]) + 1}"
+        return f"{token} BETWEEN {value} AND {high}", {value: ops[">="], high: ops["<="]}
     raise ValueError(
         f"the sort key {name} takes one condition, or two inclusive bounds {name}>=LOW {name}<=HIGH (BETWEEN)"
     )

@@ -10,7 +10,7 @@ index entry without the type attribute (KEYS_ONLY) by the table item it copies.
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -109,35 +109,41 @@ class Labeller:
 
 
 def partitions(
-    items: Iterable[AV], pk: str, sk: str | None, key_attributes: list[str], label: Callable[[AV], str]
+    items: Iterable[AV],
+    pk: str | Sequence[str],
+    sk: str | Sequence[str] | None,
+    key_attributes: list[str],
+    label: Callable[[AV], str],
 ) -> list[Partition]:
     """The items that hold ``pk`` grouped by its value, partitions and items in DynamoDB's key order
-    (ties on an index's sort key broken by the table key, as DynamoDB keeps them)."""
-    grouped: dict[str, tuple[tuple[int, Any], list[AV]]] = {}
+    (ties on an index's sort key broken by the table key, as DynamoDB keeps them). An index keyed on several
+    attributes per part (``pk=["tenant", "status"]``) groups by all of them and sorts by its sort attributes
+    left to right, each by its own type; its key shows as the values joined by ``" | "``."""
+    pks = [pk] if isinstance(pk, str) else list(pk)
+    sks = [] if sk is None else [sk] if isinstance(sk, str) else list(sk)
+    grouped: dict[str, tuple[tuple[Any, ...], list[AV]]] = {}
     for item in items:
-        if pk not in item:
+        if any(a not in item for a in pks):
             continue
-        text = key_text(item[pk])
-        grouped.setdefault(text, (key_order(item[pk]), []))[1].append(item)
+        text = _joined(item, pks)
+        grouped.setdefault(text, (tuple(key_order(item[a]) for a in pks), []))[1].append(item)
     out = []
     for text, (_order, members) in sorted(grouped.items(), key=lambda entry: entry[1][0]):
-        members.sort(
-            key=lambda i: (key_order(i.get(sk)) if sk else (0, b""), _table_order(i, key_attributes))
-        )
+        members.sort(key=lambda i: (tuple(key_order(i.get(a)) for a in sks), _table_order(i, key_attributes)))
         cells = [
             Cell(
-                key_text(i.get(sk)) if sk else "",
+                _joined(i, sks),
                 label(i),
-                {
-                    a: key_text(i[a])
-                    for a in dict.fromkeys([*key_attributes, pk, *([sk] if sk else [])])
-                    if a in i
-                },
+                {a: key_text(i[a]) for a in dict.fromkeys([*key_attributes, *pks, *sks]) if a in i},
             )
             for i in members
         ]
         out.append(Partition(text, cells))
     return out
+
+
+def _joined(item: AV, attributes: list[str]) -> str:
+    return " | ".join(key_text(item.get(a)) for a in attributes)
 
 
 def _table_order(item: AV, key_attributes: list[str]) -> tuple[Any, ...]:

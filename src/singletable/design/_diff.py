@@ -69,9 +69,11 @@ def diff_table(table: Any, target: Any, table_name: str | None = None) -> list[D
 
 
 def _schema_text(key_schema: list[dict[str, str]], types: dict[str, str]) -> str:
-    hash_key, range_key = key_names(key_schema)
-    text = f"HASH {hash_key} ({types.get(hash_key, '?')})"
-    return text + (f", RANGE {range_key} ({types.get(range_key, '?')})" if range_key else "")
+    """Every key attribute in KeySchema order, with its type: a GSI keyed on several attributes per part
+    differs from the design when any of them, their order or their types differ."""
+    return ", ".join(
+        f"{k['KeyType']} {k['AttributeName']} ({types.get(k['AttributeName'], '?')})" for k in key_schema
+    )
 
 
 def _types(description: dict[str, Any]) -> dict[str, str]:

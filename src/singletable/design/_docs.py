@@ -128,12 +128,13 @@ def _index_section(design: Design) -> list[doc.Block]:
         return [*blocks, doc.Paragraph([("text", "No secondary indexes.")])]
     rows = []
     for index in indexes:
-        described = index.describe()
+        described = index.describe(design.table.key_types)
         projection = described["projection"]
         if described["include"]:
             projection += ": " + ", ".join(described["include"])
-        sk = f"{index.sk} ({index.sk_type})" if index.sk else "(none)"
-        rows.append([index.name, described["kind"], f"{index.pk} ({index.pk_type})", sk, projection])
+        pk = ", ".join(f"{a['attribute']} ({a['type']})" for a in described["pk_attributes"])
+        sk = ", ".join(f"{a['attribute']} ({a['type']})" for a in described["sk_attributes"]) or "(none)"
+        rows.append([index.name, described["kind"], pk, sk, projection])
     header = ["index", "kind", "partition key", "sort key", "projection"]
     return [*blocks, doc.Table(header, rows, frozenset({0, 2, 3}))]
 
@@ -274,10 +275,10 @@ def _pictures(design: Design, db: DB, items: list[dict[str, Any]], labeller: Lab
     ]
     for index in table.indexes:
         entries = table_items(db, index.name)
-        rows = partitions(entries, index.pk, index.sk, keys, labeller)
+        rows = partitions(entries, index.pk_attributes, index.sk_attributes, keys, labeller)
         kind = "LSI" if index.local else "GSI"
-        sk = f" / {index.sk}" if index.sk else " (no sort key)"
-        shape = f"{index.pk}{sk}, projection {index.projection_type}"
+        sk = f" / {', '.join(index.sk_attributes)}" if index.sk_attributes else " (no sort key)"
+        shape = f"{', '.join(index.pk_attributes)}{sk}, projection {index.projection_type}"
         subtitle = f"{shape}; {len(entries)} entries in {len(rows)} partitions"
         title = f"{kind} {index.name}"
         pictures.append(

@@ -122,8 +122,14 @@ def secondary_indexes(spec: TableSpec) -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
+def multi_attribute(key_schema: list[dict[str, str]]) -> bool:
+    """Whether a KeySchema keys on several partition or several sort attributes (a GSI's, up to 4 each)."""
+    kinds = [k["KeyType"] for k in key_schema]
+    return kinds.count("HASH") > 1 or kinds.count("RANGE") > 1
+
+
 def key_names(key_schema: list[dict[str, str]]) -> tuple[str, str | None]:
-    """(hash key, range key or None) of a KeySchema."""
+    """(hash key, range key or None) of a KeySchema: the first of each (see :func:`multi_attribute`)."""
     hash_key = next(k["AttributeName"] for k in key_schema if k["KeyType"] == "HASH")
     range_key = next((k["AttributeName"] for k in key_schema if k["KeyType"] == "RANGE"), None)
     return hash_key, range_key

@@ -101,6 +101,8 @@ def key_type_findings(view: DesignView) -> list[Finding]:
         declared = {pk: described["pk"]["type"]}
         if sk:
             declared[sk] = described["sk"]["type"]
+        for part in (*described.get("pk_attributes", ()), *described.get("sk_attributes", ())):
+            declared[part["attribute"]] = part["type"]  # every attribute of a key of fields
         for entity in view.entities:
             for attribute, key_type in declared.items():
                 field = entity.by_attribute.get(attribute)

@@ -327,12 +327,14 @@ def example_values(
     """Field values of the first item of ``meta``'s entity (one the index holds, when it is sparse), else of
     a generated one: the arguments a documented or measured pattern is called with."""
     name = meta.cls.__name__
-    wanted = index.pk if index is not None else None
+    wanted = [*index.pk_attributes, *index.sk_attributes] if index is not None and index.by_fields else []
+    if index is not None and not wanted:
+        wanted = [index.pk]
     mine = [i for i in items if labeller(i) == name]
     mine.sort(key=lambda i: json.dumps(i, sort_keys=True, default=str))
     generated = dict(generated_entity(meta.cls, 0).__dict__)
     for item in mine:
-        if wanted is None or wanted in item:
+        if all(a in item for a in wanted):  # an index keyed by fields holds items with every one
             found = meta.decode(item)
             # A field the item leaves empty (a shard number that is off) takes the generated value.
             return {**generated, **{k: v for k, v in found.items() if v is not None}}

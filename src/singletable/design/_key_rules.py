@@ -139,8 +139,8 @@ def sort_findings(view: DesignView) -> list[Finding]:
     seen: set[tuple[str, str, str]] = set()
     for index, where in places(view):
         _, sk_attribute = view.keys_of(index)
-        if sk_attribute is None or view.sort_key_type(index) != "S":
-            continue
+        if sk_attribute is None or view.sort_key_type(index) != "S" or view.by_fields(index):
+            continue  # (a key of fields sorts each attribute by its own type)
         for entity, _, sk in view.members(index):
             assert sk is not None
             for slot in sk.parsed.slots:
@@ -192,6 +192,8 @@ def collision_findings(view: DesignView) -> list[Finding]:
         for pattern in entity.patterns:
             if pattern["operation"] != "Query" or not pattern.get("sk") or pattern.get("pk") is None:
                 continue
+            if pattern["pk"].get("template") is None:
+                continue  # an index keyed by fields: typed equalities, no template prefix to share
             index = pattern["index"]
             if view.sort_key_type(index) != "S":
                 continue

@@ -179,6 +179,18 @@ RULE_LIST = (
         "store the field under another attribute name, or make its type the index key's",
     ),
     Rule(
+        "ST404",
+        "glued-index-key",
+        "note",
+        "a GSI key template that glues several fields into one string, or zero-pads a number into one",
+        "DynamoDB can key a global secondary index on up to four partition and four sort attributes, each "
+        "its own typed value; a glued template must keep the delimiter out of every value, pad numbers to a "
+        "fixed width (and still cannot sort negative ones), and a partial update of one of its fields must "
+        "read the others to rebuild it",
+        "declare the index by its fields, GSI(name, pk=[...], sk=[...]), and drop its key templates from "
+        "the entities (items written before keep the old attributes: rewrite them, or backfill a new index)",
+    ),
+    Rule(
         "ST501",
         "item-collection-limit",
         "warning",

@@ -13,7 +13,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from singletable.design._infra import TableSpec, key_names, secondary_indexes, snake, table_spec
+from singletable.design._infra import (
+    TableSpec,
+    key_names,
+    multi_attribute,
+    secondary_indexes,
+    snake,
+    table_spec,
+)
 
 
 @dataclass
@@ -61,12 +68,12 @@ def to_terraform(table: Any) -> str:
     a name read from the environment, the ``aws_dynamodb_table`` and its name and ARN as outputs."""
     spec = table_spec(table)
     label = _label(spec.resolved_name)
-    blocks = [
-        _Block(
-            "terraform",
-            body=[_Block("required_providers", body=[("aws", '{ source = "hashicorp/aws" }')])],
-        )
-    ]
+    # Multi-attribute index keys need the provider's key_schema blocks (hashicorp/aws 6.28 and later).
+    needs = any(multi_attribute(i["KeySchema"]) for _, i in secondary_indexes(spec))
+    provider = (
+        '{ source = "hashicorp/aws", version = ">= 6.28" }' if needs else '{ source = "hashicorp/aws" }'
+    )
+    blocks = [_Block("terraform", body=[_Block("required_providers", body=[("aws", provider)])])]
     names = spec.name.variable_names()
     for variable, default in spec.name.variables:
         body = [
@@ -146,13 +153,29 @@ def _capacity(throughput: dict[str, int] | None) -> list[tuple[str, str]]:
 def _index_block(kind: str, index: dict[str, Any]) -> _Block:
     hash_key, range_key = key_names(index["KeySchema"])
     body: list[Any] = [("name", _string(index["IndexName"]))]
-    if kind == "global":
-        body.append(("hash_key", _string(hash_key)))
-    if range_key:
-        body.append(("range_key", _string(range_key)))
+    if multi_attribute(index["KeySchema"]):
+        body += _key_schema_blocks(index["KeySchema"])
+    else:
+        if kind == "global":
+            body.append(("hash_key", _string(hash_key)))
+        if range_key:
+            body.append(("range_key", _string(range_key)))
     projection = index["Projection"]
     body.append(("projection_type", _string(projection["ProjectionType"])))
     if projection.get("NonKeyAttributes"):
         body.append(("non_key_attributes", _strings(projection["NonKeyAttributes"])))
     body += _capacity(index.get("ProvisionedThroughput"))
-    return _Block(f"{kind}_secondary_index", body=body)
+    blocks = [item for item in body if isinstance(item, _Block)]  # terraform fmt: arguments, then blocks
+    return _Block(f"{kind}_secondary_index", body=[i for i in body if not isinstance(i, _Block)] + blocks)
+
+
+def _key_schema_blocks(key_schema: list[dict[str, str]]) -> list[_Block]:
+    """A key of several attributes per part: one ``key_schema`` block per attribute, in KeySchema order
+    (the AWS provider's form since 6.28; ``hash_key``/``range_key`` hold one attribute each)."""
+    return [
+        _Block(
+            "key_schema",
+            body=[("attribute_name", _string(k["AttributeName"])), ("key_type", _string(k["KeyType"]))],
+        )
+        for k in key_schema
+    ]

@@ -238,7 +238,7 @@ def _hot_keys(records: list[Recorded], table: Any) -> list[Finding]:
             Finding(
                 "ST703",
                 f"{where} key {value}",
-                f"{hits} of {total} requests ({hits / total:.0%}) used {keys[place][0]} = {value} "
+                f"{hits} of {total} requests ({hits / total:.0%}) used {', '.join(keys[place])} = {value} "
                 f"({used:g} capacity units{rate}); {len(values)} distinct value(s) in all",
                 **first[(*place, value)].where(),
             )
@@ -250,7 +250,7 @@ def _key_attributes(table: Any) -> dict[tuple[str, str | None], tuple[str, ...]]
     name = table.resolved_name()
     found: dict[tuple[str, str | None], tuple[str, ...]] = {(name, None): (table.pk_name,)}
     for index in table.indexes:
-        found[(name, index.name)] = (index.pk,)
+        found[(name, index.name)] = index.pk_attributes  # every one, for a key of several attributes
     return found
 
 
@@ -268,9 +268,9 @@ def _partition_values(
     elif operation == "Query":
         place = (params.get("TableName"), params.get("IndexName"))
         if place in keys:
-            value = _query_partition(params, keys[place][0])
-            if value is not None:
-                yield place, value
+            parts = [_query_partition(params, attribute) for attribute in keys[place]]
+            if all(part is not None for part in parts):
+                yield place, " | ".join(p for p in parts if p is not None)
 
 
 def _query_partition(params: dict[str, Any], attribute: str) -> str | None:

@@ -92,6 +92,18 @@ class Template:
         return template_regex(self.parsed, delimiter)
 
 
+def _joined(templates: list[Any]) -> Template:
+    """Several key attributes' templates as one, ``{tenant}, {status}``: what the checks read of a part."""
+    parts: list[str | Slot] = []
+    for n, template in enumerate(templates):
+        parts += ([", "] if n else []) + list(template.parsed.parts)
+    text = ", ".join(t.text for t in templates)
+    first = templates[0]
+    return Template(
+        first.attribute, text, Parts(text, tuple(parts)), first.source, any(t.sparse for t in templates)
+    )
+
+
 def template_regex(template: Parts, delimiter: str, *, whole: bool = True) -> re.Pattern[str]:
     slot = f"[^{re.escape(delimiter)}]*" if delimiter else ".*"
     body = "".join(re.escape(p) if isinstance(p, str) else slot for p in template.parts)
@@ -177,8 +189,23 @@ class DesignView:
             return (self.table.get("sk") or {}).get("type", "S")
         return (self.indexes[index].get("sk") or {}).get("type", "S")
 
+    def by_fields(self, index: str | None) -> bool:
+        """Whether an index is keyed by fields (up to four typed attributes per part)."""
+        return index is not None and bool(self.indexes[index].get("by_fields"))
+
+    def key_attributes_of(self, index: str) -> tuple[list[str], list[str]]:
+        """Every partition and sort attribute of an index, in KeySchema order."""
+        described = self.indexes[index]
+        pks = [a["attribute"] for a in described.get("pk_attributes") or [described["pk"]]]
+        default_sk = [described["sk"]] if described.get("sk") else []
+        return pks, [a["attribute"] for a in described.get("sk_attributes", default_sk)]
+
     def members(self, index: str | None) -> list[tuple[EntityView, Template, Template | None]]:
-        """The entities whose items the table or index holds, with their partition and sort templates."""
+        """The entities whose items the table or index holds, with their partition and sort templates (for
+        an index keyed by fields: its attributes' fields, joined as one template per part)."""
+        if self.by_fields(index):
+            assert index is not None
+            return self._field_members(index)
         pk, sk = self.keys_of(index)
         found = []
         for entity in self.entities:
@@ -187,6 +214,17 @@ class DesignView:
             if pk_template is None or (sk is not None and sk_template is None):
                 continue
             found.append((entity, pk_template, sk_template))
+        return found
+
+    def _field_members(self, index: str) -> list[tuple[EntityView, Template, Template | None]]:
+        pks, sks = self.key_attributes_of(index)
+        found = []
+        for entity in self.entities:
+            pk = [entity.template(a) for a in pks]
+            sk = [entity.template(a) for a in sks]
+            if any(t is None for t in (*pk, *sk)):
+                continue  # an item is in the index only while every key attribute has a value
+            found.append((entity, _joined(pk), _joined(sk) if sk else None))
         return found
 
     def entity(self, type_name: str) -> EntityView:

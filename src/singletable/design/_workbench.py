@@ -67,6 +67,17 @@ def workbench_model(
             f"NoSQL Workbench models have no local secondary indexes, and the design declares "
             f"{', '.join(local)}: export without them (--without-lsi) or to another format"
         )
+    multi = [i for i in table.indexes if len(i.pk_attributes) > 1 or len(i.sk_attributes) > 1]
+    if multi:
+        keys = "; ".join(
+            f"{i.name} on {', '.join(i.pk_attributes)} / {', '.join(i.sk_attributes) or '(no sort key)'}"
+            for i in multi
+        )
+        raise DesignExportError(
+            "NoSQL Workbench models key an index on one partition and one sort attribute, and the design's "
+            f"GSI {keys} keys on several: export it to cloudformation, terraform or cdk, which declare "
+            "multi-attribute keys"
+        )
     stamp = (now or datetime.now(UTC)).strftime("%b %d, %Y, %I:%M %p")
     name = table.resolved_name()
     return {

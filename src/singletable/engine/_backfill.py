@@ -50,9 +50,7 @@ def pending(tables: Iterable[TableSchema]) -> list[tuple[str, str, int]]:
 
 
 def _violates(index: IndexSchema, item: dict[str, Any]) -> bool:
-    for attr, is_hash in ((index.hash, True), (index.range, False)):
-        if attr is None:
-            continue
+    for attr, is_hash in index.key_attrs:
         try:
             codec.check_key_value(
                 attr.name,

@@ -65,6 +65,31 @@ def _encode_number(text: str) -> bytes:
     return bytes((_POSITIVE, leading + _EXP_OFFSET)) + digits.encode("ascii")
 
 
+# Multi-attribute keys (a global index with several HASH or RANGE attributes) are stored as one BLOB: each
+# part's encoding with every 0x00 escaped as 0x00 0xFF, then 0x00 0x01 to end it. memcmp on the joined bytes
+# is then the comparison of the parts one after another (a part that ends sorts before one that goes on,
+# whatever byte follows), so SQLite orders entries as DynamoDB orders multi-attribute sort keys, and the keys
+# that share their first parts are one contiguous range (``parts_end``).
+_ESCAPED_ZERO = b"\x00\xff"
+_PART_END = b"\x00\x01"
+
+
+def join_key_parts(parts: list[bytes]) -> bytes:
+    """The stored form of a multi-attribute key from its parts' :func:`encode_key` bytes, in key order."""
+    return b"".join([part.replace(b"\x00", _ESCAPED_ZERO) + _PART_END for part in parts])
+
+
+def parts_end(joined: bytes) -> bytes:
+    """The least key above every key whose first parts are ``joined`` (a non-empty :func:`join_key_parts`
+    result): its last terminator raised by one, so the range is ``joined <= key < parts_end(joined)``."""
+    return joined[:-1] + b"\x02"
+
+
+def index_key_bytes(parts: list[bytes]) -> bytes:
+    """An index key's stored bytes: one attribute's own encoding, several joined (:func:`join_key_parts`)."""
+    return parts[0] if len(parts) == 1 else join_key_parts(parts)
+
+
 def decode_key(data: bytes, key_type: str) -> dict[str, Any]:
     """The AttributeValue :func:`encode_key` made ``data`` from (numbers in canonical form)."""
     if key_type == "S":

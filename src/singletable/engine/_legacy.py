@@ -40,6 +40,7 @@ from singletable.engine._expressions.ast import (
     UpdateExpression,
     ValuePlaceholder,
 )
+from singletable.engine._expressions.keycondition import KeyAttrs
 from singletable.engine._expressions.values import compare_key, type_of
 
 AV = dict[str, Any]
@@ -266,30 +267,34 @@ def filter_condition(
 _RANGE_OPS = {"EQ", "LE", "LT", "GE", "GT", "BEGINS_WITH", "BETWEEN"}
 
 
-def key_conditions(
-    params: dict[str, Any], hash_key: tuple[str, str], range_key: tuple[str, str] | None
-) -> KeyCondition:
-    """Query's ``KeyConditions``: every entry checked as a condition first, then against the key schema."""
+def key_conditions(params: dict[str, Any], hash_keys: KeyAttrs, range_keys: KeyAttrs) -> KeyCondition:
+    """Query's ``KeyConditions``: every entry checked as a condition first, then against the key schema.
+    ``hash_keys``/``range_keys`` as for ``RequestExpressions.key_condition``."""
     entries: dict[str, Entry] = {}
     for name, entry in _entries(params, "KeyConditions", ("AttributeValueList",)):
         _check_name(name)
         _check_operands(entry["ComparisonOperator"], entry.get("AttributeValueList") or [])
         entries[name] = entry
-    if not 1 <= len(entries) <= 2:
+    multi = len(hash_keys) > 1 or len(range_keys) > 1
+    if not entries or (len(entries) > 2 and not multi):
         raise validation("Conditions can be of length 1 or 2 only")
     missed = validation("Query condition missed key schema element")
-    hash_entry = entries.get(hash_key[0])
-    if hash_entry is None:
+    if any(name not in entries for name, _type in hash_keys):
         raise missed
     values = _Values()
-    node: Any = _key_part(hash_key, hash_entry, values, is_hash=True)
+    node: Any = None
+    for key in hash_keys:
+        part = _key_part(key, entries[key[0]], values, is_hash=True)
+        node = part if node is None else And(node, part)
+    hash_names = {name for name, _type in hash_keys}
+    range_types = dict(range_keys if multi else range_keys[:1])
     for name, entry in entries.items():
-        if name == hash_key[0]:
+        if name in hash_names:
             continue
-        if range_key is None or name != range_key[0]:
+        if name not in range_types:
             raise missed
-        node = And(node, _key_part(range_key, entry, values, is_hash=False))
-    return values.expressions().key_condition(node, hash_key, range_key)
+        node = And(node, _key_part((name, range_types[name]), entry, values, is_hash=False))
+    return values.expressions().key_condition(node, hash_keys, range_keys)
 
 
 def _key_part(key: tuple[str, str], entry: dict[str, Any], values: _Values, *, is_hash: bool) -> Any:

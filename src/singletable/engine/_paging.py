@@ -106,8 +106,8 @@ def start_key_attrs(schema: TableSchema, index: IndexSchema | None) -> tuple[tup
     if schema.range is not None:
         attrs.append((schema.range.name, schema.range.type))
     if index is not None:
-        for attr in (index.hash, index.range):
-            if attr is not None and all(attr.name != name for name, _ in attrs):
+        for attr, _is_hash in index.key_attrs:
+            if all(attr.name != name for name, _ in attrs):
                 attrs.append((attr.name, attr.type))
     return tuple(attrs)
 

@@ -16,8 +16,18 @@ class KeyAttr:
     type: str  # "S", "N" or "B"
 
 
+NamesAndTypes = tuple[tuple[str, str], ...]
+
+
+def _names_and_types(attrs: tuple[KeyAttr, ...]) -> NamesAndTypes:
+    return tuple((attr.name, attr.type) for attr in attrs)
+
+
 @dataclass(frozen=True, slots=True)
 class IndexSchema:
+    """A secondary index. ``hash``/``range`` are its first HASH and RANGE attributes; a global index with
+    multi-attribute keys has more (``hash_keys``/``range_keys``, in key-schema order, and ``composite``)."""
+
     name: str
     index_id: int
     is_global: bool
@@ -26,10 +36,37 @@ class IndexSchema:
     projection_type: str  # ALL, KEYS_ONLY, INCLUDE
     # Attribute names the index holds besides keys; None means every attribute (ALL).
     projected: frozenset[str] | None
+    # Every HASH / RANGE attribute in key-schema order; left empty, (hash,) and (range,) or ().
+    hash_keys: tuple[KeyAttr, ...] = ()
+    range_keys: tuple[KeyAttr, ...] = ()
+    # More than one HASH or more than one RANGE attribute: its keys are stored as composite keys
+    # (see ``_keys.join_key_parts``).
+    composite: bool = field(init=False, compare=False)
+    # (name, type) of the HASH and of the RANGE attributes: what a key condition is compiled against.
+    condition_keys: tuple[NamesAndTypes, NamesAndTypes] = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.hash_keys:
+            object.__setattr__(self, "hash_keys", (self.hash,))
+        if not self.range_keys and self.range is not None:
+            object.__setattr__(self, "range_keys", (self.range,))
+        object.__setattr__(self, "composite", len(self.hash_keys) > 1 or len(self.range_keys) > 1)
+        object.__setattr__(
+            self, "condition_keys", (_names_and_types(self.hash_keys), _names_and_types(self.range_keys))
+        )
 
     @property
     def key_names(self) -> tuple[str, ...]:
+        if self.composite:
+            return tuple(attr.name for attr in self.hash_keys + self.range_keys)
         return (self.hash.name,) if self.range is None else (self.hash.name, self.range.name)
+
+    @property
+    def key_attrs(self) -> tuple[tuple[KeyAttr, bool], ...]:
+        """Every key attribute with whether it is a HASH attribute, in key-schema order."""
+        return tuple((attr, True) for attr in self.hash_keys) + tuple(
+            (attr, False) for attr in self.range_keys
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,14 +96,18 @@ class TableSchema:
     has_lsi: bool = field(init=False, compare=False)
     # Index name -> the attribute names its entries keep (None: ALL), for project_for_index.
     index_keeps: dict[str, frozenset[str] | None] = field(init=False, compare=False)
+    # (name, type) of the HASH and of the RANGE attribute: what a key condition is compiled against.
+    condition_keys: tuple[NamesAndTypes, NamesAndTypes] = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
         key_names = (self.hash.name,) if self.range is None else (self.hash.name, self.range.name)
+        ranges = () if self.range is None else (self.range,)
+        object.__setattr__(self, "condition_keys", (_names_and_types((self.hash,)), _names_and_types(ranges)))
         checks = tuple(
             IndexKeyCheck(attr.name, attr.type, is_hash, index.name)
             for index in self.indexes.values()
-            for attr, is_hash in ((index.hash, True), (index.range, False))
-            if attr is not None and attr.name not in key_names
+            for attr, is_hash in index.key_attrs
+            if attr.name not in key_names
         )
         object.__setattr__(self, "key_names", key_names)
         object.__setattr__(self, "index_key_checks", checks)
@@ -105,12 +146,14 @@ class TableSchema:
     def from_description(cls, table_id: int, description: dict[str, Any]) -> TableSchema:
         types = {d["AttributeName"]: d["AttributeType"] for d in description["AttributeDefinitions"]}
 
-        def keys(schema: list[dict[str, str]]) -> tuple[KeyAttr, KeyAttr | None]:
-            hash_name = next(k["AttributeName"] for k in schema if k["KeyType"] == "HASH")
-            range_name = next((k["AttributeName"] for k in schema if k["KeyType"] == "RANGE"), None)
-            return KeyAttr(hash_name, types[hash_name]), (
-                KeyAttr(range_name, types[range_name]) if range_name else None
+        def attrs(schema: list[dict[str, str]], kind: str) -> tuple[KeyAttr, ...]:
+            return tuple(
+                KeyAttr(k["AttributeName"], types[k["AttributeName"]]) for k in schema if k["KeyType"] == kind
             )
+
+        def keys(schema: list[dict[str, str]]) -> tuple[KeyAttr, KeyAttr | None]:
+            range_keys = attrs(schema, "RANGE")
+            return attrs(schema, "HASH")[0], range_keys[0] if range_keys else None
 
         table_hash, table_range = keys(description["KeySchema"])
         indexes: dict[str, IndexSchema] = {}
@@ -134,5 +177,7 @@ class TableSchema:
                     range=index_range,
                     projection_type=ptype,
                     projected=projected,
+                    hash_keys=attrs(index["KeySchema"], "HASH"),
+                    range_keys=attrs(index["KeySchema"], "RANGE"),
                 )
         return cls(description["TableName"], table_id, table_hash, table_range, indexes, description)

@@ -14,6 +14,8 @@ from singletable.engine._errors import DynamoDBError, validation
 MAX_GSI = 20
 MAX_LSI = 5
 MAX_PROJECTED = 100
+# A global index's key may be several attributes (multi-attribute keys): up to four of each kind.
+MAX_KEY_ATTRIBUTES = 4
 INVALID = "One or more parameter values were invalid: "
 
 
@@ -35,6 +37,32 @@ def check_key_schema(key_schema: list[dict[str, str]]) -> None:
             raise validation("Invalid KeySchema: Some index key attribute have no definition")
         if key_schema[1]["KeyType"] != "RANGE":
             raise validation("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type")
+
+
+def check_global_key_schema(key_schema: list[dict[str, str]]) -> None:
+    """A global index's key schema: one to four HASH attributes, then up to four RANGE attributes, names
+    distinct. One attribute named twice in two elements is worded as for any index's key schema; in more,
+    AWS words it otherwise."""
+    if key_schema[0]["KeyType"] != "HASH":
+        raise validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
+    if len(key_schema) == 2 and key_schema[0]["AttributeName"] == key_schema[1]["AttributeName"]:
+        raise validation("Two keys can not have the same name")
+    kinds = [k["KeyType"] for k in key_schema]
+    first_range = kinds.index("RANGE") if "RANGE" in kinds else len(kinds)
+    if "HASH" in kinds[first_range:]:
+        raise invalid("All HASH key attributes must precede RANGE key attributes in the KeySchema")
+    for kind in ("HASH", "RANGE"):
+        if kinds.count(kind) > MAX_KEY_ATTRIBUTES:
+            raise invalid(f"The KeySchema exceeds the maximum allowed number of {kind} key attributes")
+    names = [k["AttributeName"] for k in key_schema]
+    if len(set(names)) != len(names):
+        raise validation("The KeySchema contains multiple key attributes with the same name")
+
+
+def is_multi_attribute(key_schema: list[dict[str, str]]) -> bool:
+    """Whether a key schema has more than one HASH or more than one RANGE attribute."""
+    kinds = [k["KeyType"] for k in key_schema]
+    return kinds.count("HASH") > 1 or kinds.count("RANGE") > 1
 
 
 def check_defined(key_schema: list[dict[str, str]], definitions: list[dict[str, str]]) -> None:

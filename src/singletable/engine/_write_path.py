@@ -36,7 +36,7 @@ from singletable.engine import _stream_records as stream_records
 from singletable.engine._capacity import Capacity, same_entry, write_units
 from singletable.engine._errors import DynamoDBError, validation
 from singletable.engine._interfaces import OperationEngine
-from singletable.engine._keys import checked_key_bytes
+from singletable.engine._keys import checked_key_bytes, index_key_bytes
 from singletable.engine._schema import IndexSchema, TableSchema
 from singletable.engine._storage import EntryKey, EntryRow, ItemKey, ItemRow, Storage, new_row
 
@@ -115,6 +115,8 @@ def check_index_keys(schema: TableSchema, item: dict[str, Any], *, from_update: 
 
 def index_entry(schema: TableSchema, index: IndexSchema, item: dict[str, Any]) -> tuple[bytes, bytes] | None:
     """The (partition, sort) key bytes of the item in ``index``, or None if the item is not in it (sparse)."""
+    if index.composite:
+        return _composite_entry(index, item)
     hash_attr = index.hash
     hash_av = item.get(hash_attr.name)
     if hash_av is None:
@@ -136,6 +138,21 @@ def index_entry(schema: TableSchema, index: IndexSchema, item: dict[str, Any]) -
     if range_attr.type == "S":
         return ipk, value.encode("utf-8")
     return ipk, codec.encode_key(range_av, range_attr.type)
+
+
+def _composite_entry(index: IndexSchema, item: dict[str, Any]) -> tuple[bytes, bytes] | None:
+    """:func:`index_entry` for an index with multi-attribute keys: the item is in it only when every key
+    attribute is there with its type."""
+    keys: list[bytes] = []
+    for attrs in (index.hash_keys, index.range_keys):
+        parts = []
+        for attr in attrs:
+            av = item.get(attr.name)
+            if av is None or av.get(attr.type) is None:
+                return None
+            parts.append(codec.encode_key(av, attr.type))
+        keys.append(index_key_bytes(parts) if parts else b"")
+    return keys[0], keys[1]
 
 
 class WriteRows:

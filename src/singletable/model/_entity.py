@@ -27,6 +27,7 @@ from singletable.model._entity_meta import (
     refuse_unknown,
 )
 from singletable.model._errors import DeclarationError, FieldNotLoaded
+from singletable.model._field_keys import empty_key_value, key_type_of
 from singletable.model._field_values import Codec, build_codec, ttl_codec
 from singletable.model._patterns import Pattern
 from singletable.model._table import Table
@@ -160,11 +161,13 @@ def _compile(
     fields = _field_specs(cls, table, version, ttl)
     codecs = {n: f.codec for n, f in fields.items()}
     keys = _bound_keys(cls, table, type_name, declared, fields, codecs)
+    field_keys = _field_keys(cls, table, fields)
     guards, carry = _guards(cls, table, type_name, unique, fields, keys, codecs, version)
     stamps = table.timestamps if timestamps else (None, None)
     created, updated = (name if name in fields else None for name in stamps)
     meta = EntityMeta(cls, type_name, table, fields, keys, guards, version, ttl, created, updated)
     meta.guard_carry = carry
+    meta.field_keys = field_keys
     _bind_members(cls, meta)
     return meta
 
@@ -176,7 +179,13 @@ def _declared_keys(cls: type[Entity], table: Table) -> Keys:
         if isinstance(base.__dict__.get("keys"), Keys):
             declared.update(base.__dict__["keys"])
     key_types = table.key_types
+    field_keyed = table.field_key_parts()
     for attr in declared:
+        if attr in field_keyed:
+            raise DeclarationError(
+                f"{cls.__name__}: Keys({attr}=...) but GSI {field_keyed[attr][0][0].name} keys on the field "
+                f"stored as {attr} itself, typed, not on a template; drop {attr} from Keys"
+            )
         if attr not in key_types:
             raise DeclarationError(
                 f"{cls.__name__}: Keys({attr}=...) but the table declares no key attribute "
@@ -266,6 +275,50 @@ def _key_is_its_field(
         )
     owner.stored = False
     return False
+
+
+def _field_keys(cls: type[Entity], table: Table, fields: dict[str, FieldSpec]) -> dict[str, tuple[str, ...]]:
+    """The fields this entity stores under attributes that indexes declared by field key on, each with those
+    indexes. Each must hold a type a key attribute can (S, N or B), the one every entity stores there."""
+    by_attribute = {f.attribute: f for f in fields.values()}
+    found: dict[str, tuple[str, ...]] = {}
+    for attribute, uses in table.field_key_parts().items():
+        index, part = uses[0]
+        owner = by_attribute.get(attribute)
+        if owner is None:
+            named = fields.get(part.field)
+            if named is not None:
+                raise DeclarationError(
+                    f"{cls.__name__}.{part.field} is stored as {named.attribute}, but GSI {index.name} "
+                    f"keys on field {part.field} as attribute {attribute} (the table's naming); drop its "
+                    "alias, or name the index after the attribute"
+                )
+            continue
+        where = f"{cls.__name__}.{owner.name}"
+        kind = key_type_of(owner.codec.kind)
+        if kind is None:
+            raise DeclarationError(
+                f"{where} is {owner.codec.expected}, which GSI {index.name} cannot key on: a key attribute "
+                "holds a string (str, datetime, date, UUID, a text enum), a number (int, float, Decimal) or "
+                "bytes"
+            )
+        for other, used in uses:
+            if used.type is not None and used.type != kind:
+                raise DeclarationError(
+                    f"{where} is {owner.codec.expected} (stored as {kind}), but GSI {other.name} declares "
+                    f"({used.field!r}, {used.type!r})"
+                )
+        info = cls.model_fields[owner.name]
+        default = None if info.is_required() else info.get_default(call_default_factory=True)
+        if empty_key_value(default):
+            raise DeclarationError(
+                f"{where} defaults to {default!r}, which GSI {index.name} keys on: DynamoDB refuses an "
+                "empty string or binary in an index key attribute, so every write leaving it out would fail; "
+                "default it to None (out of the index) or to a value"
+            )
+        table.type_field_key(attribute, kind, where)
+        found[owner.name] = tuple(dict.fromkeys(i.name for i, _ in uses))
+    return found
 
 
 def _guards(

@@ -17,12 +17,14 @@ from typing import TYPE_CHECKING, Any
 from singletable.model._errors import (
     FieldTypeError,
     FieldValueError,
+    KeyTemplateError,
     MissingKeyFields,
     PartialEntity,
     UnknownArgument,
 )
 from singletable.model._expr import Path
 from singletable.model._field_checks import check_entity, field_check
+from singletable.model._field_keys import empty_key_value
 from singletable.model._field_values import AV, CanonicalSet, Codec, refused
 from singletable.model._read_items import Fallback, FieldRefused, entity_builder
 from singletable.model._source import class_source, field_limits
@@ -71,6 +73,8 @@ class EntityMeta:
     patterns: dict[str, Pattern] = field(default_factory=dict)
     # Unique field -> primary-key fields its guard item also stores (seed 003's USEREMAIL#... Username).
     guard_carry: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Fields stored under attributes that indexes declared by field key on -> those indexes' names.
+    field_keys: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         table = self.table
@@ -152,6 +156,8 @@ class EntityMeta:
                         "and the item unreadable; give the field a default (= set()) or a value",
                     )
         check_entity(self, values)
+        for name in self.field_keys:
+            refuse_empty_key(self, name, values.get(name))
         for key in self._primary:
             if not key.applies(values):
                 raise MissingKeyFields(self.type, key.attribute, key.template.text, key.missing(values))
@@ -352,6 +358,18 @@ class Fields:
 
     def __dir__(self) -> Iterable[str]:
         return list(self._meta.fields)
+
+
+def refuse_empty_key(meta: EntityMeta, name: str, value: Any) -> None:
+    """DynamoDB refuses an empty string or binary in an index key attribute (the whole write fails): a field
+    an index keys on is refused such a value before any request, naming the field and the indexes."""
+    if empty_key_value(value):
+        indexes = ", ".join(meta.field_keys[name])
+        raise KeyTemplateError(
+            f"{meta.type}.{name} = {value!r} is empty, and GSI {indexes} keys on it; DynamoDB refuses empty "
+            "strings and binaries in index key attributes (give it a value, or None to leave the item out of "
+            "the index)"
+        )
 
 
 def refuse_unknown(where: str, given: Iterable[str], valid: Collection[str]) -> None:

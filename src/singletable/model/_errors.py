@@ -69,14 +69,24 @@ class MissingKeyFields(KeyTemplateError):
     to pass -- the most common complaint about other mappers is an opaque error here.
     """
 
-    def __init__(self, entity: str, attribute: str, template: str, missing: list[str], why: str = "") -> None:
+    def __init__(
+        self,
+        entity: str,
+        attribute: str,
+        template: str,
+        missing: list[str],
+        why: str = "",
+        *,
+        message: str | None = None,
+    ) -> None:
         self.entity = entity
-        self.attribute = attribute
-        self.template = template
+        self.attribute = attribute  # for an index keyed by fields: the index's name
+        self.template = template  # ... and its fields
         self.missing = missing
         detail = f" ({why})" if why else ""
         super().__init__(
-            f"{entity}: key attribute {attribute} = {template!r} needs {', '.join(missing)}{detail}"
+            message
+            or f"{entity}: key attribute {attribute} = {template!r} needs {', '.join(missing)}{detail}"
         )
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from singletable.model._entity_meta import EntityMeta, refuse_unknown
 from singletable.model._errors import DeclarationError, KeyTemplateError, MissingKeyFields
 from singletable.model._expr import Compiler, Cond, Path
+from singletable.model._field_key_queries import FieldKey
 from singletable.model._field_values import AV
 from singletable.model._source import as_dict, caller, class_source
 from singletable.model._table import Index, Table
@@ -61,10 +62,13 @@ class Pattern:
         self.name, self.meta = name, meta
         table = meta.table
         self.index_obj = table.index(self.index)
+        self.field_key: FieldKey | None = None
         if self.scan:
             self.pk_key = self.sk_key = None
             self.takes: dict[str, None] = {}
             return self
+        if self.index_obj is not None and self.index_obj.by_fields:
+            return self._bind_field_key(meta, self.index_obj)
         pk_attr = self.index_obj.pk if self.index_obj else table.pk_name
         sk_attr = self.index_obj.sk if self.index_obj else table.sk_name
         codecs = {n: f.codec for n, f in meta.fields.items()}
@@ -113,8 +117,23 @@ class Pattern:
                     )
         return self
 
+    def _bind_field_key(self, meta: EntityMeta, index: Index) -> Pattern:
+        """A pattern on an index keyed by fields: typed equalities, no templates to override."""
+        where = f"{meta.cls.__name__}.{self.name}"
+        if self.pk is not None or self.sk is not None or self.prefix:
+            raise DeclarationError(
+                f"{where}: GSI {index.name} is keyed by fields, not templates, so pk=, sk= and prefix= do "
+                "not apply; give the fields in the call and a range with .where()"
+            )
+        self.pk_key = self.sk_key = None
+        self.field_key = FieldKey.bind(meta, index, where)
+        self.takes = dict.fromkeys(self.field_key.takes)
+        return self
+
     @property
     def arguments(self) -> tuple[str, ...]:
+        if self.field_key is not None:
+            return self.field_key.arguments
         return self.pk_key.template.fields if self.pk_key else ()
 
     def __call__(self, *args: Any, **values: Any) -> Query:
@@ -139,6 +158,11 @@ class Pattern:
         if self.filter is not None:
             query.filter_cond = self.filter(meta.cls.f)
         if self.scan:
+            return query
+        if self.field_key is not None:
+            (first, *rest) = self.field_key.equalities(values)
+            query.pk, query.key_equal = first, tuple(rest)
+            query.field_key, query.values = self.field_key, values
             return query
         assert self.pk_key is not None
         missing = [f for f in self.pk_key.template.fields if values.get(f) is None]
@@ -173,8 +197,8 @@ class Pattern:
             "entity": self.meta.type if self.meta else None,
             "operation": "Scan" if self.scan else "Query",
             "index": self.index,
-            "pk": _key_described(self.pk_key),
-            "sk": _key_described(self.sk_key),
+            "pk": _key_described(self.pk_key) if self.field_key is None else self.field_key.describe(True),
+            "sk": _key_described(self.sk_key) if self.field_key is None else self.field_key.describe(False),
             "arguments": list(self.arguments),
             "newest_first": self.newest_first,
             "doc": self.doc or None,
@@ -217,9 +241,18 @@ class Query:
     hydrate: bool | None = None
     scan: bool = False
     consistent: bool = False
+    # An index keyed by fields: equalities after ``pk`` (the other partition fields, the sort fields given),
+    # and the attribute ``sk``'s range is on.
+    key_equal: tuple[tuple[str, AV], ...] = ()
+    field_key: FieldKey | None = None
+    sk_attribute: str | None = None
 
     def where(self, cond: Cond) -> Query:
-        """A sort-key condition on the field in the sort-key template's next slot."""
+        """A sort-key condition on the field in the sort-key template's next slot (on an index keyed by
+        fields: a range on the sort field after those the call gave)."""
+        if self.field_key is not None:
+            attribute, range_ = self.field_key.range(self.values, cond)
+            return replace(self, sk=range_, sk_attribute=attribute)
         if self.sk_key is None:
             raise KeyTemplateError(f"{self.name}: this query has no sort key to put a condition on")
         return replace(self, sk=_sort_condition(self.sk_key, self.values, cond))
@@ -269,9 +302,11 @@ class Query:
             assert self.pk is not None
             attr, value = self.pk
             parts = [f"{c.name(attr)} = {c.value(value)}"]
+            parts += [f"{c.name(a)} = {c.value(v)}" for a, v in self.key_equal]
             if self.sk is not None:
-                assert self.sk_key is not None
-                sk = c.name(self.sk_key.attribute)
+                sk_attribute = self.sk_key.attribute if self.sk_key is not None else self.sk_attribute
+                assert sk_attribute is not None
+                sk = c.name(sk_attribute)
                 how, *args = self.sk
                 if how == "begins_with":
                     parts.append(f"begins_with({sk}, {c.value(args[0])})")
@@ -307,7 +342,7 @@ class Query:
             (
                 self.name,
                 self.index.name if self.index else "",
-                repr(self.pk),
+                repr(self.pk) + (repr(self.key_equal) if self.key_equal else ""),
                 repr(self.sk),
                 str(self.reverse),
             )
@@ -389,6 +424,11 @@ class Collection:
         self.source = caller(2)  # the line that declared the collection
         self.metas = [e.model_entity() for e in self.entities]
         self.index_obj = self.table.index(self.index)
+        if self.index_obj is not None and self.index_obj.by_fields:
+            raise DeclarationError(
+                f"collection {self.name}: GSI {self.index} is keyed by fields, not templates; read several "
+                "entity types from it with a Pattern per entity"
+            )
         attr = self.index_obj.pk if self.index_obj else self.table.pk_name
         codecs: dict[str, Any] = {}
         for meta in reversed(self.metas):

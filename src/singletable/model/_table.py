@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 from singletable.model._errors import DeclarationError
 from singletable.model._expr import Path
+from singletable.model._field_keys import KeyPart, check_field_key, field_key_parts, named
 from singletable.model._field_values import build_codec
 from singletable.model._source import Source, as_dict, caller
 
@@ -94,10 +95,31 @@ class Index:
     projection: str | tuple[str, ...] = "ALL"
     local: bool = False
     source: Source | None = field(default=None, compare=False, repr=False)
+    # A key declared by field (``pk=["tenant", "status"]``): its partition and sort attributes, in order.
+    # Empty for a key declared by attribute name, whose templates the entities give.
+    hash_parts: tuple[KeyPart, ...] = ()
+    range_parts: tuple[KeyPart, ...] = ()
 
     def __post_init__(self) -> None:
         if self.source is None:  # built directly: the line that called Index(...)
             self.source = caller(2)
+
+    @property
+    def by_fields(self) -> bool:
+        """Whether the key is declared by field: typed attributes (up to four each), no templates."""
+        return bool(self.hash_parts)
+
+    @property
+    def pk_attributes(self) -> tuple[str, ...]:
+        """The partition key's attributes, in KeySchema order (one, unless declared by several fields)."""
+        return tuple(p.attribute for p in self.hash_parts) if self.hash_parts else (self.pk,)
+
+    @property
+    def sk_attributes(self) -> tuple[str, ...]:
+        """The sort key's attributes, in KeySchema order (none, one, or up to four fields)."""
+        if self.hash_parts:
+            return tuple(p.attribute for p in self.range_parts)
+        return (self.sk,) if self.sk else ()
 
     @property
     def projection_type(self) -> str:
@@ -112,12 +134,29 @@ class Index:
             have.update(self.projection)
         return set(attributes) <= have
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self, types: dict[str, str] | None = None) -> dict[str, Any]:
+        """The index as data. ``pk`` and ``sk`` are its first partition and sort attributes; ``pk_attributes``
+        and ``sk_attributes`` all of them, each with its type (and its field, for a key declared by field)."""
+        types = types or {}
+
+        def typed(attribute: str | None, kind: str, part: KeyPart | None = None) -> dict[str, Any]:
+            out = {"attribute": attribute, "type": types.get(attribute or "", kind)}
+            return out | {"field": part.field} if part else out
+
+        if self.hash_parts:
+            pks = [typed(p.attribute, p.type or "S", p) for p in self.hash_parts]
+            sks = [typed(p.attribute, p.type or "S", p) for p in self.range_parts]
+        else:
+            pks = [typed(self.pk, self.pk_type)]
+            sks = [typed(self.sk, self.sk_type)] if self.sk else []
         return {
             "name": self.name,
             "kind": "LSI" if self.local else "GSI",
-            "pk": {"attribute": self.pk, "type": self.pk_type},
-            "sk": None if self.sk is None else {"attribute": self.sk, "type": self.sk_type},
+            "pk": pks[0],
+            "sk": sks[0] if sks else None,
+            "pk_attributes": pks,
+            "sk_attributes": sks,
+            "by_fields": self.by_fields,
             "projection": self.projection_type,
             "include": None if isinstance(self.projection, str) else list(self.projection),
             "source": as_dict(self.source),
@@ -143,8 +182,34 @@ def _projection(projection: str | Iterable[str]) -> str | tuple[str, ...]:
     return attributes
 
 
-def GSI(name: str, pk: KeySpec, sk: KeySpec | None = None, projection: str | Iterable[str] = "ALL") -> Index:
-    """A global secondary index; ``pk=("starRating", "N")`` for a numeric key."""
+FieldKeySpec = list[str | tuple[str, str]]
+
+
+def GSI(
+    name: str,
+    pk: KeySpec | FieldKeySpec,
+    sk: KeySpec | FieldKeySpec | None = None,
+    projection: str | Iterable[str] = "ALL",
+) -> Index:
+    """A global secondary index; ``pk=("starRating", "N")`` for a numeric key.
+
+    Lists declare a key by field, up to four attributes each: ``pk=["tenant", "status"], sk=["created_at",
+    "id"]`` keys the index on those entity fields, each stored as its own typed attribute (its type from the
+    field, or given: ``("score", "N")``); see :mod:`singletable.model._field_keys`.
+    """
+    if isinstance(pk, list) or isinstance(sk, list):
+        hash_parts = field_key_parts(name, pk, "pk")
+        range_parts = field_key_parts(name, sk, "sk")
+        check_field_key(name, hash_parts, range_parts)
+        return Index(
+            name,
+            "",
+            None,
+            projection=_projection(projection),
+            source=caller(1),
+            hash_parts=hash_parts,
+            range_parts=range_parts,
+        )
     pk_name, pk_type = _key(pk)
     sk_name, sk_type = _key(sk)
     assert pk_name is not None
@@ -153,6 +218,11 @@ def GSI(name: str, pk: KeySpec, sk: KeySpec | None = None, projection: str | Ite
 
 def LSI(name: str, sk: KeySpec, projection: str | Iterable[str] = "ALL") -> Index:
     """A local secondary index: the table's partition key with another sort key."""
+    if isinstance(sk, list):
+        raise DeclarationError(
+            f"LSI {name}: a key of several fields is for global secondary indexes only (DynamoDB); an LSI "
+            "sorts by one attribute"
+        )
     sk_name, sk_type = _key(sk)
     return Index(name, "", sk_name, "S", sk_type, _projection(projection), local=True, source=caller(1))
 
@@ -213,6 +283,8 @@ class Table:
         for index in self.indexes:
             if index.local:
                 index.pk, index.pk_type = self.pk_name, self.pk_type
+            if index.by_fields:
+                self._name_field_key(index)
         included = sum(len(i.projection) for i in self.indexes if not isinstance(i.projection, str))
         if included > 100:
             raise DeclarationError(
@@ -222,17 +294,67 @@ class Table:
 
     # -- structure --------------------------------------------------------------------------------------
 
+    def _name_field_key(self, index: Index) -> None:
+        """A key declared by field gets its attributes from the table's naming; none may be the table's own
+        key, whose value the entities' templates build."""
+        index.hash_parts = named(index.hash_parts, self.attribute_name)
+        index.range_parts = named(index.range_parts, self.attribute_name)
+        index.pk = index.hash_parts[0].attribute
+        index.sk = index.range_parts[0].attribute if index.range_parts else None
+        index.pk_type = index.hash_parts[0].type or "S"
+        index.sk_type = index.range_parts[0].type or "S" if index.range_parts else "S"
+        for part in (*index.hash_parts, *index.range_parts):
+            if part.attribute in (self.pk_name, self.sk_name):
+                raise DeclarationError(
+                    f"GSI {index.name}: field {part.field} is stored as {part.attribute}, the table's own "
+                    "key, which the entities build from templates; key the index on fields of their own"
+                )
+
     def _attribute_types(self) -> dict[str, str]:
         types: dict[str, str] = {self.pk_name: self.pk_type}
         if self.sk_name:
             types[self.sk_name] = self.sk_type
+        self._typed_by: dict[str, str] = {}
         for index in self.indexes:
-            for attr, kind in ((index.pk, index.pk_type), (index.sk, index.sk_type)):
-                if attr is None:
+            pairs: list[tuple[str | None, str | None]]
+            if index.by_fields:
+                pairs = [(p.attribute, p.type) for p in (*index.hash_parts, *index.range_parts)]
+            else:
+                pairs = [(index.pk, index.pk_type), (index.sk, index.sk_type)]
+            for attr, kind in pairs:
+                if attr is None or kind is None:  # a field's type, given when an entity declares it
                     continue
                 if types.setdefault(attr, kind) != kind:
                     raise DeclarationError(f"attribute {attr} is declared both {types[attr]} and {kind}")
+                self._typed_by[attr] = f"index {index.name}"
         return types
+
+    def field_key_parts(self) -> dict[str, list[tuple[Index, KeyPart]]]:
+        """Every attribute a key declared by field reads, with the indexes (and parts) reading it."""
+        found: dict[str, list[tuple[Index, KeyPart]]] = {}
+        for index in self.indexes:
+            for part in (*index.hash_parts, *index.range_parts):
+                found.setdefault(part.attribute, []).append((index, part))
+        return found
+
+    def type_field_key(self, attribute: str, kind: str, who: str) -> None:
+        """Record the type an entity's field gives a field-keyed attribute; every entity storing that
+        attribute must agree (DynamoDB has one AttributeDefinition per attribute)."""
+        have = self._types.get(attribute)
+        if have is not None and have != kind:
+            raise DeclarationError(
+                f"{who} is stored as {attribute} of type {kind}, but "
+                f"{self._typed_by.get(attribute, 'the table')} keys {attribute} as {have}; every entity "
+                "must store an index key attribute as one type"
+            )
+        if have is None:
+            self._types[attribute] = kind
+            self._typed_by[attribute] = who
+            for index in self.indexes:  # the first attribute of each part, as code for one attribute reads it
+                if index.by_fields and index.pk == attribute:
+                    index.pk_type = kind
+                if index.by_fields and index.sk == attribute:
+                    index.sk_type = kind
 
     @property
     def key_types(self) -> dict[str, str]:
@@ -251,7 +373,7 @@ class Table:
         """Attributes in a read's LastEvaluatedKey: the table's key plus the index's."""
         out = [self.pk_name] + ([self.sk_name] if self.sk_name else [])
         if index is not None:
-            out += [a for a in (index.pk, index.sk) if a and a not in out]
+            out += [a for a in (*index.pk_attributes, *index.sk_attributes) if a and a not in out]
         return out
 
     def resolved_name(self) -> str:
@@ -283,10 +405,10 @@ class Table:
         gsis: list[dict[str, Any]] = []
         lsis: list[dict[str, Any]] = []
         for index in self.indexes:
-            key_schema = [{"AttributeName": index.pk, "KeyType": "HASH"}]
-            if index.sk:
-                key_schema.append({"AttributeName": index.sk, "KeyType": "RANGE"})
-            used.update((index.pk, index.sk))
+            key_schema = [{"AttributeName": a, "KeyType": "HASH"} for a in index.pk_attributes]
+            key_schema += [{"AttributeName": a, "KeyType": "RANGE"} for a in index.sk_attributes]
+            used.update((*index.pk_attributes, *index.sk_attributes))
+            self._check_typed(index)
             projection: dict[str, Any] = {"ProjectionType": index.projection_type}
             if not isinstance(index.projection, str):
                 projection["NonKeyAttributes"] = list(index.projection)
@@ -310,6 +432,16 @@ class Table:
         if self.stream:
             params["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": self.stream}
         return params
+
+    def _check_typed(self, index: Index) -> None:
+        """A field-keyed attribute no entity stores and no declaration typed cannot be defined."""
+        for part in (*index.hash_parts, *index.range_parts):
+            if part.attribute not in self._types:
+                raise DeclarationError(
+                    f"GSI {index.name} keys on field {part.field} (attribute {part.attribute}), which no "
+                    f"entity on the table has, so its type is unknown; declare an entity with that field, or "
+                    f"give the type: ({part.field!r}, 'S')"
+                )
 
     def _throughput(self) -> dict[str, int]:
         return {"ReadCapacityUnits": self.read_capacity, "WriteCapacityUnits": self.write_capacity}
@@ -348,7 +480,7 @@ class Table:
                 "source": as_dict(self.source),
                 "stream": self.stream,
             },
-            "indexes": [i.describe() for i in self.indexes],
+            "indexes": [i.describe(self._types) for i in self.indexes],
             "entities": [meta.describe() for meta in self.entities.values()],
             "collections": [c.describe() for c in self.collections.values()],
         }

@@ -17,7 +17,7 @@ from typing import Any
 
 from singletable.model._bounds import BoundCheck
 from singletable.model._entity import Entity
-from singletable.model._entity_meta import EntityMeta, KeyRef
+from singletable.model._entity_meta import EntityMeta, KeyRef, refuse_empty_key
 from singletable.model._errors import KeyTemplateError, MissingFields
 from singletable.model._expr import Action
 from singletable.model._field_checks import checked_actions
@@ -85,6 +85,8 @@ def update_values(
     unknown: set[str] = set()
     for action in actions:
         touched.add(action.path.field)
+        if action.path.field in meta.field_keys and action.path.top_level:
+            refuse_empty_key(meta, action.path.field, action.value)
         if action.known:
             known[action.path.field] = None if action.kind == "remove" else action.value
         else:

@@ -314,6 +314,11 @@ def _tf_table(body: dict[str, Any], value: Any) -> dict[str, Any]:
     types = {value(a["name"]): value(a["type"]) for a in body.get("attribute", [])}
 
     def keys(block: dict[str, Any], hash_key: str = "hash_key", range_key: str = "range_key") -> list[Any]:
+        if block.get("key_schema"):  # hashicorp/aws 6.28+: one block per attribute (multi-attribute GSI keys)
+            return [
+                {"AttributeName": value(k["attribute_name"]), "KeyType": value(k["key_type"])}
+                for k in block["key_schema"]
+            ]
         schema = [{"AttributeName": value(block[hash_key]), "KeyType": "HASH"}]
         if block.get(range_key):
             schema.append({"AttributeName": value(block[range_key]), "KeyType": "RANGE"})

@@ -21,6 +21,7 @@ from singletable.ui._images import image_of
 from singletable.ui._present import document, label, one_line, show
 from singletable.ui._reads import (
     SORT_OPERATORS,
+    ReadForm,
     browse_request,
     limit_of,
     raw_request,
@@ -272,7 +273,12 @@ def query(console: Console, request: Request, form: dict[str, str]) -> Response:
     description = data.describe(console.target, name)
     page = error = None
     if form.get("operation"):
-        operation, params = raw_request(description, form)
+        try:
+            operation, params = raw_request(description, form)
+        except ReadForm as refused:  # the form again, with what it lacks (a chosen index's other attributes)
+            return console.render(
+                request, "query.html", 400, **_query_context(description, name, form, None, str(refused))
+            )
         choices = {k: v for k, v in form.items() if k not in ("page", "limit")}
         page = read_page(
             console.target,
@@ -285,18 +291,31 @@ def query(console: Console, request: Request, form: dict[str, str]) -> Response:
             cursor=form.get("page") or None,
             limit=limit_of(form.get("limit")),
         )
-    return console.render(
-        request,
-        "query.html",
-        name=name,
-        form=form,
-        page=page,
-        error=error,
-        indexes=_indexes(description),
-        schema=key_schema(description),
-        operators=[*SORT_OPERATORS, "between"],
-        request_doc=document(page.request) if page else None,
-    )
+    return console.render(request, "query.html", **_query_context(description, name, form, page, error))
+
+
+def _query_context(
+    description: dict[str, Any], name: str, form: dict[str, str], page: Any, error: str | None
+) -> dict[str, Any]:
+    return {
+        "name": name,
+        "form": form,
+        "page": page,
+        "error": error,
+        "indexes": _indexes(description),
+        "schema": _form_schema(description, form.get("index") or None),
+        "operators": [*SORT_OPERATORS, "between"],
+        "request_doc": document(page.request) if page else None,
+    }
+
+
+def _form_schema(description: dict[str, Any], index: str | None) -> Any:
+    """The key the raw form asks for: the chosen index's (every attribute of a key of several), else the
+    table's (an unknown index is reported when the form runs)."""
+    try:
+        return key_schema(description, index)
+    except ValueError:
+        return key_schema(description)
 
 
 def patterns(console: Console, request: Request, form: dict[str, str]) -> Response:

@@ -86,11 +86,18 @@ def show(item: Item, key_names: Sequence[str], table_key: Sequence[str], design:
     return Shown(entity, key, rest, dumps(item_to_json(primary)))
 
 
-def group(items: Iterable[Item], partition_key: str, shown: Iterable[Shown]) -> list[Partition]:
-    """Consecutive items with one partition-key value become one :class:`Partition`."""
+PARTS_JOINER = " | "  # how a key of several attributes shows as one value (and is typed back in forms)
+
+
+def group(
+    items: Iterable[Item], partition_key: str | Sequence[str], shown: Iterable[Shown]
+) -> list[Partition]:
+    """Consecutive items with one partition-key value become one :class:`Partition`; an index keyed on
+    several partition attributes groups by all of them, the values shown joined by ``" | "``."""
+    keys = [partition_key] if isinstance(partition_key, str) else list(partition_key)
     groups: list[Partition] = []
     for item, one in zip(items, shown, strict=True):
-        value = value_text(item[partition_key]) if partition_key in item else ""
+        value = PARTS_JOINER.join(value_text(item[k]) if k in item else "" for k in keys)
         if not groups or groups[-1].value != value:
             groups.append(Partition(value, []))
         groups[-1].items.append(one)

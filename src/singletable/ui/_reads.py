@@ -25,7 +25,7 @@ from singletable.data import (
 )
 from singletable.data.shared import merge_into
 from singletable.ui._inputs import whole_number
-from singletable.ui._present import Partition, group, show
+from singletable.ui._present import PARTS_JOINER, Partition, group, show
 from singletable.ui._security import decode_trail, encode_trail
 
 Item = dict[str, Any]
@@ -98,11 +98,11 @@ def read_page(
     key_names = list(dict.fromkeys(table_key + (key_schema(description, index).names if index else [])))
     shown = [show(item, key_names, table_key, design) for item in items]
     last = response.get("LastEvaluatedKey")
-    partition_key = key_names[len(table_key)] if index else table_key[0]
+    partition_keys = [n for n, _ in key_schema(description, index).partition] if index else table_key[:1]
     return Page(
         operation=operation,
         request=request_json(operation, request),
-        partitions=group(items, partition_key, shown),
+        partitions=group(items, partition_keys, shown),
         count=response.get("Count", len(items)),
         scanned=response.get("ScannedCount"),
         capacity=response.get("ConsumedCapacity"),
@@ -152,7 +152,7 @@ def browse_request(
     if entity:
         filters.append(_entity_filter(design, entity))
     if partition:
-        arguments = [f"{schema.hash[0]}={partition}"]
+        arguments = _partition_arguments(schema, partition, index or table)
         if sort_prefix:
             if schema.range is None:
                 raise ReadForm(f"{index or table} has no sort key: leave the sort-key prefix empty")
@@ -161,6 +161,19 @@ def browse_request(
     if filters:
         merge_into(params, _conjunction(filters), "FilterExpression")
     return ("Query" if partition else "Scan"), params
+
+
+def _partition_arguments(schema: Any, partition: str, where: str) -> list[str]:
+    """``NAME=VALUE`` for each partition attribute: one value, or (an index keyed on several) the values
+    joined by ``" | "`` as the partitions show them."""
+    names = [name for name, _ in schema.partition]
+    values = partition.split(PARTS_JOINER) if len(names) > 1 else [partition]
+    if len(values) != len(names):
+        raise ReadForm(
+            f"{where} is partitioned by {', '.join(names)}: give one value for each, joined by "
+            f"{PARTS_JOINER!r} ({PARTS_JOINER.join(names)})"
+        )
+    return [f"{name}={value}" for name, value in zip(names, values, strict=True)]
 
 
 def _schema(description: Mapping[str, Any], index: str | None) -> Any:
@@ -212,14 +225,35 @@ def raw_request(description: Mapping[str, Any], form: Mapping[str, str]) -> tupl
 
 
 def _key_arguments(schema: Any, form: Mapping[str, str]) -> list[str]:
-    if not form.get("partition"):
-        raise ReadForm(f"a Query needs the partition key {schema.hash[0]}: give its value (or choose Scan)")
-    arguments = [f"{schema.hash[0]}={form['partition']}"]
+    """The raw form's key condition: each partition attribute's field (``partition``, then ``partition_2``
+    up to ``partition_4`` on an index keyed on several), the sort attributes given by equality from the left
+    (``sort_eq_1``...), and the comparison, which goes on the next sort attribute."""
+    partition = [name for name, _ in schema.partition]
+    fields = ["partition", *(f"partition_{n}" for n in range(2, len(partition) + 1))]
+    missing = [name for name, field in zip(partition, fields, strict=True) if not form.get(field)]
+    if missing:
+        raise ReadForm(
+            f"a Query needs the partition key {', '.join(missing)}: give its value (or choose Scan)"
+            if len(partition) == 1
+            else f"a Query of this index needs every partition key attribute: give {', '.join(missing)} "
+            "(or choose Scan)"
+        )
+    arguments = [f"{name}={form[field]}" for name, field in zip(partition, fields, strict=True)]
+    sorts = [name for name, _ in schema.sort]
+    equal = 0
+    while equal < len(sorts) - 1 and form.get(f"sort_eq_{equal + 1}"):
+        arguments.append(f"{sorts[equal]}={form[f'sort_eq_{equal + 1}']}")
+        equal += 1
+    skipped = [n for n in range(equal + 2, len(sorts)) if form.get(f"sort_eq_{n}")]
+    if skipped:
+        raise ReadForm(
+            f"sort key attributes are given from the left: {sorts[skipped[0] - 1]} needs {sorts[equal]} first"
+        )
     operator = form.get("sort_operator", "")
     if operator and (form.get("sort_value") or operator == "between"):
         if schema.range is None:
             raise ReadForm("this table or index has no sort key: leave the sort-key condition empty")
-        name = schema.range[0]
+        name = sorts[equal]
         if operator == "between":
             arguments += [f"{name}>={form.get('sort_value', '')}", f"{name}<={form.get('sort_high', '')}"]
         elif operator in SORT_OPERATORS:

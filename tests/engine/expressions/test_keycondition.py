@@ -16,7 +16,8 @@ V = {":p": S("x"), ":s": N("1"), ":t": N("2")}
 
 
 def key(node, values=V, range_key=RANGE_N, names=None) -> KeyCondition:
-    return RequestExpressions(names, values, uses_expressions=True).key_condition(node, HASH, range_key)
+    ranges = () if range_key is None else (range_key,)
+    return RequestExpressions(names, values, uses_expressions=True).key_condition(node, (HASH,), ranges)
 
 
 def error(node, values=V, range_key=RANGE_N) -> str:

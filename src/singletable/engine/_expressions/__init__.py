@@ -14,7 +14,7 @@ from typing import Any
 from .._errors import DynamoDBError, validation
 from .binding import check_names, check_values, java_set_order
 from .conditions import ConditionCompiler
-from .keycondition import CompiledKeyCondition, KeyCondition
+from .keycondition import CompiledKeyCondition, KeyAttrs, KeyCondition
 from .paths import Binder, Resolved
 from .projection import CompiledProjection, PathPicker
 from .updates import CompiledUpdate
@@ -175,14 +175,14 @@ class RequestExpressions:
         )
         return Update(compiled, self.values)
 
-    def key_condition(
-        self, text: Any, hash_key: tuple[str, str], range_key: tuple[str, str] | None
-    ) -> KeyCondition:
+    def key_condition(self, text: Any, hash_keys: KeyAttrs, range_keys: KeyAttrs) -> KeyCondition:
+        """``hash_keys``/``range_keys``: (name, type) of the key's HASH and RANGE attributes, in key-schema
+        order (one and at most one, unless the index has multi-attribute keys)."""
         compiled = self._compile(
             "KeyConditionExpression",
             text,
-            (hash_key, range_key),
-            lambda binder, node: CompiledKeyCondition(node, binder, hash_key, range_key),
+            (hash_keys, range_keys),
+            lambda binder, node: CompiledKeyCondition(node, binder, hash_keys, range_keys),
         )
         return compiled.bind(self.values)
 

@@ -37,6 +37,14 @@ class KeyCondition:
     hash_value: AV
     range_op: str | None = None  # "=", "<", "<=", ">", ">=", "BETWEEN", "BEGINS_WITH"
     range_values: tuple[AV, ...] = ()
+    # Multi-attribute keys: the values of the HASH attributes after the first, and of the RANGE attributes
+    # tested by equality before the one ``range_op`` tests (every one in key-schema order).
+    hash_rest: tuple[AV, ...] = ()
+    range_equal: tuple[AV, ...] = ()
+
+
+# A key's attributes for the compiler: (name, type) of each HASH attribute, then of each RANGE attribute.
+KeyAttrs = tuple[tuple[str, str], ...]
 
 
 def _flatten(node: Any, out: list[Any]) -> list[Any]:
@@ -49,9 +57,7 @@ def _flatten(node: Any, out: list[Any]) -> list[Any]:
 
 
 class CompiledKeyCondition:
-    def __init__(
-        self, node: Any, binder: Binder, hash_key: tuple[str, str], range_key: tuple[str, str] | None
-    ) -> None:
+    def __init__(self, node: Any, binder: Binder, hash_keys: KeyAttrs, range_keys: KeyAttrs) -> None:
         self.binder = binder
         by_key: dict[str, tuple[str, tuple[str, ...]]] = {}
         for part in _flatten(node, []):
@@ -59,6 +65,12 @@ class CompiledKeyCondition:
             if name in by_key:
                 raise validation("KeyConditionExpressions must only contain one condition per key")
             by_key[name] = (op, operands)
+        self.multi: MultiKeyCondition | None = None
+        if len(hash_keys) > 1 or len(range_keys) > 1:
+            self.multi = MultiKeyCondition(by_key, hash_keys, range_keys)
+            self.top_level_names = frozenset(by_key)
+            return
+        hash_key, range_key = hash_keys[0], range_keys[0] if range_keys else None
         if len(by_key) > 2:
             raise validation("Conditions can be of length 1 or 2 only")
         hash_name, self.hash_type = hash_key
@@ -79,6 +91,8 @@ class CompiledKeyCondition:
         self.top_level_names = frozenset([hash_name, *by_key])
 
     def bind(self, values: dict[str, AV]) -> KeyCondition:
+        if self.multi is not None:
+            return self.multi.bind(values)
         hash_value = values[self.hash_name]
         if type_of(hash_value) != self.hash_type:
             raise schema_mismatch()
@@ -173,6 +187,61 @@ class CompiledKeyCondition:
                 raise validation(_INVALID + "BETWEEN" + _KEY_FIRST)
             op = _FLIPPED[op]
         return str(path[0]), op
+
+
+class MultiKeyCondition:
+    """A key condition on an index with multi-attribute keys: every HASH attribute by equality, then RANGE
+    attributes from the first, each by equality but the last one given, which may be any key test."""
+
+    def __init__(
+        self, by_key: dict[str, tuple[str, tuple[str, ...]]], hash_keys: KeyAttrs, range_keys: KeyAttrs
+    ) -> None:
+        for name, _type in hash_keys:
+            if name not in by_key:
+                raise validation(f"Query condition missed key schema element: {name}")
+        if any(by_key[name][0] != "=" for name, _type in hash_keys):
+            raise validation("Query key condition not supported")
+        known = {name for name, _type in hash_keys + range_keys}
+        if any(name not in known for name in by_key):
+            raise validation("Query key condition not supported")
+        range_names = [name for name, _type in range_keys]
+        for position, later in enumerate(range_names):
+            if later not in by_key:
+                continue
+            for prior in range_names[:position]:
+                if prior not in by_key or by_key[prior][0] != "=":
+                    raise validation(
+                        f"RANGE key attributes {prior} must have equality conditions specified in the query "
+                        f"because a condition is present on key attribute {later}"
+                    )
+        # (value placeholder, type) of each HASH attribute; (operator, placeholders, type) of each RANGE
+        # attribute tested, a prefix of the RANGE attributes now.
+        self.hash_parts = [(by_key[name][1][0], key_type) for name, key_type in hash_keys]
+        self.range_parts = [(*by_key[name], key_type) for name, key_type in range_keys if name in by_key]
+
+    def bind(self, values: dict[str, AV]) -> KeyCondition:
+        hash_values = []
+        for name, key_type in self.hash_parts:
+            av = values[name]
+            if type_of(av) != key_type:
+                raise schema_mismatch()
+            hash_values.append(av)
+        tested: list[tuple[str, tuple[AV, ...]]] = []
+        for op, names, key_type in self.range_parts:
+            avs = tuple(values[name] for name in names)
+            if any(type_of(av) != key_type for av in avs):
+                raise schema_mismatch()
+            tested.append((op, avs))
+        if not tested:
+            return KeyCondition(hash_values[0], hash_rest=tuple(hash_values[1:]))
+        last_op, last_values = tested[-1]
+        return KeyCondition(
+            hash_values[0],
+            last_op,
+            last_values,
+            hash_rest=tuple(hash_values[1:]),
+            range_equal=tuple(avs[0] for _op, avs in tested[:-1]),
+        )
 
 
 def _noop(values: dict[str, AV]) -> None:

@@ -27,6 +27,7 @@ from singletable.engine._table_definitions import (
     ZERO_THROUGHPUT,
     attribute_names,
     check_defined,
+    check_global_key_schema,
     check_key_schema,
     check_projection,
     invalid,
@@ -46,13 +47,16 @@ class _IndexNames:
         self.next_id = 1
         self.projected = 0
 
-    def stored(self, index: dict[str, Any]) -> dict[str, Any]:
+    def stored(self, index: dict[str, Any], *, is_global: bool = False) -> dict[str, Any]:
         """Check one index's name, key schema and projection; return its stored form."""
         name = index["IndexName"]
         if name in self.seen:
             raise invalid(f"Duplicate index name: {name}")
         self.seen.add(name)
-        check_key_schema(index["KeySchema"])
+        if is_global:
+            check_global_key_schema(index["KeySchema"])
+        else:
+            check_key_schema(index["KeySchema"])
         check_defined(index["KeySchema"], self.definitions)
         self.projected += check_projection(index["Projection"])
         stored = {
@@ -117,7 +121,7 @@ def _global_indexes(
         raise invalid(f"GlobalSecondaryIndex count exceeds the per-table limit of {MAX_GSI}")
     stored_gsis: list[dict[str, Any]] = []
     for index in gsis:
-        stored = names.stored(index)
+        stored = names.stored(index, is_global=True)
         throughput = index.get("ProvisionedThroughput")
         if pay_per_request:
             if throughput is not None:

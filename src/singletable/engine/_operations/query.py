@@ -9,9 +9,11 @@ from singletable.engine import _legacy as legacy
 from singletable.engine._errors import validation
 from singletable.engine._expressions import Projection, RequestExpressions
 from singletable.engine._interfaces import OperationEngine
+from singletable.engine._keys import index_key_bytes, join_key_parts, parts_end
 from singletable.engine._paging import Page, check_index_projection, check_start_key, resolve_index
 from singletable.engine._schema import IndexSchema, TableSchema
 from singletable.engine._storage import KEY_MAX
+from singletable.engine._write_path import index_entry
 
 # In the order DynamoDB lists them when refusing a mix. KeyConditions only clashes with
 # KeyConditionExpression: it may be combined with FilterExpression and ProjectionExpression.
@@ -49,6 +51,51 @@ def _bounds(
     return encoded[0], False, end, strict
 
 
+def _joined_bounds(
+    prefix: bytes, range_op: str | None, values: tuple[dict[str, Any], ...], key_type: str | None
+) -> tuple[bytes, bool, bytes, bool]:
+    """:func:`_bounds` on a multi-attribute sort key: ``prefix`` is the joined RANGE attributes tested by
+    equality, ``range_op`` tests the next one (see ``_keys.join_key_parts``)."""
+    prefix_hi, prefix_hi_strict = (parts_end(prefix), True) if prefix else (KEY_MAX, False)
+    if range_op is None:
+        return prefix, False, prefix_hi, prefix_hi_strict
+    encoded = [codec.encode_key(v, key_type) for v in values]  # type: ignore[arg-type]  # a range op: a range key
+    if range_op == "BEGINS_WITH":
+        start = prefix + encoded[0].replace(b"\x00", b"\x00\xff")
+        end, strict = _prefix_end(start)
+        return start, False, end, strict
+    first = prefix + join_key_parts([encoded[0]])
+    if range_op == "=":
+        return first, False, parts_end(first), True
+    if range_op == "<":
+        return prefix, False, first, True
+    if range_op == "<=":
+        return prefix, False, parts_end(first), True
+    if range_op == ">":
+        return parts_end(first), False, prefix_hi, prefix_hi_strict
+    if range_op == ">=":
+        return first, False, prefix_hi, prefix_hi_strict
+    return first, False, parts_end(prefix + join_key_parts([encoded[1]])), True  # BETWEEN
+
+
+def _composite_range(index: IndexSchema, key_condition: Any) -> tuple[bytes, tuple[bytes, bool, bytes, bool]]:
+    """The partition key bytes and sort-key bounds a key condition selects on an index with multi-attribute
+    keys."""
+    hash_values = (key_condition.hash_value, *key_condition.hash_rest)
+    pk = index_key_bytes(
+        [codec.encode_key(av, attr.type) for av, attr in zip(hash_values, index.hash_keys, strict=True)]
+    )
+    range_keys = index.range_keys
+    if len(range_keys) <= 1:
+        key_type = range_keys[0].type if range_keys else None
+        return pk, _bounds(key_condition.range_op, key_condition.range_values, key_type)
+    equal = key_condition.range_equal
+    encoded = [codec.encode_key(av, attr.type) for av, attr in zip(equal, range_keys, strict=False)]
+    prefix = join_key_parts(encoded)
+    key_type = range_keys[len(equal)].type if key_condition.range_op is not None else None
+    return pk, _joined_bounds(prefix, key_condition.range_op, key_condition.range_values, key_type)
+
+
 def run(
     engine: OperationEngine, params: dict[str, Any], *, key_filter: bool = False, for_wire: bool = False
 ) -> dict[str, Any]:
@@ -62,11 +109,14 @@ def run(
     key_condition, filter_, projection = _compile(params, key_source, key_filter)
     check_index_projection(schema, index, filter_, projection, check_filter=True)
 
-    hash_attr, range_attr = key_source.hash, key_source.range
-    pk = codec.encode_key(key_condition.hash_value, hash_attr.type)
-    bounds = _bounds(
-        key_condition.range_op, key_condition.range_values, range_attr.type if range_attr else None
-    )
+    if index is not None and index.composite:
+        pk, bounds = _composite_range(index, key_condition)
+    else:
+        hash_attr, range_attr = key_source.hash, key_source.range
+        pk = codec.encode_key(key_condition.hash_value, hash_attr.type)
+        bounds = _bounds(
+            key_condition.range_op, key_condition.range_values, range_attr.type if range_attr else None
+        )
     lo, lo_strict, hi, hi_strict = bounds
     start = params.get("ExclusiveStartKey")
     after = _resume_after(schema, index, start, pk, bounds) if start is not None else None
@@ -118,12 +168,11 @@ def _compile(
                 "Either the KeyConditions or KeyConditionExpression parameter must be specified "
                 "in the request."
             )
-    hash_attr, range_attr = key_source.hash, key_source.range
-    range_key = (range_attr.name, range_attr.type) if range_attr is not None else None
+    hash_keys, range_keys = key_source.condition_keys
     if legacy_keys is not None:
-        key_condition = legacy.key_conditions(params, (hash_attr.name, hash_attr.type), range_key)
+        key_condition = legacy.key_conditions(params, hash_keys, range_keys)
     else:
-        key_condition = expressions.key_condition(key_text, (hash_attr.name, hash_attr.type), range_key)
+        key_condition = expressions.key_condition(key_text, hash_keys, range_keys)
     filter_ = expressions.condition(filter_text, "FilterExpression") if filter_text is not None else None
     if filter_text is None:
         filter_ = legacy.filter_condition(params, "QueryFilter", key_source.key_names)
@@ -154,11 +203,15 @@ def _resume_after(
     """Where a page resumes: the ExclusiveStartKey's sort key (and, on an index, the table key), which must
     lie in the queried partition and range."""
     check_start_key(schema, index, start)
-    key_source = index if index is not None else schema
-    hash_attr, range_attr = key_source.hash, key_source.range
-    if codec.encode_key(start[hash_attr.name], hash_attr.type) != pk:
+    if index is not None and index.composite:
+        start_pk, start_sk = index_entry(schema, index, start) or (b"", b"")  # check_start_key: all there
+    else:
+        key_source = index if index is not None else schema
+        hash_attr, range_attr = key_source.hash, key_source.range
+        start_pk = codec.encode_key(start[hash_attr.name], hash_attr.type)
+        start_sk = b"" if range_attr is None else codec.encode_key(start[range_attr.name], range_attr.type)
+    if start_pk != pk:
         raise validation("The provided starting key does not match the range key predicate")
-    start_sk = codec.encode_key(start[range_attr.name], range_attr.type) if range_attr is not None else b""
     lo, lo_strict, hi, hi_strict = bounds
     if start_sk < lo or (lo_strict and start_sk == lo) or start_sk > hi or (hi_strict and start_sk == hi):
         raise validation("The provided starting key does not match the range key predicate")

@@ -12,6 +12,7 @@ from singletable.engine._interfaces import OperationEngine
 from singletable.engine._paging import Page, check_index_projection, check_start_key, resolve_index
 from singletable.engine._schema import IndexSchema, TableSchema
 from singletable.engine._storage import HASH_SPACE, partition_hash
+from singletable.engine._write_path import index_entry
 
 # In the order DynamoDB lists them when refusing a mix.
 LEGACY = ("AttributesToGet", "ScanFilter", "ConditionalOperator")
@@ -105,12 +106,15 @@ def _resume_after(
         return (hash_start, b"", b"") if index is None else (hash_start, b"", b"", b"", b"")
     check_start_key(schema, index, start)
     key_source = index if index is not None else schema
-    pk = codec.encode_key(start[key_source.hash.name], key_source.hash.type)
-    sk = (
-        codec.encode_key(start[key_source.range.name], key_source.range.type)
-        if key_source.range is not None
-        else b""
-    )
+    if index is not None and index.composite:
+        pk, sk = index_entry(schema, index, start) or (b"", b"")  # check_start_key: all there
+    else:
+        pk = codec.encode_key(start[key_source.hash.name], key_source.hash.type)
+        sk = (
+            codec.encode_key(start[key_source.range.name], key_source.range.type)
+            if key_source.range is not None
+            else b""
+        )
     after: tuple[Any, ...] = (partition_hash(pk), pk, sk)
     if index is not None:
         tpk = codec.encode_key(start[schema.hash.name], schema.hash.type)

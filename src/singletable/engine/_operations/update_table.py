@@ -21,7 +21,7 @@ from singletable.engine._interfaces import OperationEngine
 from singletable.engine._table_definitions import (
     MAX_GSI,
     ZERO_THROUGHPUT,
-    check_key_schema,
+    check_global_key_schema,
     check_projection,
     invalid,
     throughput_description,
@@ -246,7 +246,7 @@ def _new_index(
 ) -> dict[str, Any]:
     """A Create action, checked: the new index's stored form, CREATING until the backfill finishes."""
     name = action["IndexName"]
-    check_key_schema(action["KeySchema"])
+    check_global_key_schema(action["KeySchema"])
     missing = [k["AttributeName"] for k in action["KeySchema"] if k["AttributeName"] not in types]
     if missing:
         keys = ", ".join(k["AttributeName"] for k in action["KeySchema"])

@@ -184,9 +184,23 @@ def _select_source(
         index = schema.indexes.get(select.index)
         if index is None:
             raise validation("The table does not have the specified index")
+    _refuse_multi_attribute(index)
     if index is not None and index.is_global and consistent:
         raise validation("Strongly consistent read is not supported on Global Secondary Indexes")
     return schema, index
+
+
+# DynamoDB's PartiQL does not read an index with multi-attribute keys (the text names tables, but the
+# refusal follows the index: the same table's other indexes and its items still read and write).
+MULTI_ATTRIBUTE_REFUSED = (
+    "PartiQL statements cannot be executed on tables with multi-attribute HASH keys or multi-attribute "
+    "RANGE keys."
+)
+
+
+def _refuse_multi_attribute(index: IndexSchema | None) -> None:
+    if index is not None and index.composite:
+        raise validation(MULTI_ATTRIBUTE_REFUSED)
 
 
 def _hash_values(
@@ -475,6 +489,8 @@ def plan_get(
     ``not_single`` refuses a WHERE that does not pin one item; ``not_key`` (default: the same) one with a
     condition on anything but the key."""
     schema = find_table(engine, select.table, missing)
+    if select.index is not None:
+        _refuse_multi_attribute(schema.indexes.get(select.index))
     translator = Translator(parameters)
     parts = conjuncts(select.where)
     key: dict[str, AV] = {}

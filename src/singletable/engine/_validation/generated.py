@@ -113,7 +113,7 @@ SHAPES: Shapes = {
     "CreateGlobalSecondaryIndexAction": StructureShape(
         members={
             "IndexName": "IndexName",
-            "KeySchema": "KeySchema",
+            "KeySchema": "GlobalSecondaryIndexKeySchema",
             "Projection": "Projection",
             "ProvisionedThroughput": "ProvisionedThroughput",
             "OnDemandThroughput": "OnDemandThroughput",
@@ -275,7 +275,7 @@ SHAPES: Shapes = {
     "GlobalSecondaryIndex": StructureShape(
         members={
             "IndexName": "IndexName",
-            "KeySchema": "KeySchema",
+            "KeySchema": "GlobalSecondaryIndexKeySchema",
             "Projection": "Projection",
             "ProvisionedThroughput": "ProvisionedThroughput",
             "OnDemandThroughput": "OnDemandThroughput",
@@ -283,6 +283,7 @@ SHAPES: Shapes = {
         },
         required=("IndexName", "KeySchema", "Projection"),
     ),
+    "GlobalSecondaryIndexKeySchema": ListShape(member="KeySchemaElement", low=1),
     "GlobalSecondaryIndexList": ListShape(member="GlobalSecondaryIndex"),
     "GlobalSecondaryIndexUpdate": StructureShape(
         members={
