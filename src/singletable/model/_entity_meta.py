@@ -27,6 +27,7 @@ from singletable.model._field_values import AV, CanonicalSet, Codec, refused
 from singletable.model._read_items import Fallback, FieldRefused, entity_builder
 from singletable.model._source import class_source, field_limits
 from singletable.model._templates import BoundKey
+from singletable.model._vectors import VectorRefused
 
 # The entities read with a projection (.select), by id, held weakly: only they lack fields because of what was
 # read. Any other entity that lacks one was built without it (model_construct), and its errors say so.
@@ -41,6 +42,7 @@ def read_with_projection(entity: Any) -> bool:
 if TYPE_CHECKING:  # annotations only: these modules import this one
     from singletable.model._derived import Derived
     from singletable.model._patterns import Pattern
+    from singletable.model._similar import Similar
     from singletable.model._table import Table
 
 
@@ -69,6 +71,7 @@ class EntityMeta:
     updated: str | None = None
     derived: list[Derived] = field(default_factory=list)
     patterns: dict[str, Pattern] = field(default_factory=dict)
+    searches: dict[str, Similar] = field(default_factory=dict)  # similarity searches (vector indexes)
     # Unique field -> primary-key fields its guard item also stores (seed 003's USEREMAIL#... Username).
     guard_carry: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
@@ -135,6 +138,10 @@ class EntityMeta:
                 try:
                     av = dump(value)
                 except Exception as error:
+                    if isinstance(error, VectorRefused):
+                        raise FieldValueError(
+                            self.type, name, self.fields[name].codec.expected, value, str(error)
+                        ) from None
                     if refused(error):
                         raise FieldTypeError(
                             self.type, name, self.fields[name].codec.expected, value
@@ -266,6 +273,7 @@ class EntityMeta:
             "timestamps": {"created": self.created, "updated": self.updated},
             "derived": [d.describe() for d in self.derived],
             "patterns": [p.describe() for p in self.patterns.values()],
+            "searches": [s.describe() for s in self.searches.values()],
         }
 
 
