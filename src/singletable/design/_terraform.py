@@ -13,7 +13,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from singletable.design._infra import TableSpec, key_names, secondary_indexes, snake, table_spec
+from singletable.design._infra import (
+    DesignExportError,
+    TableSpec,
+    key_names,
+    secondary_indexes,
+    snake,
+    table_spec,
+)
 
 
 @dataclass
@@ -60,6 +67,14 @@ def to_terraform(table: Any) -> str:
     """``table`` (a :class:`singletable.model.Table`) as Terraform HCL: provider requirement, variables for
     a name read from the environment, the ``aws_dynamodb_table`` and its name and ARN as outputs."""
     spec = table_spec(table)
+    if "VectorIndexes" in spec.params:
+        vector_names = ", ".join(i["IndexName"] for i in spec.params["VectorIndexes"])
+        raise DesignExportError(
+            f"Terraform cannot express this design: the aws_dynamodb_table resource documents no vector "
+            f"index block, and the design declares vector index(es) {vector_names}; export CloudFormation or "
+            "the CDK (both document VectorIndexes), or add the index after `terraform apply` with "
+            "UpdateTable's VectorIndexUpdates"
+        )
     label = _label(spec.resolved_name)
     blocks = [
         _Block(

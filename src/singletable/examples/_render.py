@@ -20,6 +20,7 @@ _EXPRESSIONS = (
     ("ConditionExpression", "if"),
     ("FilterExpression", "filter"),
     ("ProjectionExpression", "project"),
+    ("SearchConditionExpression", "where"),
 )
 
 
@@ -80,6 +81,8 @@ def _request_line(operation: str, params: dict[str, Any]) -> str:
         parts.append("newest first")
     if "Limit" in params:
         parts.append(f"limit={params['Limit']}")
+    if "TopK" in params:
+        parts.append(f"top_k={params['TopK']}")
     if "ExclusiveStartKey" in params:
         # A LastEvaluatedKey's member order differs between DynamoDB implementations: print it sorted.
         parts.append(f"after({_key(dict(sorted(params['ExclusiveStartKey'].items())))})")
@@ -125,6 +128,8 @@ def render_result(result: Any) -> list[str]:
         lines = [line for item in result.items for line in render_result(item)]
         lines.append(f"cursor: {'(more)' if result.cursor else '(end)'}")
         return lines
+    if hasattr(result, "score") and hasattr(result, "entity"):  # a search result (singletable.model.Scored)
+        return [f"{result.score:.4f}  {line}" for line in render_result(result.entity)]
     if isinstance(result, (list, tuple)):
         lines = [line for item in result for line in render_result(item)]
         return lines or ["(empty)"]

@@ -27,7 +27,7 @@ from singletable.model._field_values import AV, CanonicalSet, Codec, refused
 from singletable.model._read_items import Fallback, FieldRefused, entity_builder
 from singletable.model._source import class_source, field_limits
 from singletable.model._templates import BoundKey
-from singletable.model._vectors import VectorRefused
+from singletable.model._vectors import VectorRefused, vector_shape
 
 # The entities read with a projection (.select), by id, held weakly: only they lack fields because of what was
 # read. Any other entity that lacks one was built without it (model_construct), and its errors say so.
@@ -254,6 +254,7 @@ class EntityMeta:
                     "python": getattr(f.codec.python, "__name__", None),
                     "required": f.required,
                     "stored": f.stored,
+                    "vector": _dimensions(self.cls.model_fields[f.name]),
                     **field_limits(self.cls.model_fields[f.name]),
                     "source": lines.member(f.name) if lines else None,
                 }
@@ -275,6 +276,12 @@ class EntityMeta:
             "patterns": [p.describe() for p in self.patterns.values()],
             "searches": [s.describe() for s in self.searches.values()],
         }
+
+
+def _dimensions(info: Any) -> int | None:
+    """A vector field's dimensions (``= Vector(768)``), for introspection; None for other fields."""
+    shape = vector_shape(info)
+    return shape.dimensions if shape is not None else None
 
 
 # Why None (or nothing) cannot be written to a required field: None is stored as no attribute at all.
