@@ -14,6 +14,7 @@ from random import getrandbits
 from typing import Any, Protocol
 
 from singletable._protocol import wire_json as wire
+from singletable._protocol.strict_body import check_search_vectors_body
 from singletable.engine import DynamoDBError, Engine
 from singletable.engine.shared import STREAMS_OPERATIONS
 
@@ -86,6 +87,8 @@ class Dispatcher:
         """The engine's answer, for the wire: items returned whole may be ``orjson.Fragment`` (their stored
         JSON, which :func:`wire.encode_response` writes as it is; see ``Engine.execute``)."""
         params = wire.decode_request(operation, body)
+        if operation == "SearchVectors":
+            check_search_vectors_body(body, params)
         return self.engine.execute(operation, params, for_wire=True)
 
     def call_streams(self, target: str, body: bytes) -> dict[str, Any]:
