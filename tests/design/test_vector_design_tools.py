@@ -211,7 +211,7 @@ def test_every_vector_index_drift_is_found_with_its_fix(target) -> None:
 
 def test_docs_show_the_vector_index_and_the_search(tmp_path: Path) -> None:
     result = CliRunner().invoke(
-        main, ["docs", "singletable.examples.docsearch.design", "--out", str(tmp_path)]
+        main, ["docs", "singletable.examples.docsearch.design", "--output", str(tmp_path)]
     )
     assert result.exit_code == 0, result.output
     text = "\n".join(p.read_text() for p in tmp_path.glob("*.md"))

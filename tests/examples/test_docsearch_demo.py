@@ -77,10 +77,10 @@ def test_demo_searches_by_meaning_within_one_tenant_on_the_engine() -> None:
     assert set(first_two) == {"a1", "a2"}  # the edited article moved up beside the refunds one
 
     refused = _step(out, "a search without a tenant")
-    assert "request:" not in refused
+    assert "   request:" not in refused
     assert "error RequestRefused: Document.by_meaning: DocsByMeaning is partitioned by tenant_id" in refused
     wrong = _step(out, "a vector of the wrong size")
-    assert "request:" not in wrong
+    assert "   request:" not in wrong
     assert (
         "error FieldValueError: DOC.embedding = [0.5, 0.5] is refused: it holds 2 numbers; this field's "
         "vectors have 64 dimensions"

@@ -125,7 +125,7 @@ def _index_section(design: Design) -> list[doc.Block]:
     blocks: list[doc.Block] = [doc.Heading(2, "Indexes", "indexes")]
     indexes = design.table.indexes
     if not indexes:
-        return [*blocks, doc.Paragraph([("text", "No secondary indexes.")])]
+        return [*blocks, doc.Paragraph([("text", "No secondary indexes.")]), *_vector_index_section(design)]
     rows = []
     for index in indexes:
         described = index.describe()

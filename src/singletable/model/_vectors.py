@@ -25,6 +25,8 @@ from singletable.model._field_values import AV, Codec, build_codec
 
 # DynamoDB: a vector index has 1 to 4096 dimensions (and SearchVector holds 1 to 4096 numbers).
 MAX_DIMENSIONS = 4096
+# The largest magnitude a 32-bit float holds: DynamoDB refuses a vector element beyond it.
+F32_MAX = 3.4028234663852886e38
 
 
 class VectorRefused(ValueError):
@@ -48,6 +50,11 @@ class VectorShape:
                 return f"element {position} is {element!r} ({type(element).__name__}), not a number"
             if not math.isfinite(element):
                 return f"element {position} is {element!r}; a vector holds finite numbers only"
+            if abs(element) > F32_MAX:
+                return (
+                    f"element {position} is {element!r}, beyond the 32-bit floats a vector index holds "
+                    "(at most 3.4028235e+38 either side of 0)"
+                )
         return None
 
     def check(self, value: Any) -> list[float]:

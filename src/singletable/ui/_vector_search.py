@@ -15,6 +15,7 @@ import binascii
 import math
 import re
 from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any
 
 from starlette.requests import Request
@@ -55,9 +56,9 @@ def parse_vector(text: str, dimensions: int) -> list[dict[str, str]]:
             raise SearchForm(f"the vector is not a JSON array of numbers: {error}") from None
         if not isinstance(values, list):
             raise SearchForm("the vector is not a JSON array of numbers")
-        tokens = [v if isinstance(v, str) else repr(v) for v in values if not isinstance(v, bool)]
-        if len(tokens) != len(values) or any(isinstance(v, str | list | dict) or v is None for v in values):
+        if any(isinstance(v, bool) or not isinstance(v, int | float | Decimal) for v in values):
             raise SearchForm("the vector's JSON array holds something other than numbers")
+        tokens = [str(v) for v in values]
     else:
         tokens = [t for t in _SEPARATORS.split(text) if t]
     if len(tokens) > MAX_DIMENSIONS or len(tokens) != dimensions:
