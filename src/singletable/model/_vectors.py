@@ -50,7 +50,7 @@ class VectorShape:
                 return f"element {position} is {element!r} ({type(element).__name__}), not a number"
             if not math.isfinite(element):
                 return f"element {position} is {element!r}; a vector holds finite numbers only"
-            if abs(element) > F32_MAX:
+            if abs(float(element)) > F32_MAX:
                 return (
                     f"element {position} is {element!r}, beyond the 32-bit floats a vector index holds "
                     "(at most 3.4028235e+38 either side of 0)"
