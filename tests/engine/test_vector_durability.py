@@ -198,6 +198,13 @@ def test_vector_search_without_numpy_fails_with_one_line(tmp_path: Path) -> None
             except ImportError as error:
                 print(type(error).__name__, error, "|", error.__cause__)
         print("tables", engine.list_tables()["TableNames"])
+        import singletable
+        from botocore.exceptions import ClientError
+        client = singletable.client(engine)
+        try:
+            client.search_vectors(TableName="docs", IndexName="vix", SearchVector=vector(0, 0)["L"], TopK=1)
+        except ClientError as error:
+            print(error.response["Error"]["Code"], error.response["Error"]["Message"])
         """
         )
     )
@@ -206,7 +213,8 @@ def test_vector_search_without_numpy_fails_with_one_line(tmp_path: Path) -> None
     )
     assert result.returncode == 0, result.stderr
     line = "MissingExtra Vector search needs the 'vector' extra: pip install 'singletable[vector]' | None"
-    assert result.stdout.splitlines() == ["write ok", line, line, "tables ['docs']"]
+    wire = "ValidationException Vector search needs the 'vector' extra: pip install 'singletable[vector]'"
+    assert result.stdout.splitlines() == ["write ok", line, line, "tables ['docs']", wire]
 
 
 @pytest.mark.parametrize("distance", ["COSINE", "DOT_PRODUCT"])

@@ -13,6 +13,7 @@ import zlib
 from random import getrandbits
 from typing import Any, Protocol
 
+from singletable._extras import MissingExtra
 from singletable._protocol import wire_json as wire
 from singletable._protocol.strict_body import check_search_vectors_body
 from singletable.engine import DynamoDBError, Engine
@@ -116,6 +117,10 @@ class Dispatcher:
                     return reply(200, b"")
         except DynamoDBError as error:
             return error_reply(error)
+        except MissingExtra as error:
+            # A feature whose optional dependency this server lacks (vector search without numpy): the
+            # client gets the one line that says what to install, not an internal error.
+            return error_reply(DynamoDBError("ValidationException", str(error)))
         except Exception:
             # A bug of ours: log it here, but never leak a traceback to the client.
             log.exception("internal error serving %s", target)
