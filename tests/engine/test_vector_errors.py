@@ -207,7 +207,7 @@ SEARCH_CASES = {
             "SearchConditionExpression": "category = :c",
             "ExpressionAttributeValues": {":c": {"S": "c"}},
         },
-        "SearchConditionExpression must be provided when SearchSchema has a HASH key",
+        "SearchConditionExpression must have all HASH attributes in configured SearchSchema",
     ),
     "range comparator on the HASH": (
         {"IndexName": "schema", "SearchConditionExpression": "tenant < :t", "ExpressionAttributeValues": T1},
