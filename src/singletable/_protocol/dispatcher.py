@@ -15,7 +15,6 @@ from typing import Any, Protocol
 
 from singletable._extras import MissingExtra
 from singletable._protocol import wire_json as wire
-from singletable._protocol.strict_body import check_search_vectors_body
 from singletable.engine import DynamoDBError, Engine
 from singletable.engine.shared import STREAMS_OPERATIONS
 
@@ -88,7 +87,9 @@ class Dispatcher:
         """The engine's answer, for the wire: items returned whole may be ``orjson.Fragment`` (their stored
         JSON, which :func:`wire.encode_response` writes as it is; see ``Engine.execute``)."""
         params = wire.decode_request(operation, body)
-        if operation == "SearchVectors":
+        if operation == "SearchVectors":  # its own strict reader; loaded only by those who search
+            from singletable._protocol.strict_body import check_search_vectors_body
+
             check_search_vectors_body(body, params)
         return self.engine.execute(operation, params, for_wire=True)
 
