@@ -10,47 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tests.backends import Backend
+from vector_tables import create, vddb, vec, vector_index
 
+from backends import Backend
 from singletable.engine import DynamoDBError
 
-NO_REFERENCE = "DynamoDB Local has no vector indexes or SearchVectors (docs/compatibility.md)"
-
-
-def vec(*numbers: float) -> list[dict[str, str]]:
-    return [{"N": str(n)} for n in numbers]
-
-
-def vector_index(name: str = "vix", **over: Any) -> dict[str, Any]:
-    index: dict[str, Any] = {
-        "IndexName": name,
-        "VectorAttribute": {"AttributeName": "embedding"},
-        "Dimensions": 3,
-        "DistanceFunction": "COSINE",
-        "Projection": {"ProjectionType": "ALL"},
-    }
-    index.update(over)
-    return index
-
-
-def create(ddb: Backend, name: str, indexes: list[dict[str, Any]], extra_defs: tuple[str, ...] = ()) -> Any:
-    definitions = [{"AttributeName": "pk", "AttributeType": "S"}]
-    definitions += [{"AttributeName": n, "AttributeType": "S"} for n in extra_defs]
-    return ddb.create_table(
-        TableName=name,
-        AttributeDefinitions=definitions,
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        BillingMode="PAY_PER_REQUEST",
-        VectorIndexes=indexes,
-    )
-
-
-@pytest.fixture
-def vddb(ddb: Backend) -> Backend:
-    if ddb.is_reference:
-        pytest.skip(NO_REFERENCE)
-    return ddb
-
+__all__ = ["vddb"]  # the fixture, imported for pytest
 
 FIXTURE = {"a": (1, 0, 0), "b": (0, 1, 0), "c": (-1, 0, 0), "d": (0.6, 0.8, 0)}
 
@@ -256,3 +221,97 @@ def test_search_schema_partitions_and_filters(vddb: Backend, table_name: str) ->
         ExpressionAttributeValues={":t": {"S": "t1"}},
     )
     assert set(moved) == {"a", "b", "c"}
+
+
+def test_consumed_capacity(vddb: Backend, table_name: str) -> None:
+    create(
+        vddb, table_name, [vector_index(), vector_index("keys", Projection={"ProjectionType": "KEYS_ONLY"})]
+    )
+    first = vddb.put_item(
+        TableName=table_name,
+        Item={"pk": {"S": "a"}, "note": {"S": "x" * 1500}, "embedding": {"L": vec(1, 0, 0)}},
+        ReturnConsumedCapacity="INDEXES",
+    )["ConsumedCapacity"]
+    assert first["CapacityUnits"] == 2 and first["Table"] == {"CapacityUnits": 2}
+    # The projected entry, the vector counted as its name and 4 bytes a dimension, at least 1,024.
+    entry = len("pk") + 1 + len("note") + 1500 + len("embedding") + 12
+    assert first["VectorIndexes"] == {
+        "vix": {"VectorWriteRequestBytes": entry},
+        "keys": {"VectorWriteRequestBytes": 1024},
+    }
+    again = vddb.put_item(
+        TableName=table_name,
+        Item={"pk": {"S": "a"}, "note": {"S": "x" * 1500}, "embedding": {"L": vec(1, 0, 0)}},
+        ReturnConsumedCapacity="INDEXES",
+    )["ConsumedCapacity"]
+    assert "VectorIndexes" not in again
+    total = vddb.put_item(
+        TableName=table_name,
+        Item={"pk": {"S": "b"}, "embedding": {"L": vec(0, 1, 0)}},
+        ReturnConsumedCapacity="TOTAL",
+    )["ConsumedCapacity"]
+    assert total == {"TableName": table_name, "CapacityUnits": 1.0}
+    searched = [
+        vddb.search_vectors(
+            TableName=table_name,
+            IndexName="vix",
+            SearchVector=vec(1, 0, 0),
+            TopK=2,
+            ReturnConsumedCapacity=mode,
+        )
+        for mode in ("TOTAL", "INDEXES", "NONE")
+    ]
+    assert searched[0]["ConsumedCapacity"] == searched[1]["ConsumedCapacity"]
+    assert set(searched[0]["ConsumedCapacity"]) == {"VectorSearchRequestBytes"}
+    assert searched[0]["ConsumedCapacity"]["VectorSearchRequestBytes"] >= 1024
+    assert "ConsumedCapacity" not in searched[2]
+
+
+def test_documented_example_multi_tenant_search(vddb: Backend, table_name: str) -> None:
+    """The developer guide's pattern: a Category partition key in the SearchSchema, every search naming
+    one category (`Category = :cat`), an item without it silently left out of the index."""
+    vddb.create_table(
+        TableName=table_name,
+        AttributeDefinitions=[
+            {"AttributeName": "ProductId", "AttributeType": "S"},
+            {"AttributeName": "Category", "AttributeType": "S"},
+        ],
+        KeySchema=[{"AttributeName": "ProductId", "KeyType": "HASH"}],
+        BillingMode="PAY_PER_REQUEST",
+        VectorIndexes=[
+            {
+                "IndexName": "ProductEmbeddingIndex",
+                "VectorAttribute": {"AttributeName": "Embedding"},
+                "Dimensions": 4,
+                "DistanceFunction": "COSINE",
+                "Projection": {"ProjectionType": "ALL"},
+                "SearchSchema": [{"AttributeName": "Category", "SearchSchemaElementType": "HASH"}],
+            }
+        ],
+    )
+    products = {
+        "p1": ("shoes", (0.9, 0.1, 0, 0)),
+        "p2": ("shoes", (0.1, 0.9, 0, 0)),
+        "p3": ("hats", (0.9, 0.1, 0, 0)),
+    }
+    for product, (category, embedding) in products.items():
+        vddb.put_item(
+            TableName=table_name,
+            Item={
+                "ProductId": {"S": product},
+                "Category": {"S": category},
+                "Embedding": {"L": vec(*embedding)},
+            },
+        )
+    vddb.put_item(TableName=table_name, Item={"ProductId": {"S": "p4"}, "Embedding": {"L": vec(1, 0, 0, 0)}})
+    response = vddb.search_vectors(
+        TableName=table_name,
+        IndexName="ProductEmbeddingIndex",
+        SearchVector=vec(1, 0, 0, 0),
+        TopK=5,
+        SearchConditionExpression="Category = :cat",
+        ExpressionAttributeValues={":cat": {"S": "shoes"}},
+    )
+    assert [r["Item"]["ProductId"]["S"] for r in response["SearchResults"]] == ["p1", "p2"]
+    described = vddb.describe_table(TableName=table_name)["Table"]["VectorIndexes"][0]
+    assert described["ItemCount"] == 3  # p4 has no Category: not in the index

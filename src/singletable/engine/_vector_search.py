@@ -265,15 +265,13 @@ def _scores(np: Any, distance: str, vectors: Any, query: Any) -> Any:
     return np.clip(scores, -F32_MAX, F32_MAX)
 
 
-def search(
-    matrix: IndexMatrix, part: bytes, query: Any, top_k: int, mask: Any | None
-) -> tuple[list[Hit], int]:
+def search(matrix: IndexMatrix, part: bytes, query: Any, top_k: int, mask: Any | None) -> list[Hit]:
     """The ``top_k`` nearest rows of partition ``part`` (``mask``: which rows pass the filter, or None),
-    best first, ties in key order; and how many rows were compared."""
+    best first, ties in key order."""
     np = matrix.np
     partition = matrix.partitions.get(part)
     if partition is None or partition.count == 0:
-        return [], 0
+        return []
     count = partition.count
     vectors = partition.matrix[:count]
     squares = partition.squares[:count]
@@ -281,7 +279,7 @@ def search(
     if mask is not None:
         rows = np.flatnonzero(mask)
         if len(rows) == 0:
-            return [], 0
+            return []
         vectors = vectors[rows]
         squares = squares[rows]
     compared = len(vectors)
@@ -311,7 +309,7 @@ def search(
         )
         for score, key, position in candidates[:top_k]
     ]
-    return hits, compared
+    return hits
 
 
 def filter_mask(matrix: IndexMatrix, part: bytes, equalities: dict[str, str]) -> Any | None:

@@ -11,7 +11,7 @@ copy). ConsumedCapacity is ``VectorSearchRequestBytes`` alone, the same under TO
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from singletable.engine import _attribute_values as codec
 from singletable.engine._errors import validation
@@ -24,6 +24,8 @@ from singletable.engine._vector_entries import F32_MAX, MIN_WRITE_BYTES, filter_
 from singletable.engine._vector_search import Hit, filter_mask, float32_text, search
 
 MAX_TOP_K = 100
+# What the service's search figure grows by a dimension (published measurements, 16 to 512 dimensions).
+SEARCH_BYTES_PER_DIMENSION = 30.6875
 _PREFIX = "Invalid SearchConditionExpression: "
 INVALID_VECTOR = (
     "Search vector contains invalid values. All values in the search vector must be a 32-bit floating-point "
@@ -61,13 +63,30 @@ def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
 
     matrix = engine.vectors.matrix(schema.table_id, vindex)
     mask = filter_mask(matrix, part, filters)
-    hits, compared = search(matrix, part, query, top_k, mask)
-    results = [_result(engine, schema, vindex, hit, projection, numpy) for hit in hits]
-    response: dict[str, Any] = {"SearchResults": [r for r in results if r is not None]}
+    hits = search(matrix, part, query, top_k, mask)
+    shown = [_result(engine, schema, vindex, hit, projection, numpy) for hit in hits]
+    results = [result for result in shown if result is not None]
+    response: dict[str, Any] = {"SearchResults": [result.answer for result in results]}
     if params.get("ReturnConsumedCapacity") in ("TOTAL", "INDEXES"):
-        scanned = compared * 4 * vindex.dimensions
-        response["ConsumedCapacity"] = {"VectorSearchRequestBytes": float(max(MIN_WRITE_BYTES, scanned))}
+        response["ConsumedCapacity"] = {"VectorSearchRequestBytes": _request_bytes(vindex, results)}
     return response
+
+
+class _Shown(NamedTuple):
+    """One result as answered, with the stored size of its item without the vector (for capacity)."""
+
+    answer: dict[str, Any]
+    size: int
+    with_vector: bool
+
+
+def _request_bytes(vindex: VectorIndexSchema, results: list[_Shown]) -> float:
+    """VectorSearchRequestBytes, modelled on published measurements of the service (which does not repeat
+    its own figure exactly): ~30.7 bytes a dimension for the search, each result's item without its vector,
+    and 4 bytes a dimension for each vector returned; at least 1,024."""
+    total = vindex.dimensions * SEARCH_BYTES_PER_DIMENSION
+    total += sum(result.size + (4 * vindex.dimensions if result.with_vector else 0) for result in results)
+    return float(max(MIN_WRITE_BYTES, round(total)))
 
 
 def _query_vector(values: list[Any], vindex: VectorIndexSchema) -> list[float]:
@@ -113,6 +132,10 @@ def _scope(
     if hash_attr is not None:
         value = by_name.pop(hash_attr.name, None)
         if value is None:
+            if equalities:  # an expression, but not on the HASH attribute
+                raise validation(
+                    "SearchConditionExpression must have all HASH attributes in configured SearchSchema"
+                )
             raise validation("SearchConditionExpression must be provided when SearchSchema has a HASH key")
         kind = next(iter(value))
         if kind != hash_attr.type:
@@ -141,18 +164,20 @@ def _result(
     hit: Hit,
     projection: Projection | None,
     numpy: Any,
-) -> dict[str, Any] | None:
+) -> _Shown | None:
     """One SearchResults entry: the item as the index projects it (the vector as its float32 copy, shown
     only when the ProjectionExpression names it), and the score."""
     stored = engine.storage.get_item(schema.table_id, *hit.key)
     if stored is None:  # the matrices follow SQLite under the same lock: cannot happen
         return None
     shown = dict(projected_entry(schema, vindex, codec.loads_item(stored[0])))
-    if projection is None:
-        shown.pop(vindex.attribute, None)
-    else:
-        shown[vindex.attribute] = {
-            "L": [{"N": normalize_number(float32_text(numpy, x))} for x in hit.vector.tolist()]
-        }
+    vector = shown.pop(vindex.attribute, None)
+    size = codec.item_size(shown)
+    if projection is not None:
+        if vector is not None:
+            shown[vindex.attribute] = {
+                "L": [{"N": normalize_number(float32_text(numpy, x))} for x in hit.vector.tolist()]
+            }
         shown = projection.apply(shown)
-    return {"Item": shown, "Score": hit.score}
+    answer = {"Item": shown, "Score": hit.score}
+    return _Shown(answer, size, vindex.attribute in shown)
