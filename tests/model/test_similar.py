@@ -208,13 +208,9 @@ def test_hypothesis_similar_is_brute_force(items, query, tenant, lang, top_k) ->
 
 
 @pytest.mark.sync_only(reason="the engine's own bookkeeping, on one file")
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine: the in-memory matrices are keyed by (table id, index id), and a table created after a "
-    "deleted one reuses its id, so the deleted table's matrix of other dimensions is patched by the new "
-    "table's writes (VectorMatrices keeps it after DeleteTable)",
-)
 def test_a_table_created_after_a_deleted_one_keeps_its_own_vectors(tmp_path) -> None:
+    """SQLite gives a new table a dropped one's id: the engine's in-memory copy of the dropped table's vector
+    index (4 dimensions) must not be patched with the new table's 8-dimension vectors, nor searched."""
     from singletable.engine import Engine
 
     other = Table(name="other", vector_indexes=[VectorIndex("ByMeaning", vector="embedding", dimensions=8)])
@@ -237,4 +233,8 @@ def test_a_table_created_after_a_deleted_one_keeps_its_own_vectors(tmp_path) -> 
     second.create(Wide(wide_id="w", embedding=[1.0] + [0.0] * 7))
     (found,) = second.similar(Wide.near, [1.0] + [0.0] * 7)
     assert found.entity.wide_id == "w"
+    second.delete_table()
+    third = connect(kb, engine, name="third")  # the first table's definition again, under the same id
+    third.create_table()
+    assert third.similar(Doc.by_meaning, [1, 0, 0, 0], where=Doc.f.tenant == "a") == []  # nothing stale
     engine.close()

@@ -195,8 +195,18 @@ class VectorMatrices:
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
         self.indexes: dict[tuple[int, int], IndexMatrix] = {}
+        # Table id -> the TableId of the table holding it when the catalog was last loaded.
+        self._owners: dict[int, Any] = {}
         # Seconds the last build from SQLite took (the bench reports it).
         self.last_build_seconds = 0.0
+
+    def catalog_loaded(self, owners: dict[int, Any]) -> None:
+        """The catalog was (re)loaded (``owners``: table id -> TableId): drop the copies of tables deleted
+        since, or deleted and created again under the same id (SQLite gives a new table a dropped one's id),
+        whose copies the new table's writes would otherwise patch."""
+        for key in [k for k in self.indexes if owners.get(k[0]) != self._owners.get(k[0])]:
+            del self.indexes[key]
+        self._owners = owners
 
     def committed(self, changes: list[VectorChange]) -> None:
         """A write transaction committed ``changes``: patch the copies they touch (one version each)."""
