@@ -7,7 +7,7 @@ import click
 from singletable._extras import require
 
 # What each seed design imports beyond the engine, all installed by the ``examples`` extra.
-DEMO_NEEDS = {"quickstart": (), "wavyblog": ("pydantic", "bcrypt")}
+DEMO_NEEDS = {"quickstart": (), "wavyblog": ("pydantic", "bcrypt"), "docsearch": ("pydantic", "numpy")}
 DEMO_NEEDS_DEFAULT = ("pydantic",)
 
 
