@@ -140,6 +140,17 @@ def test_terraform_refuses_naming_what_it_lacks() -> None:
     assert "Traceback" not in result.output
 
 
+def test_a_workbench_model_refuses_naming_what_it_lacks() -> None:
+    result = CliRunner().invoke(
+        main, ["synth", "singletable.examples.docsearch.design", "--format", "workbench"]
+    )
+    assert result.exit_code != 0
+    assert result.output == (
+        "Error: NoSQL Workbench models have no vector indexes, and the design declares DocsByMeaning: export "
+        "CloudFormation or the CDK, which document VectorIndexes\n"
+    )
+
+
 # -- diff and docs: need a target with vector indexes --------------------------------------------------------
 
 TARGETS = ["file", "serve"]

@@ -67,6 +67,12 @@ def workbench_model(
             f"NoSQL Workbench models have no local secondary indexes, and the design declares "
             f"{', '.join(local)}: export without them (--without-lsi) or to another format"
         )
+    if table.vector_indexes:
+        names = ", ".join(i.name for i in table.vector_indexes)
+        raise DesignExportError(
+            f"NoSQL Workbench models have no vector indexes, and the design declares {names}: export "
+            "CloudFormation or the CDK, which document VectorIndexes"
+        )
     stamp = (now or datetime.now(UTC)).strftime("%b %d, %Y, %I:%M %p")
     name = table.resolved_name()
     return {
