@@ -95,8 +95,7 @@ class Partition:
         start, end = self.count, self.count + len(keys)
         self._grow(np, end)
         self.matrix[start:end] = vectors
-        as64 = vectors.astype(np.float64)
-        self.squares[start:end] = np.einsum("ij,ij->i", as64, as64)
+        self.squares[start:end] = np.einsum("ij,ij->i", vectors, vectors, dtype=np.float64)
         for name, column in self.codes.items():
             column[start:end] = codes[name]
         for offset, key in enumerate(keys):
@@ -225,6 +224,8 @@ class VectorMatrices:
         with storage.read():
             version = storage.vector_version(table_id, vindex.index_id)
             matrix = IndexMatrix(np, vindex, version)
+            for part, size in storage.vector_partition_sizes(table_id, vindex.index_id).items():
+                matrix.partitions[part] = Partition(np, vindex.dimensions, matrix.filter_names, max(16, size))
             cursor = storage.vector_rows(table_id, vindex.index_id)
             while True:
                 chunk = cursor.fetchmany(_CHUNK)
