@@ -239,3 +239,16 @@ def test_zero_vectors(tmp_path: Path, distance: str) -> None:
     hit = engine.search_vectors(TableName="docs", IndexName="vix", SearchVector=vec(1, 0)["L"], TopK=1)
     assert hit["SearchResults"][0]["Score"] == (1.0 if distance == "COSINE" else 0.0)
     engine.close()
+
+
+def test_a_read_only_engine_searches_without_writing(tmp_path: Path) -> None:
+    path = str(tmp_path / "v.db")
+    engine = Engine(path)
+    make_table(engine)
+    engine.put_item(TableName="docs", Item={"pk": {"S": "a"}, "emb": vec(1, 0)})
+    engine.close()
+    before = Path(path).read_bytes()
+    reader = Engine(path, read_only=True)
+    assert found(reader) == ["a"]
+    reader.close()
+    assert Path(path).read_bytes() == before
