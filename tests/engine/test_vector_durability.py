@@ -132,6 +132,7 @@ def test_another_engine_on_the_file_sees_every_write(tmp_path: Path) -> None:
     assert found(second) == ["a", "b", "c"]  # another engine's write: rebuilt
     assert found(first) == ["a", "b", "c"]
     second.delete_table(TableName="docs")
+    assert not second.vectors.indexes  # a dropped table's matrices are let go
     make_table(second)
     assert found(first) == []  # a new table: nothing of the old one's index is left
     first.close()

@@ -197,6 +197,11 @@ class VectorMatrices:
         # Seconds the last build from SQLite took (the bench reports it).
         self.last_build_seconds = 0.0
 
+    def retain(self, live: set[tuple[int, int]]) -> None:
+        """Forget the matrices of every index not in ``live`` (the catalog's vector indexes)."""
+        for key in [key for key in self.indexes if key not in live]:
+            del self.indexes[key]
+
     def committed(self, changes: list[VectorChange]) -> None:
         """A write transaction committed ``changes``: patch the copies they touch (one version each)."""
         touched: set[tuple[int, int]] = set()
