@@ -342,7 +342,7 @@ def test_update_table_adds_a_filled_index_and_deletes_it(vddb: Backend, table_na
     assert (shown["IndexStatus"], shown["Backfilling"]) == ("CREATING", True)
     assert {"AttributeName": "label", "AttributeType": "S"} in added["AttributeDefinitions"]
     described = vddb.describe_table(TableName=table_name)["Table"]["VectorIndexes"][0]
-    assert described["IndexStatus"] == "ACTIVE"
+    assert (described["IndexStatus"], described["Backfilling"]) == ("ACTIVE", False)
     assert described["ItemCount"] == 4  # the malformed vectors written before the index are left out
     assert list(scores(vddb, table_name, "vix")) == ["a", "d", "b", "c"]
     filtered = scores(
