@@ -21,6 +21,7 @@ numpy is the ``vector`` extra: it is imported only when an index is searched.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -223,8 +224,6 @@ class VectorMatrices:
         version = storage.vector_version(table_id, vindex.index_id)
         if current is not None and current.version == version and current.vindex == vindex:
             return current
-        import time
-
         started = time.perf_counter()
         with storage.read():
             version = storage.vector_version(table_id, vindex.index_id)
