@@ -132,6 +132,7 @@ def test_another_engine_on_the_file_sees_every_write(tmp_path: Path) -> None:
     assert found(second) == ["a", "b", "c"]  # another engine's write: rebuilt
     assert found(first) == ["a", "b", "c"]
     second.delete_table(TableName="docs")
+    assert not second.vectors.indexes  # a dropped table's matrices are let go
     make_table(second)
     assert found(first) == []  # a new table: nothing of the old one's index is left
     first.close()
@@ -239,3 +240,16 @@ def test_zero_vectors(tmp_path: Path, distance: str) -> None:
     hit = engine.search_vectors(TableName="docs", IndexName="vix", SearchVector=vec(1, 0)["L"], TopK=1)
     assert hit["SearchResults"][0]["Score"] == (1.0 if distance == "COSINE" else 0.0)
     engine.close()
+
+
+def test_a_read_only_engine_searches_without_writing(tmp_path: Path) -> None:
+    path = str(tmp_path / "v.db")
+    engine = Engine(path)
+    make_table(engine)
+    engine.put_item(TableName="docs", Item={"pk": {"S": "a"}, "emb": vec(1, 0)})
+    engine.close()
+    before = Path(path).read_bytes()
+    reader = Engine(path, read_only=True)
+    assert found(reader) == ["a"]
+    reader.close()
+    assert Path(path).read_bytes() == before

@@ -15,7 +15,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from singletable.engine import Engine
+from singletable.engine import DynamoDBError, Engine
 
 TENANTS = ("t1", "t2")
 CATEGORIES = ("red", "blue")
@@ -167,5 +167,101 @@ def test_search_vectors_equals_brute_force(case: dict[str, Any]) -> None:
             if "emb" in got:
                 got["emb"] = [f32(float(v["N"])) for v in got["emb"]["L"]]  # shortest float32 text
             assert got == shown
+    finally:
+        engine.close()
+
+
+TOKENS = [
+    "tenant",
+    "category",
+    "#t",
+    "#c",
+    ":t",
+    ":c",
+    "=",
+    "<",
+    "<>",
+    "AND",
+    "OR",
+    "NOT",
+    "(",
+    ")",
+    ",",
+    "IN",
+    "BETWEEN",
+    "begins_with",
+    "size",
+    ".x",
+    "[0]",
+    "emb",
+    "pk",
+    "  ",
+]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    condition=st.lists(st.sampled_from(TOKENS), max_size=8).map(" ".join),
+    names=st.dictionaries(st.sampled_from(["#t", "#c", "#x"]), st.sampled_from(["tenant", "category", "x"])),
+    values=st.dictionaries(
+        st.sampled_from([":t", ":c", ":x"]),
+        st.sampled_from([{"S": "t1"}, {"S": ""}, {"N": "1"}, {"B": b"x"}, {"L": []}, {"BOOL": True}]),
+    ),
+    vector=st.lists(
+        st.sampled_from([{"N": "1"}, {"N": "1e39"}, {"S": "1"}, {"L": [{"N": "1"}]}]), max_size=3
+    ),
+    top_k=st.integers(-2, 120),
+)
+def test_hostile_searches_are_answered_or_refused_as_validation(
+    condition: str, names: dict[str, str], values: dict[str, Any], vector: list[Any], top_k: int
+) -> None:
+    engine = Engine(":memory:")
+    try:
+        engine.create_table(
+            TableName="docs",
+            AttributeDefinitions=[
+                {"AttributeName": "pk", "AttributeType": "S"},
+                {"AttributeName": "tenant", "AttributeType": "S"},
+                {"AttributeName": "category", "AttributeType": "S"},
+            ],
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            BillingMode="PAY_PER_REQUEST",
+            VectorIndexes=[
+                {
+                    "IndexName": "by_emb",
+                    "VectorAttribute": {"AttributeName": "emb"},
+                    "Dimensions": 2,
+                    "DistanceFunction": "COSINE",
+                    "Projection": {"ProjectionType": "ALL"},
+                    "SearchSchema": [
+                        {"AttributeName": "tenant", "SearchSchemaElementType": "HASH"},
+                        {"AttributeName": "category", "SearchSchemaElementType": "INLINE_FILTER"},
+                    ],
+                }
+            ],
+        )
+        engine.put_item(
+            TableName="docs",
+            Item={"pk": {"S": "a"}, "tenant": {"S": "t1"}, "category": {"S": "t1"}, "emb": av([1.0, 0.0])},
+        )
+        request: dict[str, Any] = {
+            "TableName": "docs",
+            "IndexName": "by_emb",
+            "SearchVector": vector,
+            "TopK": top_k,
+        }
+        if condition.strip():
+            request["SearchConditionExpression"] = condition
+        if names:
+            request["ExpressionAttributeNames"] = names
+        if values:
+            request["ExpressionAttributeValues"] = values
+        try:
+            response = engine.search_vectors(**request)
+        except DynamoDBError as error:
+            assert error.code == "ValidationException", error
+            assert error.message
+        else:
+            assert len(response["SearchResults"]) <= 1
     finally:
         engine.close()

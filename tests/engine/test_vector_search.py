@@ -315,3 +315,53 @@ def test_documented_example_multi_tenant_search(vddb: Backend, table_name: str) 
     assert [r["Item"]["ProductId"]["S"] for r in response["SearchResults"]] == ["p1", "p2"]
     described = vddb.describe_table(TableName=table_name)["Table"]["VectorIndexes"][0]
     assert described["ItemCount"] == 3  # p4 has no Category: not in the index
+
+
+def test_update_table_adds_a_filled_index_and_deletes_it(vddb: Backend, table_name: str) -> None:
+    vddb.create_table(
+        TableName=table_name,
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    fill(vddb, table_name)
+    vddb.put_item(TableName=table_name, Item={"pk": {"S": "short"}, "embedding": {"L": vec(1, 0)}})
+    vddb.put_item(TableName=table_name, Item={"pk": {"S": "text"}, "embedding": {"S": "no"}})
+    added = vddb.update_table(
+        TableName=table_name,
+        AttributeDefinitions=[{"AttributeName": "label", "AttributeType": "S"}],
+        VectorIndexUpdates=[
+            {
+                "Create": vector_index(
+                    SearchSchema=[{"AttributeName": "label", "SearchSchemaElementType": "INLINE_FILTER"}]
+                )
+            }
+        ],
+    )["TableDescription"]
+    shown = added["VectorIndexes"][0]
+    assert (shown["IndexStatus"], shown["Backfilling"]) == ("CREATING", True)
+    assert {"AttributeName": "label", "AttributeType": "S"} in added["AttributeDefinitions"]
+    described = vddb.describe_table(TableName=table_name)["Table"]["VectorIndexes"][0]
+    assert (described["IndexStatus"], described["Backfilling"]) == ("ACTIVE", False)
+    assert described["ItemCount"] == 4  # the malformed vectors written before the index are left out
+    assert list(scores(vddb, table_name, "vix")) == ["a", "d", "b", "c"]
+    filtered = scores(
+        vddb,
+        table_name,
+        "vix",
+        SearchConditionExpression="label = :l",
+        ExpressionAttributeValues={":l": {"S": "item-b"}},
+    )
+    assert list(filtered) == ["b"]
+    # Once the index exists, a malformed vector is refused.
+    with pytest.raises(DynamoDBError) as refused:
+        vddb.put_item(TableName=table_name, Item={"pk": {"S": "short"}, "embedding": {"L": vec(1, 0)}})
+    assert refused.value.code == "ValidationException"
+
+    deleted = vddb.update_table(TableName=table_name, VectorIndexUpdates=[{"Delete": {"IndexName": "vix"}}])
+    assert deleted["TableDescription"]["VectorIndexes"][0]["IndexStatus"] == "DELETING"
+    assert "VectorIndexes" not in vddb.describe_table(TableName=table_name)["Table"]
+    with pytest.raises(DynamoDBError) as gone:
+        scores(vddb, table_name, "vix")
+    assert gone.value.message == "The table does not have the specified index: vix"
+    vddb.put_item(TableName=table_name, Item={"pk": {"S": "short"}, "embedding": {"L": vec(1, 0)}})

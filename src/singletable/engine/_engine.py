@@ -192,7 +192,14 @@ class Engine(OperationMethods):
             for name, (table_id, description) in self.storage.load_tables().items()
         }
         self.background.catalog_loaded(self._tables)
-        self.vectors.catalog_loaded({s.table_id: s.description.get("TableId") for s in self._tables.values()})
+        # Matrices of vector indexes the catalog no longer has (dropped indexes and tables) are let go.
+        self.vectors.retain(
+            {
+                (schema.table_id, index.index_id)
+                for schema in self._tables.values()
+                for index in schema.vector_indexes.values()
+            }
+        )
 
     def _check_catalog_in_write(self) -> None:
         """``Storage.on_begin`` during an item write: right after BEGIN IMMEDIATE, is our catalog current?

@@ -124,6 +124,8 @@ def describe_vector_index(
     """A VectorIndexDescription: the definition, its status, ARN, item count and size."""
     out = {name: value for name, value in stored.items() if not name.startswith("_")}
     out["IndexStatus"] = status
+    if stored.get("_Backfilled"):  # an index UpdateTable added reports its (finished) backfill
+        out["Backfilling"] = False
     out["IndexArn"] = arn
     out["ItemCount"] = count
     out["IndexSizeBytes"] = size

@@ -21,6 +21,7 @@ numpy is the ``vector`` extra: it is imported only when an index is searched.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,8 +96,7 @@ class Partition:
         start, end = self.count, self.count + len(keys)
         self._grow(np, end)
         self.matrix[start:end] = vectors
-        as64 = vectors.astype(np.float64)
-        self.squares[start:end] = np.einsum("ij,ij->i", as64, as64)
+        self.squares[start:end] = np.einsum("ij,ij->i", vectors, vectors, dtype=np.float64)
         for name, column in self.codes.items():
             column[start:end] = codes[name]
         for offset, key in enumerate(keys):
@@ -195,18 +195,13 @@ class VectorMatrices:
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
         self.indexes: dict[tuple[int, int], IndexMatrix] = {}
-        # Table id -> the TableId of the table holding it when the catalog was last loaded.
-        self._owners: dict[int, Any] = {}
         # Seconds the last build from SQLite took (the bench reports it).
         self.last_build_seconds = 0.0
 
-    def catalog_loaded(self, owners: dict[int, Any]) -> None:
-        """The catalog was (re)loaded (``owners``: table id -> TableId): drop the copies of tables deleted
-        since, or deleted and created again under the same id (SQLite gives a new table a dropped one's id),
-        whose copies the new table's writes would otherwise patch."""
-        for key in [k for k in self.indexes if owners.get(k[0]) != self._owners.get(k[0])]:
+    def retain(self, live: set[tuple[int, int]]) -> None:
+        """Forget the matrices of every index not in ``live`` (the catalog's vector indexes)."""
+        for key in [key for key in self.indexes if key not in live]:
             del self.indexes[key]
-        self._owners = owners
 
     def committed(self, changes: list[VectorChange]) -> None:
         """A write transaction committed ``changes``: patch the copies they touch (one version each)."""
@@ -229,12 +224,12 @@ class VectorMatrices:
         version = storage.vector_version(table_id, vindex.index_id)
         if current is not None and current.version == version and current.vindex == vindex:
             return current
-        import time
-
         started = time.perf_counter()
         with storage.read():
             version = storage.vector_version(table_id, vindex.index_id)
             matrix = IndexMatrix(np, vindex, version)
+            for part, size in storage.vector_partition_sizes(table_id, vindex.index_id).items():
+                matrix.partitions[part] = Partition(np, vindex.dimensions, matrix.filter_names, max(16, size))
             cursor = storage.vector_rows(table_id, vindex.index_id)
             while True:
                 chunk = cursor.fetchmany(_CHUNK)

@@ -87,6 +87,7 @@ def apply_vector_updates(
     check_dimensions_agree([*vectors, stored])
     require_numpy()
     description["_NextIndexId"] = index_id + 1
+    stored["_Backfilled"] = True  # added to a live table: DescribeTable shows its Backfilling (false)
     vectors.append(stored)
     return VectorUpdates(name, None)
 

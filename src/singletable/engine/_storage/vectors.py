@@ -126,6 +126,14 @@ class VectorData(Connection):
             (table_id, index_id),
         )
 
+    def vector_partition_sizes(self, table_id: int, index_id: int) -> dict[bytes, int]:
+        """Entries per HASH value of a vector index (so its matrices are allocated once, at their size)."""
+        rows = self._conn.execute(
+            "SELECT part, COUNT(*) FROM st_vector_entries WHERE table_id = ? AND index_id = ? GROUP BY part",
+            (table_id, index_id),
+        ).fetchall()
+        return {bytes(part): count for part, count in rows}
+
     def vector_stats(self, table_id: int, index_id: int) -> tuple[int, int]:
         """(entry count, billed bytes) of a vector index."""
         count, size = self._conn.execute(
