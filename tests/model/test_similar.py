@@ -238,3 +238,31 @@ def test_a_table_created_after_a_deleted_one_keeps_its_own_vectors(tmp_path) -> 
     third.create_table()
     assert third.similar(Doc.by_meaning, [1, 0, 0, 0], where=Doc.f.tenant == "a") == []  # nothing stale
     engine.close()
+
+
+plain = Table(name="vector_plain", vector_indexes=[VectorIndex("Plain", vector="embedding", dimensions=4)])
+
+
+class Thing(Entity, table=plain, type="THING"):
+    thing_id: str
+    embedding: list[float] = Vector(4)
+
+    keys = Keys(PK="THING#{thing_id}", SK="THING")
+    near = Similar("Plain")
+
+
+@pytest.mark.sync_only(reason="DynamoDB Local's own answer, through boto3")
+def test_on_dynamodb_local_a_search_is_its_unknown_operation(reference_client) -> None:
+    """DynamoDB Local drops VectorIndexes from CreateTable (this index has no search schema, so the table is
+    created) and answers SearchVectors with UnknownOperationException: the model raises it as RequestError."""
+    from singletable.model import RequestError
+
+    db = connect(plain, reference_client, name=f"vector_plain_{id(object())}")
+    db.create_table()
+    try:
+        db.create(Thing(thing_id="t", embedding=[1.0, 0.0, 0.0, 0.0]))
+        with pytest.raises(RequestError) as caught:
+            db.similar(Thing.near, [1.0, 0.0, 0.0, 0.0])
+        assert caught.value.code == "UnknownOperationException"
+    finally:
+        db.delete_table()
