@@ -36,7 +36,7 @@ def test_serve_without_botocore_which_the_wire_codec_reads():
     )
 
 
-@pytest.mark.parametrize("name", ["fus-main", "hustlehub", "places", "wavyblog", "blog-api"])
+@pytest.mark.parametrize("name", ["fus-main", "hustlehub", "places", "wavyblog", "blog-api", "docsearch"])
 def test_demo_without_pydantic(name):
     result = run_cli("demo", name, without=("pydantic",))
     assert_one_line_failure(
@@ -48,6 +48,13 @@ def test_wavyblog_demo_without_bcrypt():
     result = run_cli("demo", "wavyblog", without=("bcrypt",))
     assert_one_line_failure(
         result, "singletable demo wavyblog needs the 'examples' extra: pip install 'singletable[examples]'"
+    )
+
+
+def test_docsearch_demo_without_numpy():
+    result = run_cli("demo", "docsearch", without=("numpy",))
+    assert_one_line_failure(
+        result, "singletable demo docsearch needs the 'examples' extra: pip install 'singletable[examples]'"
     )
 
 

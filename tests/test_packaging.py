@@ -34,8 +34,9 @@ DEMOS = {
     "places": "# Seed 002: places, posts and records (inverted index, sparse GSI, prefix search",
     "wavyblog": "# WavyBlog (seed 003): users, posts and categories; unique emails and slugs",
     "blog-api": "# Blog API (seed 004): ${StackName}-${Environment}-blog, PAY_PER_REQUEST, GSI1 + GSI2\n",
+    "docsearch": "# Help-centre documents searched by meaning: a vector index partitioned by tenant\n",
 }
-EXAMPLE_PACKAGES = ["quickstart", "fus_main", "hustlehub", "places", "wavyblog", "blog_api"]
+EXAMPLE_PACKAGES = ["quickstart", "fus_main", "hustlehub", "places", "wavyblog", "blog_api", "docsearch"]
 
 
 def _can_build_without_isolation() -> bool:

@@ -7,7 +7,7 @@ import click
 from singletable._extras import require
 
 # What each seed design imports beyond the engine, all installed by the ``examples`` extra.
-DEMO_NEEDS = {"quickstart": (), "wavyblog": ("pydantic", "bcrypt")}
+DEMO_NEEDS = {"quickstart": (), "wavyblog": ("pydantic", "bcrypt"), "docsearch": ("pydantic", "numpy")}
 DEMO_NEEDS_DEFAULT = ("pydantic",)
 
 
@@ -23,8 +23,8 @@ DEMO_NEEDS_DEFAULT = ("pydantic",)
 )
 @click.option("--reset", is_flag=True, help="Delete and recreate the demo's table if it already exists.")
 def demo(name: str, db: str, endpoint: str | None, reset: bool) -> None:
-    """Run a design end to end: NAME is quickstart (default), fus-main, hustlehub, places, wavyblog or
-    blog-api. Each access pattern prints its DynamoDB request, results and consumed capacity."""
+    """Run a design end to end: NAME is quickstart (default), fus-main, hustlehub, places, wavyblog,
+    blog-api or docsearch. Each access pattern prints its DynamoDB request, results and consumed capacity."""
     require("examples", DEMO_NEEDS.get(name, DEMO_NEEDS_DEFAULT), f"singletable demo {name}")
     if endpoint and name != "quickstart":
         require("client", ("boto3",), "singletable demo --endpoint")

@@ -13,6 +13,7 @@ import zlib
 from random import getrandbits
 from typing import Any, Protocol
 
+from singletable._extras import MissingExtra
 from singletable._protocol import wire_json as wire
 from singletable.engine import DynamoDBError, Engine
 from singletable.engine.shared import STREAMS_OPERATIONS
@@ -86,6 +87,10 @@ class Dispatcher:
         """The engine's answer, for the wire: items returned whole may be ``orjson.Fragment`` (their stored
         JSON, which :func:`wire.encode_response` writes as it is; see ``Engine.execute``)."""
         params = wire.decode_request(operation, body)
+        if operation == "SearchVectors":  # its own strict reader; loaded only by those who search
+            from singletable._protocol.strict_body import check_search_vectors_body
+
+            check_search_vectors_body(body, params)
         return self.engine.execute(operation, params, for_wire=True)
 
     def call_streams(self, target: str, body: bytes) -> dict[str, Any]:
@@ -113,6 +118,10 @@ class Dispatcher:
                     return reply(200, b"")
         except DynamoDBError as error:
             return error_reply(error)
+        except MissingExtra as error:
+            # A feature whose optional dependency this server lacks (vector search without numpy): the
+            # client gets the one line that says what to install, not an internal error.
+            return error_reply(DynamoDBError("ValidationException", str(error)))
         except Exception:
             # A bug of ours: log it here, but never leak a traceback to the client.
             log.exception("internal error serving %s", target)

@@ -2,7 +2,8 @@
 
 :class:`TableSettings` is what ``copy`` and ``import --schema`` carry: keys and attribute types, billing mode
 and provisioned throughput, every global and local secondary index with its keys, projection and throughput,
-the stream, TTL, tags, server-side encryption, table class and deletion protection. It is captured with the
+every vector index (attribute, dimensions, distance, search schema, projection), the stream, TTL, tags,
+server-side encryption, table class and deletion protection. It is captured with the
 three calls any DynamoDB endpoint answers (DescribeTable, DescribeTimeToLive, ListTagsOfResource) and applied
 with CreateTable (then UpdateTimeToLive), so nothing here assumes the embedded engine. Two captures compare
 equal exactly when the tables agree on every setting (``differences`` names those they disagree on).
@@ -72,6 +73,52 @@ class IndexSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class VectorIndexSettings:
+    """One vector index: its vector attribute, dimensions, distance, search schema (in order) and
+    projection -- what CreateTable's ``VectorIndexes`` takes, and all a copy needs to rebuild it."""
+
+    name: str
+    attribute: str
+    dimensions: int
+    distance: str
+    search_schema: tuple[tuple[str, str], ...]  # (attribute, HASH|INLINE_FILTER)
+    projection_type: str
+    non_key_attributes: tuple[str, ...]  # sorted; INCLUDE only
+
+    @classmethod
+    def of(cls, index: dict[str, Any]) -> VectorIndexSettings:
+        projection = index.get("Projection") or {}
+        return cls(
+            name=index["IndexName"],
+            attribute=index["VectorAttribute"]["AttributeName"],
+            dimensions=int(index["Dimensions"]),
+            distance=index["DistanceFunction"],
+            search_schema=tuple(
+                (e["AttributeName"], e["SearchSchemaElementType"]) for e in index.get("SearchSchema") or ()
+            ),
+            projection_type=projection.get("ProjectionType", "ALL"),
+            non_key_attributes=tuple(sorted(projection.get("NonKeyAttributes") or ())),
+        )
+
+    def params(self) -> dict[str, Any]:
+        projection: dict[str, Any] = {"ProjectionType": self.projection_type}
+        if self.projection_type == "INCLUDE":
+            projection["NonKeyAttributes"] = list(self.non_key_attributes)
+        spec: dict[str, Any] = {
+            "IndexName": self.name,
+            "VectorAttribute": {"AttributeName": self.attribute},
+            "Dimensions": self.dimensions,
+            "DistanceFunction": self.distance,
+            "Projection": projection,
+        }
+        if self.search_schema:
+            spec["SearchSchema"] = [
+                {"AttributeName": a, "SearchSchemaElementType": role} for a, role in self.search_schema
+            ]
+        return spec
+
+
+@dataclass(frozen=True, slots=True)
 class TableSettings:
     """Everything about a table but its name and items (see the module docstring). ``stream_view`` is the
     stream's view type, None when off; ``ttl_attribute`` None when TTL is off; ``sse_kms_key`` the KMS key
@@ -88,6 +135,7 @@ class TableSettings:
     sse_kms_key: str | None = None
     table_class: str = DEFAULT_TABLE_CLASS
     deletion_protection: bool = False
+    vector_indexes: tuple[VectorIndexSettings, ...] = ()  # sorted by name
 
     # -- capturing ------------------------------------------------------------------------------------------
 
@@ -152,6 +200,12 @@ class TableSettings:
             ),
             table_class=(description.get("TableClassSummary") or {}).get("TableClass") or DEFAULT_TABLE_CLASS,
             deletion_protection=bool(description.get("DeletionProtectionEnabled", False)),
+            vector_indexes=tuple(
+                sorted(
+                    (VectorIndexSettings.of(i) for i in description.get("VectorIndexes") or ()),
+                    key=lambda i: i.name,
+                )
+            ),
         )
 
     @classmethod
@@ -232,6 +286,8 @@ class TableSettings:
                 params[kind] = indexes
         if self.stream_view is not None:
             params["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": self.stream_view}
+        if self.vector_indexes:  # always: their search-schema attributes are in AttributeDefinitions
+            params["VectorIndexes"] = [index.params() for index in self.vector_indexes]
         if everything:
             params.update(self._extras())
         return params
@@ -329,7 +385,7 @@ class TableSettings:
             return "none"
         if name == "tags":
             return ", ".join(f"{k}={v}" for k, v in value)
-        if name == "indexes":
+        if name in ("indexes", "vector_indexes"):
             return ", ".join(index.name for index in value)
         if isinstance(value, Throughput):
             return f"read {value.read}, write {value.write}"
@@ -355,6 +411,7 @@ _FIELD_NAMES = {
     "sse_kms_key": "KMS encryption",
     "table_class": "the table class",
     "deletion_protection": "deletion protection",
+    "vector_indexes": "the vector indexes",
 }
 CREATE_WAIT = 120.0  # seconds to wait for a new table to become ACTIVE (DynamoDB takes seconds to minutes)
 

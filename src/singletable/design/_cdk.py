@@ -20,6 +20,8 @@ _ITEM_TYPES = {
     "KeySchema": "KeySchema",
     "GlobalSecondaryIndexes": "GlobalSecondaryIndex",
     "LocalSecondaryIndexes": "LocalSecondaryIndex",
+    "VectorIndexes": "VectorIndex",
+    "SearchSchema": "SearchSchemaElement",
 }
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from singletable.design import _declaration_rules, _glued_key_rules, _item_rules, _key_rules
+from singletable.design import _declaration_rules, _glued_key_rules, _item_rules, _key_rules, _vector_rules
 from singletable.design._findings import CheckConfig, CheckReport, Finding
 from singletable.design._rules import SEVERITIES
 from singletable.design._view import DesignView
@@ -35,6 +35,7 @@ STATIC_CHECKS: tuple[Callable[[DesignView], list[Finding]], ...] = (
     _item_rules.size_findings,
     _item_rules.ttl_findings,
     _glued_key_rules.glued_key_findings,
+    _vector_rules.vector_findings,
 )
 
 

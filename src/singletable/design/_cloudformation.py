@@ -61,7 +61,7 @@ def table_properties(spec: TableSpec) -> dict[str, Any]:
     properties["KeySchema"] = params["KeySchema"]
     if "ProvisionedThroughput" in params:
         properties["ProvisionedThroughput"] = params["ProvisionedThroughput"]
-    for key in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
+    for key in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes", "VectorIndexes"):
         if key in params:
             properties[key] = params[key]
     if "StreamSpecification" in params:  # CloudFormation has no StreamEnabled: the view type turns it on

@@ -4,7 +4,8 @@ The live side is what any endpoint answers to DescribeTable and DescribeTimeToLi
 ``singletable serve``, DynamoDB Local or AWS, through :func:`singletable.data.open_target`. The design side
 is the CreateTable request the design itself sends (``Table.create_table_params``), its TTL attribute and
 stream. Compared: the table's key schema, the type of every key attribute, billing mode and provisioned
-capacity, each index (missing, extra, kind, keys, projection, capacity), TTL and the stream. Each
+capacity, each index (missing, extra, kind, keys, projection, capacity), each vector index (missing, extra,
+its attribute, dimensions, distance function, search schema and projection), TTL and the stream. Each
 :class:`Difference` carries a stable ``kind``, what the design says, what the table has, and the fix,
 worded with DynamoDB's limits in mind (a GSI's keys and projection never change in place; an LSI exists
 only from CreateTable).
@@ -23,7 +24,7 @@ class Difference:
     """One way the live table differs from the design."""
 
     kind: str  # table-missing, key-schema, attribute-type, billing, throughput, index-missing, index-extra,
-    # index-kind, index-keys, projection, ttl, stream
+    # index-kind, index-keys, projection, vector-index-missing, vector-index-extra, vector-index, ttl, stream
     subject: str  # the table's or the index's name
     design: str
     table: str
@@ -63,6 +64,7 @@ def diff_table(table: Any, target: Any, table_name: str | None = None) -> list[D
         *_keys(spec.params, live, name),
         *_billing(spec.params, live, name),
         *_indexes(spec.params, live),
+        *_vector_indexes(spec.params.get("VectorIndexes", []), live.get("VectorIndexes", [])),
         *_ttl(spec.ttl_attribute, ttl, name),
         *_stream(spec.params.get("StreamSpecification"), live.get("StreamSpecification"), name),
     ]
@@ -221,6 +223,62 @@ def _projection(index: dict[str, Any]) -> str:
     if text == "INCLUDE":
         text += " " + ", ".join(sorted(projection.get("NonKeyAttributes", [])))
     return text
+
+
+def _vector_indexes(want: list[dict[str, Any]], have: list[dict[str, Any]]) -> list[Difference]:
+    """Vector indexes by name: missing, extra, or declared otherwise. A vector index never changes in place
+    (UpdateTable only creates or deletes one), so every fix that is not a create or delete is a rebuild."""
+    wanted = {i["IndexName"]: i for i in want}
+    live = {i["IndexName"]: i for i in have}
+    out = []
+    for name, index in wanted.items():
+        if name not in live:
+            out.append(
+                Difference(
+                    "vector-index-missing",
+                    name,
+                    _vector_text(index),
+                    "none",
+                    "UpdateTable VectorIndexUpdates Create (DynamoDB backfills it from the table's items)",
+                )
+            )
+        elif _vector_text(index) != _vector_text(live[name]):
+            out.append(
+                Difference(
+                    "vector-index",
+                    name,
+                    _vector_text(index),
+                    _vector_text(live[name]),
+                    "a vector index never changes in place: create one with the design's definition under "
+                    "a new name (UpdateTable VectorIndexUpdates Create), move searches to it, then delete "
+                    "this one",
+                )
+            )
+    for name, index in live.items():
+        if name not in wanted:
+            out.append(
+                Difference(
+                    "vector-index-extra",
+                    name,
+                    "none",
+                    _vector_text(index),
+                    "declare it in the design (Table(vector_indexes=[VectorIndex(...)])), or delete it "
+                    "(UpdateTable VectorIndexUpdates Delete)",
+                )
+            )
+    return out
+
+
+def _vector_text(index: dict[str, Any]) -> str:
+    """A vector index as one comparable line: attribute, dimensions, distance, search schema, projection."""
+    schema = ", ".join(
+        f"{e['AttributeName']} {e['SearchSchemaElementType']}" for e in index.get("SearchSchema") or []
+    )
+    text = (
+        f"VECTOR {index['VectorAttribute']['AttributeName']} ({index['Dimensions']} dimensions, "
+        f"{index['DistanceFunction']})"
+    )
+    return text + (f", search schema {schema}" if schema else "") + f", projection {_projection(index)}"
 
 
 def _ttl(want: str | None, have: dict[str, Any], name: str) -> list[Difference]:

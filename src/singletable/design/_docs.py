@@ -125,7 +125,7 @@ def _index_section(design: Design) -> list[doc.Block]:
     blocks: list[doc.Block] = [doc.Heading(2, "Indexes", "indexes")]
     indexes = design.table.indexes
     if not indexes:
-        return [*blocks, doc.Paragraph([("text", "No secondary indexes.")])]
+        return [*blocks, doc.Paragraph([("text", "No secondary indexes.")]), *_vector_index_section(design)]
     rows = []
     for index in indexes:
         described = index.describe(design.table.key_types)
@@ -136,7 +136,37 @@ def _index_section(design: Design) -> list[doc.Block]:
         sk = ", ".join(f"{a['attribute']} ({a['type']})" for a in described["sk_attributes"]) or "(none)"
         rows.append([index.name, described["kind"], pk, sk, projection])
     header = ["index", "kind", "partition key", "sort key", "projection"]
-    return [*blocks, doc.Table(header, rows, frozenset({0, 2, 3}))]
+    return [*blocks, doc.Table(header, rows, frozenset({0, 2, 3})), *_vector_index_section(design)]
+
+
+def _vector_index_section(design: Design) -> list[doc.Block]:
+    """The vector indexes: what each holds and how a search of it must be partitioned and may filter."""
+    if not design.table.vector_indexes:
+        return []
+    rows = []
+    for index in design.table.vector_indexes:
+        described = index.describe()
+        partition = described["partition"]
+        projection = described["projection"]
+        if described["include"]:
+            projection += ": " + ", ".join(described["include"])
+        rows.append(
+            [
+                index.name,
+                index.vector,
+                str(index.dimensions),
+                index.distance,
+                f"{partition['attribute']} ({partition['type']})" if partition else "(none)",
+                ", ".join(f"{f['attribute']} ({f['type']})" for f in described["filters"]) or "(none)",
+                projection,
+            ]
+        )
+    header = ["vector index", "vector", "dimensions", "distance", "partition", "filters", "projection"]
+    runs: list[doc.Run] = [("text", "Searched with "), ("code", "SearchVectors"), ("text", " (the model's ")]
+    runs += [("code", "db.similar"), ("text", "); a search gives the partition attribute by equality")]
+    runs.append(("text", " and may filter on the others."))
+    intro = doc.Paragraph(runs)
+    return [doc.Heading(3, "Vector indexes"), intro, doc.Table(header, rows, frozenset({0, 1, 4, 5}))]
 
 
 def _entity_section(design: Design) -> list[doc.Block]:
@@ -149,7 +179,7 @@ def _entity_section(design: Design) -> list[doc.Block]:
             blocks.append(doc.Paragraph(prose(summary)))
         blocks.append(doc.CodeBlock("\n".join(_key_line(k) for k in described["keys"])))
         rows = [
-            [f["name"], f["attribute"], f["python"] or f["type"], "yes" if f["required"] else ""]
+            [f["name"], f["attribute"], _field_type(f), "yes" if f["required"] else ""]
             for f in described["fields"]
         ]
         blocks.append(doc.Table(["field", "attribute", "type", "required"], rows, frozenset({0, 1})))
@@ -157,6 +187,12 @@ def _entity_section(design: Design) -> list[doc.Block]:
     if not design.table.entities:
         blocks.append(doc.Paragraph([("text", "No entities declared: the table holds no typed items yet.")]))
     return blocks
+
+
+def _field_type(field: Mapping[str, Any]) -> str:
+    if field.get("vector"):
+        return f"Vector({field['vector']})"
+    return str(field["python"] or field["type"])
 
 
 def _key_line(key: Mapping[str, Any]) -> str:
@@ -177,6 +213,10 @@ def _entity_facts(described: Mapping[str, Any]) -> list[doc.Block]:
         facts += [("text", "Optimistic locking on "), ("code", described["version"]), ("text", ". ")]
     if described["ttl"]:
         facts += [("text", "Expires by TTL on "), ("code", described["ttl"]), ("text", ". ")]
+    for search in described.get("searches", []):
+        facts += [("text", "Searched by similarity through "), ("code", search["index"]), ("text", " (")]
+        facts += [("code", search["name"]), ("text", ", on "), ("code", search["vector_field"])]
+        facts.append(("text", "). "))
     for derived in described["derived"]:
         facts += [("text", "Keeps derived "), ("code", str(derived["target"])), ("text", " items (")]
         facts += [("code", str(derived["name"])), ("text", ") in step with it. ")]

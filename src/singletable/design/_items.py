@@ -215,8 +215,12 @@ def generated_entity(
     lengths = sizes or {}
     retried: set[str] = set()
     values: dict[str, Any] = {}
+    vectors = {f["name"]: f["vector"] for f in meta.describe()["fields"] if f.get("vector")}
     for name, info in cls.model_fields.items():
         if name in (meta.created, meta.updated, meta.version):
+            continue
+        if name in vectors:  # a unit vector along the n-th axis: every generated item points its own way
+            values[name] = [1.0 if i == n % vectors[name] else 0.0 for i in range(vectors[name])]
             continue
         if defaults and not info.is_required() and _a_value(info.get_default(call_default_factory=True)):
             continue

@@ -191,6 +191,38 @@ RULE_LIST = (
         "the entities (items written before keep the old attributes: rewrite them, or backfill a new index)",
     ),
     Rule(
+        "ST405",
+        "vector-index-spans-tenants",
+        "warning",
+        "a multi-tenant entity searched through a vector index without a partition attribute",
+        "a vector index without a HASH attribute in its search schema ranks every item of the table "
+        "together: a search for one tenant reads, ranks and bills every tenant's vectors, and only a "
+        "filter the application must never forget keeps other tenants' items out of the results",
+        "declare the tenant attribute as the index's partition (VectorIndex(partition='tenantId')): "
+        "DynamoDB then requires it by equality in every search and searches that tenant's vectors only",
+    ),
+    Rule(
+        "ST406",
+        "vector-index-unreachable",
+        "warning",
+        "a vector index no entity fills, or items no search of it can reach",
+        "an item is in a vector index when it holds the vector attribute; a search of an index with a "
+        "partition attribute must name one partition, so an indexed item without that attribute is "
+        "billed and stored in the index but never found",
+        "store the vector and the partition attribute on every entity meant to be searched (a required "
+        "field), or drop the index",
+    ),
+    Rule(
+        "ST407",
+        "dot-product-distance",
+        "note",
+        "a vector index ranked by DOT_PRODUCT",
+        "the dot product grows with a vector's length as well as with its closeness in direction, so "
+        "vectors that are not unit length are ranked by size; COSINE compares direction only",
+        "use DOT_PRODUCT only for unit-length vectors (many embedding models return them; normalise "
+        "otherwise), or COSINE",
+    ),
+    Rule(
         "ST501",
         "item-collection-limit",
         "warning",

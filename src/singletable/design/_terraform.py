@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from singletable.design._infra import (
+    DesignExportError,
     TableSpec,
     key_names,
     multi_attribute,
@@ -67,6 +68,14 @@ def to_terraform(table: Any) -> str:
     """``table`` (a :class:`singletable.model.Table`) as Terraform HCL: provider requirement, variables for
     a name read from the environment, the ``aws_dynamodb_table`` and its name and ARN as outputs."""
     spec = table_spec(table)
+    if "VectorIndexes" in spec.params:
+        vector_names = ", ".join(i["IndexName"] for i in spec.params["VectorIndexes"])
+        raise DesignExportError(
+            f"Terraform cannot express this design: the aws_dynamodb_table resource documents no vector "
+            f"index block, and the design declares vector index(es) {vector_names}; export CloudFormation or "
+            "the CDK (both document VectorIndexes), or add the index after `terraform apply` with "
+            "UpdateTable's VectorIndexUpdates"
+        )
     label = _label(spec.resolved_name)
     # Multi-attribute index keys need the provider's key_schema blocks (hashicorp/aws 6.28 and later).
     needs = any(multi_attribute(i["KeySchema"]) for _, i in secondary_indexes(spec))

@@ -78,6 +78,12 @@ def workbench_model(
             f"GSI {keys} keys on several: export it to cloudformation, terraform or cdk, which declare "
             "multi-attribute keys"
         )
+    if table.vector_indexes:
+        names = ", ".join(i.name for i in table.vector_indexes)
+        raise DesignExportError(
+            f"NoSQL Workbench models have no vector indexes, and the design declares {names}: export "
+            "CloudFormation or the CDK, which document VectorIndexes"
+        )
     stamp = (now or datetime.now(UTC)).strftime("%b %d, %Y, %I:%M %p")
     name = table.resolved_name()
     return {

@@ -54,13 +54,18 @@ def _same_value(a: dict[str, Any], b: dict[str, Any]) -> bool:
 class Capacity:
     """Accumulates one request's consumption per table and index, then renders ConsumedCapacity."""
 
-    __slots__ = ("gsi", "lsi", "table", "table_name")
+    __slots__ = ("gsi", "lsi", "table", "table_name", "vector")
 
     def __init__(self, table_name: str) -> None:
         self.table_name = table_name
         self.table = 0.0
         self.gsi: dict[str, float] = {}
         self.lsi: dict[str, float] = {}
+        # Vector index name -> VectorWriteRequestBytes (bytes, not units; shown under INDEXES only).
+        self.vector: dict[str, float] = {}
+
+    def add_vector(self, name: str, size: int) -> None:
+        self.vector[name] = self.vector.get(name, 0.0) + size
 
     def add_index(self, name: str, is_global: bool, units: float) -> None:
         bucket = self.gsi if is_global else self.lsi
@@ -77,4 +82,6 @@ class Capacity:
                 out["GlobalSecondaryIndexes"] = {n: {"CapacityUnits": u} for n, u in self.gsi.items()}
             if self.lsi:
                 out["LocalSecondaryIndexes"] = {n: {"CapacityUnits": u} for n, u in self.lsi.items()}
+            if self.vector:
+                out["VectorIndexes"] = {n: {"VectorWriteRequestBytes": b} for n, b in self.vector.items()}
         return out

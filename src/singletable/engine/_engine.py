@@ -33,6 +33,7 @@ from singletable.engine._schema import TableSchema
 from singletable.engine._storage import BusyTimeout, ReadOnlyDatabase, Storage, is_busy, retry_while_busy
 from singletable.engine._table_descriptions import check_table_name
 from singletable.engine._validation import SHAPES, check_input
+from singletable.engine._vector_search import VectorMatrices
 
 # An operation module's ``run(engine, params, **options) -> response``.
 Handler = Callable[..., dict[str, Any]]
@@ -108,6 +109,10 @@ class Engine(OperationMethods):
         self.storage: Storage = Storage(
             path, durable=durable, read_only=read_only, copy_of=None if _copy_of is None else _copy_of.storage
         )
+        # In-memory copies of the vector indexes searched, patched by each committed write (numpy only
+        # when an index is searched).
+        self.vectors = VectorMatrices(self.storage)
+        self.storage.on_vector_commit = self.vectors.committed
         self._tables: dict[str, TableSchema] = {}
         self._catalog_version = -1
         self._data_version = -1
@@ -187,6 +192,14 @@ class Engine(OperationMethods):
             for name, (table_id, description) in self.storage.load_tables().items()
         }
         self.background.catalog_loaded(self._tables)
+        # Matrices of vector indexes the catalog no longer has (dropped indexes and tables) are let go.
+        self.vectors.retain(
+            {
+                (schema.table_id, index.index_id)
+                for schema in self._tables.values()
+                for index in schema.vector_indexes.values()
+            }
+        )
 
     def _check_catalog_in_write(self) -> None:
         """``Storage.on_begin`` during an item write: right after BEGIN IMMEDIATE, is our catalog current?

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from singletable.engine._schema import TableSchema
 from singletable.engine._storage import Storage
+from singletable.engine._vector_search import VectorMatrices
 
 
 class TableCatalog(Protocol):
@@ -36,6 +37,8 @@ class OperationEngine(TableCatalog, Protocol):
     region: str
     account: str
     storage: Storage
+    # The vector indexes' in-memory search matrices (see ``_vector_search``).
+    vectors: VectorMatrices
     # Epoch seconds as TTL sees them (injectable, to fast-forward time in tests).
     clock: Callable[[], float]
 

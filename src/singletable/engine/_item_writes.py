@@ -65,7 +65,7 @@ def prepare_put(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
     item, size = codec.validate_item_sized(params["Item"])
     check_item_size(size)
     pk, sk = key_from_item(schema, item)
-    if schema.index_key_checks:
+    if schema.index_key_checks or schema.vector_indexes:
         check_index_keys(schema, item)
     condition = None if plain else _put_condition(params)
     return prepared_write(

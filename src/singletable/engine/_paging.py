@@ -25,6 +25,9 @@ def resolve_index(schema: TableSchema, params: dict[str, Any], verb: str) -> Ind
     if name is not None:
         index = schema.indexes.get(name)
         if index is None:
+            if name in schema.vector_indexes:  # searched by SearchVectors only
+                operation = "Query" if verb == "querying" else "Scan"
+                raise validation(f"{operation} operation not supported on this index type")
             raise validation(f"The table does not have the specified index: {name}")
         if index.is_global and params.get("ConsistentRead"):
             raise validation("Consistent reads are not supported on global secondary indexes")

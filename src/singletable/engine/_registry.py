@@ -54,6 +54,7 @@ REGISTRY: tuple[Operation, ...] = (
     Operation("DeleteItem", "delete_item", "DeleteItemInput", writes=True),
     Operation("Query", "query", "QueryInput", cached_catalog=True, wire_items=True, reads=True),
     Operation("Scan", "scan", "ScanInput", cached_catalog=True, wire_items=True, reads=True),
+    Operation("SearchVectors", "search_vectors", "SearchVectorsInput", cached_catalog=True, reads=True),
     Operation("BatchGetItem", "batch_get_item", "BatchGetItemInput", cached_catalog=True, reads=True),
     Operation("BatchWriteItem", "batch_write_item", "BatchWriteItemInput", writes=True),
     Operation("TransactWriteItems", "transact_write_items", "TransactWriteItemsInput", writes=True),

@@ -70,6 +70,29 @@ class IndexSchema:
 
 
 @dataclass(frozen=True, slots=True)
+class VectorIndexSchema:
+    """A vector index: which attribute holds the vector, its length and distance function, the SearchSchema
+    (an optional HASH attribute that partitions the index and INLINE_FILTER attributes a search may test),
+    and what a search result shows of an item (its Projection)."""
+
+    name: str
+    index_id: int
+    attribute: str
+    dimensions: int
+    distance: str  # COSINE, EUCLIDEAN or DOT_PRODUCT
+    hash: KeyAttr | None
+    filters: tuple[KeyAttr, ...]
+    projection_type: str
+    # Attribute names the index holds besides the table's keys and the vector; None means every one (ALL).
+    projected: frozenset[str] | None
+
+    @property
+    def schema_attributes(self) -> tuple[KeyAttr, ...]:
+        """The SearchSchema's attributes, HASH first."""
+        return self.filters if self.hash is None else (self.hash, *self.filters)
+
+
+@dataclass(frozen=True, slots=True)
 class IndexKeyCheck:
     """An index key attribute that is not a table key attribute: what a write checks an item's value of.
     (Slots, not a named tuple: every write reads these fields, and a slot read is the cheap one.)"""
@@ -88,6 +111,8 @@ class TableSchema:
     range: KeyAttr | None
     indexes: dict[str, IndexSchema]
     description: dict[str, Any] = field(compare=False)
+    # Vector indexes (DynamoDB's third kind of index), by name; searched by SearchVectors, never by Query.
+    vector_indexes: dict[str, VectorIndexSchema] = field(default_factory=dict, compare=False)
     # Derived once here rather than on every write (the write path asks for them per item).
     key_names: tuple[str, ...] = field(init=False, compare=False)
     # Every index key attribute that is not a table key attribute, in index order: what PutItem checks an
@@ -180,4 +205,41 @@ class TableSchema:
                     hash_keys=attrs(index["KeySchema"], "HASH"),
                     range_keys=attrs(index["KeySchema"], "RANGE"),
                 )
-        return cls(description["TableName"], table_id, table_hash, table_range, indexes, description)
+        vector_indexes = {
+            index["IndexName"]: _vector_index(index, types) for index in description.get("VectorIndexes", ())
+        }
+        return cls(
+            description["TableName"], table_id, table_hash, table_range, indexes, description, vector_indexes
+        )
+
+
+def _vector_index(index: dict[str, Any], types: dict[str, str]) -> VectorIndexSchema:
+    """A stored vector index definition as the engine reads it."""
+    hash_attr = None
+    filters: list[KeyAttr] = []
+    for element in index.get("SearchSchema", ()):
+        attr = KeyAttr(element["AttributeName"], types[element["AttributeName"]])
+        if element["SearchSchemaElementType"] == "HASH":
+            hash_attr = attr
+        else:
+            filters.append(attr)
+    projection = index.get("Projection", {})
+    ptype = projection.get("ProjectionType", "ALL")
+    projected: frozenset[str] | None
+    if ptype == "ALL":
+        projected = None
+    elif ptype == "KEYS_ONLY":
+        projected = frozenset()
+    else:
+        projected = frozenset(projection.get("NonKeyAttributes", ()))
+    return VectorIndexSchema(
+        name=index["IndexName"],
+        index_id=index["_IndexId"],
+        attribute=index["VectorAttribute"]["AttributeName"],
+        dimensions=int(index["Dimensions"]),
+        distance=index["DistanceFunction"],
+        hash=hash_attr,
+        filters=tuple(filters),
+        projection_type=ptype,
+        projected=projected,
+    )

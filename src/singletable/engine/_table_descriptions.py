@@ -16,6 +16,7 @@ from typing import Any
 
 from singletable.engine._errors import not_found, validation
 from singletable.engine._interfaces import OperationEngine
+from singletable.engine._vector_definitions import describe_vector_index
 
 _ARN_PREFIX = "arn:"
 _VALID_NAME = re.compile(r"[a-zA-Z0-9_.-]{3,255}")
@@ -108,6 +109,16 @@ def render(engine: OperationEngine, table_id: int, stored: dict[str, Any], statu
             entry["IndexArn"] = engine.arn(name, index_public["IndexName"])
             rendered.append(entry)
         out[kind] = rendered
+    if "VectorIndexes" in stored:
+        out["VectorIndexes"] = [
+            describe_vector_index(
+                index,
+                engine.arn(name, index["IndexName"]),
+                status if status == "CREATING" else index.get("IndexStatus", "ACTIVE"),
+                *engine.storage.vector_stats(table_id, index["_IndexId"]),
+            )
+            for index in stored["VectorIndexes"]
+        ]
     for key in ("StreamSpecification", "LatestStreamLabel", "LatestStreamArn"):
         if key in public:
             out[key] = public[key]

@@ -39,6 +39,7 @@ from singletable.engine._interfaces import OperationEngine
 from singletable.engine._keys import checked_key_bytes, index_key_bytes
 from singletable.engine._schema import IndexSchema, TableSchema
 from singletable.engine._storage import EntryKey, EntryRow, ItemKey, ItemRow, Storage, new_row
+from singletable.engine._vector_entries import billed_size, check_vector_values, write_vector_entries
 
 PUT = "Put"
 UPDATE = "Update"
@@ -111,6 +112,8 @@ def check_index_keys(schema: TableSchema, item: dict[str, Any], *, from_update: 
         if from_update and key_type != "N" and av.get(key_type) in ("", b""):
             raise validation(UPDATE_INDEX_KEY_EMPTY)
         checked_key_bytes(check.name, av, key_type, check.is_hash, _INDEX, check.index_name)
+    if schema.vector_indexes and not from_update:
+        check_vector_values(schema, item)
 
 
 def index_entry(schema: TableSchema, index: IndexSchema, item: dict[str, Any]) -> tuple[bytes, bytes] | None:
@@ -197,6 +200,14 @@ def write_item(
     item's rows are only collected there, for the caller to flush before its transaction ends.
     """
     table_id = schema.table_id
+    if schema.vector_indexes:
+        # Vector entries first (they need the old and new items whole), then the item's own rows, billed
+        # with each vector attribute at its name plus four bytes a dimension.
+        write_vector_entries(storage, schema, pk, sk, old, new, capacity)
+        capacity.table -= write_units(max(old_size, new_size))
+        capacity.table += write_units(
+            max(billed_size(schema, old, old_size), billed_size(schema, new, new_size))
+        )
     if "_StreamId" in schema.description:
         written = new if new is not None else old
         assert written is not None, "a write has an old item, a new one or both"
@@ -429,6 +440,8 @@ class PreparedWrite:
         base = old if old is not None else dict(self.key)
         new = update.apply(base) if update is not None else base
         check_index_keys(self.schema, new, from_update=True)
+        if self.schema.vector_indexes:
+            check_vector_values(self.schema, new, old if old is not None else {})
         new_size = codec.item_size(new)
         if new_size > codec.MAX_ITEM_SIZE:
             raise validation(UPDATE_TOO_LARGE)

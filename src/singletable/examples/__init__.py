@@ -1,7 +1,7 @@
 """The seed examples that ship with singletable, and the small framework ``singletable demo`` runs them with.
 
 Each example is a package here (``quickstart``, ``fus_main``, ``hustlehub``, ``places``, ``wavyblog``,
-``blog_api``) whose ``__init__`` exposes ``EXAMPLE``; ``singletable demo NAME`` imports
+``blog_api``, ``docsearch``) whose ``__init__`` exposes ``EXAMPLE``; ``singletable demo NAME`` imports
 ``singletable.examples.<package>`` and runs it. README.md in this directory describes the packages' common
 shape and how to write a walkthrough with the names below.
 """

@@ -30,6 +30,7 @@ _DEMOS: dict[str, str] = {
     "places": "places",
     "wavyblog": "wavyblog",
     "blog-api": "blog_api",
+    "docsearch": "docsearch",
 }
 
 

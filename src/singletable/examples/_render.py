@@ -20,6 +20,7 @@ _EXPRESSIONS = (
     ("ConditionExpression", "if"),
     ("FilterExpression", "filter"),
     ("ProjectionExpression", "project"),
+    ("SearchConditionExpression", "where"),
 )
 
 
@@ -38,6 +39,8 @@ def plain(av: dict[str, Any]) -> Any:
 
 
 def _literal(av: dict[str, Any]) -> str:
+    if "L" in av and len(av["L"]) > SHOWN_NUMBERS and all("N" in x for x in av["L"]):
+        return _numbers(plain(av))
     value = plain(av)
     if "N" in av:
         return str(value)
@@ -60,6 +63,25 @@ def inline(expression: str, params: dict[str, Any]) -> str:
     return _PLACEHOLDER.sub(substitute, expression)
 
 
+# A list of more numbers than this (an embedding) is printed as its first numbers and its length.
+SHOWN_NUMBERS = 8
+
+
+def _numbers(values: list[Any]) -> str:
+    return "[" + ", ".join(str(v) for v in values[:3]) + f", ... {len(values)} numbers]"
+
+
+def _shortened(value: Any) -> Any:
+    """``value`` (a model_dump) with each long list of numbers replaced by its short form."""
+    if isinstance(value, dict):
+        return {k: _shortened(v) for k, v in value.items()}
+    if isinstance(value, list):
+        if len(value) > SHOWN_NUMBERS and all(isinstance(v, int | float) for v in value):
+            return _numbers(value)
+        return [_shortened(v) for v in value]
+    return value
+
+
 def _key(key: dict[str, Any]) -> str:
     return ", ".join(f"{name}={_literal(av)}" for name, av in key.items())
 
@@ -80,6 +102,8 @@ def _request_line(operation: str, params: dict[str, Any]) -> str:
         parts.append("newest first")
     if "Limit" in params:
         parts.append(f"limit={params['Limit']}")
+    if "TopK" in params:
+        parts.append(f"top_k={params['TopK']}")
     if "ExclusiveStartKey" in params:
         # A LastEvaluatedKey's member order differs between DynamoDB implementations: print it sorted.
         parts.append(f"after({_key(dict(sorted(params['ExclusiveStartKey'].items())))})")
@@ -117,7 +141,7 @@ def render_result(result: Any) -> list[str]:
     if result is None:
         return ["(none)"]
     if isinstance(result, Entity):
-        data = result.model_dump(mode="json", exclude_none=True)
+        data = _shortened(result.model_dump(mode="json", exclude_none=True))
         return [
             f"{type(result).__name__} {json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)}"
         ]
@@ -125,6 +149,8 @@ def render_result(result: Any) -> list[str]:
         lines = [line for item in result.items for line in render_result(item)]
         lines.append(f"cursor: {'(more)' if result.cursor else '(end)'}")
         return lines
+    if hasattr(result, "score") and hasattr(result, "entity"):  # a search result (singletable.model.Scored)
+        return [f"{result.score:.4f}  {line}" for line in render_result(result.entity)]
     if isinstance(result, (list, tuple)):
         lines = [line for item in result for line in render_result(item)]
         return lines or ["(empty)"]

@@ -98,7 +98,12 @@ def _create_table(db: DB, recorder: _RecordingAdapter, reset: bool) -> None:
             )
         db.delete_table()
         _wait_deleted(recorder, table_name)
-    db.create_table()
+    try:
+        db.create_table()
+    except RequestError as error:  # an endpoint without a feature the design needs (a vector index...)
+        raise DemoError(
+            f"the endpoint refused to create table {table_name}: {error.code}: {error.message}"
+        ) from None
 
 
 def _load_sample(

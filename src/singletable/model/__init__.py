@@ -51,9 +51,12 @@ from singletable.model._expr import Action, Cond, Path
 from singletable.model._page_sizing import CostlyPage
 from singletable.model._patterns import Collection, Grouped, Pattern, Query
 from singletable.model._sequence import Sequence, SequenceContended
+from singletable.model._similar import Scored, Similar
 from singletable.model._table import GSI, LSI, Index, Table, env
 from singletable.model._templates import Key, Keys
 from singletable.model._trace import Trace, TracedRequest
+from singletable.model._vector_index import VectorIndex
+from singletable.model._vectors import Vector
 from singletable.model._write_keys import guard_key
 
 __all__ = [
@@ -97,8 +100,10 @@ __all__ = [
     "Query",
     "RequestError",
     "RequestRefused",
+    "Scored",
     "Sequence",
     "SequenceContended",
+    "Similar",
     "StoredItemError",
     "Table",
     "Trace",
@@ -106,6 +111,8 @@ __all__ = [
     "TransactionFailed",
     "UniqueViolation",
     "UnknownArgument",
+    "Vector",
+    "VectorIndex",
     "VersionConflict",
     "adapt",
     "connect",

@@ -24,6 +24,7 @@ from singletable.model._handle import DB_CLOSED, TableHandle
 from singletable.model._pager import Page
 from singletable.model._patterns import Grouped, Query
 from singletable.model._sequence import Retries
+from singletable.model._similar import Scored
 from singletable.model._steps import AsyncCall, Request, Steps, T
 from singletable.model._table import Table
 from singletable.model._trace import Trace
@@ -194,6 +195,20 @@ class AsyncDB(TableHandle):
     async def collect(self, query: Query, *, on_bad_item: str = "raise") -> Grouped:
         """Every entity of a collection (all pages), grouped by type."""
         return await run_async(self._collect(query, on_bad_item), self.call)
+
+    async def similar(
+        self,
+        search: Any,
+        vector: Any,
+        /,
+        *,
+        top_k: int = 10,
+        where: Cond | None = None,
+        with_vector: bool = False,
+    ) -> list[Scored[Any]]:
+        """The ``top_k`` entities nearest ``vector``, nearest first, with their scores (see
+        :meth:`DB.similar <singletable.model.DB.similar>`)."""
+        return await run_async(self._similar(search, vector, top_k, where, with_vector), self.call)
 
 
 class AsyncTransaction(TransactionParts):

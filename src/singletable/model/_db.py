@@ -23,6 +23,7 @@ from singletable.model._handle import DB_CLOSED, TableHandle, checked_table_name
 from singletable.model._pager import Page
 from singletable.model._patterns import Grouped, Query
 from singletable.model._sequence import Retries
+from singletable.model._similar import Scored
 from singletable.model._steps import Steps, T, run
 from singletable.model._table import Table
 from singletable.model._trace import Trace
@@ -197,6 +198,25 @@ class DB(TableHandle):
         """Every entity of a collection (all pages), grouped by type; ``on_bad_item`` as for :meth:`query`
         (raw items are grouped under ``dict``)."""
         return run(self._collect(query, on_bad_item), self.call)
+
+    def similar(
+        self,
+        search: Any,
+        vector: Any,
+        /,
+        *,
+        top_k: int = 10,
+        where: Cond | None = None,
+        with_vector: bool = False,
+    ) -> list[Scored[Any]]:
+        """The ``top_k`` entities nearest ``vector`` in a vector index, nearest first, each with its score:
+        ``db.similar(Doc.by_meaning, vector, top_k=10, where=Doc.f.tenant == t)``.
+
+        ``search`` is a ``Similar`` declared in the entity; ``vector`` a list (or array) of the index's
+        dimensions; ``where`` a condition on the fields in the index's search schema (its partition field
+        by equality, which an index with one requires). Results hold the entity without its vector unless
+        ``with_vector=True``. One SearchVectors (and one BatchGetItem for a narrow projection)."""
+        return run(self._similar(search, vector, top_k, where, with_vector), self.call)
 
 
 def connect(

@@ -30,8 +30,10 @@ from singletable.model._errors import DeclarationError, FieldNotLoaded
 from singletable.model._field_keys import empty_key_value, key_type_of
 from singletable.model._field_values import Codec, build_codec, ttl_codec
 from singletable.model._patterns import Pattern
+from singletable.model._similar import Similar
 from singletable.model._table import Table
 from singletable.model._templates import BoundKey, Key, Keys, KeyTemplate
+from singletable.model._vectors import vector_codec, vector_shape
 
 
 class _HybridKey:
@@ -75,7 +77,7 @@ class Entity(BaseModel):
     """
 
     model_config = ConfigDict(
-        ignored_types=(Keys, Key, Pattern, Derived), populate_by_name=True, extra="ignore"
+        ignored_types=(Keys, Key, Pattern, Similar, Derived), populate_by_name=True, extra="ignore"
     )
 
     __entity_meta__: ClassVar[EntityMeta | None] = None
@@ -204,13 +206,53 @@ def _field_specs(
     fields: dict[str, FieldSpec] = {}
     for name, info in cls.model_fields.items():
         attribute = info.alias or table.attribute_name(name)
-        codec = ttl_codec() if name == ttl else build_codec(info.annotation, table.datetime_precision)
+        shape = vector_shape(info)
+        if name == ttl:
+            codec = ttl_codec()
+        elif shape is not None:
+            codec = vector_codec(cls.__name__, name, info, shape)
+        else:
+            codec = build_codec(info.annotation, table.datetime_precision)
         fields[name] = FieldSpec(name, attribute, codec, info.is_required())
+    _check_vector_fields(cls, table, fields)
     if version and (version not in fields or fields[version].codec.python is not int):
         raise DeclarationError(f"{cls.__name__}: version={version!r} must name an int field")
     if ttl and ttl not in fields:
         raise DeclarationError(f"{cls.__name__}: ttl={ttl!r} must name a datetime field")
     return fields
+
+
+def _check_vector_fields(cls: type[Entity], table: Table, fields: dict[str, FieldSpec]) -> None:
+    """Each field stored as a vector index's attribute must be a vector of that index's dimensions, and each
+    stored as a search-schema attribute a scalar of the type the index declares."""
+    by_attribute = {f.attribute: f for f in fields.values()}
+    for index in table.vector_indexes:
+        spec = by_attribute.get(index.vector)
+        if spec is not None:
+            shape = vector_shape(cls.model_fields[spec.name])
+            if shape is None:
+                raise DeclarationError(
+                    f"{cls.__name__}.{spec.name} is stored as {index.vector}, the vector attribute of "
+                    f"{index.name}, so it must be a vector: {spec.name}: list[float] = "
+                    f"Vector({index.dimensions})"
+                )
+            if shape.dimensions != index.dimensions:
+                raise DeclarationError(
+                    f"{cls.__name__}.{spec.name} is Vector({shape.dimensions}), but {index.name} indexes "
+                    f"{index.vector} with {index.dimensions} dimensions; DynamoDB would refuse every write"
+                )
+        for attribute, kind, role in index.schema:
+            spec = by_attribute.get(attribute)
+            if spec is not None and spec.codec.kind not in _SCHEMA_KINDS[kind]:
+                raise DeclarationError(
+                    f"{cls.__name__}.{spec.name} ({spec.codec.expected}) is stored as {attribute}, a {kind} "
+                    f"attribute of {index.name}'s search schema ({role}); declare it in the index as "
+                    f"({attribute!r}, ...) of its own type, or store it as a {kind}"
+                )
+
+
+# Codec kinds a search-schema attribute of each DynamoDB type can be written from.
+_SCHEMA_KINDS = {"S": ("S", "DT"), "N": ("N", "TTL"), "B": ("B",)}
 
 
 def _bound_keys(
@@ -411,5 +453,7 @@ def _bind_members(cls: type[Entity], meta: EntityMeta) -> None:
     for name, value in cls.__dict__.items():
         if isinstance(value, Pattern):
             meta.patterns[name] = value.bind(meta, name)
+        elif isinstance(value, Similar):
+            meta.searches[name] = value.bind(meta, name)
         elif isinstance(value, Derived):
             meta.derived.append(value.bind(meta, name))

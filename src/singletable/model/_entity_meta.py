@@ -29,6 +29,7 @@ from singletable.model._field_values import AV, CanonicalSet, Codec, refused
 from singletable.model._read_items import Fallback, FieldRefused, entity_builder
 from singletable.model._source import class_source, field_limits
 from singletable.model._templates import BoundKey
+from singletable.model._vectors import VectorRefused, vector_shape
 
 # The entities read with a projection (.select), by id, held weakly: only they lack fields because of what was
 # read. Any other entity that lacks one was built without it (model_construct), and its errors say so.
@@ -43,6 +44,7 @@ def read_with_projection(entity: Any) -> bool:
 if TYPE_CHECKING:  # annotations only: these modules import this one
     from singletable.model._derived import Derived
     from singletable.model._patterns import Pattern
+    from singletable.model._similar import Similar
     from singletable.model._table import Table
 
 
@@ -71,6 +73,7 @@ class EntityMeta:
     updated: str | None = None
     derived: list[Derived] = field(default_factory=list)
     patterns: dict[str, Pattern] = field(default_factory=dict)
+    searches: dict[str, Similar] = field(default_factory=dict)  # similarity searches (vector indexes)
     # Unique field -> primary-key fields its guard item also stores (seed 003's USEREMAIL#... Username).
     guard_carry: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # Fields stored under attributes that indexes declared by field key on -> those indexes' names.
@@ -139,6 +142,10 @@ class EntityMeta:
                 try:
                     av = dump(value)
                 except Exception as error:
+                    if isinstance(error, VectorRefused):
+                        raise FieldValueError(
+                            self.type, name, self.fields[name].codec.expected, value, str(error)
+                        ) from None
                     if refused(error):
                         raise FieldTypeError(
                             self.type, name, self.fields[name].codec.expected, value
@@ -253,6 +260,7 @@ class EntityMeta:
                     "python": getattr(f.codec.python, "__name__", None),
                     "required": f.required,
                     "stored": f.stored,
+                    "vector": _dimensions(self.cls.model_fields[f.name]),
                     **field_limits(self.cls.model_fields[f.name]),
                     "source": lines.member(f.name) if lines else None,
                 }
@@ -272,7 +280,14 @@ class EntityMeta:
             "timestamps": {"created": self.created, "updated": self.updated},
             "derived": [d.describe() for d in self.derived],
             "patterns": [p.describe() for p in self.patterns.values()],
+            "searches": [s.describe() for s in self.searches.values()],
         }
+
+
+def _dimensions(info: Any) -> int | None:
+    """A vector field's dimensions (``= Vector(768)``), for introspection; None for other fields."""
+    shape = vector_shape(info)
+    return shape.dimensions if shape is not None else None
 
 
 # Why None (or nothing) cannot be written to a required field: None is stored as no attribute at all.

@@ -41,6 +41,15 @@ class Cancellation:
         return self.code != "None"
 
 
+def shown_value(value: Any) -> str:
+    """A value for a message: its repr, but a long list (an embedding of 768 numbers) as its first and last
+    elements and its length, so the message stays readable."""
+    if isinstance(value, list | tuple) and len(value) > 8:
+        head = ", ".join(repr(x) for x in value[:3])
+        return f"[{head}, ..., {value[-1]!r}] ({len(value)} items)"
+    return repr(value)
+
+
 class ModelError(Exception):
     """Base of every error the modeling layer raises.
 
@@ -120,7 +129,9 @@ class FieldTypeError(ModelError, TypeError):
         self.field = field
         self.expected = expected
         self.value = value
-        super().__init__(f"{entity}.{field} is {expected}; {value!r} ({type(value).__name__}) does not fit")
+        super().__init__(
+            f"{entity}.{field} is {expected}; {shown_value(value)} ({type(value).__name__}) does not fit"
+        )
 
 
 class FieldValueError(FieldTypeError, ValueError):
@@ -143,7 +154,7 @@ class FieldValueError(FieldTypeError, ValueError):
         if field is None:
             message = f"{entity} is refused by its validation: {reason}"
         else:
-            message = f"{entity}.{field} = {value!r} is refused: {reason}"
+            message = f"{entity}.{field} = {shown_value(value)} is refused: {reason}"
         Exception.__init__(self, message)
 
 

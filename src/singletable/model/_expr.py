@@ -14,8 +14,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from singletable.engine.shared import DOCUMENTED_RESERVED_WORDS
-from singletable.model._errors import FieldTypeError
+from singletable.model._errors import FieldTypeError, FieldValueError
 from singletable.model._field_values import ANY, AV, Codec, dump_value, refused
+from singletable.model._vectors import VectorRefused
 
 _PLAIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 # Words an expression could read as something other than an attribute name.
@@ -166,6 +167,8 @@ def typed_value(path: Path, codec: Codec, value: Any) -> AV:
     try:
         return dump_value(codec, value)
     except Exception as error:
+        if isinstance(error, VectorRefused):  # the right type, the wrong length or a non-finite number
+            raise FieldValueError(path.entity, _field_name(path), codec.expected, value, str(error)) from None
         if refused(error):
             raise FieldTypeError(path.entity, _field_name(path), codec.expected, value) from None
         raise

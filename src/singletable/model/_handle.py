@@ -27,6 +27,8 @@ from singletable.model._field_values import AV
 from singletable.model._pager import Page, Pager, collect_steps, page_steps, start_of
 from singletable.model._patterns import Grouped, Query
 from singletable.model._read_items import BAD_ITEM, checked_on_bad_item, stored_item_error
+from singletable.model._search import similar_steps
+from singletable.model._similar import Scored
 from singletable.model._steps import Request, Sleep, Steps
 from singletable.model._table import Table
 from singletable.model._trace import Trace
@@ -303,6 +305,11 @@ class TableHandle:
 
     def _collect(self, query: Query, on_bad_item: str) -> Steps[Grouped]:
         return collect_steps(self.table, self.table_name, query, on_bad_item)
+
+    def _similar(
+        self, search: Any, vector: Any, top_k: int, where: Cond | None, with_vector: bool
+    ) -> Steps[list[Scored[Any]]]:
+        return similar_steps(self.table_name, search, vector, top_k, where, with_vector)
 
 
 def checked_table_name(name: str) -> str:

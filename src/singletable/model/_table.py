@@ -18,6 +18,7 @@ from singletable.model._expr import Path
 from singletable.model._field_keys import KeyPart, check_field_key, field_key_parts, named
 from singletable.model._field_values import build_codec
 from singletable.model._source import Source, as_dict, caller
+from singletable.model._vector_index import VectorIndex, check_vector_indexes
 
 if TYPE_CHECKING:
     from singletable.model._entity_meta import EntityMeta
@@ -264,6 +265,7 @@ class Table:
     read_capacity: int = 5
     write_capacity: int = 5
     stream: str | None = None
+    vector_indexes: list[VectorIndex] = field(default_factory=list)
     entities: dict[str, EntityMeta] = field(default_factory=dict, repr=False)
     collections: dict[str, Collection] = field(default_factory=dict, repr=False)
 
@@ -291,6 +293,13 @@ class Table:
                 f"INCLUDE projections name {included} attributes over all indexes; DynamoDB allows 100"
             )
         self._types = self._attribute_types()
+        for vector_index in self.vector_indexes:
+            if not isinstance(vector_index, VectorIndex):
+                raise DeclarationError(
+                    f"vector_indexes takes VectorIndex(...) declarations, not {vector_index!r}"
+                )
+        # Search-schema attributes go in AttributeDefinitions too (DynamoDB requires it), but are no keys.
+        self._search_types = check_vector_indexes(self.vector_indexes, self.billing, names, self._types)
 
     # -- structure --------------------------------------------------------------------------------------
 
@@ -361,6 +370,14 @@ class Table:
         """Every key attribute of the table and its indexes, with its type."""
         return dict(self._types)
 
+    def vector_index(self, name: str) -> VectorIndex:
+        for index in self.vector_indexes:
+            if index.name == name:
+                return index
+        raise DeclarationError(
+            f"table has no vector index {name!r}; it has {[i.name for i in self.vector_indexes]}"
+        )
+
     def index(self, name: str | None) -> Index | None:
         if name is None:
             return None
@@ -422,13 +439,15 @@ class Table:
             (lsis if index.local else gsis).append(spec)
         params["AttributeDefinitions"] = [
             {"AttributeName": a, "AttributeType": t} for a, t in self._types.items() if a in used
-        ]
+        ] + [{"AttributeName": a, "AttributeType": t} for a, t in self._search_types.items() if a not in used]
         if gsis:
             params["GlobalSecondaryIndexes"] = gsis
         if lsis:
             params["LocalSecondaryIndexes"] = lsis
         if self.billing == "PROVISIONED":
             params["ProvisionedThroughput"] = self._throughput()
+        if self.vector_indexes:
+            params["VectorIndexes"] = [index.params() for index in self.vector_indexes]
         if self.stream:
             params["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": self.stream}
         return params
@@ -481,6 +500,7 @@ class Table:
                 "stream": self.stream,
             },
             "indexes": [i.describe(self._types) for i in self.indexes],
+            "vector_indexes": [i.describe() for i in self.vector_indexes],
             "entities": [meta.describe() for meta in self.entities.values()],
             "collections": [c.describe() for c in self.collections.values()],
         }

@@ -122,18 +122,21 @@ class Console:
         query = urlencode([(k, v) for k, v in params.items() if v not in (None, "")])
         return RedirectResponse(f"{root}{path}" + (f"?{query}" if query else ""), status_code=303)
 
-    def endpoint(self, handler: Handler) -> Callable[[Request], Any]:
+    def endpoint(self, handler: Handler, *, writes: bool = True) -> Callable[[Request], Any]:
+        """``handler`` as a route; a POST that only reads (``writes=False``: a vector search, whose vector
+        is too long for an address) is CSRF-checked like a write but served by a read-only console too."""
+
         async def run(request: Request) -> Response:
-            return await self.handle(request, handler)
+            return await self.handle(request, handler, writes=writes)
 
         return run
 
-    async def handle(self, request: Request, handler: Handler) -> Response:
+    async def handle(self, request: Request, handler: Handler, *, writes: bool = True) -> Response:
         session = request.cookies.get(SESSION_COOKIE)
         fresh = not session or len(session) > 100
         request.state.session = new_session() if fresh else session
         try:
-            form = await self._form(request, None if fresh else session)
+            form = await self._form(request, None if fresh else session, writes)
             response = await run_in_threadpool(handler, self, request, form)
         except Refused as refused:
             response = self.render(request, "error.html", refused.status, message=refused.message)
@@ -158,7 +161,7 @@ class Console:
             )
         return response
 
-    async def _form(self, request: Request, session: str | None) -> dict[str, str]:
+    async def _form(self, request: Request, session: str | None, writes: bool = True) -> dict[str, str]:
         """A POST's fields (urlencoded), after the read-only and CSRF checks; a GET's query parameters.
 
         What can be refused without the body is refused before reading it: a read-only console, and a
@@ -166,7 +169,7 @@ class Console:
         (:class:`~singletable.ui._guard.RequestGuard` counts it)."""
         if request.method != "POST":
             return dict(request.query_params)
-        if self.read_only:
+        if self.read_only and writes:
             raise Refused(403, "this console is read-only (--read-only): nothing can be written")
         if session is None:
             raise Refused(403, CSRF_REFUSAL)
@@ -232,7 +235,7 @@ def console_app(
     ``--allow-host`` names, ``*`` for any; ValueError for one that is not a host name), as ``singletable
     serve`` answers them (:class:`~singletable._access.AccessPolicy`).
     """
-    from singletable.ui import _actions, _pages
+    from singletable.ui import _actions, _pages, _vector_search
 
     policy = AccessPolicy.build(allow_hosts=tuple(allowed_hosts))
     loaded = load_design(design) if isinstance(design, str) else design
@@ -245,6 +248,8 @@ def console_app(
     routes = [
         *(Route(path, console.endpoint(handler), methods=["GET"]) for path, handler in _pages.ROUTES),
         *(Route(path, console.endpoint(handler), methods=["POST"]) for path, handler in _actions.ROUTES),
+        *(Route(p, console.endpoint(h), methods=["GET"]) for p, h in _vector_search.PAGES),
+        *(Route(p, console.endpoint(h, writes=False), methods=["POST"]) for p, h in _vector_search.READS),
         Mount("/static", app=StaticFiles(directory=os.path.join(HERE, "static")), name="static"),
     ]
 

@@ -77,6 +77,7 @@ def table(console: Console, request: Request, form: dict[str, str]) -> Response:
         name=name,
         description=description,
         indexes=indexes,
+        vector_indexes=description.get("VectorIndexes", []),
         ttl=ttl,
         streams=description.get("StreamSpecification"),
         has_design=console.design_for(name) is not None,

@@ -17,9 +17,10 @@ from .conditions import ConditionCompiler
 from .keycondition import CompiledKeyCondition, KeyAttrs, KeyCondition
 from .paths import Binder, Resolved
 from .projection import CompiledProjection, PathPicker
+from .searchcondition import CompiledSearchCondition, SearchEquality
 from .updates import CompiledUpdate
 
-__all__ = ["Condition", "KeyCondition", "Projection", "RequestExpressions", "Update"]
+__all__ = ["Condition", "KeyCondition", "Projection", "RequestExpressions", "SearchEquality", "Update"]
 
 AV = dict[str, Any]
 Item = dict[str, AV]
@@ -185,6 +186,16 @@ class RequestExpressions:
             lambda binder, node: CompiledKeyCondition(node, binder, hash_keys, range_keys),
         )
         return compiled.bind(self.values)
+
+    def search_condition(self, text: Any) -> tuple[SearchEquality, ...]:
+        """SearchVectors' SearchConditionExpression: its equalities (values still as placeholders)."""
+        compiled = self._compile(
+            "SearchConditionExpression",
+            text,
+            None,
+            lambda binder, node: CompiledSearchCondition(node, binder),
+        )
+        return compiled.equalities
 
     def finish(self) -> None:
         unused = [name for name in self.names if name not in self._names_used]

@@ -35,6 +35,7 @@ from singletable.engine._table_definitions import (
 )
 from singletable.engine._table_descriptions import render
 from singletable.engine._tags import MAX_TAGS, check_tag_keys
+from singletable.engine._vector_definitions import create_table_vector_indexes, schema_attribute_names
 
 
 class _IndexNames:
@@ -138,18 +139,23 @@ def _global_indexes(
     return stored_gsis
 
 
-def _check_definitions(params: dict[str, Any], lsis: list[dict], gsis: list[dict]) -> None:
-    """Every definition must be used by some key; DynamoDB rejects unused ones."""
+def _check_definitions(
+    params: dict[str, Any], lsis: list[dict], gsis: list[dict], vectors: list[dict]
+) -> None:
+    """Every definition must be used by some key or SearchSchema; DynamoDB rejects unused ones."""
     definitions = params["AttributeDefinitions"]
     used: list[str] = []
     for schema in [params["KeySchema"]] + [i["KeySchema"] for i in lsis + gsis]:
         for key in schema:
             if key["AttributeName"] not in used:
                 used.append(key["AttributeName"])
+    for name in schema_attribute_names(vectors):
+        if name not in used:
+            used.append(name)
     unused = [d for d in definitions if d["AttributeName"] not in used]
     if not unused:
         return
-    if not lsis and not gsis:
+    if not lsis and not gsis and not vectors:
         raise invalid(
             "Number of attributes in KeySchema does not exactly match number of attributes defined in "
             "AttributeDefinitions"
@@ -236,7 +242,10 @@ def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     check_defined(key_schema, definitions)
     pay_per_request = _billing(params)
     lsis, gsis = _indexes(params, pay_per_request)
-    _check_definitions(params, lsis, gsis)
+    vectors = create_table_vector_indexes(
+        params, pay_per_request, {i["IndexName"] for i in lsis + gsis}, len(lsis) + len(gsis) + 1
+    )
+    _check_definitions(params, lsis, gsis, vectors)
 
     now = round(engine.clock(), 3)
     description: dict[str, Any] = {
@@ -251,7 +260,7 @@ def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
         ),
         "TableId": str(uuid.uuid4()),
         "_BillingMode": "PAY_PER_REQUEST" if pay_per_request else "PROVISIONED",
-        "_NextIndexId": len(lsis) + len(gsis) + 1,
+        "_NextIndexId": len(lsis) + len(gsis) + len(vectors) + 1,
     }
     if pay_per_request:
         description["BillingModeSummary"] = {
@@ -262,6 +271,8 @@ def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
         description["LocalSecondaryIndexes"] = lsis
     if gsis:
         description["GlobalSecondaryIndexes"] = gsis
+    if vectors:
+        description["VectorIndexes"] = vectors
     _extras(engine, params, now, description)
 
     with engine.storage.write():

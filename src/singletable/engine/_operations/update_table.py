@@ -27,6 +27,7 @@ from singletable.engine._table_definitions import (
     throughput_description,
 )
 from singletable.engine._table_descriptions import missing_table, render, table_name_of
+from singletable.engine._vector_updates import apply_vector_updates, backfill, used_by_vector_indexes
 
 NOTHING_TO_UPDATE = (
     "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates "
@@ -47,6 +48,7 @@ _CHANGES = (
     "ReplicaUpdates",
     "OnDemandThroughput",
     "WarmThroughput",
+    "VectorIndexUpdates",
 )
 
 
@@ -151,6 +153,7 @@ def _used_definitions(description: dict[str, Any], types: dict[str, str]) -> lis
         for key in schema:
             if key["AttributeName"] not in used:
                 used.append(key["AttributeName"])
+    used.extend(name for name in used_by_vector_indexes(description) if name not in used)
     return [{"AttributeName": name, "AttributeType": types[name]} for name in used]
 
 
@@ -341,6 +344,7 @@ def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
         types = _merge_definitions(params, description)
         _billing(params, description, now)
         _, deleted = _index_updates(params, description, types, schema.table_id, engine)
+        vector_updates = apply_vector_updates(params, description, types, engine)
         new_stream = _stream(params, description, engine, now)
         _settings(params, description, engine)
         description["AttributeDefinitions"] = _used_definitions(description, types)
@@ -354,7 +358,10 @@ def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
         )
         engine.storage.update_table(schema.table_id, description)
         engine.catalog_changed()
+        if vector_updates.created is not None:
+            backfill(engine, engine.table(name), vector_updates.created)
         out = render(engine, schema.table_id, description, "UPDATING")
+    _show_vector_updates(engine, out, schema.description, vector_updates.created, vector_updates.deleted)
     if deleted_entry is not None:
         # AWS still lists the index, DELETING, in this response.
         shown = render(
@@ -366,3 +373,26 @@ def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
         shown["IndexStatus"] = "DELETING"
         out.setdefault("GlobalSecondaryIndexes", []).append(shown)
     return {"TableDescription": out}
+
+
+def _show_vector_updates(
+    engine: OperationEngine,
+    out: dict[str, Any],
+    before: dict[str, Any],
+    created: str | None,
+    deleted: dict[str, Any] | None,
+) -> None:
+    """AWS's response shows a vector index being added CREATING (backfilling) and one deleted DELETING."""
+    for index in out.get("VectorIndexes", ()):
+        if index["IndexName"] == created:
+            index["IndexStatus"] = "CREATING"
+            index["Backfilling"] = True
+    if deleted is not None:
+        shown = {name: value for name, value in deleted.items() if not name.startswith("_")}
+        shown.update(
+            IndexStatus="DELETING",
+            IndexArn=engine.arn(before["TableName"], deleted["IndexName"]),
+            ItemCount=0,
+            IndexSizeBytes=0,
+        )
+        out.setdefault("VectorIndexes", []).append(shown)

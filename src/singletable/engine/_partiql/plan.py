@@ -183,6 +183,8 @@ def _select_source(
     if select.index is not None:
         index = schema.indexes.get(select.index)
         if index is None:
+            if select.index in schema.vector_indexes:  # searched by SearchVectors only
+                raise validation("Scan operation not supported on this index type")
             raise validation("The table does not have the specified index")
     _refuse_multi_attribute(index)
     if index is not None and index.is_global and consistent:

@@ -10,7 +10,8 @@ and :class:`Storage` is assembled from the parts:
 - ``catalog``: the SQL schema and the DynamoDB tables' definitions, with the catalog version;
 - ``migration``: the storage schema's version, and the upgrade of a file written by an older singletable;
 - ``items``: items and index entries, the Query and Scan statements, sizes, TransactWriteItems tokens;
-- ``streams``: DynamoDB Streams' streams and change records.
+- ``streams``: DynamoDB Streams' streams and change records;
+- ``vectors``: vector index entries (packed float32 vectors) and their versions.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from singletable.engine._storage.items import (
     partition_hash,
 )
 from singletable.engine._storage.streams import StreamData
+from singletable.engine._storage.vectors import StoredVector, VectorChange, VectorData, VectorEntry
 
 __all__ = [
     "HASH_SPACE",
@@ -49,6 +51,9 @@ __all__ = [
     "ReadOnlyDatabase",
     "ScannedItem",
     "Storage",
+    "StoredVector",
+    "VectorChange",
+    "VectorEntry",
     "is_busy",
     "new_row",
     "partition_hash",
@@ -56,7 +61,7 @@ __all__ = [
 ]
 
 
-class Storage(Catalog, ItemData, StreamData):
+class Storage(Catalog, ItemData, StreamData, VectorData):
     """The engine's database: one SQLite connection shared by the engine's threads under ``lock``.
 
     ``Storage(":memory:")`` or ``Storage("app.db")`` (created if missing); ``durable=True`` fsyncs every

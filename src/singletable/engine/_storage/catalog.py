@@ -23,6 +23,7 @@ import orjson
 
 from singletable.engine._storage import migration
 from singletable.engine._storage.connection import Connection
+from singletable.engine._storage.vectors import VECTOR_SCHEMA
 
 SCHEMA_TEMPLATE = """
 CREATE TABLE IF NOT EXISTS st_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -60,7 +61,7 @@ CREATE TABLE IF NOT EXISTS st_client_tokens (
 ) WITHOUT ROWID;
 """
 
-SCHEMA = SCHEMA_TEMPLATE.format(index_entries=migration.INDEX_ENTRIES_TABLE)
+SCHEMA = SCHEMA_TEMPLATE.format(index_entries=migration.INDEX_ENTRIES_TABLE) + ";" + VECTOR_SCHEMA
 SCHEMA_VERSION = migration.VERSION
 
 # Items are stored as orjson text, behind a 0x01 marker byte when they hold binary values (base64 in the
@@ -150,6 +151,11 @@ class Catalog(Connection):
         """Forget a table with its items and index entries (its streams stay, closed)."""
         self._conn.execute("DELETE FROM st_index_entries WHERE table_id = ?", (table_id,))
         self._conn.execute("DELETE FROM st_items WHERE table_id = ?", (table_id,))
+        self._conn.execute("DELETE FROM st_vector_entries WHERE table_id = ?", (table_id,))
+        # Its vector indexes' versions move on: no in-memory copy of them stays current.
+        self._conn.execute(
+            "UPDATE st_vector_versions SET version = version + 1 WHERE table_id = ?", (table_id,)
+        )
         self._conn.execute("DELETE FROM st_tables WHERE table_id = ?", (table_id,))
         self._bump_catalog()
 

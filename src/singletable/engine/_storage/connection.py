@@ -16,7 +16,7 @@ import time
 import urllib.parse
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import Any, TypeVar
 
 # How long a write waits for another connection's write lock before giving up (seconds).
 BUSY_TIMEOUT = 30.0
@@ -114,9 +114,23 @@ class WriteTransaction:
         storage = self.storage
         try:
             if exc_type is None:
+                changes = storage.vector_changes
+                if changes:
+                    try:
+                        storage.stamp_vector_versions()
+                    except BaseException:
+                        storage.vector_changes = []
+                        storage._cursor.execute("ROLLBACK")
+                        raise
                 storage._cursor.execute("COMMIT")
                 storage.commits += 1
+                if changes:
+                    # The in-memory vector matrices learn of a change only once it is committed.
+                    storage.vector_changes = []
+                    if storage.on_vector_commit is not None:
+                        storage.on_vector_commit(changes)
             else:
+                storage.vector_changes = []
                 storage._cursor.execute("ROLLBACK")
         finally:
             storage.lock.release()
@@ -161,6 +175,10 @@ class Connection:
         # Called inside every write transaction right after BEGIN IMMEDIATE, when set: the engine checks
         # there, for free, whether another process changed the catalog (see Engine.execute).
         self.on_begin: Callable[[], None] | None = None
+        # Vector index changes of the write transaction under way (see ``vectors``), and who is told of them
+        # once they are committed (the engine's in-memory search matrices).
+        self.vector_changes: list[Any] = []
+        self.on_vector_commit: Callable[[list[Any]], None] | None = None
         # Set by the checkpointer when the WAL has grown: the next write checkpoints first (see write()),
         # with the statement it chose (see _want_wal_restart).
         self.restart_wal = False
@@ -223,6 +241,9 @@ class Connection:
             pass  # another checkpoint is running: the checkpointer will ask again
 
     # -- transactions -------------------------------------------------------------------------------------
+
+    def stamp_vector_versions(self) -> None:
+        """Bump the versions of the vector indexes ``vector_changes`` touched (``vectors`` implements it)."""
 
     def wait_to_begin(self, error: sqlite3.OperationalError) -> None:
         """After ``BEGIN IMMEDIATE`` failed with ``error`` (see ``WriteTransaction``): if another connection

@@ -481,6 +481,21 @@ SHAPES: Shapes = {
         required=("AttributeName", "SearchSchemaElementType"),
     ),
     "SearchSchemaElementType": StringShape(enum=("HASH", "INLINE_FILTER")),
+    "SearchVectorList": ListShape(member="AttributeValue", low=1, high=4096),
+    "SearchVectorsInput": StructureShape(
+        members={
+            "TableName": "TableArn",
+            "IndexName": "IndexName",
+            "ReturnConsumedCapacity": "ReturnConsumedCapacity",
+            "ExpressionAttributeNames": "ExpressionAttributeNameMap",
+            "ExpressionAttributeValues": "ExpressionAttributeValueMap",
+            "ProjectionExpression": "ProjectionExpression",
+            "SearchVector": "SearchVectorList",
+            "SearchConditionExpression": "String",
+            "TopK": "TopKInteger",
+        },
+        required=("TableName", "IndexName", "SearchVector", "TopK"),
+    ),
     "Select": StringShape(
         enum=("ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES", "SPECIFIC_ATTRIBUTES", "COUNT")
     ),
@@ -490,6 +505,7 @@ SHAPES: Shapes = {
         required=("StreamEnabled",),
     ),
     "StreamViewType": StringShape(enum=("NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES", "KEYS_ONLY")),
+    "String": StringShape(),
     "StringAttributeValue": StringShape(),
     "StringSetAttributeValue": ListShape(member="StringAttributeValue"),
     "TableArn": StringShape(low=1, high=1024),
@@ -507,6 +523,7 @@ SHAPES: Shapes = {
         members={"Enabled": "TimeToLiveEnabled", "AttributeName": "TimeToLiveAttributeName"},
         required=("Enabled", "AttributeName"),
     ),
+    "TopKInteger": IntegerShape(java="Integer", low=1),
     "TransactGetItem": StructureShape(members={"Get": "Get"}, required=("Get",)),
     "TransactGetItemList": ListShape(member="TransactGetItem", low=1, high=100),
     "TransactGetItemsInput": StructureShape(
