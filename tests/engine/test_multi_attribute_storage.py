@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_index_entries import assert_entries_agree
 
-from singletable.engine import Engine
+from singletable.engine import DynamoDBError, Engine
 from singletable.engine._bulk_load import bulk_put
 from singletable.engine._keys import encode_key, join_key_parts, parts_end
 
@@ -292,4 +292,81 @@ def test_query_equals_a_filter_and_sort_of_the_items(
         assert set(start) == {"pk", "h", "r0", "r1", "r2"}
     assert [index_key(i) for i in got] == [index_key(i) for i in expected]
     assert sorted(i["pk"]["S"] for i in got) == sorted(i["pk"]["S"] for i in expected)
+    engine.delete_table(TableName=table)
+
+
+# -- hostile items: each write refused in DynamoDB's words, or indexed exactly when it should be ---------
+
+hostile_values = st.one_of(
+    st.none(),  # the attribute is missing
+    st.just({"S": ""}),
+    st.just({"B": b""}),
+    st.just({"BOOL": True}),
+    st.just({"NULL": True}),
+    st.just({"SS": ["a"]}),
+    st.sampled_from(["a", "\x00", "é"]).map(lambda s: {"S": s}),
+    st.sampled_from(["0", "-1", "1e10"]).map(lambda n: {"N": n}),
+    st.binary(min_size=1, max_size=3).map(lambda b: {"B": b}),
+    st.just({"S": "x" * 2049}),
+)
+KEY_TYPES = {"h1": "S", "h2": "N", "r1": "B", "r2": "S"}
+
+
+def _refusal_of(name: str, value: dict[str, Any]) -> str:
+    """DynamoDB's text for a bad value of index key attribute ``name`` of index ``gsi``."""
+    expected = KEY_TYPES[name]
+    actual = next(iter(value))
+    if actual != expected:
+        return (
+            f"One or more parameter values were invalid: Type mismatch for Index Key {name} "
+            f"Expected: {expected} Actual: {actual} IndexName: gsi"
+        )
+    if value[actual] in ("", b""):
+        kind = "string" if actual == "S" else "binary"
+        return (
+            "One or more parameter values are not valid. A value specified for a secondary index key is not "
+            f"supported. The AttributeValue for a key attribute cannot contain an empty {kind} value. "
+            f"IndexName: gsi, IndexKey: {name}"
+        )
+    limit = 2048 if name.startswith("h") else 1024
+    return (
+        f"One or more parameter values were invalid: Size limit exceeded for Index Key {name} Actual Size: "
+        f"{len(value[actual])} bytes Max Size: {limit} bytes IndexName: gsi"
+    )
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=st.lists(st.fixed_dictionaries({name: hostile_values for name in KEY_TYPES}), max_size=8))
+def test_hostile_key_values_are_refused_or_indexed_exactly(engine: Engine, rows) -> None:
+    table = f"hostile{next(_tables)}"
+    engine.create_table(
+        TableName=table,
+        BillingMode="PAY_PER_REQUEST",
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}]
+        + [{"AttributeName": n, "AttributeType": t} for n, t in KEY_TYPES.items()],
+        GlobalSecondaryIndexes=[_gsi("gsi", ["h1", "h2"], ["r1", "r2"], {"ProjectionType": "KEYS_ONLY"})],
+    )
+    indexed = set()
+    for n, row in enumerate(rows):
+        item = {"pk": S(str(n)), **{k: v for k, v in row.items() if v is not None}}
+        present = [(k, v) for k, v in row.items() if v is not None]
+        bad = [
+            (k, v)
+            for k, v in present
+            if list(v) != [KEY_TYPES[k]]
+            or v[KEY_TYPES[k]] in ("", b"")
+            or len(v[KEY_TYPES[k]]) > (2048 if k.startswith("h") else 1024)
+        ]
+        try:
+            engine.put_item(TableName=table, Item=item)
+        except DynamoDBError as error:
+            assert error.code == "ValidationException", error
+            assert any(_refusal_of(name, value) == error.message for name, value in bad), error.message
+            continue
+        assert not bad, f"accepted {bad}"
+        if len(present) == len(KEY_TYPES):
+            indexed.add(str(n))
+    got = {i["pk"]["S"] for i in engine.scan(TableName=table, IndexName="gsi")["Items"]}
+    assert got == indexed
     engine.delete_table(TableName=table)

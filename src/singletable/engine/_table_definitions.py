@@ -59,12 +59,6 @@ def check_global_key_schema(key_schema: list[dict[str, str]]) -> None:
         raise validation("The KeySchema contains multiple key attributes with the same name")
 
 
-def is_multi_attribute(key_schema: list[dict[str, str]]) -> bool:
-    """Whether a key schema has more than one HASH or more than one RANGE attribute."""
-    kinds = [k["KeyType"] for k in key_schema]
-    return kinds.count("HASH") > 1 or kinds.count("RANGE") > 1
-
-
 def check_defined(key_schema: list[dict[str, str]], definitions: list[dict[str, str]]) -> None:
     defined = {d["AttributeName"] for d in definitions}
     if any(k["AttributeName"] not in defined for k in key_schema):

@@ -37,8 +37,14 @@ class KeyCondition:
     hash_value: AV
     range_op: str | None = None  # "=", "<", "<=", ">", ">=", "BETWEEN", "BEGINS_WITH"
     range_values: tuple[AV, ...] = ()
-    # Multi-attribute keys: the values of the HASH attributes after the first, and of the RANGE attributes
-    # tested by equality before the one ``range_op`` tests (every one in key-schema order).
+
+
+@dataclass(frozen=True, slots=True)
+class MultiKeyValues(KeyCondition):
+    """A key condition on multi-attribute keys (its own class, so the usual one stays three fields): the
+    values of the HASH attributes after the first, and of the RANGE attributes tested by equality before the
+    one ``range_op`` tests, each in key-schema order."""
+
     hash_rest: tuple[AV, ...] = ()
     range_equal: tuple[AV, ...] = ()
 
@@ -219,7 +225,7 @@ class MultiKeyCondition:
         self.hash_parts = [(by_key[name][1][0], key_type) for name, key_type in hash_keys]
         self.range_parts = [(*by_key[name], key_type) for name, key_type in range_keys if name in by_key]
 
-    def bind(self, values: dict[str, AV]) -> KeyCondition:
+    def bind(self, values: dict[str, AV]) -> MultiKeyValues:
         hash_values = []
         for name, key_type in self.hash_parts:
             av = values[name]
@@ -233,9 +239,9 @@ class MultiKeyCondition:
                 raise schema_mismatch()
             tested.append((op, avs))
         if not tested:
-            return KeyCondition(hash_values[0], hash_rest=tuple(hash_values[1:]))
+            return MultiKeyValues(hash_values[0], hash_rest=tuple(hash_values[1:]))
         last_op, last_values = tested[-1]
-        return KeyCondition(
+        return MultiKeyValues(
             hash_values[0],
             last_op,
             last_values,
