@@ -13,6 +13,7 @@ from typing import Any
 from .. import _attribute_values as codec
 from .._errors import DynamoDBError, validation
 from .._expressions import ast as ex
+from .._set_order import ordered_members
 from . import ast
 from .errors import AND_OR_ARGS, BAG_TYPES, IN_ARGS, MISSING_COMPARE, at
 
@@ -112,7 +113,7 @@ class Translator:
         raw = [member[kind] for member in members]
         if len(set(raw)) != len(raw):
             raise validation(codec.NS_DUPLICATES)
-        return {kind + "S": raw}
+        return {kind + "S": ordered_members(kind + "S", raw)}
 
     # -- paths and operands -------------------------------------------------------------------------------
 
