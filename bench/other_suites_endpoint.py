@@ -42,6 +42,11 @@ sys.path.insert(0, str(SINGLETABLE / "tests"))
 from reference import DynamoDBLocal, free_port, stop_process  # noqa: E402 -- the tests' launcher
 
 ENDPOINT_VAR = "OTHER_SUITE_ENDPOINT"
+REUSE = {"reports": False}  # --reuse: read a report an earlier run left in --logs instead of running again
+
+
+def _must_run(report: Path) -> bool:
+    return not (REUSE["reports"] and report.exists() and report.stat().st_size > 0)
 
 
 @dataclass(slots=True)
@@ -136,8 +141,9 @@ def pytest_runner(args: list[str], extra_env: Callable[[str], dict[str, str]] | 
         env = _env(endpoint) | (extra_env(endpoint) if extra_env else {})
         python = checkout / ".venv" / "bin" / "python"
         command = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={report}", *args]
-        with open(log, "w") as out:
-            subprocess.run(command, cwd=checkout, env=env, stdout=out, stderr=subprocess.STDOUT, check=False)
+        if _must_run(report):
+            with open(log, "w") as out:
+                subprocess.run(command, cwd=checkout, env=env, stdout=out, stderr=out, check=False)
         outcomes: dict[str, Outcome] = {}
         for case in ET.parse(report).getroot().iter("testcase"):
             name = f"{case.get('classname')}::{case.get('name')}"
@@ -159,24 +165,27 @@ def mocha_runner(specs: str, setup: list[str]):
     def run(checkout: Path, endpoint: str, log: Path) -> dict[str, Outcome]:
         env = _env(endpoint) | {"LOCAL_DYNAMO_ENDPOINT": endpoint}
         report = log.with_suffix(".json")
-        with open(log, "w") as out:
-            subprocess.run(setup, cwd=checkout, env=env, stdout=out, stderr=subprocess.STDOUT, check=False)
-            mocha = [str(checkout / "node_modules" / ".bin" / "mocha"), "-r", "ts-node/register"]
-            mocha += ["--timeout", "20000", "--reporter", "json", specs]
-            with open(report, "w") as json_out:
-                subprocess.run(mocha, cwd=checkout, env=env, stdout=json_out, stderr=out, check=False)
-        data = _json_tail(report.read_text())
-        outcomes: dict[str, Outcome] = {}
-        for test in data.get("passes", []):
-            outcomes[f"{test['file']}::{test['fullTitle']}"] = Outcome("passed")
-        for test in data.get("pending", []):
-            outcomes[f"{test['file']}::{test['fullTitle']}"] = Outcome("skipped")
-        for test in data.get("failures", []):
-            message = (test.get("err") or {}).get("message", "")
-            outcomes[f"{test['file']}::{test['fullTitle']}"] = Outcome("failed", _first_line(message))
-        return outcomes
+        if _must_run(report):
+            with open(log, "w") as out:
+                subprocess.run(setup, cwd=checkout, env=env, stdout=out, stderr=out, check=False)
+                mocha = [str(checkout / "node_modules" / ".bin" / "mocha"), "-r", "ts-node/register"]
+                mocha += ["--timeout", "20000", "--reporter", "json", specs]
+                with open(report, "w") as json_out:
+                    subprocess.run(mocha, cwd=checkout, env=env, stdout=json_out, stderr=out, check=False)
+        return mocha_outcomes(report)
 
     return run
+
+
+def mocha_outcomes(report: Path) -> dict[str, Outcome]:
+    """Outcomes from mocha's JSON report (a hook's failure has no file: it counts as one failed test)."""
+    data = _json_tail(report.read_text())
+    outcomes: dict[str, Outcome] = {}
+    for kind, status in (("passes", "passed"), ("pending", "skipped"), ("failures", "failed")):
+        for test in data.get(kind, []):
+            message = _first_line((test.get("err") or {}).get("message", "")) if status == "failed" else ""
+            outcomes[f"{test.get('file', '')}::{test['fullTitle']}"] = Outcome(status, message)
+    return outcomes
 
 
 def _json_tail(text: str) -> dict:
@@ -196,8 +205,9 @@ def jest_runner(noop: str):
         setup = checkout / noop
         jest = [str(checkout / "node_modules" / ".bin" / "jest"), "--runInBand", "--json"]
         jest += [f"--outputFile={report}", f"--globalSetup={setup}", f"--globalTeardown={setup}"]
-        with open(log, "w") as out:
-            subprocess.run(jest, cwd=checkout, env=env, stdout=out, stderr=subprocess.STDOUT, check=False)
+        if _must_run(report):
+            with open(log, "w") as out:
+                subprocess.run(jest, cwd=checkout, env=env, stdout=out, stderr=subprocess.STDOUT, check=False)
         outcomes: dict[str, Outcome] = {}
         if not report.exists():
             return outcomes
@@ -318,7 +328,7 @@ SUITES = [
         "python",
         _pydantic_dynamo,
         pytest_runner(["tests/test_integration"]),
-        pip=["pytest", "pytest-asyncio<0.22", "testcontainers<4"],
+        pip=["pytest", "pytest-asyncio<0.22", "testcontainers<4", "faker", "factory-boy", "tzdata"],
     ),
     Suite(
         "aioboto3",
@@ -442,7 +452,9 @@ def main() -> None:
         "--work", type=Path, help="where checkouts live (kept); default: a temporary directory"
     )
     parser.add_argument("--logs", type=Path, help="where each run's log and report go; default: under --work")
+    parser.add_argument("--reuse", action="store_true", help="read reports already in --logs, run the rest")
     options = parser.parse_args()
+    REUSE["reports"] = options.reuse
     chosen = [s for s in SUITES if not options.only or s.name in options.only.split(",")]
     temporary = None if options.work else tempfile.TemporaryDirectory(prefix="other-suites-endpoint-")
     work = options.work or Path(temporary.name)  # type: ignore[union-attr]
