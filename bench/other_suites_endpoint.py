@@ -1,7 +1,7 @@
 """Other libraries' own integration suites, run against ``singletable serve`` and DynamoDB Local side by side.
 
     python3 bench/other_suites_endpoint.py [--mirror /work/.mirror] [--only pynamodb,electrodb,...]
-        [--work DIR] [--keep]
+        [--work DIR] [--logs DIR] [--reuse]
 
 Where ``bench/other_suites.py`` runs moto-based test suites in-process under ``singletable.testing``, this
 script runs the suites that talk to a DynamoDB endpoint over HTTP -- PynamoDB's integration tests, ElectroDB's
@@ -9,12 +9,15 @@ and dynamodb-onetable's connected tests, pydantic-dynamo's integration tests, ai
 dyntastic's tests -- once against a fresh ``singletable serve --in-memory`` from this tree and once against a
 fresh DynamoDB Local (``tests/reference.py`` launches it; ``SINGLETABLE_DDB_LOCAL_DIR`` names its directory).
 
-Each project comes from a git directory already on this machine (``MIRROR/owner+name/repo``, as the
-maintainers' ``fetch`` leaves it) and is cloned into a throwaway directory: nothing of theirs enters this
+Each project comes from a git directory already on this machine (``MIRROR/owner+name/repo``, where a
+snapshot of the public repository is brought) and is cloned into a throwaway directory (``--work`` keeps the
+checkouts, their virtualenvs and node_modules for the next run): nothing of theirs enters this
 repository. There, the one thing that tied the suite to its own emulator is redirected to the endpoint under
 test (an environment variable where the suite reads one; otherwise a fixture appended to its conftest, or a
 jest option), and its dependencies are installed from PyPI (a virtualenv per project) or npm. Everything else
-runs as the project wrote it.
+runs as the project wrote it (ElectroDB's table setup, which exits at the first table it cannot create, is
+run again until no new table appears). ``--reuse`` reads the reports a run left in ``--logs`` and runs only
+what is missing.
 
 Printed per suite: tests, passed on each endpoint, and every test that passes on DynamoDB Local and fails on
 singletable, with the first line of its failure.
