@@ -396,11 +396,11 @@ def test_validate_item_normalizes() -> None:
     }
     assert validate_item(item) == {
         "n": {"N": "42.5"},
-        "ns": {"NS": ["100", "0"]},
+        "ns": {"NS": ["0", "100"]},  # sets come back in DynamoDB's order (numbers by value)
         "s": {"S": ""},
         "b": {"B": b"ab"},
         "m": {"M": {"x": {"N": "1.5"}}},
-        "l": {"L": [{"N": "0"}, {"BS": [b"x", b""]}]},
+        "l": {"L": [{"N": "0"}, {"BS": [b"", b"x"]}]},
         "ss": {"SS": ["", "a"]},
         "t": {"BOOL": False},
         "z": {"NULL": True},

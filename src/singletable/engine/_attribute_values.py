@@ -34,6 +34,7 @@ from singletable.engine._keys import (
 )
 from singletable.engine._numbers import NOT_A_NUMBER, normalize_number, number_size, number_value
 from singletable.engine._serialization import dumps_item, loads_item, wire_fragment
+from singletable.engine._set_order import ordered_members
 from singletable.engine._sizes import (
     ITEM_TOO_LARGE,
     MAX_ITEM_SIZE,
@@ -530,7 +531,7 @@ def _string_set(values: list[Any] | tuple[Any, ...]) -> list[str]:
     for value in values:
         if value is None:
             raise validation(NULL_IN_SS)
-    return list(values)
+    return ordered_members("SS", list(values))
 
 
 def _number_set(values: list[Any] | tuple[Any, ...]) -> list[str]:
@@ -548,7 +549,7 @@ def _number_set(values: list[Any] | tuple[Any, ...]) -> list[str]:
             raise validation(NS_DUPLICATES)
         seen.add(canonical)
         out.append(canonical)
-    return out
+    return ordered_members("NS", out)
 
 
 def _binary_set(values: list[Any] | tuple[Any, ...]) -> list[bytes]:
@@ -559,4 +560,4 @@ def _binary_set(values: list[Any] | tuple[Any, ...]) -> list[bytes]:
         raise validation(BS_DUPLICATES)
     if None in blobs:
         raise validation(NULL_VALUE)
-    return blobs  # type: ignore[return-value]  # None is rejected just above
+    return ordered_members("BS", blobs)

@@ -15,6 +15,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from .._errors import JAVA_TYPE_NAMES, validation
+from .._set_order import ordered_members
 from .ast import AddAction, Arithmetic, DeleteAction, FunctionCall, Path, UpdateExpression, ValuePlaceholder
 from .conditions import (
     CONDITION_FUNCTIONS,
@@ -295,7 +296,7 @@ def _add(root: Item, path: Resolved, operand: AV, fresh: set[int]) -> None:
         if key not in seen:
             seen.add(key)
             merged.append(member)
-    _put(parent, path[-1], {tag: merged})
+    _put(parent, path[-1], {tag: ordered_members(tag, merged)})
 
 
 def _delete(root: Item, path: Resolved, operand: AV, fresh: set[int]) -> None:
