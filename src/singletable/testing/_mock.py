@@ -160,9 +160,11 @@ class MockDynamoDB:
         self._engine = None
         self._owns_engine = False
         self._dispatcher = None
-        self._close_regions()
+        self.close_regions()
 
-    def _close_regions(self) -> None:
+    def close_regions(self) -> None:
+        """Close the engines of the other regions (:meth:`stop` does; a mock that answers through
+        :meth:`handle` without being started, as the testing server's own does, is closed this way)."""
         for engine, _ in self._regions.values():
             engine.close()
         self._regions.clear()
@@ -237,7 +239,7 @@ class MockDynamoDB:
                 _patches.remove()
             if not isinstance(self._target, Engine):
                 self._close_owned()
-            self._close_regions()
+            self.close_regions()
 
     def __enter__(self) -> MockDynamoDB:
         return self.start()

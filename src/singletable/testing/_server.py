@@ -3,10 +3,11 @@ that is not Python in-process: a CLI, a Lambda handler run as a subprocess, Node
 
 It answers from the test's own engine: while a :func:`~singletable.testing.mock_dynamodb` is active (the
 pytest plugin's ``dynamodb`` fixture), every request it receives is handed to that mock -- its engine, its
-``FaultPlan`` and ``Clock``, its ``calls()`` -- exactly as an in-process client's would be; with none
-active, to the server's own engine. While it runs, ``AWS_ENDPOINT_URL_DYNAMODB`` (and dummy credentials and a
-region) are in ``os.environ``, so every subprocess started meanwhile reaches it with no configuration;
-stopping restores ``os.environ`` exactly.
+``FaultPlan`` and ``Clock``, its ``calls()`` -- exactly as an in-process client's would be; with none active,
+to a mock of its own on the server's engine. Either way tables live in a region, as on AWS: the region is the
+one the request is signed for (its SigV4 credential scope). While it runs, ``AWS_ENDPOINT_URL_DYNAMODB`` (and
+dummy credentials and a region) are in ``os.environ``, so every subprocess started meanwhile reaches it with
+no configuration; stopping restores ``os.environ`` exactly.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from singletable._extras import require
 from singletable._protocol.dispatcher import Dispatcher, Reply
 from singletable.engine import Engine
 from singletable.testing import _mock
-from singletable.testing._mock import DUMMY_ENVIRONMENT, MockRequest
+from singletable.testing._mock import DUMMY_ENVIRONMENT, MockDynamoDB, MockRequest
 
 START_TIMEOUT = 30.0
 STREAMS_TARGET = "DynamoDBStreams_"
@@ -34,16 +35,50 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def signed_region(authorization: bytes | None) -> str | None:
+    """The region of a SigV4 ``Authorization`` header's credential scope
+    (``Credential=KEY/DATE/REGION/SERVICE/aws4_request``), or None when there is none."""
+    if not authorization:
+        return None
+    _, found, rest = authorization.partition(b"Credential=")
+    parts = rest.split(b",", 1)[0].strip().split(b"/")
+    if not found or len(parts) != 5:
+        return None
+    return parts[2].decode("latin-1") or None
+
+
 class FollowingDispatcher(Dispatcher):
-    """Answers each request from the innermost active mock (as if an in-process client had sent it), else
-    from its own engine."""
+    """Hands each request to the innermost active mock (as if an in-process client had sent it), else to a
+    mock of its own on ``engine``; ``region`` is the region of the request being answered (set by
+    :class:`FollowingApp` just before)."""
+
+    def __init__(self, engine: Engine) -> None:
+        super().__init__(engine)
+        self.own = MockDynamoDB(engine)
+        self.region: str | None = None
 
     def handle(self, target: str | None, body: bytes) -> Reply:
-        mock = _mock.innermost()
-        if mock is None:
-            return super().handle(target, body)
+        mock = _mock.innermost() or self.own
         service = "dynamodbstreams" if target and target.startswith(STREAMS_TARGET) else "dynamodb"
-        return mock.handle(MockRequest(service, target, body))
+        return mock.handle(MockRequest(service, target, body, self.region))
+
+    def close(self) -> None:
+        """The other regions' engines of its own mock (``engine`` is the caller's)."""
+        self.own.close_regions()
+
+
+def following_app(engine: Engine) -> Any:
+    """serve's ASGI app, answering through a :class:`FollowingDispatcher` that knows each request's region."""
+    from singletable._server.app import DynamoDBApp
+
+    class FollowingApp(DynamoDBApp):
+        def handle_api(self, scope: Any, headers: dict[bytes, bytes], body: bytes) -> Any:
+            # Synchronous from here to the dispatcher: no other request can run in between.
+            dispatcher.region = signed_region(headers.get(b"authorization"))
+            return super().handle_api(scope, headers, body)
+
+    dispatcher = FollowingDispatcher(engine)
+    return FollowingApp(dispatcher=dispatcher)
 
 
 class Server:
@@ -83,9 +118,7 @@ class Server:
         require("server", ("uvicorn",), "the dynamodb_server fixture")
         import uvicorn
 
-        from singletable._server.app import DynamoDBApp
-
-        app = DynamoDBApp(dispatcher=FollowingDispatcher(self.engine))
+        app = following_app(self.engine)
         config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="error", lifespan="on")
         self._server = server = uvicorn.Server(config)
         # uvicorn installs signal handlers only in the main thread: in this one it leaves them alone.
