@@ -43,7 +43,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 SINGLETABLE = Path(__file__).resolve().parent.parent
-SWITCH = re.compile(r"^(\s*)from moto import (mock_aws|mock_dynamodb2?)\s*$", re.MULTILINE)
+# The import, and any comment after it (``# type: ignore``), which stays.
+SWITCH = re.compile(r"^(\s*)from moto import (mock_aws|mock_dynamodb2?)(\s*#.*)?$", re.MULTILINE)
 LEFT = re.compile(r"^\s*(import moto\b|from moto\b.*)$", re.MULTILINE)
 
 
@@ -95,7 +96,7 @@ def switched_copy(path: Path, into: Path) -> tuple[int, list[str]]:
     switched, left = 0, []
     for file in into.rglob("*.py"):
         text = file.read_text(encoding="utf-8", errors="surrogateescape")
-        new, count = SWITCH.subn(r"\1from singletable.testing import mock_aws as \2", text)
+        new, count = SWITCH.subn(r"\1from singletable.testing import mock_aws as \2\3", text)
         if count:
             file.write_text(new, encoding="utf-8", errors="surrogateescape")
             switched += count

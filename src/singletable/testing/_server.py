@@ -58,9 +58,14 @@ class FollowingDispatcher(Dispatcher):
         self.region: str | None = None
 
     def handle(self, target: str | None, body: bytes) -> Reply:
-        mock = _mock.innermost() or self.own
         service = "dynamodbstreams" if target and target.startswith(STREAMS_TARGET) else "dynamodb"
-        return mock.handle(MockRequest(service, target, body, self.region))
+        request = MockRequest(service, target, body, self.region)
+        mock = _mock.innermost()
+        if mock is not None:
+            return mock.handle(request)
+        reply = self.own.handle(request)
+        self.own.reset_calls()  # nobody reads its calls: a session of requests must not pile up
+        return reply
 
     def close(self) -> None:
         """The other regions' engines of its own mock (``engine`` is the caller's)."""
