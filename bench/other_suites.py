@@ -15,10 +15,15 @@ directory where the switch a user would make is made: each line ``from moto impo
 Nothing else changes. Lines the switch cannot express (``import moto``, a moto import naming other services)
 are left alone and counted.
 
-Each way runs ``--runs`` times, one at a time. Reported per project: tests collected, passed under each, the
-tests that pass under moto and not under singletable (named), and medians of three times: the whole command
-(interpreter start, imports, collection included), pytest's own session time, and the sum of the test cases'
-times from its JUnit XML (setup + call + teardown of each test: what the mock costs, without pytest's start).
+Each way first runs once unmeasured, so both start warm: Python's bytecode caches (``__pycache__``) exist for
+the project, its tests, moto and singletable alike, as on a developer's machine or a CI with a cache
+(``PYTHONDONTWRITEBYTECODE`` is removed from the runs' environment: with it set, an editable install such
+as this tree's is compiled from source on every run while site-packages ship compiled). Then each way runs
+``--runs`` times, one at a time. Reported per project: tests collected, passed under each, the
+tests that pass under moto and not under singletable (named), and medians of: the whole command's wall time
+(interpreter start, imports, collection included) and its CPU time (user + system: less moved by other load on
+the machine than wall time), pytest's own session time, and the sum of the test cases' times from its JUnit
+XML (setup + call + teardown of each test: what the mock costs, without pytest's start).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -37,18 +43,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 SINGLETABLE = Path(__file__).resolve().parent.parent
-SWITCH = re.compile(r"^(\s*)from moto import (mock_aws|mock_dynamodb2?)\s*$", re.MULTILINE)
+# The import, and any comment after it (``# type: ignore``), which stays.
+SWITCH = re.compile(r"^(\s*)from moto import (mock_aws|mock_dynamodb2?)(\s*#.*)?$", re.MULTILINE)
 LEFT = re.compile(r"^\s*(import moto\b|from moto\b.*)$", re.MULTILINE)
 
 
 @dataclass(slots=True)
 class Run:
-    """One pytest run: outcome of each test and the three times."""
+    """One pytest run: outcome of each test, the three times, and the CPU time it used."""
 
     outcomes: dict[str, str]
     wall: float
     session: float
     tests_sum: float
+    cpu: float
 
 
 @dataclass(slots=True)
@@ -88,7 +96,7 @@ def switched_copy(path: Path, into: Path) -> tuple[int, list[str]]:
     switched, left = 0, []
     for file in into.rglob("*.py"):
         text = file.read_text(encoding="utf-8", errors="surrogateescape")
-        new, count = SWITCH.subn(r"\1from singletable.testing import mock_aws as \2", text)
+        new, count = SWITCH.subn(r"\1from singletable.testing import mock_aws as \2\3", text)
         if count:
             file.write_text(new, encoding="utf-8", errors="surrogateescape")
             switched += count
@@ -98,14 +106,15 @@ def switched_copy(path: Path, into: Path) -> tuple[int, list[str]]:
 
 def run_pytest(venv: Path, cwd: Path, args: list[str], report: Path) -> Run:
     """One pytest run in ``cwd``; the outcomes and times come from its JUnit XML."""
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "AWS_ENDPOINT_URL")}
+    dropped = ("PYTHONPATH", "AWS_ENDPOINT_URL", "PYTHONDONTWRITEBYTECODE")
+    env = {k: v for k, v in os.environ.items() if k not in dropped}
     env.setdefault("AWS_DEFAULT_REGION", "us-east-1")  # as a CI for a suite that expects one would set
     command = [str(venv / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     command += ["-o", "junit_duration_report=total", f"--junitxml={report}", *args]
-    start = time.perf_counter()
+    start, used = time.perf_counter(), _children_cpu()
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     subprocess.run(command, cwd=cwd, env=env, check=False, **quiet)
-    wall = time.perf_counter() - start
+    wall, cpu = time.perf_counter() - start, _children_cpu() - used
     root = ET.parse(report).getroot()
     suite = root if root.tag == "testsuite" else root.find("testsuite")
     assert suite is not None
@@ -119,7 +128,13 @@ def run_pytest(venv: Path, cwd: Path, args: list[str], report: Path) -> Run:
                 outcome = tag
         outcomes[name] = outcome
         total += float(case.get("time") or 0)
-    return Run(outcomes, wall, float(suite.get("time") or 0), total)
+    return Run(outcomes, wall, float(suite.get("time") or 0), total, cpu)
+
+
+def _children_cpu() -> float:
+    """User + system CPU seconds of the waited-for child processes so far (the runs are one at a time)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def measure(project: Project, runs: int) -> None:
@@ -130,6 +145,8 @@ def measure(project: Project, runs: int) -> None:
     with tempfile.TemporaryDirectory(prefix="other-suite-") as tmp:
         copy = Path(tmp) / project.path.name
         project.switched, project.left = switched_copy(project.path, copy)
+        for way, cwd in (("moto", project.path), ("singletable", copy)):  # warm-up: bytecode caches
+            run_pytest(project.venv, cwd, project.args, Path(tmp) / f"{way}-warm.xml")
         for n in range(runs):
             for way, cwd in (("moto", project.path), ("singletable", copy)):
                 run = run_pytest(project.venv, cwd, project.args, Path(tmp) / f"{way}-{n}.xml")
@@ -153,13 +170,14 @@ def report(projects: list[Project]) -> None:
     """Print the table and, per project, the tests that pass under moto and not under singletable."""
     print(
         "| project | commit | tests | passed moto | passed singletable | whole command moto / st (s) | ratio "
-        "| pytest session moto / st (s) | ratio | sum of tests moto / st (s) | ratio |"
+        "| its CPU moto / st (s) | ratio | pytest session moto / st (s) | ratio "
+        "| sum of tests moto / st (s) | ratio |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for p in projects:
         moto, st = p.runs["moto"], p.runs["singletable"]
         cells = []
-        for attribute in ("wall", "session", "tests_sum"):
+        for attribute in ("wall", "cpu", "session", "tests_sum"):
             a, b = _median(moto, attribute), _median(st, attribute)
             cells += [f"{a:.2f} / {b:.2f}", f"{a / b:.1f}x" if b else "-"]
         print(

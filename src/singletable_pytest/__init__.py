@@ -8,8 +8,9 @@ It does nothing until a test asks for one of its fixtures; loading it imports ne
 - ``dynamodb_engine``: the test's :class:`~singletable.engine.Engine`.
 - ``singletable_db``: a ``singletable.model`` DB for the design named by the ``singletable_design`` ini
   option or ``@pytest.mark.singletable(design="app.design")``.
-- ``dynamodb_server``: (session) ``singletable serve`` on a free loopback port, with the same tables and
-  seed, and ``AWS_ENDPOINT_URL_DYNAMODB`` plus dummy credentials set for subprocesses.
+- ``dynamodb_server``: (session) serve's app in a thread on a free loopback port, answering from the running
+  test's engine (its own copy of the tables and seed between tests), with ``AWS_ENDPOINT_URL_DYNAMODB`` plus
+  dummy credentials set for subprocesses.
 
 Tables come from the ``singletable_tables`` ini option (one source a line: a CloudFormation / SAM template,
 a Terraform file, a DescribeTable JSON, a design module) and seed data from ``singletable_seed``
@@ -241,16 +242,19 @@ def singletable_db(request: pytest.FixtureRequest, dynamodb: Any) -> Any:
 def dynamodb_server(
     request: pytest.FixtureRequest,
     _singletable_templates: _Templates,
-    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Any]:
-    """``singletable serve`` on a free loopback port with the session's tables and seed; while the session
-    runs, ``AWS_ENDPOINT_URL_DYNAMODB`` and dummy credentials and region are in os.environ."""
+    """serve's app in a thread of this process, on a free loopback port; while the session runs,
+    ``AWS_ENDPOINT_URL_DYNAMODB`` and dummy credentials and region are in os.environ. During a test that takes
+    ``dynamodb``, it answers from that test's engine (its faults, clock and calls); otherwise from a copy of
+    the session's tables and seed of its own."""
     from singletable.testing._server import Server
 
     template, problem = _template(request, _singletable_templates)
     if template is None:
         _fail(problem)
-    path = tmp_path_factory.mktemp("singletable-server") / "server.db"
-    template.copy(str(path)).close()
-    with Server(str(path)) as server:
-        yield server
+    engine = template.copy()
+    try:
+        with Server(engine) as server:
+            yield server
+    finally:
+        engine.close()

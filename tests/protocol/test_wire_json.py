@@ -102,3 +102,13 @@ def test_request_ids_are_52_upper_case_alphanumerics_and_distinct():
     ids = [request_id() for _ in range(2000)]
     assert all(re.fullmatch("[0-9A-Z]{52}", rid) for rid in ids)
     assert len(set(ids)) == len(ids)
+
+
+def test_the_service_model_is_botocores_own():
+    """Read by path with orjson, it is the very model botocore's loader gives (its latest version, extras
+    merged): where blobs and timestamps live is decided by botocore's model, never by a copy of it."""
+    from botocore.loaders import Loader
+
+    from singletable._protocol.wire_json import service_model
+
+    assert service_model() == Loader().load_service_model("dynamodb", "service-2")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sqlite3
 import threading
 import unittest
 
@@ -58,8 +59,8 @@ def real_looking_env(monkeypatch):
 
 
 def test_clients_made_before_and_after_start_in_any_thread(real_looking_env):
-    before = boto3.client("dynamodb", region_name="eu-west-1")
-    before_resource = boto3.resource("dynamodb", region_name="eu-west-1")
+    before = boto3.client("dynamodb", region_name="us-east-1")
+    before_resource = boto3.resource("dynamodb", region_name="us-east-1")
     with mock_dynamodb() as mock:
         assert os.environ["AWS_ACCESS_KEY_ID"] == "testing"
         assert os.environ["AWS_DEFAULT_REGION"] == "us-east-1"
@@ -239,6 +240,56 @@ def test_aiobotocore_client_made_before_start():
                 return mock.calls()
 
     assert [c.operation for c in asyncio.run(run())] == ["CreateTable"]
+
+
+def test_each_region_has_its_own_tables():
+    """As on AWS (and in moto): a client of another region does not see the table."""
+    with mock_dynamodb() as mock:
+        east = boto3.client("dynamodb", region_name="us-east-1")
+        west = boto3.client("dynamodb", region_name="ca-central-1")
+        make_table(east)
+        assert east.list_tables()["TableNames"] == ["orders"]
+        assert west.list_tables()["TableNames"] == []
+        with pytest.raises(west.exceptions.ResourceNotFoundException):
+            west.get_item(TableName="orders", Key={"pk": {"S": "a"}})
+        description = west.create_table(TableName="orders", BillingMode="PAY_PER_REQUEST", **KEY, **ATTRS)[
+            "TableDescription"
+        ]
+        assert description["TableArn"].startswith("arn:aws:dynamodb:ca-central-1:")
+        west.put_item(TableName="orders", Item={"pk": {"S": "w"}})
+        assert east.scan(TableName="orders")["Items"] == []
+        # the mock's own engine is the first region's; the other region's engine is its own
+        assert mock.region == "us-east-1"
+        assert mock.engine.list_tables()["TableNames"] == ["orders"]
+        assert mock.engine_for("ca-central-1").get_item(TableName="orders", Key={"pk": {"S": "w"}})["Item"]
+        assert mock.engine_for("us-east-1") is mock.engine
+        assert [c.operation for c in mock.calls(table="orders")] == [
+            "CreateTable",
+            "GetItem",
+            "CreateTable",
+            "PutItem",
+            "Scan",
+        ]
+        other = mock.engine_for("ca-central-1")
+    with pytest.raises(sqlite3.ProgrammingError, match="closed"):  # stop() closed it
+        other.put_item(TableName="orders", Item={"pk": {"S": "x"}})
+
+
+def test_the_engine_seeded_before_the_first_request_is_that_requests_region():
+    """Tables made on mock.engine (the pytest plugin's seeded copies) belong to whichever region asks
+    first -- unless region= says which."""
+    mock = mock_dynamodb()
+    mock.engine.create_table(TableName="orders", BillingMode="PAY_PER_REQUEST", **KEY, **ATTRS)
+    with mock:
+        client = boto3.client("dynamodb", region_name="eu-west-1")
+        assert client.list_tables()["TableNames"] == ["orders"]
+        assert client.describe_table(TableName="orders")["Table"]["TableArn"].startswith(
+            "arn:aws:dynamodb:eu-west-1:"
+        )
+    with mock_dynamodb(region="us-west-2") as pinned:
+        pinned.engine.create_table(TableName="orders", BillingMode="PAY_PER_REQUEST", **KEY, **ATTRS)
+        assert boto3.client("dynamodb", region_name="eu-west-1").list_tables()["TableNames"] == []
+        assert boto3.client("dynamodb", region_name="us-west-2").list_tables()["TableNames"] == ["orders"]
 
 
 def test_calls_record_operation_table_index_params_and_capacity():

@@ -230,6 +230,58 @@ def test_dynamodb_server_for_subprocesses(project):
     assert (project.path / "after-session.txt").read_text() == "absent"
 
 
+SUBPROCESS_CALL = """\
+import json, sys, boto3
+from botocore.config import Config
+from botocore.exceptions import ClientError
+client = boto3.client("dynamodb", config=Config(retries={"total_max_attempts": 1}))
+try:
+    print(json.dumps(getattr(client, sys.argv[1])(**json.loads(sys.argv[2])), default=str))
+except ClientError as error:
+    print(json.dumps(error.response["Error"]["Code"]))
+"""
+
+
+def test_dynamodb_server_answers_from_the_tests_engine_faults_clock_and_calls(project):
+    """A subprocess reaches the test's own engine through the server: what the test wrote, its injected
+    faults, its clock, its calls(); between tests, the server's own copy of the session's tables."""
+    (project.path / "call.py").write_text(SUBPROCESS_CALL)
+    project.makepyfile(
+        test_server_engine="""
+        import json, subprocess, sys
+
+        KEY = {"pk": {"S": "new"}}
+
+        def call(operation, **params):
+            command = [sys.executable, "call.py", operation, json.dumps(params)]
+            out = subprocess.run(command, capture_output=True, text=True, timeout=60)
+            assert out.returncode == 0, out.stderr
+            return json.loads(out.stdout)
+
+        def test_faults_clock_and_calls(dynamodb, dynamodb_server, dynamodb_faults, dynamodb_clock):
+            dynamodb.engine.put_item(TableName="orders-unit", Item=KEY)
+            assert call("get_item", TableName="orders-unit", Key=KEY)["Item"] == KEY
+            dynamodb_faults.throttle("GetItem", table="orders-unit")
+            throttled = "ProvisionedThroughputExceededException"
+            assert call("get_item", TableName="orders-unit", Key=KEY) == throttled
+            assert [attempt.fault for attempt in dynamodb_faults.attempts("GetItem")] == [None, throttled]
+            dynamodb_clock.set(dynamodb_clock.now().replace(year=2001))
+            created = call("create_table", TableName="dated", BillingMode="PAY_PER_REQUEST",
+                           KeySchema=[{"AttributeName": "k", "KeyType": "HASH"}],
+                           AttributeDefinitions=[{"AttributeName": "k", "AttributeType": "S"}])
+            assert created["TableDescription"]["CreationDateTime"].startswith("2001-")
+            assert [c.operation for c in dynamodb.calls()] == ["GetItem", "CreateTable"]
+            assert "dated" in dynamodb.engine.list_tables()["TableNames"]
+
+        def test_between_tests_it_answers_from_its_own_copy(dynamodb_server):
+            assert "Item" not in call("get_item", TableName="orders-unit", Key=KEY)
+            assert call("scan", TableName="orders-unit", Select="COUNT")["Count"] == 10
+            assert "dated" not in call("list_tables")["TableNames"]
+        """
+    )
+    run(project).assert_outcomes(passed=2)
+
+
 def test_a_bad_source_fails_the_test_with_one_line(project):
     (project.path / "broken.yaml").write_text("Resources:\n  T:\n    Type: AWS::DynamoDB::Table\n")
     project.makepyfile(

@@ -18,6 +18,8 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
+import gzip
+import os
 import re
 from datetime import UTC, datetime
 from typing import Any
@@ -37,12 +39,40 @@ _TIMESTAMP = "T"
 Plan = str | tuple
 
 
+def _model_files() -> Any:
+    """botocore's JSON file loader, reading with orjson: the files it would (``NAME.json``, else
+    ``NAME.json.gz``), in a third of its time (it builds OrderedDicts)."""
+    from botocore.loaders import JSONFileLoader
+
+    class ModelFiles(JSONFileLoader):
+        SUFFIXES = ((".json", open), (".json.gz", gzip.open))
+
+        def exists(self, file_path: str) -> bool:
+            return any(os.path.isfile(file_path + suffix) for suffix, _ in self.SUFFIXES)
+
+        def load_file(self, file_path: str) -> Any:
+            for suffix, opener in self.SUFFIXES:
+                if os.path.isfile(file_path + suffix):
+                    with opener(file_path + suffix, "rb") as data:
+                        return orjson.loads(data.read())
+            return None
+
+    return ModelFiles()
+
+
 @functools.cache
 def service_model() -> dict[str, Any]:
-    """botocore's DynamoDB model (loaded once, ~25 ms): the source of truth for where blobs live."""
+    """botocore's DynamoDB model, loaded once by botocore's loader (its search paths, the latest API
+    version): the source of truth for where blobs live. Read by its path rather than through
+    ``load_service_model``, which first lists every service botocore knows (~400 directories, 40 ms; the
+    DynamoDB model has no extras files for it to merge), and with orjson: the first in-process request of a
+    test run pays ~10 ms for the model instead of ~60."""
     from botocore.loaders import Loader
 
-    return Loader().load_service_model("dynamodb", "service-2")
+    loader = Loader(file_loader=_model_files())
+    version = loader.determine_latest_version("dynamodb", "service-2")
+    model, _ = loader.load_data_with_path(f"dynamodb/{version}/service-2")
+    return model
 
 
 def operation_names() -> frozenset[str]:

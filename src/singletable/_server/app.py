@@ -57,13 +57,16 @@ def _too_large() -> DynamoDBError:
 
 
 class DynamoDBApp:
-    """One worker's ASGI app. ``engine`` may be given, or opened lazily from ``path`` at start-up."""
+    """One worker's ASGI app. ``engine`` may be given, or opened lazily from ``path`` at start-up; or a
+    ``dispatcher`` answering the API calls (the testing module's server hands each call to the engine of the
+    test running at that moment), whose engine is then the app's."""
 
     def __init__(
         self,
         path: str = ":memory:",
         *,
         engine: Engine | None = None,
+        dispatcher: Dispatcher | None = None,
         verifier: Any = None,
         own_process: bool = False,
         record: str | None = None,
@@ -81,9 +84,13 @@ class DynamoDBApp:
         self._route = self._http if console is None else self._http_or_console
         # Set by ``singletable serve``, whose worker processes run nothing but this app.
         self.own_process = own_process
+        if dispatcher is not None:
+            engine = dispatcher.engine
         self._engine = engine
         self._owns_engine = engine is None
-        self._dispatcher: Dispatcher | None = self._new_dispatcher(engine) if engine is not None else None
+        if dispatcher is None and engine is not None:
+            dispatcher = self._new_dispatcher(engine)
+        self._dispatcher: Dispatcher | None = dispatcher
 
     def _new_dispatcher(self, engine: Engine) -> Dispatcher:
         if self.record is None:

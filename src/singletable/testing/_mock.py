@@ -10,6 +10,10 @@ active at the same time keeps S3, SQS and the rest. Mocks nest: the innermost ac
 While active, dummy credentials (and a region, unless one is set) are in ``os.environ``, as moto does, so
 code that builds its own clients never reaches real credentials; ``stop()`` restores ``os.environ`` and
 every patched attribute exactly as they were.
+
+Tables live in a region, as on AWS (and in moto and DynamoDB Local): the mock's own engine holds the tables
+of its region -- ``region=``, else the region of the first request it answers -- and a client of any other
+region is answered by that region's own in-memory engine, made on its first request.
 """
 
 from __future__ import annotations
@@ -51,15 +55,25 @@ RequestHook = Callable[["MockRequest"], "Reply | None"]
 class MockRequest:
     """One in-process request as the mock's handler sees it: ``service`` (``dynamodb`` or
     ``dynamodbstreams``), ``operation`` (``"PutItem"``; empty when the target is unknown), ``target`` (the
-    X-Amz-Target header), ``body`` (the request's JSON bytes)."""
+    X-Amz-Target header), ``body`` (the request's JSON bytes), ``region`` (the client's region; None when
+    botocore did not say)."""
 
-    __slots__ = ("body", "operation", "service", "target")
+    __slots__ = ("body", "operation", "region", "service", "target")
 
-    def __init__(self, service: str, target: str | None, body: bytes) -> None:
+    def __init__(self, service: str, target: str | None, body: bytes, region: str | None = None) -> None:
         self.service = service
         self.target = target
         self.body = body
+        self.region = region
         self.operation = target.rpartition(".")[2] if target else ""
+
+
+def innermost() -> MockDynamoDB | None:
+    """The innermost active mock (the one answering now), or None."""
+    try:
+        return _active[-1]
+    except IndexError:  # none active (also when the last one stops in another thread right now)
+        return None
 
 
 def _responder() -> Any:
@@ -74,13 +88,20 @@ class MockDynamoDB:
     """An embedded engine answering botocore's DynamoDB requests while active.
 
     ``target``: ``":memory:"`` (the default, a fresh database per start), a SQLite file path, or an
-    :class:`~singletable.engine.Engine` (kept open on stop: it is the caller's).
+    :class:`~singletable.engine.Engine` (kept open on stop: it is the caller's). ``region``: the region whose
+    tables ``target`` holds; None (the default) makes it the region of the first request answered. Requests
+    of clients in other regions are answered by engines of their own (:meth:`engine_for`).
     """
 
-    def __init__(self, target: str | os.PathLike[str] | Engine = ":memory:") -> None:
+    def __init__(
+        self, target: str | os.PathLike[str] | Engine = ":memory:", *, region: str | None = None
+    ) -> None:
         self._target = target
+        self.region = region
         self._engine: Engine | None = None
         self._dispatcher: RecordingDispatcher | None = None
+        # Other regions' engines and dispatchers, made on their first request; closed on stop.
+        self._regions: dict[str, tuple[Engine, RecordingDispatcher]] = {}
         self._log = CallLog()
         self._saved_env: dict[str, str | None] = {}
         self._owns_engine = False
@@ -108,12 +129,45 @@ class MockDynamoDB:
         self._owns_engine = False
         self._dispatcher = None
 
+    def engine_for(self, region: str) -> Engine:
+        """The engine holding ``region``'s tables: :attr:`engine` for the mock's own region (which becomes
+        ``region`` if none is set yet), else that region's own in-memory engine, made now if needed."""
+        return self._answering(region)[0]
+
+    def _answering(self, region: str | None) -> tuple[Engine, RecordingDispatcher]:
+        """The engine and dispatcher for a request from ``region`` (None: the mock's own region)."""
+        if region is not None and region != self.region:
+            with _state_lock:
+                if self.region is None:
+                    self.region = region
+                    if self._owns_engine:  # its ARNs name its region
+                        self.engine.region = region
+                else:
+                    pair = self._regions.get(region)
+                    if pair is None:
+                        engine = Engine(":memory:")
+                        engine.region = region
+                        pair = self._regions[region] = (engine, RecordingDispatcher(engine, self._log))
+                    return pair
+        dispatcher = self._dispatcher
+        if dispatcher is None:
+            dispatcher = self._dispatcher = RecordingDispatcher(self.engine, self._log)
+        return dispatcher.engine, dispatcher
+
     def _close_owned(self) -> None:
         if self._engine is not None and self._owns_engine:
             self._engine.close()
         self._engine = None
         self._owns_engine = False
         self._dispatcher = None
+        self.close_regions()
+
+    def close_regions(self) -> None:
+        """Close the engines of the other regions (:meth:`stop` does; a mock that answers through
+        :meth:`handle` without being started, as the testing server's own does, is closed this way)."""
+        for engine, _ in self._regions.values():
+            engine.close()
+        self._regions.clear()
 
     # -- recorded calls -----------------------------------------------------------------------------------
 
@@ -135,13 +189,12 @@ class MockDynamoDB:
             reply = hook(request)
             if reply is not None:
                 return reply
-        dispatcher = self._dispatcher
-        if dispatcher is None:
-            dispatcher = self._dispatcher = RecordingDispatcher(self.engine, self._log)
-        return dispatcher.handle(request.target, request.body)
+        return self._answering(request.region)[1].handle(request.target, request.body)
 
-    def _respond(self, service: str, target: str | None, body: bytes, url: str, response_type: type) -> Any:
-        status, headers, payload = self.handle(MockRequest(service, target, body))
+    def _respond(
+        self, service: str, target: str | None, body: bytes, region: str | None, url: str, response_type: type
+    ) -> Any:
+        status, headers, payload = self.handle(MockRequest(service, target, body, region))
         response = response_type(url, status, dict(headers), _Raw(payload))
         response._content = payload
         return response
@@ -186,6 +239,7 @@ class MockDynamoDB:
                 _patches.remove()
             if not isinstance(self._target, Engine):
                 self._close_owned()
+            self.close_regions()
 
     def __enter__(self) -> MockDynamoDB:
         return self.start()
@@ -200,19 +254,19 @@ class MockDynamoDB:
         ``setUp``/``tearDown`` with them): a fresh mock like this one is active while each runs."""
         if isinstance(func, type):
             return self._decorate_class(func)  # type: ignore[return-value]
-        target = self._target
+        target, region = self._target, self.region
         if inspect.iscoroutinefunction(func):
 
             @functools.wraps(func)
             async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
-                with MockDynamoDB(target):
+                with MockDynamoDB(target, region=region):
                     return await func(*args, **kwargs)
 
             return async_wrapper  # type: ignore[return-value]
 
         @functools.wraps(func)  # type: ignore[arg-type]
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with MockDynamoDB(target):
+            with MockDynamoDB(target, region=region):
                 return func(*args, **kwargs)  # type: ignore[operator]
 
         return wrapper  # type: ignore[return-value]
@@ -222,11 +276,11 @@ class MockDynamoDB:
         import unittest
 
         if issubclass(cls, unittest.TestCase):
-            mock_target = self._target
+            mock_target, mock_region = self._target, self.region
             original_setup = cls.__dict__.get("setUp")
 
             def set_up(test: Any) -> None:
-                mock = MockDynamoDB(mock_target).start()
+                mock = MockDynamoDB(mock_target, region=mock_region).start()
                 test.addCleanup(mock.stop)  # cleanups run after tearDown
                 if original_setup is not None:
                     original_setup(test)
@@ -257,10 +311,13 @@ class _Raw:
         return self.body
 
 
-def mock_dynamodb(target: str | os.PathLike[str] | Engine = ":memory:") -> MockDynamoDB:
-    """A :class:`MockDynamoDB` on ``target`` (``":memory:"`` by default): use it as ``with
-    mock_dynamodb():``, ``@mock_dynamodb()`` or ``m = mock_dynamodb(); m.start(); ...; m.stop()``."""
-    return MockDynamoDB(target)
+def mock_dynamodb(
+    target: str | os.PathLike[str] | Engine = ":memory:", *, region: str | None = None
+) -> MockDynamoDB:
+    """A :class:`MockDynamoDB` on ``target`` (``":memory:"`` by default) for ``region``'s tables (None: the
+    first request's region): use it as ``with mock_dynamodb():``, ``@mock_dynamodb()`` or ``m =
+    mock_dynamodb(); m.start(); ...; m.stop()``."""
+    return MockDynamoDB(target, region=region)
 
 
 def mock_aws(func: Any = None, **kwargs: Any) -> Any:

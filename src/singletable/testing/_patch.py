@@ -26,8 +26,9 @@ from singletable._client import request_parts
 SERVICES = frozenset({"dynamodb", "dynamodbstreams"})
 _MISSING = object()
 
-# The active mock's answer: (service name, X-Amz-Target, body, url, response class) -> a botocore response.
-Responder = Callable[[str, "str | None", bytes, str, type], Any]
+# The active mock's answer: (service name, X-Amz-Target, body, client region, url, response class) -> a
+# botocore response.
+Responder = Callable[[str, "str | None", bytes, "str | None", str, type], Any]
 
 
 def _ours(operation_model: Any) -> bool:
@@ -108,11 +109,12 @@ class Patches:
         create_request = cls.create_request  # type: ignore[attr-defined]
         do_get_response = cls._do_get_response  # type: ignore[attr-defined]
 
-        def respond(answer: Responder, request: Any, operation_model: Any) -> Any:
+        def respond(answer: Responder, request: Any, operation_model: Any, context: Any) -> Any:
             target, body = request_parts(request)
-            return answer(
-                operation_model.service_model.service_name, target, body, request.url, response_type
-            )
+            service = operation_model.service_model.service_name
+            # botocore puts the client's region in every request's context (its _make_api_call)
+            region = context.get("client_region") if isinstance(context, dict) else None
+            return answer(service, target, body, region, request.url, response_type)
 
         if is_async:
 
@@ -129,7 +131,7 @@ class Patches:
                 if answer is None or not _ours(operation_model):
                     return await do_get_response(self, request, operation_model, context)
                 try:
-                    response = respond(answer, request, operation_model)
+                    response = respond(answer, request, operation_model, context)
                 except Exception as error:
                     return (None, error)
                 view = _EndpointView(self, _AsyncAnswering(self._event_emitter, response))
@@ -149,7 +151,7 @@ class Patches:
                 if answer is None or not _ours(operation_model):
                     return do_get_response(self, request, operation_model, context)
                 try:
-                    response = respond(answer, request, operation_model)
+                    response = respond(answer, request, operation_model, context)
                 except Exception as error:
                     return (None, error)
                 view = _EndpointView(self, _Answering(self._event_emitter, response))
