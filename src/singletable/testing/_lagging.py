@@ -79,7 +79,10 @@ class LaggingIndexes:
         changed what was read."""
         operation, params = request.operation, request.params
         if operation in ("Query", "Scan"):
-            lag = self.lags.get((request.tables[0], params.get("IndexName"))) if request.tables else None
+            index = params.get("IndexName")
+            # an IndexName that is no string (a list, a number) is no lagging index: the engine refuses it
+            lagging = request.tables and isinstance(index, str)
+            lag = self.lags.get((request.tables[0], index)) if lagging else None
             if lag is None:
                 return run(request), False
             with engine.storage.lock:
