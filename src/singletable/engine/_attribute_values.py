@@ -14,10 +14,11 @@ operations code has one import.
 
 from __future__ import annotations
 
+import base64
 from enum import Enum
 from typing import Any
 
-from singletable.engine._errors import DynamoDBError, validation
+from singletable.engine._errors import EAV_PREFIX, DynamoDBError, ValueProblem, validation
 from singletable.engine._keys import (
     HASH_KEY_TOO_LARGE,
     KEY_SCHEMA_MISMATCH,
@@ -32,7 +33,7 @@ from singletable.engine._keys import (
     encode_key,
     key_type_of,
 )
-from singletable.engine._numbers import NOT_A_NUMBER, normalize_number, number_size, number_value
+from singletable.engine._numbers import NOT_NUMERIC, normalize_number, number_size, number_value
 from singletable.engine._serialization import dumps_item, loads_item, wire_fragment
 from singletable.engine._sizes import (
     ITEM_TOO_LARGE,
@@ -93,13 +94,14 @@ EMPTY_SS = "One or more parameter values were invalid: An string set  may not be
 EMPTY_NS = "One or more parameter values were invalid: An number set  may not be empty"  # sic
 EMPTY_BS = "One or more parameter values were invalid: Binary sets should not be empty"
 NULL_IN_SS = "One or more parameter values were invalid: An string set may not have a null string as a member"
+INVALID = "One or more parameter values were invalid: "
+# A number set's repeat names no members: bare in the older layer, prefixed and with a full stop in the newer.
 NS_DUPLICATES = "Input collection contains duplicates"
-BS_DUPLICATES = "One or more parameter values were invalid: Input collection of type BS contains duplicates."
+NS_DUPLICATES_CURRENT = f"{INVALID}Input collection contains duplicates."
 TOO_DEEP = (
     "Nesting Levels have exceeded supported limits: "
     "Attributes in the item have nested levels beyond supported limit"
 )
-EAV_PREFIX = "ExpressionAttributeValues contains invalid value: "
 
 
 class ValueContext(Enum):
@@ -330,6 +332,8 @@ def validate_value(
         _scan_value(av)
         if context is not ValueContext.EAV:
             raise
+        if isinstance(error, ValueProblem):
+            raise error.for_expression_value(name) from None
         raise validation(f"{EAV_PREFIX}{error.message} for key {name}") from None
 
 
@@ -523,9 +527,11 @@ def _string_set(values: list[Any] | tuple[Any, ...]) -> list[str]:
         if value is not None and type(value) is not str:
             raise _wrong_type(value, "String")
     if len(set(values)) != len(values):
-        shown = ", ".join("null" if v is None else str(v) for v in values)
-        raise validation(
-            f"One or more parameter values were invalid: Input collection [{shown}] contains duplicates."
+        older = ", ".join("null" if v is None else str(v) for v in values)
+        current = ", ".join("null" if v is None else f'"{v}"' for v in _repeat_first(values, _utf8))
+        raise ValueProblem(
+            f"{INVALID}Input collection [{older}] contains duplicates.",
+            f"{INVALID}Input collection [{current}] contains duplicates.",
         )
     for value in values:
         if value is None:
@@ -540,12 +546,12 @@ def _number_set(values: list[Any] | tuple[Any, ...]) -> list[str]:
     out = []
     for value in values:
         if value is None:
-            raise validation(NOT_A_NUMBER)
+            raise ValueProblem(NOT_NUMERIC, NOT_NUMERIC)
         if type(value) is not str:
             raise _wrong_type(value, "String")
         canonical = normalize_number(value)
         if canonical in seen:
-            raise validation(NS_DUPLICATES)
+            raise ValueProblem(NS_DUPLICATES, NS_DUPLICATES_CURRENT)
         seen.add(canonical)
         out.append(canonical)
     return out
@@ -556,7 +562,36 @@ def _binary_set(values: list[Any] | tuple[Any, ...]) -> list[bytes]:
         raise validation(EMPTY_BS)
     blobs = [None if v is None else _blob(v) for v in values]
     if len(set(blobs)) != len(blobs):
-        raise validation(BS_DUPLICATES)
+        older = ", ".join(_base64(b) for b in blobs)
+        current = ",".join(f'"{_base64(b)}"' for b in _repeat_first(blobs, _blob_order))
+        raise ValueProblem(
+            f"{INVALID}Input collection [{older}]of type BS contains duplicates.",
+            f"{INVALID}Input collection [{current}]of type BS contains duplicates.",
+        )
     if None in blobs:
         raise validation(NULL_VALUE)
     return blobs  # type: ignore[return-value]  # None is rejected just above
+
+
+def _utf8(value: str | None) -> bytes:
+    return b"" if value is None else value.encode("utf-8", "surrogatepass")
+
+
+def _blob_order(value: bytes | None) -> bytes:
+    return b"" if value is None else value
+
+
+def _base64(value: bytes | None) -> str:
+    return "null" if value is None else base64.b64encode(value).decode("ascii")
+
+
+def _repeat_first(values: Any, order: Any) -> list[Any]:
+    """A set's members as DynamoDB's newer layer lists them in a duplicates message: the members before
+    the first repeat in byte order, then the repeat, then the rest as sent (it collects members into a
+    sorted set until one is already there)."""
+    seen: set[Any] = set()
+    for position, value in enumerate(values):
+        if value in seen:
+            return [*sorted(values[:position], key=order), *values[position:]]
+        seen.add(value)
+    return list(values)

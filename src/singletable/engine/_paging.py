@@ -112,14 +112,23 @@ def start_key_attrs(schema: TableSchema, index: IndexSchema | None) -> tuple[tup
     return tuple(attrs)
 
 
+# AWS's answer to an ExclusiveStartKey of the wrong attributes, whether too few, too many or other ones
+# (DynamoDB Local 1.25.1 says "Exclusive Start Key must have same size as table's key schema" when the count
+# differs).
+INVALID_START_KEY = "The provided starting key is invalid"
+
+
 def check_start_key(schema: TableSchema, index: IndexSchema | None, start: Any) -> dict[str, Any]:
     attrs = start_key_attrs(schema, index)
     if not isinstance(start, dict) or len(start) != len(attrs):
-        raise validation("Exclusive Start Key must have same size as table's key schema")
+        raise validation(INVALID_START_KEY)
+    for name, av in start.items():  # a malformed value first, as in any other key
+        if av is not None:
+            codec.validate_value(av, context=codec.ValueContext.KEY, name=name)
     for name, kind in attrs:
         av = start.get(name)
         if av is None:
-            raise validation("The provided starting key is invalid")
+            raise validation(INVALID_START_KEY)
         if not isinstance(av, dict) or kind not in av or len(av) != 1:
             raise validation("Type mismatch for attribute to update")
     return start
