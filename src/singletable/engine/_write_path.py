@@ -62,8 +62,17 @@ _SET_IN_JSON = b'S":['
 UPDATE_INDEX_KEY_EMPTY = (
     "One or more parameter values are not valid. The update expression attempted to update a secondary "
     "index key to a value that is not supported. The AttributeValue for a key attribute cannot contain an "
-    "empty string value."
+    "empty {kind} value."
 )
+
+
+class EmptyIndexKeyUpdate(DynamoDBError):
+    """An update that would set a secondary index key to an empty string or binary: AWS finds it up front,
+    so in a transaction it fails the whole request rather than becoming a cancellation reason."""
+
+    def __init__(self, key_type: str) -> None:
+        kind = "string" if key_type == "S" else "binary"
+        super().__init__("ValidationException", UPDATE_INDEX_KEY_EMPTY.format(kind=kind))
 
 
 # Where a key value came from, for its error messages (module constants: an item write looks them up).
@@ -109,7 +118,7 @@ def check_index_keys(schema: TableSchema, item: dict[str, Any], *, from_update: 
             continue
         key_type = check.type
         if from_update and key_type != "N" and av.get(key_type) in ("", b""):
-            raise validation(UPDATE_INDEX_KEY_EMPTY)
+            raise EmptyIndexKeyUpdate(key_type)
         checked_key_bytes(check.name, av, key_type, check.is_hash, _INDEX, check.index_name)
 
 
