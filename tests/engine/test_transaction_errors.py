@@ -87,8 +87,8 @@ def test_wrong_typed_put_keys_cancel_with_a_reason(ddb: Backend, table: str, wro
     assert reasons == [
         {
             "Code": "ValidationError",
-            "Message": f"One or more parameter values were invalid: Type mismatch for Index Key gk Expected: S "
-            f"Actual: {actual} IndexName: byG",
+            "Message": "One or more parameter values were invalid: Type mismatch for Index Key gk "
+            f"Expected: S Actual: {actual} IndexName: byG",
         }
     ]
     assert ddb.scan(TableName=table)["Items"] == []
@@ -151,8 +151,8 @@ def test_an_update_emptying_an_index_key_fails_the_request(
 def test_empty_put_keys_fail_the_request(ddb: Backend, table: str) -> None:
     with expect_error(
         "ValidationException",
-        "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an "
-        "empty string value. Key: pk",
+        "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain "
+        "an empty string value. Key: pk",
     ):
         ddb.transact_write_items(TransactItems=[{"Put": {"TableName": table, "Item": key({"S": ""})}}])
 
