@@ -63,9 +63,11 @@ _PREPARE = {
 def prepare_all(engine: OperationEngine, actions: list[dict[str, Any]]) -> list[PreparedWrite]:
     """Every action's up-front checks; any failure fails the request, except a key attribute of the wrong
     type (a Put item's table or index key, another action's Key), which AWS reports as that action's
-    ``ValidationError`` cancellation reason once every action has passed its other checks."""
+    ``ValidationError`` cancellation reason once every action has passed its other checks. A missing table
+    is reported only after every action's checks that need no table (AWS's order)."""
     writes: list[PreparedWrite] = []
     mismatches: dict[int, str] = {}
+    missing: DynamoDBError | None = None
     payload = 0
     for position, action in enumerate(actions):
         kinds = [kind for kind in _PREPARE if action.get(kind) is not None]
@@ -78,11 +80,18 @@ def prepare_all(engine: OperationEngine, actions: list[dict[str, Any]]) -> list[
         except KeyTypeMismatch as error:
             mismatches[position] = error.message
             continue
+        except DynamoDBError as error:
+            if error.code != "ResourceNotFoundException":
+                raise
+            missing = missing or error
+            continue
         writes.append(write)
         payload += write.size if write.action == PUT else codec.item_size(write.key)
     check_distinct([write.identity for write in writes])
     if payload > MAX_PAYLOAD:
         raise DynamoDBError("ValidationException", PAYLOAD_TOO_LARGE.format(size=payload))
+    if missing is not None:
+        raise missing
     if mismatches:
         raise cancelled(
             [
