@@ -65,9 +65,8 @@ def prepare_put(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
         check_return_values(get("ReturnValues"), PUT_RETURN_VALUES)
     item, size = codec.validate_item_sized(params["Item"])
     check_item_size(size)
-    if found is None:  # every check that needs no table first, then the table's absence
-        if not plain:
-            _put_condition(params)
+    if found is None and not plain:  # every check that needs no table first, then the table's absence
+        _put_condition(params)
     schema = found or engine.table(params["TableName"])
     pk, sk = key_from_item(schema, item)
     if schema.index_key_checks:
