@@ -74,4 +74,30 @@ def throughput_description(spec: dict[str, int]) -> dict[str, int]:
     }
 
 
+NO_MAXIMUM = -1  # OnDemandThroughput's "no maximum" (AWS's value, also how one is removed)
+
+
+def on_demand_throughput(
+    requested: dict[str, Any], current: dict[str, int] | None = None
+) -> dict[str, int] | None:
+    """The table's OnDemandThroughput after a CreateTable or UpdateTable asking for ``requested``: each
+    maximum given replaces the current one (a member not given keeps it, or has no maximum), and a table
+    with no maximum left shows none. The engine records the maxima for DescribeTable; it does not throttle.
+    """
+    result = dict(current or {"MaxReadRequestUnits": NO_MAXIMUM, "MaxWriteRequestUnits": NO_MAXIMUM})
+    for member in ("MaxReadRequestUnits", "MaxWriteRequestUnits"):
+        value = requested.get(member)
+        if value is None:
+            continue
+        if value != NO_MAXIMUM and value < 1:
+            raise invalid(
+                f"OnDemandThroughput {member} must be greater than or equal to 1, or -1 for no maximum: "
+                f"{value}"
+            )
+        result[member] = value
+    if all(value == NO_MAXIMUM for value in result.values()):
+        return None
+    return result
+
+
 ZERO_THROUGHPUT = {"NumberOfDecreasesToday": 0, "ReadCapacityUnits": 0, "WriteCapacityUnits": 0}

@@ -24,6 +24,7 @@ from singletable.engine._table_definitions import (
     check_key_schema,
     check_projection,
     invalid,
+    on_demand_throughput,
     throughput_description,
 )
 from singletable.engine._table_descriptions import missing_table, render, table_name_of
@@ -321,6 +322,13 @@ def _settings(params: dict[str, Any], description: dict[str, Any], engine: Opera
         description["TableClassSummary"] = {"TableClass": params["TableClass"]}
     if params.get("DeletionProtectionEnabled") is not None:
         description["DeletionProtectionEnabled"] = bool(params["DeletionProtectionEnabled"])
+    on_demand = params.get("OnDemandThroughput")
+    if on_demand is not None:
+        maxima = on_demand_throughput(on_demand, description.get("OnDemandThroughput"))
+        if maxima is None:
+            description.pop("OnDemandThroughput", None)
+        else:
+            description["OnDemandThroughput"] = maxima
 
 
 def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
