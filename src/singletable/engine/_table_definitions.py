@@ -26,12 +26,15 @@ def attribute_names(items: list[dict[str, Any]]) -> str:
     return ", ".join(item["AttributeName"] for item in items)
 
 
-def check_key_schema(key_schema: list[dict[str, str]]) -> None:
-    """Positional rules: first element HASH, optional second RANGE, names distinct."""
+def check_key_schema(key_schema: list[dict[str, str]], *, index: bool = False) -> None:
+    """Positional rules: first element HASH, optional second RANGE, names distinct. A name given twice is
+    worded differently for an index's key schema than for the table's (AWS's texts)."""
     if key_schema[0]["KeyType"] != "HASH":
         raise validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
     if len(key_schema) == 2:
         if key_schema[0]["AttributeName"] == key_schema[1]["AttributeName"]:
+            if index:
+                raise validation("Two keys can not have the same name")
             raise validation("Invalid KeySchema: Some index key attribute have no definition")
         if key_schema[1]["KeyType"] != "RANGE":
             raise validation("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type")

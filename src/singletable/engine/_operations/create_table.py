@@ -53,7 +53,7 @@ class _IndexNames:
         if name in self.seen:
             raise invalid(f"Duplicate index name: {name}")
         self.seen.add(name)
-        check_key_schema(index["KeySchema"])
+        check_key_schema(index["KeySchema"], index=True)
         check_defined(index["KeySchema"], self.definitions)
         self.projected += check_projection(index["Projection"])
         stored = {
