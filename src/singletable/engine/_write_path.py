@@ -364,6 +364,7 @@ class PreparedWrite:
         "condition",
         "item",
         "key",
+        "measure_written",
         "pk",
         "return_on_failure",
         "schema",
@@ -380,6 +381,7 @@ class PreparedWrite:
     item: Item | None
     size: int
     update: Any
+    measure_written: bool
     condition: Callable[[Item | None], bool] | None
     return_on_failure: str | None
 
@@ -424,7 +426,20 @@ class PreparedWrite:
         new_size = codec.item_size(new)
         if new_size > codec.MAX_ITEM_SIZE:
             raise validation(UPDATE_TOO_LARGE)
+        if self.measure_written and update is not None:
+            self._check_written(update, new)
         return new, new_size
+
+    def _check_written(self, update: Any, new: Item) -> None:
+        """Standalone UpdateItem also measures what its UpdateExpression writes, with a fixed cost per
+        action (see ``CompiledUpdate.write_cost``): at a short key that refuses a finished item a little under
+        the limit. Transactions, PartiQL and legacy AttributeUpdates measure the finished item only."""
+        cost = getattr(update, "write_cost", None)
+        if cost is None:
+            return
+        written = {name: new[name] for name in update.written_names if name in new}
+        if codec.item_size(written) + cost > codec.MAX_ITEM_SIZE:
+            raise validation(UPDATE_TOO_LARGE)
 
     def store(
         self,
@@ -489,6 +504,7 @@ def prepared_write(
     write.update = update
     write.condition = condition
     write.return_on_failure = return_on_failure
+    write.measure_written = False
     return write
 
 

@@ -160,7 +160,8 @@ def write(engine: OperationEngine, plan: WritePlan, request: dict[str, Any]) -> 
     if plan.is_insert:
         params.pop("ReturnValuesOnConditionCheckFailure", None)
     try:
-        response = engine.invoke(_OPERATIONS[plan.kind], params)
+        options = {"statement": True} if plan.kind == "Update" else {}
+        response = engine.invoke(_OPERATIONS[plan.kind], params, **options)
     except DynamoDBError as error:
         if plan.is_insert and error.code == "ConditionalCheckFailedException":
             raise DynamoDBError("DuplicateItemException", DUPLICATE_ITEM) from None
