@@ -38,7 +38,7 @@ def key(value: str) -> dict[str, Any]:
 
 
 def pad(finished: int, *, other: int = 0) -> dict[str, Any]:
-    """The value of ``b`` making the item ``pk`` (1-byte value) + ``b`` + ``other`` bytes exactly ``finished``."""
+    """The value of ``b`` making the item (``pk`` of 1 byte, ``b``, ``other`` bytes) exactly ``finished``."""
     return {"S": "x" * (finished - 3 - 1 - other)}
 
 
