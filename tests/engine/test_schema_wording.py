@@ -153,3 +153,20 @@ def test_describe_continuous_backups_as_a_table_without_pitr(ddb: Backend, sorte
         ddb.update_continuous_backups(
             TableName=sorted_table, PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True}
         )
+
+
+@pytest.mark.parametrize("operation", ["query", "scan"])
+def test_all_projected_attributes_without_an_index(ddb: Backend, sorted_table: str, operation: str) -> None:
+    params: dict[str, Any] = {"TableName": sorted_table, "Select": "ALL_PROJECTED_ATTRIBUTES"}
+    if operation == "query":
+        params.update(KeyConditionExpression="p = :p", ExpressionAttributeValues={":p": {"S": "x"}})
+    # The projection conflict first; then the missing index, worded for Query on a Scan too.
+    with expect_error(
+        "ValidationException",
+        "Cannot specify the ProjectionExpression when choosing to get ALL_PROJECTED_ATTRIBUTES",
+    ):
+        ddb.call(operation, ProjectionExpression="a", **params)
+    with expect_error(
+        "ValidationException", "ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName"
+    ):
+        ddb.call(operation, **params)

@@ -44,10 +44,6 @@ def resolve_index(schema: TableSchema, params: dict[str, Any], verb: str) -> Ind
             raise validation(
                 "Select must be ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES, COUNT, or SPECIFIC_ATTRIBUTES"
             )
-        if select == "ALL_PROJECTED_ATTRIBUTES" and index is None:
-            raise validation(
-                f"ALL_PROJECTED_ATTRIBUTES can be used only when {verb.capitalize()} using an IndexName"
-            )
         if (
             select == "ALL_ATTRIBUTES"
             and index is not None
@@ -67,6 +63,9 @@ def resolve_index(schema: TableSchema, params: dict[str, Any], verb: str) -> Ind
             raise validation(f"Cannot specify the {projection_name} when choosing to get only the Count")
         if select in ("ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES") and has_projection:
             raise validation(f"Cannot specify the {projection_name} when choosing to get {select}")
+        if select == "ALL_PROJECTED_ATTRIBUTES" and index is None:
+            # After the projection conflicts, and worded for Query on a Scan too (AWS's text).
+            raise validation("ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName")
     limit = params.get("Limit")
     if limit is not None and limit < 1:
         raise validation("Limit must be greater than or equal to 1")
