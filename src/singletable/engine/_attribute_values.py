@@ -15,6 +15,7 @@ operations code has one import.
 from __future__ import annotations
 
 import base64
+from collections.abc import Iterable
 from enum import Enum
 from typing import Any
 
@@ -50,6 +51,7 @@ __all__ = [
     "ITEM_TOO_LARGE",
     "KEY_SCHEMA_MISMATCH",
     "MAX_HASH_KEY_BYTES",
+    "MAX_CONTAINER_DEPTH",
     "MAX_ITEM_SIZE",
     "MAX_RANGE_KEY_BYTES",
     "MISSING_KEY",
@@ -71,6 +73,7 @@ __all__ = [
     "validate_item",
     "validate_item_sized",
     "validate_value",
+    "value_depth",
     "value_size",
     "wire_fragment",
 ]
@@ -122,6 +125,7 @@ class ValueContext(Enum):
 # ``context is ValueContext.EAV``, not by a dict keyed by context: hashing an Enum member runs
 # Enum.__hash__, a Python call, on every item and key validated.
 _ITEM_DEPTH, _EAV_DEPTH = 31, 32
+MAX_CONTAINER_DEPTH = _ITEM_DEPTH  # the most containers an attribute of a stored item may nest
 _TYPES = frozenset(("S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS"))
 
 
@@ -308,6 +312,40 @@ def _check_item(item: dict[str, Any], limit: int) -> dict[str, Any]:
     return out
 
 
+# Past this many nested containers AWS reads a request in its older layer, whatever the operation: a PutItem
+# item nested 63 levels is refused bare where one nested 61 levels is refused inside the envelope.
+OLDER_LAYER_DEPTH = 62
+
+
+def too_deep(level: int, container: Any) -> ValueProblem:
+    """The refusal of a container found at ``level``, past the nesting limit."""
+    deepest = level - 1 + value_depth(container)
+    return ValueProblem(TOO_DEEP, TOO_DEEP, older_everywhere=deepest > OLDER_LAYER_DEPTH)
+
+
+def value_depth(value: Any) -> int:
+    """How many containers (maps and lists) deep a value's deepest path is, counting the value's own; without
+    recursion, so no request can exhaust the stack."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        members: Iterable[Any]
+        if isinstance(node, dict):
+            members = node.values()
+        elif isinstance(node, (list, tuple)):
+            members = node
+        else:
+            continue
+        deepest = max(deepest, depth)
+        for member in members:
+            if isinstance(member, dict):
+                for kind, inner in member.items():
+                    if kind in ("M", "L") and isinstance(inner, (dict, list, tuple)):
+                        stack.append((inner, depth + 1))
+    return deepest
+
+
 def _check_name_bytes(name: str) -> None:
     """An attribute name (top-level or a map key) may take at most 65,535 bytes of UTF-8."""
     if len(name.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES:
@@ -402,7 +440,7 @@ def _check_m(value: Any, level: int, limit: int) -> dict[str, Any]:
     if type(value) is not dict:
         raise _wrong_type(value, "Map")
     if level > limit:
-        raise validation(TOO_DEEP)
+        raise too_deep(level, value)
     members: dict[str, Any] = {}
     for name, member in value.items():
         # Per entry: a null value, then the value's own errors, then an empty name.
@@ -422,7 +460,7 @@ def _check_l(value: Any, level: int, limit: int) -> dict[str, Any]:
     if type(value) is not list and type(value) is not tuple:
         raise _wrong_type(value, "List")
     if level > limit:
-        raise validation(TOO_DEEP)
+        raise too_deep(level, value)
     elements = []
     for member in value:
         if member is None:

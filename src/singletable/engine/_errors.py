@@ -68,16 +68,22 @@ class ValueProblem(DynamoDBError):
     The operation decides which one the caller sees (``Engine.execute`` calls :meth:`worded`): the value
     checks themselves run once, wherever the value sits."""
 
-    def __init__(self, older: str, current: str) -> None:
+    def __init__(self, older: str, current: str, *, older_everywhere: bool = False) -> None:
         super().__init__("ValidationException", older)
         self.current = current
+        # A value nested past about 62 levels is read by the older layer whatever the operation (AWS).
+        self.older_everywhere = older_everywhere
 
     def for_expression_value(self, name: str | None) -> ValueProblem:
         """The same problem found in the ExpressionAttributeValues entry ``name`` (only the older layer
         names the entry)."""
-        return ValueProblem(f"{EAV_PREFIX}{self.message} for key {name}", self.current)
+        return ValueProblem(
+            f"{EAV_PREFIX}{self.message} for key {name}", self.current, older_everywhere=self.older_everywhere
+        )
 
     def worded(self, wording: str) -> DynamoDBError:
+        if self.older_everywhere:
+            return validation(self.message)
         if wording == CURRENT_WORDING:
             return validation(self.current)
         if wording == ENVELOPED_WORDING:

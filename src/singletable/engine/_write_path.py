@@ -122,6 +122,21 @@ def check_index_keys(schema: TableSchema, item: dict[str, Any], *, from_update: 
         checked_key_bytes(check.name, av, key_type, check.is_hash, _INDEX, check.index_name)
 
 
+# AWS's text when an update would store an attribute nested deeper than an item may be (a value accepted
+# up front, one level deeper than an item allows, or a deep value SET through a path).
+UPDATE_TOO_DEEP = "Nesting Levels have exceeded supported limits"
+
+
+def _check_depth(names: Any, new: Item) -> None:
+    for name in names:
+        av = new.get(name)
+        if av is None or len(av) != 1:
+            continue
+        inner = av.get("M", av.get("L"))
+        if inner is not None and codec.value_depth(inner) > codec.MAX_CONTAINER_DEPTH:
+            raise validation(UPDATE_TOO_DEEP)
+
+
 def index_entry(schema: TableSchema, index: IndexSchema, item: dict[str, Any]) -> tuple[bytes, bytes] | None:
     """The (partition, sort) key bytes of the item in ``index``, or None if the item is not in it (sparse)."""
     hash_attr = index.hash
@@ -422,6 +437,8 @@ class PreparedWrite:
             return None, 0  # only REMOVE/DELETE on a missing item: nothing to change, no item created
         base = old if old is not None else dict(self.key)
         new = update.apply(base) if update is not None else base
+        if update is not None:
+            _check_depth(update.top_level_names, new)
         check_index_keys(self.schema, new, from_update=True)
         new_size = codec.item_size(new)
         if new_size > codec.MAX_ITEM_SIZE:
