@@ -170,3 +170,27 @@ def test_all_projected_attributes_without_an_index(ddb: Backend, sorted_table: s
         "ValidationException", "ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName"
     ):
         ddb.call(operation, **params)
+
+
+def test_batch_get_refuses_expression_and_legacy_projections_across_tables(
+    ddb: Backend, sorted_table: str
+) -> None:
+    other = f"{sorted_table}b"
+    ddb.create_table(
+        TableName=other,
+        KeySchema=[H],
+        AttributeDefinitions=definitions(p="S"),
+        BillingMode="PAY_PER_REQUEST",
+    )
+    request = {
+        sorted_table: {"Keys": [{"p": {"S": "a"}, "c": {"N": "1"}}], "ProjectionExpression": "p"},
+        other: {"Keys": [{"p": {"S": "a"}}], "AttributesToGet": ["p"]},
+    }
+    with expect_error(
+        "ValidationException",
+        "Can not use both expression and non-expression parameters in the same request: "
+        "Non-expression parameters: {AttributesToGet} Expression parameters: {ProjectionExpression}",
+    ):
+        ddb.batch_get_item(RequestItems=request)
+    del request[other]["AttributesToGet"]
+    assert ddb.batch_get_item(RequestItems=request)["Responses"] == {sorted_table: [], other: []}
