@@ -103,8 +103,12 @@ def contains(haystack: AV, needle: AV) -> bool:
 
 
 def size(av: AV) -> int | None:
-    """size(): characters of S, bytes of B, elements of sets, lists and maps; None for other types."""
+    """size(): the length of S in UTF-16 code units (as Java counts it: a character outside the Basic
+    Multilingual Plane is 2, AWS's answer per the Parity Suite), bytes of B, elements of sets, lists and maps;
+    None for other types."""
     ((tag, value),) = av.items()
+    if tag == "S" and not value.isascii():
+        return len(value.encode("utf-16-le", "surrogatepass")) // 2
     if tag in ("S", "B", "SS", "NS", "BS", "L", "M"):
         return len(value)
     return None
