@@ -69,6 +69,7 @@ TOO_PRECISE = "Attempting to store more than 38 significant digits in a Number"
         ("1.e5", "100000"),
         ("1E+00005", "100000"),
         ("1E-0", "1"),
+        ("1e-" + "0" * 5000 + "5", "0.00001"),
         ("00", "0"),
         ("-00.00", "0"),
         ("0e5", "0"),
@@ -121,6 +122,7 @@ def unreadable(text: str) -> str:
         ("0.1e-2147483647", unreadable("0.1e-2147483647"), UNDERFLOW),
         ("0e999999999999", unreadable("0e999999999999"), OVERFLOW),
         ("1e2147483647", UNDERFLOW, OVERFLOW),  # BigDecimal's precision minus scale wraps
+        ("1e" + "9" * 5000, unreadable("1e" + "9" * 5000), unreadable("1e" + "9" * 5000)),
         ("0e126", OVERFLOW, OVERFLOW),  # zero is range-checked by its exponent
         ("0e-131", UNDERFLOW, UNDERFLOW),
         ("1e126", OVERFLOW, OVERFLOW),

@@ -222,8 +222,16 @@ def test_duplicate_set_members_by_operation(
         )
 
 
-def test_arithmetic_out_of_range_keeps_its_plain_message(ddb: Backend, table: str) -> None:
-    """An ADD whose result overflows is the computation's error, not a malformed request value."""
+def test_arithmetic_out_of_range_keeps_its_plain_message(ddb: Backend, table_name: str) -> None:
+    """An ADD whose result overflows is the computation's error, not a malformed request value: the plain
+    message on every operation (DynamoDB Local's too)."""
+    table = table_name
+    ddb.create_table(
+        TableName=table,
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
     ddb.put_item(TableName=table, Item={"pk": {"S": "a"}, "n": {"N": "9e125"}})
     with refused(OVERFLOW):
         ddb.update_item(

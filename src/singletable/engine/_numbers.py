@@ -44,6 +44,7 @@ _INT32_MIN = -(2**31)
 _INT32_MAX = 2**31 - 1
 _INT64_MIN = -(2**63)
 _INT64_MAX = 2**63 - 1
+_INT64_DIGITS = len(str(_INT64_MAX))
 
 # Already canonical: plain notation, no leading zeros, no trailing zeros after the point, no "-0". A text
 # of at most 38 characters has at most 38 digits, so its precision and magnitude (1E-37 to 1E+38) are in
@@ -90,7 +91,14 @@ def _normalize(text: object) -> str:
     if not text.isascii():
         whole, fraction = _ascii_digits(whole), _ascii_digits(fraction)
         exponent_text = _ascii_digits(exponent_text) if exponent_text else exponent_text
-    exponent = int(exponent_text) if exponent_text else 0
+    # An exponent of more digits than any 64-bit integer has cannot be converted (and is not handed to
+    # int(), which refuses texts of thousands of digits).
+    exponent = 0
+    if exponent_text:
+        exponent_digits = exponent_text.lstrip("+-").lstrip("0")
+        if len(exponent_digits) > _INT64_DIGITS:
+            raise unreadable_number(text)
+        exponent = -int(exponent_digits or "0") if exponent_text[0] == "-" else int(exponent_digits or "0")
     if not _INT64_MIN <= exponent <= _INT64_MAX:
         raise unreadable_number(text)
     # Whether Java's BigDecimal (the older layer) can hold it: exponent and scale within an int.
