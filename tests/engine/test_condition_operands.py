@@ -130,3 +130,16 @@ def test_attribute_type_of_a_value_still_checks_the_type_name(ddb: Backend, tabl
         "valid types: {N,BS,L,B,NULL,M,S,SS,NS,BOOL}",
     ):
         put_if(ddb, table, "attribute_type(:v, :t)", {":v": {"L": []}, ":t": {"S": "X"}})
+
+
+@pytest.mark.parametrize(
+    ("text", "units"), [("abc", 3), ("é\U0001d11e", 3), ("\U0001f600\U0001f600", 4), ("ü", 1)]
+)
+def test_size_of_a_string_counts_utf16_code_units(ddb: Backend, table: str, text: str, units: int) -> None:
+    """AWS counts a string's length as Java does: a character outside the Basic Multilingual Plane (an emoji,
+    a musical symbol) is two code units; UTF-8 bytes and code points are not what it counts."""
+    ddb.put_item(TableName=table, Item={"pk": {"S": "s"}, "s": {"S": text}})
+    found = ddb.scan(
+        TableName=table, FilterExpression="size(s) = :n", ExpressionAttributeValues={":n": {"N": str(units)}}
+    )
+    assert [item["pk"] for item in found["Items"]] == [{"S": "s"}]

@@ -98,6 +98,7 @@ def test_attribute_updates_with_expected(ddb, table):
     assert got["Attributes"] == {"n": n("4")}
 
 
+NOT_A_NUMBER_LOCAL = "A value provided cannot be converted into a number"
 UPDATE_ERRORS = [
     (
         {"n": {"Action": "PUT"}},
@@ -148,7 +149,11 @@ UPDATE_ERRORS = [
         INVALID + "Cannot update attribute PK. This attribute is part of the key",
     ),
     ({"": {"Action": "PUT", "Value": n("1")}}, "Empty attribute name"),
-    ({"n": {"Action": "PUT", "Value": {"N": "x"}}}, "A value provided cannot be converted into a number"),
+    # AWS's wording (UpdateItem envelopes a malformed value); DynamoDB Local's is NOT_A_NUMBER_LOCAL.
+    (
+        {"n": {"Action": "PUT", "Value": {"N": "x"}}},
+        "1 validation error detected: The parameter cannot be converted to a numeric value: x",
+    ),
     # Item-dependent type errors keep the legacy text.
     ({"s": {"Action": "ADD", "Value": n("1")}}, "Type mismatch for attribute to update"),
     ({"ss": {"Action": "ADD", "Value": {"NS": ["3"]}}}, "Type mismatch for attribute to update"),
@@ -160,5 +165,6 @@ UPDATE_ERRORS = [
 @pytest.mark.parametrize(("updates", "message"), UPDATE_ERRORS)
 def test_attribute_updates_errors(ddb, table, updates, message):
     ddb.put_item(TableName=table, Item=BASE)
-    with ddb.error("ValidationException", message):
+    local = NOT_A_NUMBER_LOCAL if "numeric value" in message else None
+    with ddb.error("ValidationException", message, local=local):
         ddb.update_item(TableName=table, Key=KEY, AttributeUpdates=updates)

@@ -241,8 +241,15 @@ def test_query_errors(ddb, orders):
         "Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES",
     ):
         ddb.query(**base, Select="SPECIFIC_ATTRIBUTES")
-    with expect_error("ValidationException", "Exclusive Start Key must have same size as table's key schema"):
+    # AWS's wording; DynamoDB Local says "Exclusive Start Key must have same size as table's key schema".
+    with ddb.error(
+        "ValidationException",
+        "The provided starting key is invalid",
+        local="Exclusive Start Key must have same size as table's key schema",
+    ):
         ddb.query(**base, ExclusiveStartKey={"PK": s("cust")})
+    with ddb.error("ValidationException", "The provided starting key is invalid"):
+        ddb.query(**base, ExclusiveStartKey={"PK": s("cust"), "other": n("1")})
     with expect_error(
         "ValidationException", "The provided starting key does not match the range key predicate"
     ):

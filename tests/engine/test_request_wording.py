@@ -257,7 +257,8 @@ def test_duplicate_string_set_values(ddb: Backend, hash_table: str) -> None:
     aws_only(ddb)
     with expect_error(
         "ValidationException",
-        "One or more parameter values were invalid: Input collection [a, a] contains duplicates.",
+        "1 validation error detected: One or more parameter values were invalid: "
+        'Input collection ["a", "a"] contains duplicates.',
     ):
         ddb.put_item(TableName=hash_table, Item={"pk": s("x"), "bad": {"SS": ["a", "a"]}})
 

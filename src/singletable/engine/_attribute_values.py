@@ -14,10 +14,12 @@ operations code has one import.
 
 from __future__ import annotations
 
+import base64
+from collections.abc import Iterable
 from enum import Enum
 from typing import Any
 
-from singletable.engine._errors import DynamoDBError, validation
+from singletable.engine._errors import EAV_PREFIX, DynamoDBError, ValueProblem, validation
 from singletable.engine._keys import (
     HASH_KEY_TOO_LARGE,
     KEY_SCHEMA_MISMATCH,
@@ -32,7 +34,7 @@ from singletable.engine._keys import (
     encode_key,
     key_type_of,
 )
-from singletable.engine._numbers import NOT_A_NUMBER, normalize_number, number_size, number_value
+from singletable.engine._numbers import NOT_NUMERIC, normalize_number, number_size, number_value
 from singletable.engine._serialization import dumps_item, loads_item, wire_fragment
 from singletable.engine._set_order import ordered_members
 from singletable.engine._sizes import (
@@ -49,6 +51,7 @@ __all__ = [
     "HASH_KEY_TOO_LARGE",
     "ITEM_TOO_LARGE",
     "KEY_SCHEMA_MISMATCH",
+    "MAX_CONTAINER_DEPTH",
     "MAX_HASH_KEY_BYTES",
     "MAX_ITEM_SIZE",
     "MAX_RANGE_KEY_BYTES",
@@ -71,6 +74,7 @@ __all__ = [
     "validate_item",
     "validate_item_sized",
     "validate_value",
+    "value_depth",
     "value_size",
     "wire_fragment",
 ]
@@ -94,13 +98,14 @@ EMPTY_SS = "One or more parameter values were invalid: An string set  may not be
 EMPTY_NS = "One or more parameter values were invalid: An number set  may not be empty"  # sic
 EMPTY_BS = "One or more parameter values were invalid: Binary sets should not be empty"
 NULL_IN_SS = "One or more parameter values were invalid: An string set may not have a null string as a member"
+INVALID = "One or more parameter values were invalid: "
+# A number set's repeat names no members: bare in the older layer, prefixed and with a full stop in the newer.
 NS_DUPLICATES = "Input collection contains duplicates"
-BS_DUPLICATES = "One or more parameter values were invalid: Input collection of type BS contains duplicates."
+NS_DUPLICATES_CURRENT = f"{INVALID}Input collection contains duplicates."
 TOO_DEEP = (
     "Nesting Levels have exceeded supported limits: "
     "Attributes in the item have nested levels beyond supported limit"
 )
-EAV_PREFIX = "ExpressionAttributeValues contains invalid value: "
 
 
 class ValueContext(Enum):
@@ -121,6 +126,7 @@ class ValueContext(Enum):
 # ``context is ValueContext.EAV``, not by a dict keyed by context: hashing an Enum member runs
 # Enum.__hash__, a Python call, on every item and key validated.
 _ITEM_DEPTH, _EAV_DEPTH = 31, 32
+MAX_CONTAINER_DEPTH = _ITEM_DEPTH  # the most containers an attribute of a stored item may nest
 _TYPES = frozenset(("S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS"))
 
 
@@ -307,6 +313,40 @@ def _check_item(item: dict[str, Any], limit: int) -> dict[str, Any]:
     return out
 
 
+# Past this many nested containers AWS reads a request in its older layer, whatever the operation: a PutItem
+# item nested 63 levels is refused bare where one nested 61 levels is refused inside the envelope.
+OLDER_LAYER_DEPTH = 62
+
+
+def too_deep(level: int, container: Any) -> ValueProblem:
+    """The refusal of a container found at ``level``, past the nesting limit."""
+    deepest = level - 1 + value_depth(container)
+    return ValueProblem(TOO_DEEP, TOO_DEEP, older_everywhere=deepest > OLDER_LAYER_DEPTH)
+
+
+def value_depth(value: Any) -> int:
+    """How many containers (maps and lists) deep a value's deepest path is, counting the value's own; without
+    recursion, so no request can exhaust the stack."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        members: Iterable[Any]
+        if isinstance(node, dict):
+            members = node.values()
+        elif isinstance(node, (list, tuple)):
+            members = node
+        else:
+            continue
+        deepest = max(deepest, depth)
+        for member in members:
+            if isinstance(member, dict):
+                for kind, inner in member.items():
+                    if kind in ("M", "L") and isinstance(inner, (dict, list, tuple)):
+                        stack.append((inner, depth + 1))
+    return deepest
+
+
 def _check_name_bytes(name: str) -> None:
     """An attribute name (top-level or a map key) may take at most 65,535 bytes of UTF-8."""
     if len(name.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES:
@@ -331,6 +371,8 @@ def validate_value(
         _scan_value(av)
         if context is not ValueContext.EAV:
             raise
+        if isinstance(error, ValueProblem):
+            raise error.for_expression_value(name) from None
         raise validation(f"{EAV_PREFIX}{error.message} for key {name}") from None
 
 
@@ -399,7 +441,7 @@ def _check_m(value: Any, level: int, limit: int) -> dict[str, Any]:
     if type(value) is not dict:
         raise _wrong_type(value, "Map")
     if level > limit:
-        raise validation(TOO_DEEP)
+        raise too_deep(level, value)
     members: dict[str, Any] = {}
     for name, member in value.items():
         # Per entry: a null value, then the value's own errors, then an empty name.
@@ -419,7 +461,7 @@ def _check_l(value: Any, level: int, limit: int) -> dict[str, Any]:
     if type(value) is not list and type(value) is not tuple:
         raise _wrong_type(value, "List")
     if level > limit:
-        raise validation(TOO_DEEP)
+        raise too_deep(level, value)
     elements = []
     for member in value:
         if member is None:
@@ -524,9 +566,11 @@ def _string_set(values: list[Any] | tuple[Any, ...]) -> list[str]:
         if value is not None and type(value) is not str:
             raise _wrong_type(value, "String")
     if len(set(values)) != len(values):
-        shown = ", ".join("null" if v is None else str(v) for v in values)
-        raise validation(
-            f"One or more parameter values were invalid: Input collection [{shown}] contains duplicates."
+        older = ", ".join("null" if v is None else str(v) for v in values)
+        current = ", ".join("null" if v is None else f'"{v}"' for v in _repeat_first(values, _utf8))
+        raise ValueProblem(
+            f"{INVALID}Input collection [{older}] contains duplicates.",
+            f"{INVALID}Input collection [{current}] contains duplicates.",
         )
     for value in values:
         if value is None:
@@ -541,12 +585,12 @@ def _number_set(values: list[Any] | tuple[Any, ...]) -> list[str]:
     out = []
     for value in values:
         if value is None:
-            raise validation(NOT_A_NUMBER)
+            raise ValueProblem(NOT_NUMERIC, NOT_NUMERIC)
         if type(value) is not str:
             raise _wrong_type(value, "String")
         canonical = normalize_number(value)
         if canonical in seen:
-            raise validation(NS_DUPLICATES)
+            raise ValueProblem(NS_DUPLICATES, NS_DUPLICATES_CURRENT)
         seen.add(canonical)
         out.append(canonical)
     return ordered_members("NS", out)
@@ -557,7 +601,36 @@ def _binary_set(values: list[Any] | tuple[Any, ...]) -> list[bytes]:
         raise validation(EMPTY_BS)
     blobs = [None if v is None else _blob(v) for v in values]
     if len(set(blobs)) != len(blobs):
-        raise validation(BS_DUPLICATES)
+        older = ", ".join(_base64(b) for b in blobs)
+        current = ",".join(f'"{_base64(b)}"' for b in _repeat_first(blobs, _blob_order))
+        raise ValueProblem(
+            f"{INVALID}Input collection [{older}]of type BS contains duplicates.",
+            f"{INVALID}Input collection [{current}]of type BS contains duplicates.",
+        )
     if None in blobs:
         raise validation(NULL_VALUE)
     return ordered_members("BS", blobs)
+
+
+def _utf8(value: str | None) -> bytes:
+    return b"" if value is None else value.encode("utf-8", "surrogatepass")
+
+
+def _blob_order(value: bytes | None) -> bytes:
+    return b"" if value is None else value
+
+
+def _base64(value: bytes | None) -> str:
+    return "null" if value is None else base64.b64encode(value).decode("ascii")
+
+
+def _repeat_first(values: Any, order: Any) -> list[Any]:
+    """A set's members as DynamoDB's newer layer lists them in a duplicates message: the members before
+    the first repeat in byte order, then the repeat, then the rest as sent (it collects members into a
+    sorted set until one is already there)."""
+    seen: set[Any] = set()
+    for position, value in enumerate(values):
+        if value in seen:
+            return [*sorted(values[:position], key=order), *values[position:]]
+        seen.add(value)
+    return list(values)

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from singletable.engine._background import BackgroundThreads, Subscription
-from singletable.engine._errors import DynamoDBError, unencodable
+from singletable.engine._errors import DynamoDBError, ValueProblem, unencodable
 from singletable.engine._registry import (
     BY_NAME,
     CACHED_CATALOG_READS,
@@ -27,6 +27,7 @@ from singletable.engine._registry import (
     REGISTRY,
     STREAMS_OPERATIONS,
     UNSUPPORTED_OPERATIONS,
+    VALUE_WORDINGS,
     module_path,
 )
 from singletable.engine._schema import TableSchema
@@ -304,6 +305,8 @@ class Engine(OperationMethods):
                 return self._retry(operation, handler, params, commits)
         except UnicodeEncodeError as error:  # a lone surrogate: nothing written (or rolled back)
             raise unencodable(error) from None
+        except ValueProblem as problem:  # a malformed value, in the wording of the operation's layer
+            raise problem.worded(VALUE_WORDINGS[operation]) from None
 
     def _retry(
         self, operation: str, handler: Handler, params: dict[str, Any], commits: int

@@ -47,6 +47,50 @@ class DynamoDBError(Exception):
         return f"DynamoDBError({self.code!r}, {self.message!r})"
 
 
+# How DynamoDB words a malformed value (a number it cannot read, a set with a repeated member) depends on the
+# operation: it checks values in one of two layers (AWS's answers, captured in several regions by the Parity
+# Suite). OLDER: BatchWriteItem, TransactWriteItems, TransactGetItems, Scan and PartiQL answer bare, an
+# ExpressionAttributeValues value's problem wrapped as "ExpressionAttributeValues contains invalid value:
+# {message} for key {name}". CURRENT: GetItem, BatchGetItem and Query answer bare in the newer wording, with
+# no wrapper. ENVELOPED: PutItem, UpdateItem and DeleteItem answer the newer wording inside the validation
+# framework's "1 validation error detected: " envelope.
+OLDER_WORDING = "older"
+CURRENT_WORDING = "current"
+ENVELOPED_WORDING = "enveloped"
+ENVELOPE = "1 validation error detected: "
+EAV_PREFIX = "ExpressionAttributeValues contains invalid value: "
+
+
+class ValueProblem(DynamoDBError):
+    """A malformed AttributeValue, in both of DynamoDB's wordings: ``message`` is the older layer's (so an
+    operation that words nothing differently answers it unchanged), ``current`` the newer layer's, bare.
+
+    The operation decides which one the caller sees (``Engine.execute`` calls :meth:`worded`): the value
+    checks themselves run once, wherever the value sits."""
+
+    def __init__(self, older: str, current: str, *, older_everywhere: bool = False) -> None:
+        super().__init__("ValidationException", older)
+        self.current = current
+        # A value nested past about 62 levels is read by the older layer whatever the operation (AWS).
+        self.older_everywhere = older_everywhere
+
+    def for_expression_value(self, name: str | None) -> ValueProblem:
+        """The same problem found in the ExpressionAttributeValues entry ``name`` (only the older layer
+        names the entry)."""
+        return ValueProblem(
+            f"{EAV_PREFIX}{self.message} for key {name}", self.current, older_everywhere=self.older_everywhere
+        )
+
+    def worded(self, wording: str) -> DynamoDBError:
+        if self.older_everywhere:
+            return validation(self.message)
+        if wording == CURRENT_WORDING:
+            return validation(self.current)
+        if wording == ENVELOPED_WORDING:
+            return validation(ENVELOPE + self.current)
+        return validation(self.message)
+
+
 def validation(message: str) -> DynamoDBError:
     return DynamoDBError("ValidationException", message)
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from singletable.engine import _attribute_values as codec
 from singletable.engine import _legacy as legacy
-from singletable.engine._errors import DynamoDBError
+from singletable.engine._errors import DynamoDBError, ValueProblem
 from singletable.engine._expressions import RequestExpressions
 from singletable.engine._interfaces import TableCatalog
 from singletable.engine._schema import TableSchema
@@ -69,6 +69,8 @@ def prepare_get(engine: TableCatalog, params: dict[str, Any]) -> PreparedGet:
     legacy_projection = None if plain else legacy.attributes_to_get(params)
     try:
         pk, sk = key_from_request(schema, params["Key"])
+    except ValueProblem:  # a malformed value fails the whole request, in a transaction too
+        raise
     except DynamoDBError as error:
         raise InvalidKey(error.code, error.message) from None
     return PreparedGet(schema, pk, sk, None if plain else _projection(params, legacy_projection))

@@ -15,6 +15,7 @@ from typing import Any
 
 from singletable.engine import _attribute_values as codec
 from singletable.engine import _legacy as legacy
+from singletable.engine._errors import DynamoDBError
 from singletable.engine._expressions import RequestExpressions
 from singletable.engine._interfaces import TableCatalog
 from singletable.engine._schema import TableSchema
@@ -59,11 +60,14 @@ def prepare_put(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
     plain = len(params) == 2 or legacy.none_given(params, PUT_CONDITION_PARAMETERS)
     if not plain:
         legacy.reject_mixed(params, PUT_LEGACY, ("ConditionExpression",))
-    schema = engine.table(params["TableName"])
+    found = _lookup(engine, params["TableName"])
     if get("ReturnValues") is not None:
         check_return_values(get("ReturnValues"), PUT_RETURN_VALUES)
     item, size = codec.validate_item_sized(params["Item"])
     check_item_size(size)
+    if found is None and not plain:  # every check that needs no table first, then the table's absence
+        _put_condition(params)
+    schema = found or engine.table(params["TableName"])
     pk, sk = key_from_item(schema, item)
     if schema.index_key_checks or schema.vector_indexes:
         check_index_keys(schema, item)
@@ -79,6 +83,21 @@ def prepare_put(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
         condition=condition,
         return_on_failure=get("ReturnValuesOnConditionCheckFailure"),
     )
+
+
+def _lookup(engine: TableCatalog, name: str) -> TableSchema | None:
+    """The table, or None when there is none: DynamoDB makes every check of a write that needs no table
+    (its values, its expressions) before it looks the table up, so each prepare step below makes those
+    checks and then asks ``engine.table`` again, which answers ResourceNotFoundException."""
+    found = engine.find_table(name)
+    if found is not None:
+        return found
+    try:
+        return engine.table(name)  # refreshes a stale catalog; checks the name
+    except DynamoDBError as error:
+        if error.code != "ResourceNotFoundException":
+            raise
+        return None
 
 
 def _put_condition(params: dict[str, Any]) -> Any:
@@ -106,10 +125,11 @@ def _condition(params: dict[str, Any], legacy_condition: Callable[[], Any]) -> A
 def prepare_delete(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
     """Every check DeleteItem makes before reading the item; also BatchWriteItem's DeleteRequest and
     TransactWriteItems' Delete."""
-    schema, legacy_condition, key, pk, sk = _keyed_request(
+    found, legacy_condition, key, pk, sk = _keyed_request(
         engine, params, DELETE_LEGACY, ("ConditionExpression",), DELETE_RETURN_VALUES
     )
     condition = _condition(params, lambda: legacy_condition)
+    schema = found or engine.table(params["TableName"])
     return prepared_write(
         action=DELETE,
         schema=schema,
@@ -127,15 +147,20 @@ def _keyed_request(
     legacy_names: tuple[str, ...],
     modern_names: tuple[str, ...],
     return_values: tuple[str, ...],
-) -> tuple[TableSchema, Any, Item, bytes, bytes]:
+) -> tuple[TableSchema | None, Any, Item, bytes, bytes]:
     """DeleteItem's and UpdateItem's checks before their expressions, in the order DynamoDB makes them
-    (legacy and modern parameters not mixed, the table, legacy Expected, ReturnValues, the Key); returns
-    (schema, the Expected condition or None, Key, pk, sk)."""
+    (legacy and modern parameters not mixed, legacy Expected, ReturnValues, the Key); returns (the schema
+    or None when the table does not exist, the Expected condition or None, Key, pk, sk). Without a table
+    only the Key's values are checked, and the caller reports the table missing after its expressions."""
     legacy.reject_mixed(params, legacy_names, modern_names)
-    schema = engine.table(params["TableName"])
+    schema = _lookup(engine, params["TableName"])
     legacy_condition = legacy.expected(params)
     check_return_values(params.get("ReturnValues"), return_values)
     key = params["Key"]
+    if schema is None:
+        if isinstance(key, dict):
+            codec.validate_item_sized(key, context=codec.ValueContext.KEY)
+        return None, legacy_condition, key, b"", b""
     pk, sk = key_from_request(schema, key)
     return schema, legacy_condition, key, pk, sk
 
@@ -143,7 +168,7 @@ def _keyed_request(
 def prepare_update(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
     """Every check UpdateItem makes before reading the item; also TransactWriteItems' Update. Checks that
     need the item (key attributes, the new item's size) run in ``PreparedWrite.evaluate``."""
-    schema, legacy_condition, key, pk, sk = _keyed_request(
+    found, legacy_condition, key, pk, sk = _keyed_request(
         engine, params, UPDATE_LEGACY, UPDATE_MODERN, UPDATE_RETURN_VALUES
     )
     update_text = params.get("UpdateExpression")
@@ -157,6 +182,7 @@ def prepare_update(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrit
     update: Any = expressions.update(update_text) if update_text is not None else None
     condition = expressions.condition(condition_text) if condition_text is not None else legacy_condition
     expressions.finish()
+    schema = found or engine.table(params["TableName"])
     if update is None:
         update = legacy.attribute_updates(params, schema.key_names)
     return prepared_write(
@@ -173,14 +199,18 @@ def prepare_update(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrit
 
 def prepare_check(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
     """A TransactWriteItems ConditionCheck: DeleteItem's key and condition rules, and no write."""
-    schema = engine.table(params["TableName"])
+    found = _lookup(engine, params["TableName"])
     key = params["Key"]
-    pk, sk = key_from_request(schema, key)
+    if found is not None:
+        pk, sk = key_from_request(found, key)
+    elif isinstance(key, dict):
+        codec.validate_item_sized(key, context=codec.ValueContext.KEY)
     expressions = RequestExpressions(
         params.get("ExpressionAttributeNames"), params.get("ExpressionAttributeValues"), uses_expressions=True
     )
     condition = expressions.condition(params["ConditionExpression"])
     expressions.finish()
+    schema = found or engine.table(params["TableName"])
     return prepared_write(
         action=CHECK,
         schema=schema,

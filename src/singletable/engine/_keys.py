@@ -121,6 +121,18 @@ class KeyContext(Enum):
     INDEX = "index"  # a secondary index key attribute inside an item being written
 
 
+class KeyTypeMismatch(DynamoDBError):
+    """A table or index key attribute given a value of another type (or a non-scalar).
+
+    Its own class because a transaction does not fail on it: TransactWriteItems and TransactGetItems cancel
+    with a ``ValidationError`` reason for that action (AWS's answer), and BatchWriteItem words a put item's
+    mismatch as the Key's (``table_key`` tells a table key from an index key)."""
+
+    def __init__(self, message: str, *, table_key: bool) -> None:
+        super().__init__("ValidationException", message)
+        self.table_key = table_key
+
+
 KEY_SCHEMA_MISMATCH = "The provided key element does not match the schema"
 QUERY_TYPE_MISMATCH = (
     "One or more parameter values were invalid: Condition parameter type does not match schema type"
@@ -245,15 +257,17 @@ def _type_mismatch(
     name: str, expected: str, actual: str, context: KeyContext, index_name: str | None
 ) -> DynamoDBError:
     if context is KeyContext.KEY:
-        return validation(KEY_SCHEMA_MISMATCH)
+        return KeyTypeMismatch(KEY_SCHEMA_MISMATCH, table_key=True)
     if context is KeyContext.QUERY:
         return validation(QUERY_TYPE_MISMATCH)
     if context is KeyContext.INDEX:
-        return validation(
+        return KeyTypeMismatch(
             f"One or more parameter values were invalid: Type mismatch for Index Key {name} "
-            f"Expected: {expected} Actual: {actual} IndexName: {index_name}"
+            f"Expected: {expected} Actual: {actual} IndexName: {index_name}",
+            table_key=False,
         )
-    return validation(
+    return KeyTypeMismatch(
         f"One or more parameter values were invalid: Type mismatch for key {name} "
-        f"expected: {expected} actual: {actual}"
+        f"expected: {expected} actual: {actual}",
+        table_key=True,
     )

@@ -5,15 +5,21 @@ DynamoDB numbers are exact decimals of at most 38 significant digits with a magn
 number already in canonical form: an integer or a plain decimal, as clients write them) is answered by one
 regex match, and everything else is cached.
 
-Measured against DynamoDB Local 1.25.1 (which parses like Java's ``BigDecimal``):
+What DynamoDB accepts (AWS's answers, as the Parity Suite records them, and DynamoDB Local 1.25.1 where they
+agree):
 
 * accepted: ``+1``, ``.5``, ``5.``, ``1.e5``, ``1E+00005``, any Unicode decimal digits (``"\\u0661"`` is 1);
-* rejected as "cannot be converted": whitespace, ``NaN``/``Infinity``, ``1_000``, hex, an exponent outside
-  32-bit range (``1e2147483648``), or a scale (fraction digits minus exponent) outside 32-bit range
-  (``0e-2147483648``) -- even when the value is zero;
+* refused as "cannot be converted to a numeric value": whitespace, ``NaN``/``Infinity``, ``1_000``, hex, an
+  exponent outside a 64-bit integer;
+* range-checked by the exponent read in full: ``1e99999999999`` overflows, ``1e-2147483648`` underflows, and
+  zero too is checked by the exponent it is written with (``0e126`` overflows, ``0e125`` is ``0``);
 * checked in this order: parse, precision (leading and trailing zeros do not count), then magnitude;
 * answered in plain notation, never with an exponent: ``1E+100`` comes back as 1 followed by 100 zeros and
   ``1.0E-120`` as ``0.000...0001``; ``-0`` comes back as ``0``.
+
+A refusal is a :class:`~singletable.engine._errors.ValueProblem` in both of DynamoDB's wordings. The older
+layer reads a number as Java's BigDecimal does: an exponent or scale past a 32-bit integer cannot be
+converted, ``1e2147483647`` wraps to an underflow, and an empty string's message has no colon.
 """
 
 from __future__ import annotations
@@ -21,13 +27,13 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-from singletable.engine._errors import DynamoDBError, validation
+from singletable.engine._errors import ValueProblem
 
 MAX_PRECISION = 38
 MAX_EXPONENT = 125  # adjusted exponent (position of the leading digit) of the largest magnitude
 MIN_EXPONENT = -130  # ... and of the smallest
 
-NOT_A_NUMBER = "A value provided cannot be converted into a number"
+NOT_NUMERIC = "The parameter cannot be converted to a numeric value"
 OVERFLOW = "Number overflow. Attempting to store a number with magnitude larger than supported range"
 UNDERFLOW = "Number underflow. Attempting to store a number with magnitude smaller than supported range"
 # AWS's text (quoted by users of the real service). DynamoDB Local 1.25.1 says instead
@@ -36,6 +42,9 @@ TOO_PRECISE = "Attempting to store more than 38 significant digits in a Number"
 
 _INT32_MIN = -(2**31)
 _INT32_MAX = 2**31 - 1
+_INT64_MIN = -(2**63)
+_INT64_MAX = 2**63 - 1
+_INT64_DIGITS = len(str(_INT64_MAX))
 
 # Already canonical: plain notation, no leading zeros, no trailing zeros after the point, no "-0". A text
 # of at most 38 characters has at most 38 digits, so its precision and magnitude (1E-37 to 1E+38) are in
@@ -71,35 +80,63 @@ def number_value(text: str) -> Decimal:
 
 def _normalize(text: object) -> str:
     if not isinstance(text, str):
-        raise validation(NOT_A_NUMBER)
+        raise ValueProblem(NOT_NUMERIC, NOT_NUMERIC)
     match = _NUMBER.fullmatch(text)
     if match is None:
-        raise validation(NOT_A_NUMBER)
+        raise unreadable_number(text)
     sign, whole, fraction, exponent_text = match.groups()
     fraction = fraction or ""
     if not whole and not fraction:
-        raise validation(NOT_A_NUMBER)
+        raise unreadable_number(text)
     if not text.isascii():
         whole, fraction = _ascii_digits(whole), _ascii_digits(fraction)
         exponent_text = _ascii_digits(exponent_text) if exponent_text else exponent_text
-    exponent = int(exponent_text) if exponent_text else 0
-    # Java's BigDecimal refuses exponents and scales that do not fit an int, whatever the value.
-    if not _INT32_MIN <= exponent <= _INT32_MAX or not _INT32_MIN <= len(fraction) - exponent <= _INT32_MAX:
-        raise validation(NOT_A_NUMBER)
+    # An exponent of more digits than any 64-bit integer has cannot be converted (and is not handed to
+    # int(), which refuses texts of thousands of digits).
+    exponent = 0
+    if exponent_text:
+        exponent_digits = exponent_text.lstrip("+-").lstrip("0")
+        if len(exponent_digits) > _INT64_DIGITS:
+            raise unreadable_number(text)
+        exponent = -int(exponent_digits or "0") if exponent_text[0] == "-" else int(exponent_digits or "0")
+    if not _INT64_MIN <= exponent <= _INT64_MAX:
+        raise unreadable_number(text)
+    # Whether Java's BigDecimal (the older layer) can hold it: exponent and scale within an int.
+    java = _INT32_MIN <= exponent <= _INT32_MAX and _INT32_MIN <= len(fraction) - exponent <= _INT32_MAX
     digits = (whole + fraction).lstrip("0")
-    if not digits:
+    if not digits:  # zero: range-checked by the exponent it is written with
+        if not MIN_EXPONENT <= exponent <= MAX_EXPONENT:
+            raise _out_of_range(text, exponent, java)
         return "0"
     stripped = digits.rstrip("0")
     # value = stripped * 10**point, where point is the power of ten of the last significant digit
     point = exponent - len(fraction) + (len(digits) - len(stripped))
     if len(stripped) > MAX_PRECISION:
-        raise validation(TOO_PRECISE)
+        raise ValueProblem(TOO_PRECISE if java else _unreadable_text(text), TOO_PRECISE)
     leading = point + len(stripped) - 1
-    if leading > MAX_EXPONENT:
-        raise validation(OVERFLOW)
-    if leading < MIN_EXPONENT:
-        raise validation(UNDERFLOW)
+    if not MIN_EXPONENT <= leading <= MAX_EXPONENT:
+        raise _out_of_range(text, leading, java)
     return format_digits(sign == "-", stripped, point)
+
+
+def unreadable_number(text: str) -> ValueProblem:
+    """The refusal of a text that is no number at all."""
+    return ValueProblem(_unreadable_text(text), f"{NOT_NUMERIC}: {text}")
+
+
+def _unreadable_text(text: str) -> str:
+    # The older layer drops the colon after the message when the text is empty.
+    return f"{NOT_NUMERIC}: {text}" if text else NOT_NUMERIC
+
+
+def _out_of_range(text: str, leading: int, java: bool) -> ValueProblem:
+    """Overflow or underflow of a number whose leading digit is at the power ``leading`` of ten."""
+    current = OVERFLOW if leading > MAX_EXPONENT else UNDERFLOW
+    if not java:
+        return ValueProblem(_unreadable_text(text), current)
+    # BigDecimal's precision minus scale is an int: one past the largest wraps to the most negative.
+    older = UNDERFLOW if leading + 1 > _INT32_MAX else current
+    return ValueProblem(older, current)
 
 
 def _ascii_digits(text: str) -> str:
@@ -161,8 +198,3 @@ def number_size(canonical: str) -> int:
     # base-100 digit k covers 10**(2k) and 10**(2k+1): count the pair indices spanned by the digits.
     pairs = (leading >> 1) - (last >> 1) + 1
     return 1 + pairs + (1 if negative and pairs < 20 else 0)
-
-
-def is_number_error(error: DynamoDBError) -> bool:
-    """True when an error came from number validation (its message is one of the number texts)."""
-    return error.message in (NOT_A_NUMBER, OVERFLOW, UNDERFLOW, TOO_PRECISE)

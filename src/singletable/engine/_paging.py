@@ -47,10 +47,6 @@ def resolve_index(schema: TableSchema, params: dict[str, Any], verb: str) -> Ind
             raise validation(
                 "Select must be ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES, COUNT, or SPECIFIC_ATTRIBUTES"
             )
-        if select == "ALL_PROJECTED_ATTRIBUTES" and index is None:
-            raise validation(
-                f"ALL_PROJECTED_ATTRIBUTES can be used only when {verb.capitalize()} using an IndexName"
-            )
         if (
             select == "ALL_ATTRIBUTES"
             and index is not None
@@ -70,6 +66,9 @@ def resolve_index(schema: TableSchema, params: dict[str, Any], verb: str) -> Ind
             raise validation(f"Cannot specify the {projection_name} when choosing to get only the Count")
         if select in ("ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES") and has_projection:
             raise validation(f"Cannot specify the {projection_name} when choosing to get {select}")
+        if select == "ALL_PROJECTED_ATTRIBUTES" and index is None:
+            # After the projection conflicts, and worded for Query on a Scan too (AWS's text).
+            raise validation("ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName")
     limit = params.get("Limit")
     if limit is not None and limit < 1:
         raise validation("Limit must be greater than or equal to 1")
@@ -115,14 +114,23 @@ def start_key_attrs(schema: TableSchema, index: IndexSchema | None) -> tuple[tup
     return tuple(attrs)
 
 
+# AWS's answer to an ExclusiveStartKey of the wrong attributes, whether too few, too many or other ones
+# (DynamoDB Local 1.25.1 says "Exclusive Start Key must have same size as table's key schema" when the count
+# differs).
+INVALID_START_KEY = "The provided starting key is invalid"
+
+
 def check_start_key(schema: TableSchema, index: IndexSchema | None, start: Any) -> dict[str, Any]:
     attrs = start_key_attrs(schema, index)
     if not isinstance(start, dict) or len(start) != len(attrs):
-        raise validation("Exclusive Start Key must have same size as table's key schema")
+        raise validation(INVALID_START_KEY)
+    for name, av in start.items():  # a malformed value first, as in any other key
+        if av is not None:
+            codec.validate_value(av, context=codec.ValueContext.KEY, name=name)
     for name, kind in attrs:
         av = start.get(name)
         if av is None:
-            raise validation("The provided starting key is invalid")
+            raise validation(INVALID_START_KEY)
         if not isinstance(av, dict) or kind not in av or len(av) != 1:
             raise validation("Type mismatch for attribute to update")
         if av[kind] is None:  # {"S": null}: no value of any type, as a key given so is refused

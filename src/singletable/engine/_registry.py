@@ -12,7 +12,9 @@ DynamoDB Streams) and how the engine keeps the table catalog current around it:
 * ``wire_items``: a read whose ``run`` takes ``for_wire=True`` when answering for the wire codec
   (``Engine.execute(..., for_wire=True)``, the protocol's dispatcher): the items it would return undecoded
   come back as the stored JSON (``orjson.Fragment``), which the codec writes as they are;
-* ``reads``: allowed on a read-only engine (``Engine(path, read_only=True)``), which refuses every other.
+* ``reads``: allowed on a read-only engine (``Engine(path, read_only=True)``), which refuses every other;
+* ``value_wording``: which of DynamoDB's two value-check layers words a malformed AttributeValue (see
+  :class:`~singletable.engine._errors.ValueProblem`).
 
 Every other operation asks first. :data:`UNSUPPORTED_OPERATIONS` are AWS-only operations with no local
 meaning: they exist (as engine methods too) and always answer UnknownOperationException naming the operation.
@@ -24,6 +26,8 @@ wire protocol's DynamoDB Streams routing, the model adapter, request validation 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from singletable.engine._errors import CURRENT_WORDING, ENVELOPED_WORDING, OLDER_WORDING
 
 DYNAMODB = "DynamoDB"
 STREAMS = "DynamoDB Streams"
@@ -41,6 +45,7 @@ class Operation:
     # Allowed on a read-only engine (``Engine(path, read_only=True)``): it never changes the database, or (the
     # PartiQL operations) its writes run through the item operations, which a read-only engine refuses.
     reads: bool = False
+    value_wording: str = OLDER_WORDING
 
 
 REGISTRY: tuple[Operation, ...] = (
@@ -48,14 +53,37 @@ REGISTRY: tuple[Operation, ...] = (
     Operation("DescribeTable", "describe_table", "DescribeTableInput", reads=True),
     Operation("ListTables", "list_tables", "ListTablesInput", reads=True),
     Operation("DeleteTable", "delete_table", "DeleteTableInput"),
-    Operation("PutItem", "put_item", "PutItemInput", writes=True),
-    Operation("GetItem", "get_item", "GetItemInput", cached_catalog=True, wire_items=True, reads=True),
-    Operation("UpdateItem", "update_item", "UpdateItemInput", writes=True),
-    Operation("DeleteItem", "delete_item", "DeleteItemInput", writes=True),
-    Operation("Query", "query", "QueryInput", cached_catalog=True, wire_items=True, reads=True),
+    Operation("PutItem", "put_item", "PutItemInput", writes=True, value_wording=ENVELOPED_WORDING),
+    Operation(
+        "GetItem",
+        "get_item",
+        "GetItemInput",
+        cached_catalog=True,
+        wire_items=True,
+        reads=True,
+        value_wording=CURRENT_WORDING,
+    ),
+    Operation("UpdateItem", "update_item", "UpdateItemInput", writes=True, value_wording=ENVELOPED_WORDING),
+    Operation("DeleteItem", "delete_item", "DeleteItemInput", writes=True, value_wording=ENVELOPED_WORDING),
+    Operation(
+        "Query",
+        "query",
+        "QueryInput",
+        cached_catalog=True,
+        wire_items=True,
+        reads=True,
+        value_wording=CURRENT_WORDING,
+    ),
     Operation("Scan", "scan", "ScanInput", cached_catalog=True, wire_items=True, reads=True),
     Operation("SearchVectors", "search_vectors", "SearchVectorsInput", cached_catalog=True, reads=True),
-    Operation("BatchGetItem", "batch_get_item", "BatchGetItemInput", cached_catalog=True, reads=True),
+    Operation(
+        "BatchGetItem",
+        "batch_get_item",
+        "BatchGetItemInput",
+        cached_catalog=True,
+        reads=True,
+        value_wording=CURRENT_WORDING,
+    ),
     Operation("BatchWriteItem", "batch_write_item", "BatchWriteItemInput", writes=True),
     Operation("TransactWriteItems", "transact_write_items", "TransactWriteItemsInput", writes=True),
     Operation(
@@ -67,6 +95,12 @@ REGISTRY: tuple[Operation, ...] = (
     Operation("UpdateTable", "update_table", "UpdateTableInput"),
     Operation("UpdateTimeToLive", "update_time_to_live", "UpdateTimeToLiveInput"),
     Operation("DescribeTimeToLive", "describe_time_to_live", "DescribeTimeToLiveInput", reads=True),
+    Operation(
+        "DescribeContinuousBackups",
+        "describe_continuous_backups",
+        "DescribeContinuousBackupsInput",
+        reads=True,
+    ),
     Operation("TagResource", "tag_resource", "TagResourceInput"),
     Operation("UntagResource", "untag_resource", "UntagResourceInput"),
     Operation("ListTagsOfResource", "list_tags_of_resource", "ListTagsOfResourceInput", reads=True),
@@ -89,7 +123,6 @@ UNSUPPORTED_OPERATIONS: frozenset[str] = frozenset(
         "RestoreTableFromBackup",
         "RestoreTableToPointInTime",
         "UpdateContinuousBackups",
-        "DescribeContinuousBackups",
         "CreateGlobalTable",
         "UpdateGlobalTable",
         "DescribeGlobalTable",
@@ -125,6 +158,7 @@ STREAMS_OPERATIONS: dict[str, str] = {op.name: op.module for op in REGISTRY if o
 CATALOG_CHECKED_IN_WRITE: frozenset[str] = frozenset(op.name for op in REGISTRY if op.writes)
 CACHED_CATALOG_READS: frozenset[str] = frozenset(op.name for op in REGISTRY if op.cached_catalog)
 READ_OPERATIONS: frozenset[str] = frozenset(op.name for op in REGISTRY if op.reads)
+VALUE_WORDINGS: dict[str, str] = {op.name: op.value_wording for op in REGISTRY}
 # Wire name -> the request shape validation checks it against.
 INPUT_SHAPES: dict[str, str] = {op.name: op.shape for op in REGISTRY}
 

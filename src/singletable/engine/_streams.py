@@ -40,11 +40,16 @@ class StreamsEngine(Protocol):
     def find_table(self, name: str) -> TableSchema | None: ...
 
 
+def check_stream_arn(arn: str) -> None:
+    """A text that is no stream ARN at all is a ValidationException, wherever a stream ARN is expected."""
+    if _STREAM_ARN.fullmatch(arn) is None:
+        raise validation("Invalid StreamArn")
+
+
 def find_stream(engine: StreamsEngine, arn: str) -> tuple[int, dict[str, Any]]:
     """(stream id, stream description) of the stream with this ARN, or AWS's errors: a malformed ARN is a
     ValidationException before any lookup, a well-formed one naming no stream is not found."""
-    if _STREAM_ARN.fullmatch(arn) is None:
-        raise validation("Invalid StreamArn")
+    check_stream_arn(arn)
     table_name = arn.split(":table/", 1)[1].split("/", 1)[0]
     for stream_id, stream in engine.storage.streams(table_name):
         if stream["StreamArn"] == arn:

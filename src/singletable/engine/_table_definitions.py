@@ -28,12 +28,15 @@ def attribute_names(items: list[dict[str, Any]]) -> str:
     return ", ".join(item["AttributeName"] for item in items)
 
 
-def check_key_schema(key_schema: list[dict[str, str]]) -> None:
-    """Positional rules: first element HASH, optional second RANGE, names distinct."""
+def check_key_schema(key_schema: list[dict[str, str]], *, index: bool = False) -> None:
+    """Positional rules: first element HASH, optional second RANGE, names distinct. A name given twice is
+    worded differently for an index's key schema than for the table's (AWS's texts)."""
     if key_schema[0]["KeyType"] != "HASH":
         raise validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
     if len(key_schema) == 2:
         if key_schema[0]["AttributeName"] == key_schema[1]["AttributeName"]:
+            if index:
+                raise validation("Two keys can not have the same name")
             raise validation("Invalid KeySchema: Some index key attribute have no definition")
         if key_schema[1]["KeyType"] != "RANGE":
             raise validation("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type")
@@ -94,6 +97,32 @@ def throughput_description(spec: dict[str, int]) -> dict[str, int]:
         "ReadCapacityUnits": spec["ReadCapacityUnits"],
         "WriteCapacityUnits": spec["WriteCapacityUnits"],
     }
+
+
+NO_MAXIMUM = -1  # OnDemandThroughput's "no maximum" (AWS's value, also how one is removed)
+
+
+def on_demand_throughput(
+    requested: dict[str, Any], current: dict[str, int] | None = None
+) -> dict[str, int] | None:
+    """The table's OnDemandThroughput after a CreateTable or UpdateTable asking for ``requested``: each
+    maximum given replaces the current one (a member not given keeps it, or has no maximum), and a table
+    with no maximum left shows none. The engine records the maxima for DescribeTable; it does not throttle.
+    """
+    result = dict(current or {"MaxReadRequestUnits": NO_MAXIMUM, "MaxWriteRequestUnits": NO_MAXIMUM})
+    for member in ("MaxReadRequestUnits", "MaxWriteRequestUnits"):
+        value = requested.get(member)
+        if value is None:
+            continue
+        if value != NO_MAXIMUM and value < 1:
+            raise invalid(
+                f"OnDemandThroughput {member} must be greater than or equal to 1, or -1 for no maximum: "
+                f"{value}"
+            )
+        result[member] = value
+    if all(value == NO_MAXIMUM for value in result.values()):
+        return None
+    return result
 
 
 ZERO_THROUGHPUT = {"NumberOfDecreasesToday": 0, "ReadCapacityUnits": 0, "WriteCapacityUnits": 0}

@@ -124,7 +124,7 @@ def render(engine: OperationEngine, table_id: int, stored: dict[str, Any], statu
             out[key] = public[key]
     if "LatestStreamLabel" in public:
         out["LatestStreamArn"] = f"{engine.arn(name)}/stream/{public['LatestStreamLabel']}"
-    for key in ("SSEDescription", "TableClassSummary"):
+    for key in ("SSEDescription", "TableClassSummary", "OnDemandThroughput"):
         if key in public:
             out[key] = public[key]
     out["DeletionProtectionEnabled"] = public.get("DeletionProtectionEnabled", False)

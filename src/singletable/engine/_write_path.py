@@ -63,8 +63,17 @@ _SET_IN_JSON = b'S":['
 UPDATE_INDEX_KEY_EMPTY = (
     "One or more parameter values are not valid. The update expression attempted to update a secondary "
     "index key to a value that is not supported. The AttributeValue for a key attribute cannot contain an "
-    "empty string value."
+    "empty {kind} value."
 )
+
+
+class EmptyIndexKeyUpdate(DynamoDBError):
+    """An update that would set a secondary index key to an empty string or binary: AWS finds it up front,
+    so in a transaction it fails the whole request rather than becoming a cancellation reason."""
+
+    def __init__(self, key_type: str) -> None:
+        kind = "string" if key_type == "S" else "binary"
+        super().__init__("ValidationException", UPDATE_INDEX_KEY_EMPTY.format(kind=kind))
 
 
 # Where a key value came from, for its error messages (module constants: an item write looks them up).
@@ -110,10 +119,25 @@ def check_index_keys(schema: TableSchema, item: dict[str, Any], *, from_update: 
             continue
         key_type = check.type
         if from_update and key_type != "N" and av.get(key_type) in ("", b""):
-            raise validation(UPDATE_INDEX_KEY_EMPTY)
+            raise EmptyIndexKeyUpdate(key_type)
         checked_key_bytes(check.name, av, key_type, check.is_hash, _INDEX, check.index_name)
     if schema.vector_indexes and not from_update:
         check_vector_values(schema, item)
+
+
+# AWS's text when an update would store an attribute nested deeper than an item may be (a value accepted
+# up front, one level deeper than an item allows, or a deep value SET through a path).
+UPDATE_TOO_DEEP = "Nesting Levels have exceeded supported limits"
+
+
+def _check_depth(names: Any, new: Item) -> None:
+    for name in names:
+        av = new.get(name)
+        if av is None or len(av) != 1:
+            continue
+        inner = av.get("M", av.get("L"))
+        if inner is not None and codec.value_depth(inner) > codec.MAX_CONTAINER_DEPTH:
+            raise validation(UPDATE_TOO_DEEP)
 
 
 def index_entry(schema: TableSchema, index: IndexSchema, item: dict[str, Any]) -> tuple[bytes, bytes] | None:
@@ -383,6 +407,7 @@ class PreparedWrite:
         "condition",
         "item",
         "key",
+        "measure_written",
         "pk",
         "return_on_failure",
         "schema",
@@ -399,6 +424,7 @@ class PreparedWrite:
     item: Item | None
     size: int
     update: Any
+    measure_written: bool
     condition: Callable[[Item | None], bool] | None
     return_on_failure: str | None
 
@@ -439,13 +465,28 @@ class PreparedWrite:
             return None, 0  # only REMOVE/DELETE on a missing item: nothing to change, no item created
         base = old if old is not None else dict(self.key)
         new = update.apply(base) if update is not None else base
+        if update is not None:
+            _check_depth(update.top_level_names, new)
         check_index_keys(self.schema, new, from_update=True)
         if self.schema.vector_indexes:
             check_vector_values(self.schema, new, old if old is not None else {})
         new_size = codec.item_size(new)
         if new_size > codec.MAX_ITEM_SIZE:
             raise validation(UPDATE_TOO_LARGE)
+        if self.measure_written and update is not None:
+            self._check_written(update, new)
         return new, new_size
+
+    def _check_written(self, update: Any, new: Item) -> None:
+        """Standalone UpdateItem also measures what its UpdateExpression writes, with a fixed cost per
+        action (see ``CompiledUpdate.write_cost``): at a short key that refuses a finished item a little under
+        the limit. Transactions, PartiQL and legacy AttributeUpdates measure the finished item only."""
+        cost = getattr(update, "write_cost", None)
+        if cost is None:
+            return
+        written = {name: new[name] for name in update.written_names if name in new}
+        if codec.item_size(written) + cost > codec.MAX_ITEM_SIZE:
+            raise validation(UPDATE_TOO_LARGE)
 
     def store(
         self,
@@ -510,6 +551,7 @@ def prepared_write(
     write.update = update
     write.condition = condition
     write.return_on_failure = return_on_failure
+    write.measure_written = False
     return write
 
 

@@ -120,8 +120,8 @@ def message(call) -> str:
             {":v": {"N": "abc"}},
             True,
             "",
-            "ExpressionAttributeValues contains invalid value: A value provided "
-            "cannot be converted into a number for key :v",
+            "ExpressionAttributeValues contains invalid value: The parameter cannot be "
+            "converted to a numeric value: abc for key :v",
         ),
         (
             None,

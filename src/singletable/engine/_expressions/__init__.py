@@ -80,7 +80,15 @@ class Projection:
 class Update:
     """An update bound to a request's values; ``apply`` returns a new item and never mutates its input."""
 
-    __slots__ = ("_compiled", "_values", "creates_nothing", "paths", "top_level_names")
+    __slots__ = (
+        "_compiled",
+        "_values",
+        "creates_nothing",
+        "paths",
+        "top_level_names",
+        "write_cost",
+        "written_names",
+    )
 
     def __init__(self, compiled: CompiledUpdate, values: dict[str, AV]) -> None:
         self._compiled = compiled
@@ -88,6 +96,8 @@ class Update:
         self.paths: tuple[Resolved, ...] = compiled.paths
         self.top_level_names = compiled.top_level_names
         self.creates_nothing: bool = compiled.creates_nothing
+        self.written_names = compiled.written_names
+        self.write_cost = compiled.write_cost
 
     def apply(self, item: Item | None) -> Item:
         return self._compiled.apply(item or _EMPTY, self._values)

@@ -26,6 +26,7 @@ from .paths import AV, Binder
 from .values import type_of
 
 _INVALID = "Invalid condition in KeyConditionExpression: "
+_KCE = "Invalid KeyConditionExpression: "
 _KEY_FIRST = " operator must have the key attribute as its first operand"
 _FLIPPED = {"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
@@ -69,7 +70,7 @@ class CompiledKeyCondition:
         for part in _flatten(node, []):
             name, op, operands = self._one(part)
             if name in by_key:
-                raise validation("KeyConditionExpressions must only contain one condition per key")
+                raise validation(_KCE + "KeyConditionExpressions must only contain one condition per key")
             by_key[name] = (op, operands)
         self.multi: MultiKeyCondition | None = None
         if len(hash_keys) > 1 or len(range_keys) > 1:
@@ -78,7 +79,11 @@ class CompiledKeyCondition:
             return
         hash_key, range_key = hash_keys[0], range_keys[0] if range_keys else None
         if len(by_key) > 2:
-            raise validation("Conditions can be of length 1 or 2 only")
+            keys = 1 if range_key is None else 2
+            raise validation(
+                f"The number of query conditions ({len(by_key)}) exceeds the number of key attributes "
+                f"defined in the schema ({keys})"
+            )
         hash_name, self.hash_type = hash_key
         if hash_name not in by_key:
             raise validation(f"Query condition missed key schema element: {hash_name}")
@@ -182,10 +187,7 @@ class CompiledKeyCondition:
             raise validation(_INVALID + "Multiple attribute names used in one condition")
         path = b.path(operands[paths[0]])
         if len(path) > 1:
-            raise validation(
-                "Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: "
-                f"Key: {path[0]}"
-            )
+            raise validation("KeyConditionExpressions cannot have conditions on nested attributes")
         if paths[0] != 0:
             if op == "BEGINS_WITH":
                 raise validation(_INVALID + "begins_with" + _KEY_FIRST)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from decimal import Context, Decimal
 from typing import Any
 
-from .._errors import validation
+from .._errors import ValueProblem, validation
 
 try:  # pragma: no cover - the codec (single AttributeValues) may not exist yet
     from .._attribute_values import normalize_number
@@ -37,8 +37,14 @@ def type_of(av: AV) -> str:
 
 
 def number_result(value: Decimal) -> AV:
-    """Wrap an exact arithmetic result, enforcing DynamoDB's precision and range on it."""
-    return {"N": normalize_number(str(value))}
+    """Wrap an exact arithmetic result, enforcing DynamoDB's precision and range on it.
+
+    A result out of range is the computation's error, not a malformed request value: one wording for every
+    operation (the value layers' older one, which is the plain message)."""
+    try:
+        return {"N": normalize_number(str(value))}
+    except ValueProblem as problem:
+        raise validation(problem.message) from None
 
 
 def dec(text: str) -> Decimal:
@@ -97,8 +103,12 @@ def contains(haystack: AV, needle: AV) -> bool:
 
 
 def size(av: AV) -> int | None:
-    """size(): characters of S, bytes of B, elements of sets, lists and maps; None for other types."""
+    """size(): the length of S in UTF-16 code units (as Java counts it: a character outside the Basic
+    Multilingual Plane is 2, AWS's answer per the Parity Suite), bytes of B, elements of sets, lists and maps;
+    None for other types."""
     ((tag, value),) = av.items()
+    if tag == "S" and not value.isascii():
+        return len(value.encode("utf-16-le", "surrogatepass")) // 2
     if tag in ("S", "B", "SS", "NS", "BS", "L", "M"):
         return len(value)
     return None

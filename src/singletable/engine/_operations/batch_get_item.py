@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from singletable.engine import _legacy as legacy
 from singletable.engine._capacity import Capacity, read_units
 from singletable.engine._errors import validation
 from singletable.engine._interfaces import OperationEngine
@@ -27,6 +28,17 @@ NULL_KEY = (
 _PER_TABLE = ("ProjectionExpression", "ExpressionAttributeNames", "AttributesToGet")
 
 
+def _reject_mixed_across_tables(request: dict[str, Any]) -> None:
+    """AWS refuses expression and legacy projection parameters in one request even when each table's block
+    uses only one kind (the Parity Suite's capture): the rule is the single-table one, over the request."""
+    used: dict[str, Any] = {}
+    for spec in request.values():
+        for member in _PER_TABLE:
+            if isinstance(spec, dict) and spec.get(member) is not None:
+                used.setdefault(member, spec[member])
+    legacy.reject_mixed(used, ("AttributesToGet",), ("ProjectionExpression",))
+
+
 def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     request = params["RequestItems"]
     for name, spec in request.items():
@@ -34,6 +46,7 @@ def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
             raise validation(NO_KEYS.format(table=name))
     if sum(len(spec["Keys"]) for spec in request.values()) > MAX_KEYS:
         raise validation(TOO_MANY)
+    _reject_mixed_across_tables(request)
     tables: list[tuple[str, dict[str, Any], list[tuple[dict[str, Any], Any]]]] = []
     for name, spec in request.items():
         shared = {member: spec[member] for member in _PER_TABLE if spec.get(member) is not None}

@@ -16,6 +16,7 @@ from singletable.engine._capacity import Capacity
 from singletable.engine._errors import DynamoDBError, validation
 from singletable.engine._interfaces import OperationEngine
 from singletable.engine._item_writes import prepare_delete, prepare_put
+from singletable.engine._keys import KEY_SCHEMA_MISMATCH, KeyTypeMismatch
 from singletable.engine._write_path import PreparedWrite, WriteRows, item_collection_metrics
 
 MAX_REQUESTS = 25
@@ -47,7 +48,13 @@ def prepare(engine: OperationEngine, request_items: dict[str, Any]) -> list[tupl
             if (put is None) == (delete is None):
                 raise validation(ONE_REQUEST)
             if put is not None:
-                write = prepare_put(engine, {"TableName": name, "Item": put["Item"]})
+                try:
+                    write = prepare_put(engine, {"TableName": name, "Item": put["Item"]})
+                except KeyTypeMismatch as error:
+                    if not error.table_key:
+                        raise
+                    # AWS words a put item's wrong-typed table key as a Key's here, not as PutItem does.
+                    raise validation(KEY_SCHEMA_MISMATCH) from None
             else:
                 write = prepare_delete(engine, {"TableName": name, "Key": delete["Key"]})
             if write.identity in seen:

@@ -31,6 +31,7 @@ from singletable.engine._table_definitions import (
     check_key_schema,
     check_projection,
     invalid,
+    on_demand_throughput,
     throughput_description,
 )
 from singletable.engine._table_descriptions import render
@@ -57,7 +58,7 @@ class _IndexNames:
         if is_global:
             check_global_key_schema(index["KeySchema"])
         else:
-            check_key_schema(index["KeySchema"])
+            check_key_schema(index["KeySchema"], index=True)
         check_defined(index["KeySchema"], self.definitions)
         self.projected += check_projection(index["Projection"])
         stored = {
@@ -211,6 +212,11 @@ def _extras(engine: OperationEngine, params: dict[str, Any], now: float, descrip
             key = sse.get("KMSMasterKeyId") or "aws/dynamodb"
             arn = key if key.startswith("arn:") else f"arn:aws:kms:{engine.region}:{engine.account}:key/{key}"
             description["SSEDescription"] = {"Status": "ENABLED", "SSEType": "KMS", "KMSMasterKeyArn": arn}
+    on_demand = params.get("OnDemandThroughput")
+    if on_demand is not None:
+        maxima = on_demand_throughput(on_demand)
+        if maxima is not None:
+            description["OnDemandThroughput"] = maxima
     table_class = params.get("TableClass")
     if table_class is not None:
         classes = ("STANDARD", "STANDARD_INFREQUENT_ACCESS")

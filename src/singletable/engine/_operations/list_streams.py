@@ -6,6 +6,7 @@ from typing import Any
 
 from singletable.engine._errors import validation
 from singletable.engine._interfaces import OperationEngine
+from singletable.engine._streams import check_stream_arn
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 100
@@ -18,8 +19,10 @@ def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
             f"One or more parameter values were invalid: Limit cannot be greater than the maximum allowed "
             f"size: {MAX_LIMIT}"
         )
-    found = engine.storage.streams(params.get("TableName"))
     start = params.get("ExclusiveStartStreamArn")
+    if start is not None:  # a malformed ARN is refused; a well-formed one of no stream starts past the end
+        check_stream_arn(start)
+    found = engine.storage.streams(params.get("TableName"))
     if start is not None:
         arns = [stream["StreamArn"] for _, stream in found]
         found = found[arns.index(start) + 1 :] if start in arns else []

@@ -54,8 +54,6 @@ def run(engine: OperationEngine, params: dict[str, Any], *, for_wire: bool = Fal
     segment, total = params.get("Segment"), params.get("TotalSegments")
     check_segment(segment, total)
     legacy.reject_mixed(params, LEGACY, MODERN)
-    schema = engine.table(params["TableName"])
-    index = resolve_index(schema, params, "scanning")
     filter_text = params.get("FilterExpression")
     projection_text = params.get("ProjectionExpression")
     expressions = RequestExpressions(
@@ -80,6 +78,9 @@ def run(engine: OperationEngine, params: dict[str, Any], *, for_wire: bool = Fal
     else:
         projection = legacy.attributes_to_get(params)
     expressions.finish()
+    # Looked up only now: DynamoDB reports a malformed filter or projection before a missing table.
+    schema = engine.table(params["TableName"])
+    index = resolve_index(schema, params, "scanning")
     check_index_projection(schema, index, filter_, projection, check_filter=False)
 
     hash_start, hash_end = (

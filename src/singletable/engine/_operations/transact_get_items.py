@@ -41,7 +41,8 @@ def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
         for get in gets:
             item, size = get.read(engine.storage)
             usage_for(usages, get.schema.name).read(size)
-            responses.append({} if item is None else {"Item": item})
+            # A projection that matches nothing of a present item answers no Item, as a missing item does.
+            responses.append({"Item": item} if item else {})
     response: dict[str, Any] = {"Responses": responses}
     consumed = render_usages(usages, params.get("ReturnConsumedCapacity"))
     if consumed is not None:

@@ -23,6 +23,7 @@ from singletable.engine import _attribute_values as codec
 from singletable.engine._errors import DynamoDBError
 from singletable.engine._interfaces import OperationEngine
 from singletable.engine._item_writes import prepare_check, prepare_delete, prepare_put, prepare_update
+from singletable.engine._keys import KeyTypeMismatch
 from singletable.engine._storage import Storage
 from singletable.engine._transactions import (
     NO_REASON,
@@ -37,6 +38,7 @@ from singletable.engine._write_path import (
     DELETE,
     PUT,
     UPDATE,
+    EmptyIndexKeyUpdate,
     PreparedWrite,
     WriteRows,
     item_collection_metrics,
@@ -59,20 +61,46 @@ _PREPARE = {
 
 
 def prepare_all(engine: OperationEngine, actions: list[dict[str, Any]]) -> list[PreparedWrite]:
+    """Every action's up-front checks; any failure fails the request, except a key attribute of the wrong
+    type (a Put item's table or index key, another action's Key), which AWS reports as that action's
+    ``ValidationError`` cancellation reason once every action has passed its other checks. A missing table
+    is reported only after every action's checks that need no table (AWS's order)."""
     writes: list[PreparedWrite] = []
+    mismatches: dict[int, str] = {}
+    missing: DynamoDBError | None = None
     payload = 0
-    for action in actions:
+    for position, action in enumerate(actions):
         kinds = [kind for kind in _PREPARE if action.get(kind) is not None]
         if not kinds:
             raise DynamoDBError("ValidationException", NO_ACTION)
         if len(kinds) > 1:
             raise DynamoDBError("ValidationException", TWO_ACTIONS)
-        write = _PREPARE[kinds[0]](engine, action[kinds[0]])
+        try:
+            write = _PREPARE[kinds[0]](engine, action[kinds[0]])
+        except KeyTypeMismatch as error:
+            mismatches[position] = error.message
+            continue
+        except DynamoDBError as error:
+            if error.code != "ResourceNotFoundException":
+                raise
+            missing = missing or error
+            continue
         writes.append(write)
         payload += write.size if write.action == PUT else codec.item_size(write.key)
     check_distinct([write.identity for write in writes])
     if payload > MAX_PAYLOAD:
         raise DynamoDBError("ValidationException", PAYLOAD_TOO_LARGE.format(size=payload))
+    if missing is not None:
+        raise missing
+    if mismatches:
+        raise cancelled(
+            [
+                {"Code": "ValidationError", "Message": mismatches[position]}
+                if position in mismatches
+                else NO_REASON
+                for position in range(len(actions))
+            ]
+        )
     return writes
 
 
@@ -142,6 +170,8 @@ def _execute(storage: Storage, writes: list[PreparedWrite], usages: dict[str, An
             continue
         try:
             evaluated[-1] = write.evaluate(old, old_size)
+        except EmptyIndexKeyUpdate:
+            raise
         except DynamoDBError as error:
             if error.code != "ValidationException":
                 raise

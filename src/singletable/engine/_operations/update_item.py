@@ -10,8 +10,11 @@ from singletable.engine._item_writes import prepare_update
 from singletable.engine._write_path import run_single
 
 
-def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
+def run(engine: OperationEngine, params: dict[str, Any], *, statement: bool = False) -> dict[str, Any]:
+    """``statement``: run for a PartiQL UPDATE, which measures only the finished item against the size
+    limit, where UpdateItem itself also measures what its expression writes (AWS's split)."""
     write = prepare_update(engine, params)
+    write.measure_written = not statement
     mode = params.get("ReturnValues") or "NONE"
     return run_single(engine, write, params, lambda old, new: _returned(mode, old, new, write.update))
 

@@ -24,6 +24,7 @@ from singletable.engine._table_definitions import (
     check_global_key_schema,
     check_projection,
     invalid,
+    on_demand_throughput,
     throughput_description,
 )
 from singletable.engine._table_descriptions import missing_table, render, table_name_of
@@ -133,12 +134,42 @@ def _merge_definitions(params: dict[str, Any], description: dict[str, Any]) -> d
         seen.add(name)
         known = types.get(name)
         if known is not None and known != definition["AttributeType"]:
-            raise invalid(
-                f"Cannot change the type of existing attribute {name} from {known} "
-                f"to {definition['AttributeType']}"
-            )
+            raise _redefined(name, params, description, types, definition["AttributeType"])
         types[name] = definition["AttributeType"]
     return types
+
+
+def _redefined(
+    name: str, params: dict[str, Any], description: dict[str, Any], types: dict[str, str], new_type: str
+) -> DynamoDBError:
+    """AWS's refusal of an AttributeDefinition that gives a key attribute of the table or of an index
+    another type: it shows the existing key schema that uses the attribute and the new index's."""
+    schemas = [description["KeySchema"]] + [
+        index["KeySchema"]
+        for kind in ("LocalSecondaryIndexes", "GlobalSecondaryIndexes")
+        for index in description.get(kind, ())
+    ]
+    existing = next(schema for schema in schemas if any(k["AttributeName"] == name for k in schema))
+    creates = [
+        update["Create"]["KeySchema"]
+        for update in params.get("GlobalSecondaryIndexUpdates") or ()
+        if isinstance(update.get("Create"), dict) and isinstance(update["Create"].get("KeySchema"), list)
+    ]
+    uses = [schema for schema in creates if any(k.get("AttributeName") == name for k in schema)]
+    new = uses[0] if uses else existing
+    retyped = {**types, name: new_type}
+    return invalid(
+        "Attributes cannot be redefined. Please check that your attribute has the same type as previously "
+        f"defined. Existing schema: {_schema_text(existing, types)} New schema: {_schema_text(new, retyped)}"
+    )
+
+
+def _schema_text(key_schema: list[dict[str, str]], types: dict[str, str]) -> str:
+    elements = []
+    for key in key_schema:
+        attribute = key.get("AttributeName", "")
+        elements.append(f"SchemaElement: key{{{attribute}:{types.get(attribute, '?')}:{key.get('KeyType')}}}")
+    return f"Schema:[{', '.join(elements)}]"
 
 
 def _used_definitions(description: dict[str, Any], types: dict[str, str]) -> list[dict[str, str]]:
@@ -324,6 +355,13 @@ def _settings(params: dict[str, Any], description: dict[str, Any], engine: Opera
         description["TableClassSummary"] = {"TableClass": params["TableClass"]}
     if params.get("DeletionProtectionEnabled") is not None:
         description["DeletionProtectionEnabled"] = bool(params["DeletionProtectionEnabled"])
+    on_demand = params.get("OnDemandThroughput")
+    if on_demand is not None:
+        maxima = on_demand_throughput(on_demand, description.get("OnDemandThroughput"))
+        if maxima is None:
+            description.pop("OnDemandThroughput", None)
+        else:
+            description["OnDemandThroughput"] = maxima
 
 
 def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:

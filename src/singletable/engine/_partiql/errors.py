@@ -7,7 +7,6 @@ from typing import Any
 from .._errors import DynamoDBError, validation
 
 MALFORMED = "Statement wasn't well formed, can't be processed: "
-PARAMETER_NUMBER = "The parameter cannot be converted to a numeric value"
 PARAMETER_COUNT = "Number of parameters in request and statement don't match."
 NO_TABLE = "Cannot do operations on a non-existent table"
 MISSING_RESOURCE = "Requested resource not found"  # FROM-first UPDATE and ExecuteTransaction's wording

@@ -17,9 +17,9 @@ from singletable.engine._interfaces import OperationEngine
 
 from .. import _attribute_values as codec
 from .._errors import DynamoDBError, validation
-from .._numbers import NOT_A_NUMBER, OVERFLOW, UNDERFLOW, normalize_number
+from .._numbers import OVERFLOW, UNDERFLOW, normalize_number
 from . import ast
-from .errors import DUPLICATE_ITEM, INVALID_TOKEN, PARAMETER_COUNT, PARAMETER_NUMBER
+from .errors import DUPLICATE_ITEM, INVALID_TOKEN, PARAMETER_COUNT
 from .parser import parse_statement
 from .plan import ReadPlan, WritePlan, plan_select, plan_write
 from .translate import AV, strip_kind
@@ -53,17 +53,16 @@ def parse(
 
 
 def _parameter_error(value: Any, error: DynamoDBError) -> DynamoDBError:
-    """A parameter's number that cannot be read at all is refused in PartiQL's words, naming it.
+    """A parameter's number out of range is refused in PartiQL's words (an unreadable one already is: the
+    older layer's ``The parameter cannot be converted to a numeric value: TEXT``).
 
     DynamoDB computes a parameter's magnitude in 32-bit arithmetic, so a number whose leading digit sits
     beyond 2**31 places wraps around: ``1e2147483647`` is refused as an underflow, not an overflow."""
-    if error.message not in (NOT_A_NUMBER, OVERFLOW):
+    if error.message != OVERFLOW:
         return error
     text = _first_number(value, error.message)
     if text is None:
         return error
-    if error.message == NOT_A_NUMBER:
-        return validation(PARAMETER_NUMBER + (f": {text}" if text else ""))
     return validation(UNDERFLOW) if _leading_digit_wraps(text) else error
 
 
@@ -234,7 +233,8 @@ def write(engine: OperationEngine, plan: WritePlan, request: dict[str, Any]) -> 
     if plan.is_insert:
         params.pop("ReturnValuesOnConditionCheckFailure", None)
     try:
-        response = engine.invoke(_OPERATIONS[plan.kind], params)
+        options = {"statement": True} if plan.kind == "Update" else {}
+        response = engine.invoke(_OPERATIONS[plan.kind], params, **options)
     except DynamoDBError as error:
         if plan.is_insert and error.code == "ConditionalCheckFailedException":
             raise DynamoDBError("DuplicateItemException", DUPLICATE_ITEM) from None

@@ -41,9 +41,12 @@ def _members(shape: Shape) -> Mapping[str, str]:
 
 
 # The operations whose requests take ReturnConsumedCapacity, read off their shapes: what a recorder or a
-# trace can ask to report its capacity (serve --record, the model's trace, the demos' runner).
+# trace can ask to report its capacity (serve --record, the model's trace, the demos' runner). A shape not
+# generated yet (an operation just added to the registry, while tools/gen_shape_data.py runs) reports none.
 REPORTS_CAPACITY: frozenset[str] = frozenset(
-    name for name, shape in INPUT_SHAPES.items() if "ReturnConsumedCapacity" in _members(SHAPES[shape])
+    name
+    for name, shape in INPUT_SHAPES.items()
+    if shape in SHAPES and "ReturnConsumedCapacity" in _members(SHAPES[shape])
 )
 
 __all__ = ["REPORTS_CAPACITY", "SHAPES", "check_input", "check_shape"]

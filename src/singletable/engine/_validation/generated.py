@@ -209,6 +209,9 @@ SHAPES: Shapes = {
     "DeleteTableInput": StructureShape(members={"TableName": "TableArn"}, required=("TableName",)),
     "DeleteVectorIndexAction": StructureShape(members={"IndexName": "IndexName"}, required=("IndexName",)),
     "DeletionProtectionEnabled": BooleanShape(),
+    "DescribeContinuousBackupsInput": StructureShape(
+        members={"TableName": "TableArn"}, required=("TableName",)
+    ),
     "DescribeTableInput": StructureShape(members={"TableName": "TableArn"}, required=("TableName",)),
     "DescribeTimeToLiveInput": StructureShape(members={"TableName": "TableArn"}, required=("TableName",)),
     "DisassociateReplicationGroupMemberAction": StructureShape(
