@@ -1,0 +1,214 @@
+"""singletable.mcp in-process: the tools a design offers, their schemas, their calls and their refusals, on
+the embedded engine and on DynamoDB Local (the MCP transports are tested in test_mcp_protocol.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+
+import jsonschema
+import pytest
+
+from conftest import design_table
+from singletable.examples.wavyblog.design import Category, Post, User
+from singletable.mcp import DesignTools, Policy, ToolError
+
+FIVE_SEEDS = ["fus_main", "hustlehub", "places", "wavyblog", "blog_api"]
+WRITE_PREFIXES = ("put_", "update_", "delete_")
+
+
+def tool_names(tools: DesignTools) -> set[str]:
+    return set(tools.tools)
+
+
+@pytest.mark.parametrize("seed", FIVE_SEEDS)
+def test_every_seed_offers_its_patterns_and_valid_schemas_read_only_by_default(seed: str) -> None:
+    from singletable._designs import load_design
+    from singletable.model import connect
+
+    table = load_design(f"singletable.examples.{seed}.design").table
+    tools = DesignTools(connect(table, ":memory:"))
+    names = tool_names(tools)
+    assert not [n for n in names if n.startswith(WRITE_PREFIXES)]
+    assert {"describe_design", "count"} <= names
+    for meta in table.entities.values():
+        assert any(n.startswith("get_") and tools.tools[n].entity is meta for n in names)
+        for pattern in meta.patterns.values():
+            assert any(t.source is pattern for t in tools.tools.values()), pattern.name
+    for collection in table.collections.values():
+        assert f"collection_{collection.name}" in names
+    for spec in tools.tools.values():
+        assert re.fullmatch(r"[A-Za-z0-9_.-]{1,128}", spec.name)
+        jsonschema.Draft202012Validator.check_schema(spec.input_schema)
+        assert spec.input_schema["type"] == "object" and spec.input_schema["additionalProperties"] is False
+        assert spec.description
+
+
+def test_pattern_schema_has_typed_keys_enums_and_paging() -> None:
+    from singletable.model import connect
+
+    tools = DesignTools(connect(design_table("wavyblog"), ":memory:"), Policy(allow_writes=True))
+    by_user = tools.tools["post_by_user"].input_schema
+    assert by_user["required"] == ["author_id"]
+    assert by_user["properties"]["created_at"]["format"] == "date-time"
+    assert by_user["properties"]["limit"]["maximum"] == 100
+    assert by_user["properties"]["where"]["properties"]["is_published"] == {"type": "boolean"}
+    put_user = tools.tools["put_user"].input_schema
+    assert put_user["properties"]["role"]["enum"] == ["user", "admin"]
+    assert "created_at" not in put_user["properties"]  # kept by the model
+    assert "WRITES" in tools.tools["put_user"].description
+    assert "USEREMAIL#{email}" in tools.tools["put_user"].description  # says it keeps the guard
+
+
+def test_writes_only_when_asked_and_deletes_need_their_own_flag() -> None:
+    from singletable.model import connect
+
+    db = connect(design_table("wavyblog"), ":memory:")
+    assert not [n for n in DesignTools(db).tools if n.startswith(WRITE_PREFIXES)]
+    one = tool_names(DesignTools(db, Policy(write_entities=frozenset({"Post"}))))
+    assert {n for n in one if n.startswith(WRITE_PREFIXES)} == {"put_post", "update_post"}
+    by_type = tool_names(DesignTools(db, Policy(write_entities=frozenset({"USER"}), allow_deletes=True)))
+    assert {n for n in by_type if n.startswith(WRITE_PREFIXES)} == {"put_user", "update_user", "delete_user"}
+    every = tool_names(DesignTools(db, Policy(allow_writes=True)))
+    assert {"put_user", "put_post", "put_category", "update_category"} <= every
+    assert not [n for n in every if n.startswith("delete_")]
+
+
+def test_reads_page_filter_get_count(seeded) -> None:
+    db = seeded("wavyblog")
+    tools = DesignTools(db)
+    everything = [p.model_dump(mode="json") for p in db.query(Post.all_posts())]
+    first = tools.call("post_all_posts", {"limit": 3})
+    assert first["count"] == 3 and first["cursor"]
+    second = tools.call("post_all_posts", {"limit": 100, "cursor": first["cursor"]})
+    assert second["cursor"] is None
+    assert first["items"] + second["items"] == everything
+    author = everything[0]["author_id"]
+    mine = tools.call("post_by_user", {"author_id": author})["items"]
+    assert mine and all(p["author_id"] == author for p in mine)
+    assert [p["created_at"] for p in mine] == sorted((p["created_at"] for p in mine), reverse=True)
+    published = tools.call("post_by_user", {"author_id": author, "where": {"is_published": False}})["items"]
+    assert published == [p for p in mine if not p["is_published"]]
+    username = db.query(User.all_users()).__next__().username
+    got = tools.call("get_user", {"username": username})["item"]
+    assert got == db.get(User, username=username).model_dump(mode="json")
+    assert tools.call("get_user", {"username": "nobody"}) == {"item": None}
+    assert tools.call("count", {"pattern": "post_all_posts"}) == {
+        "count": len(everything),
+        "complete": True,
+        "cursor": None,
+    }
+    design = tools.call("describe_design", {})
+    assert design["table"]["name"] == db.table_name
+    assert {e["entity"] for e in design["entities"]} == {"User", "Post", "Category"}
+    post = next(e for e in design["entities"] if e["entity"] == "Post")
+    assert post["keys"]["GSI1PK"] == "POSTS_BY_USER#{author_id}"
+    pattern = next(p for p in design["access_patterns"] if p["tool"] == "post_by_user")
+    assert pattern["index"] == "GSI1" and pattern["required_arguments"] == ["author_id"]
+    json.dumps(design)  # plain JSON
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "message"),
+    [
+        ("post_by_user", {"author_id": 3}, "post_by_user: argument author_id: 3 is not of type 'string'"),
+        ("post_by_user", {}, "post_by_user: 'author_id' is a required property"),
+        ("post_by_user", {"author_id": "a", "limit": 101}, "argument limit: 101 is greater than the maximum"),
+        ("post_by_user", {"author_id": "a", "where": {"nope": 1}}, "argument where: Additional properties"),
+        ("post_by_user", {"author_id": "a", "where": {"is_published": "yes"}}, "argument where.is_published"),
+        ("post_by_user", {"author_id": "a", "created_at": "yesterday"}, "argument created_at: "),
+        ("get_user", {"username": "x", "PK": "USER#x"}, "('PK' was unexpected); it takes username"),
+        ("post_all_posts", {"cursor": "forged"}, "post_all_posts: InvalidCursor"),
+        ("count", {"pattern": "scan_everything"}, "argument pattern: 'scan_everything' is not one of"),
+        ("count", {"pattern": "post_by_user", "arguments": {"author_id": 1}}, "argument author_id: 1 is not"),
+        ("put_user", {"username": "x"}, "no tool 'put_user' (writes need --allow-writes"),
+        ("delete_post", {"slug": "x"}, "no tool 'delete_post'"),
+    ],
+)
+def test_bad_calls_are_tool_errors_naming_the_field(seeded, name: str, arguments: dict, message: str) -> None:
+    tools = DesignTools(seeded("wavyblog"))
+    with pytest.raises(ToolError) as caught:
+        tools.call(name, arguments)
+    assert message in str(caught.value)
+
+
+def test_writes_go_through_the_model(seeded) -> None:
+    db = seeded("wavyblog")
+    tools = DesignTools(db, Policy(allow_writes=True, allow_deletes=True))
+    user = {"user_id": "u9", "username": "zed", "email": "zed@example.com", "password_hash": "h"}
+    stored = tools.call("put_user", user)["item"]
+    assert stored["role"] == "user" and stored["created_at"]
+    assert db.find(User, email="zed@example.com").username == "zed"  # the guard item was written
+    with pytest.raises(ToolError, match=r"UniqueViolation: USER\.email must be unique"):
+        tools.call("put_user", {**user, "user_id": "u10", "username": "zed2"})
+    with pytest.raises(ToolError, match="put_user: argument role: 'king' is not one of"):
+        tools.call("put_user", {**user, "role": "king"})
+    updated = tools.call("update_user", {"key": {"username": "zed"}, "set": {"role": "admin"}})["item"]
+    assert updated["role"] == "admin" and db.get(User, username="zed").role == "admin"
+    with pytest.raises(ToolError, match="update_post: NotFound"):
+        tools.call("update_post", {"key": {"slug": "nope"}, "set": {"title": "x"}})
+    with pytest.raises(ToolError, match=r"update_user: argument set: \{\} should be non-empty"):
+        tools.call("update_user", {"key": {"username": "zed"}, "set": {}})
+    post = {"post_id": "p1", "slug": "s1", "title": "T", "author_id": "zed", "category": "news"}
+    tools.call("put_post", post)
+    assert [p.slug for p in db.query(Post.by_user(author_id="zed"))] == ["s1"]  # GSI keys from templates
+    assert tools.call("delete_user", {"username": "zed"}) == {"deleted": {"username": "zed"}}
+    assert db.get(User, username="zed") is None and db.find(User, email="zed@example.com") is None
+
+
+def test_confirm_returns_the_planned_requests_and_writes_nothing(seeded) -> None:
+    db = seeded("wavyblog")
+    tools = DesignTools(db, Policy(allow_writes=True, allow_deletes=True, confirm=True))
+    user = {"user_id": "u9", "username": "zed", "email": "zed@example.com", "password_hash": "h"}
+    planned = tools.call("put_user", user)
+    assert planned["confirm"] is True and planned["written"] is False
+    (request,) = planned["planned_requests"]
+    assert request["operation"] == "TransactWriteItems"
+    keys = [a["Put"]["Item"]["PK"]["S"] for a in request["params"]["TransactItems"]]
+    assert keys == ["USER#zed", "USEREMAIL#zed@example.com"]
+    assert db.get(User, username="zed") is None
+    slug = next(db.query(Category.all_categories())).slug
+    deleting = tools.call("delete_category", {"slug": slug})["planned_requests"]
+    assert [r["operation"] for r in deleting] == ["DeleteItem"]
+    assert db.get(Category, slug=slug) is not None
+
+
+def test_the_read_budget_stops_paging(seeded) -> None:
+    db = seeded("wavyblog")
+    bulk = [Category(category_id=f"c{i}", slug=f"bulk-{i:03d}", name="x" * 300) for i in range(120)]
+    db.batch_write(put=bulk)
+    total = len(list(db.query(Category.all_categories())))
+    tools = DesignTools(db, Policy(max_rcu_per_call=0.5))
+    first = tools.call("count", {"pattern": "category_all_categories"})
+    assert first["complete"] is False and first["cursor"] and 0 < first["count"] < total
+    rest = DesignTools(db).call("count", {"pattern": "category_all_categories", "cursor": first["cursor"]})
+    assert rest["complete"] is True and first["count"] + rest["count"] == total
+    with pytest.raises(ToolError, match=r"read budget \(0.5 RCU\) was spent after"):
+        tools.call("category_all_categories", {"where": {"name": "none of them"}, "limit": 5})
+
+
+def test_every_call_is_recorded_in_a_private_file(seeded, tmp_path) -> None:
+    path = tmp_path / "calls.jsonl"
+    tools = DesignTools(seeded("wavyblog"), record=str(path))
+    tools.call("post_all_posts", {"limit": 2})
+    with pytest.raises(ToolError):
+        tools.call("get_user", {"username": 5})
+    tools.close()
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [(r["tool"], r["ok"]) for r in lines] == [("post_all_posts", True), ("get_user", False)]
+    assert lines[0]["requests"][0]["operation"] == "Query" and lines[0]["capacity_units"] > 0
+    assert lines[0]["requests"][0]["params"]["IndexName"] == "GSI3"
+    assert "argument username" in lines[1]["error"] and lines[1]["requests"] == []
+
+
+def test_a_collection_tool_returns_typed_members(seeded) -> None:
+    db = seeded("places")
+    tools = DesignTools(db)
+    categories = tools.call("category_by_name", {})["items"]
+    assert categories and all(set(c) >= {"id", "name"} for c in categories)
+    collection = tools.call("collection_by_name", {"limit": 1})["items"][0]
+    links = tools.call("collection_category_of_collection", {"collection_id": collection["id"]})["items"]
+    assert links and all(link["collection_id"] == collection["id"] for link in links)
