@@ -7,9 +7,12 @@ import json
 import os
 import re
 import stat
+from collections.abc import Iterator
 
 import jsonschema
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import design_table
 from singletable.examples.wavyblog.design import Category, Post, User
@@ -212,3 +215,80 @@ def test_a_collection_tool_returns_typed_members(seeded) -> None:
     collection = tools.call("collection_by_name", {"limit": 1})["items"][0]
     links = tools.call("collection_category_of_collection", {"collection_id": collection["id"]})["items"]
     assert links and all(link["collection_id"] == collection["id"] for link in links)
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+def fitting(schema: dict) -> st.SearchStrategy:
+    """Values of a property's declared type (odd ones: empty, '#', unicode), or anything JSON."""
+    strings = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12) | st.sampled_from(
+        ["", "#", "USER#x", "a" * 300]
+    )
+    if "enum" in schema:
+        return st.sampled_from(schema["enum"])
+    kind = schema.get("type")
+    if schema.get("format") == "date-time":
+        return st.datetimes().map(lambda d: d.isoformat()) | strings
+    if kind == "string":
+        return strings
+    if kind == "boolean":
+        return st.booleans()
+    if kind == "integer":
+        return st.integers(min_value=-2, max_value=8)
+    if kind == "object":
+        return st.fixed_dictionaries(
+            {}, optional={k: fitting(v) for k, v in schema.get("properties", {}).items()}
+        )
+    return JSON_VALUES
+
+
+def well_typed(schema: dict) -> st.SearchStrategy:
+    properties = schema.get("properties", {})
+    required = set(schema.get("required", ()))
+    return st.fixed_dictionaries(
+        {k: fitting(v) for k, v in properties.items() if k in required},
+        optional={k: fitting(v) for k, v in properties.items() if k not in required},
+    )
+
+
+@pytest.fixture(scope="module")
+def hostile_tools(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DesignTools]:
+    from conftest import SEEDS
+    from singletable.examples import DEMO_CLOCK
+    from singletable.model import connect
+
+    path = tmp_path_factory.mktemp("hostile") / "places.db"
+    db = connect(design_table("places"), str(path), clock=lambda: DEMO_CLOCK)
+    db.create_table()
+    SEEDS["places"][1](db)
+    tools = DesignTools(db, Policy(allow_writes=True, allow_deletes=True, confirm=True, max_page_size=5))
+    yield tools
+    db.close()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_hostile_arguments_are_answered_or_refused_never_crash(hostile_tools: DesignTools, data) -> None:
+    """Any JSON an agent may send -- right names with wrong or odd values, unknown names -- is a result or a
+    ToolError; confirm mode keeps every write unsent."""
+    name = data.draw(st.sampled_from(sorted(hostile_tools.tools)))
+    properties = sorted(hostile_tools.tools[name].input_schema.get("properties", {}))
+    keys = st.sampled_from(properties) | st.text(max_size=6) if properties else st.text(max_size=6)
+    strings = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12)
+    value = JSON_VALUES | strings
+    anything = st.dictionaries(keys, value, max_size=4)
+    arguments = data.draw(well_typed(hostile_tools.tools[name].input_schema) | anything)
+    before = hostile_tools.db.call("Scan", {"TableName": hostile_tools.db.table_name})["Count"]
+    try:
+        result = hostile_tools.call(name, arguments)
+    except ToolError as error:
+        assert "internal error" not in str(error), str(error)
+        assert str(error).startswith((name, "count"))
+    else:
+        json.dumps(result)
+    assert hostile_tools.db.call("Scan", {"TableName": hostile_tools.db.table_name})["Count"] == before
