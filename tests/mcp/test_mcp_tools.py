@@ -292,3 +292,37 @@ def test_hostile_arguments_are_answered_or_refused_never_crash(hostile_tools: De
     else:
         json.dumps(result)
     assert hostile_tools.db.call("Scan", {"TableName": hostile_tools.db.table_name})["Count"] == before
+
+
+def test_a_sort_key_range_is_a_key_condition(seeded) -> None:
+    db = seeded("wavyblog")
+    tools = DesignTools(db)
+    schema = tools.tools["post_by_user"].input_schema["properties"]["range"]
+    assert schema["properties"]["created_at"]["properties"]["from"]["format"] == "date-time"
+    author = next(db.query(Post.all_posts())).author_id
+    mine = tools.call("post_by_user", {"author_id": author})["items"]
+    times = sorted(p["created_at"] for p in mine)
+    low, high = times[0], times[-2] if len(times) > 1 else times[0]
+    between = {"author_id": author, "range": {"created_at": {"from": low, "to": high}}}
+    found = tools.call("post_by_user", between)["items"]
+    assert [p["created_at"] for p in found] == [t for t in reversed(times) if low <= t <= high]
+    until = tools.call("post_by_user", {"author_id": author, "range": {"created_at": {"to": low}}})["items"]
+    assert [p["created_at"] for p in until] == [low]
+    with db.trace() as trace:
+        tools.call("post_by_user", between)
+    (request,) = trace.requests
+    assert "BETWEEN" in request.params["KeyConditionExpression"] and "FilterExpression" not in request.params
+    for bad, message in [
+        ({"created_at": {}}, "argument range.created_at: {} should be non-empty"),
+        (
+            {"created_at": {"from": "soon"}},
+            "argument range.created_at.from: Input should be a valid datetime",
+        ),
+        (
+            {"slug": {"from": "a"}},
+            "argument range: Additional properties are not allowed ('slug' was unexpected)",
+        ),
+    ]:
+        with pytest.raises(ToolError) as caught:
+            tools.call("post_by_user", {"author_id": author, "range": bad})
+        assert message in str(caught.value)

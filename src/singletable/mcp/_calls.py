@@ -22,7 +22,7 @@ import orjson
 from pydantic import ValidationError
 
 from singletable.mcp._describe import describe_design
-from singletable.mcp._schema import ArgumentError, check_arguments, converted
+from singletable.mcp._schema import ArgumentError, check_arguments, converted, converted_value
 from singletable.mcp._tools import Policy, ToolSpec, design_tools
 from singletable.model import DB, Collection, Cond, EntityMeta, ModelError, Page, Pattern, Query, Trace
 
@@ -197,6 +197,17 @@ class DesignTools:
             meta = spec.entity
             assert meta is not None
             query = spec.source(**converted(spec.name, meta, given))
+            for name, bounds in (arguments.get("range") or {}).items():
+                ends = {
+                    e: converted_value(spec.name, meta, name, v, f"range.{name}.{e}")
+                    for e, v in bounds.items()
+                }
+                low, high = ends.get("from"), ends.get("to")
+                path = getattr(meta.cls.f, name)
+                if low is not None and high is not None:
+                    query = query.where(path.between(low, high))
+                else:
+                    query = query.where(path >= low if low is not None else path <= high)
             where = converted(spec.name, meta, arguments.get("where") or {}, "where.")
             conditions = [getattr(meta.cls.f, n) == v for n, v in where.items()]
             if conditions:

@@ -87,11 +87,15 @@ def check_arguments(tool: str, schema: Mapping[str, Any], arguments: Mapping[str
 
 def converted(tool: str, meta: EntityMeta, values: Mapping[str, Any], where: str = "") -> dict[str, Any]:
     """``values`` (JSON) as the fields' Python values, each through its field's annotation."""
-    out: dict[str, Any] = {}
-    for name, value in values.items():
-        try:
-            out[name] = _adapter(_annotation(meta, name)).validate_python(value)
-        except ValidationError as error:
-            reason = error.errors()[0]["msg"] if error.errors() else str(error)
-            raise ArgumentError(f"{tool}: argument {where}{name}: {reason} (got {value!r})") from None
-    return out
+    return {
+        name: converted_value(tool, meta, name, value, f"{where}{name}") for name, value in values.items()
+    }
+
+
+def converted_value(tool: str, meta: EntityMeta, name: str, value: Any, label: str) -> Any:
+    """``value`` (JSON) as field ``name``'s Python value; the error names the argument ``label``."""
+    try:
+        return _adapter(_annotation(meta, name)).validate_python(value)
+    except ValidationError as error:
+        reason = error.errors()[0]["msg"] if error.errors() else str(error)
+        raise ArgumentError(f"{tool}: argument {label}: {reason} (got {value!r})") from None

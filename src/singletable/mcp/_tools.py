@@ -98,6 +98,23 @@ def _where_schema(meta: EntityMeta, defs: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _range_schema(meta: EntityMeta, fields: list[str], defs: dict[str, Any]) -> dict[str, Any]:
+    """``{"created_at": {"from": ..., "to": ...}}``: one sort-key field between two values (either may be left
+    out), as a key condition; the sort-key fields before it in the template must be given."""
+    bounds = {
+        name: {
+            **object_schema({"from": key_schema(meta, name, defs), "to": key_schema(meta, name, defs)}, []),
+            "minProperties": 1,
+        }
+        for name in fields
+    }
+    return {
+        **object_schema(bounds, []),
+        "maxProperties": 1,
+        "description": "A sort-key range on one field: from and to are inclusive, either may be left out.",
+    }
+
+
 def _key_words(key: Any) -> str:
     return f"{key['attribute']} = {key['template']!r}" if key else ""
 
@@ -113,6 +130,8 @@ def pattern_tool(meta: EntityMeta, pattern: Pattern, policy: Policy) -> ToolSpec
             "description": f"Optional: narrows the sort key {_key_words(described['sk'])} (fields given in "
             "template order; a leading part makes a prefix)."
         }
+    if sk_fields and not pattern.scan:
+        properties["range"] = _range_schema(meta, sk_fields, defs)
     properties["where"] = _where_schema(meta, defs)
     properties.update(_paging(policy))
     where = f"index {pattern.index}" if pattern.index else "the table"
