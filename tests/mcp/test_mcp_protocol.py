@@ -238,6 +238,12 @@ def test_command_line_refusals(tmp_path: Path) -> None:
     nofile = run_cli("mcp", WAVYBLOG, str(tmp_path / "none.db"))
     assert nofile.returncode == 1 and "no database file" in nofile.stderr
     assert not (tmp_path / "none.db").exists()
+    unrecorded = run_cli("mcp", WAVYBLOG, str(db), "--record", str(tmp_path / "no" / "calls.jsonl"))
+    assert unrecorded.returncode == 1
+    assert (
+        unrecorded.stderr
+        == f"Error: cannot open the record file {tmp_path}/no/calls.jsonl: No such file or directory\n"
+    )
     nodesign = run_cli("mcp", "no_such_design_module", str(db))
     assert nodesign.returncode == 1 and "cannot import design module no_such_design_module" in nodesign.stderr
 

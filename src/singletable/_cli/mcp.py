@@ -88,9 +88,15 @@ def mcp_command(
     )
     try:
         db = connect(design.table, target, name=table_name)
-        tools = DesignTools(db, policy, record=record)
     except (ModelError, OSError, ValueError) as error:
         raise click.ClickException(str(error)) from None
+    try:
+        tools = DesignTools(db, policy, record=record)
+    except OSError as error:
+        db.close()
+        raise click.ClickException(
+            f"cannot open the record file {record}: {error.strerror or error}"
+        ) from None
     server = mcp_server(tools)
     try:
         if http_port is not None:
