@@ -326,3 +326,12 @@ def test_a_sort_key_range_is_a_key_condition(seeded) -> None:
         with pytest.raises(ToolError) as caught:
             tools.call("post_by_user", {"author_id": author, "range": bad})
         assert message in str(caught.value)
+
+
+def test_a_missing_table_is_a_tool_error_naming_it() -> None:
+    from singletable.model import connect
+
+    tools = DesignTools(connect(design_table("wavyblog"), ":memory:", name="NotCreated"))
+    with pytest.raises(ToolError) as caught:
+        tools.call("post_all_posts", {})
+    assert str(caught.value) == "post_all_posts: the table NotCreated does not exist on this server's target"

@@ -138,6 +138,10 @@ class DesignTools:
             )
         if isinstance(error, ValidationError):
             return _validation_words(name, error)
+        if getattr(error, "code", None) == "ResourceNotFoundException":
+            return f"{name}: the table {self.db.table_name} does not exist on this server's target"
+        if any(c.__module__.startswith("botocore") for c in type(error).__mro__[:-2]):
+            return f"{name}: {type(error).__name__}: {error}"  # the endpoint cannot be reached or refused us
         if isinstance(error, (ModelError, ValueError)):
             return f"{name}: {type(error).__name__}: {error}"
         log.exception("singletable mcp: tool %s failed", name)
