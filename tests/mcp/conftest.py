@@ -27,7 +27,14 @@ def load_places(db: DB) -> None:
     load(Archive(db))
 
 
+def load_blog_api(db: DB) -> None:
+    from singletable.examples.blog_api.sample import load, open_service
+
+    load(open_service(db))
+
+
 SEEDS: dict[str, tuple[str, Callable[[DB], None]]] = {
+    "blog_api": ("singletable.examples.blog_api.design", load_blog_api),
     "wavyblog": ("singletable.examples.wavyblog.design", load_wavyblog),
     "places": ("singletable.examples.places.design", load_places),
 }

@@ -207,7 +207,7 @@ def test_every_call_is_recorded_in_a_private_file(seeded, tmp_path) -> None:
     assert "argument username" in lines[1]["error"] and lines[1]["requests"] == []
 
 
-def test_a_collection_tool_returns_typed_members(seeded) -> None:
+def test_places_patterns_list_and_follow_links(seeded) -> None:
     db = seeded("places")
     tools = DesignTools(db)
     categories = tools.call("category_by_name", {})["items"]
@@ -335,3 +335,23 @@ def test_a_missing_table_is_a_tool_error_naming_it() -> None:
     with pytest.raises(ToolError) as caught:
         tools.call("post_all_posts", {})
     assert str(caught.value) == "post_all_posts: the table NotCreated does not exist on this server's target"
+
+
+def test_a_collection_tool_pages_its_members_with_their_types(seeded) -> None:
+    from singletable.examples.blog_api.design import thread
+    from singletable.examples.blog_api.sample import HOT_POST
+
+    db = seeded("blog_api")
+    tools = DesignTools(db)
+    assert tools.tools["collection_thread"].input_schema["required"] == ["post_id"]
+    expected = [
+        {"entity": type(e).__name__, "item": e.model_dump(mode="json")}
+        for e in db.collect(thread(post_id=HOT_POST))
+    ]
+    assert {e["entity"] for e in expected} == {"Comment", "Reply"}
+    first = tools.call("collection_thread", {"post_id": HOT_POST, "limit": 3})
+    rest = tools.call("collection_thread", {"post_id": HOT_POST, "cursor": first["cursor"]})
+    assert first["items"] + rest["items"] == expected and rest["cursor"] is None
+    counted = tools.call("count", {"pattern": "collection_thread", "arguments": {"post_id": HOT_POST}})
+    assert counted == {"count": len(expected), "complete": True, "cursor": None}
+    assert tools.call("collection_thread", {"post_id": "nothing-here"})["items"] == []
