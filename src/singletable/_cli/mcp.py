@@ -104,6 +104,8 @@ def mcp_command(
             serve_http(server, http_port, log_level=log_level)
         else:
             anyio.run(serve_stdio, server)
+    except KeyboardInterrupt:  # Ctrl-C in a terminal: the server stops, no traceback
+        raise SystemExit(130) from None
     finally:
         tools.close()
         db.close()
