@@ -8,42 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp_seeds import SEEDS, design_table
 
 from model_targets import make_target
 from singletable.examples import DEMO_CLOCK
 from singletable.model import DB, connect
-
-
-def load_wavyblog(db: DB) -> None:
-    from singletable.examples.wavyblog.sample import load, open_service
-
-    load(open_service(db))
-
-
-def load_places(db: DB) -> None:
-    from singletable.examples.places.sample import load
-    from singletable.examples.places.service import Archive
-
-    load(Archive(db))
-
-
-def load_blog_api(db: DB) -> None:
-    from singletable.examples.blog_api.sample import load, open_service
-
-    load(open_service(db))
-
-
-SEEDS: dict[str, tuple[str, Callable[[DB], None]]] = {
-    "blog_api": ("singletable.examples.blog_api.design", load_blog_api),
-    "wavyblog": ("singletable.examples.wavyblog.design", load_wavyblog),
-    "places": ("singletable.examples.places.design", load_places),
-}
-
-
-def design_table(seed: str) -> Any:
-    from singletable._designs import load_design
-
-    return load_design(SEEDS[seed][0]).table
 
 
 @pytest.fixture(params=["engine", "reference"])

@@ -19,8 +19,8 @@ from typing import Any
 import anyio
 import jsonschema
 import pytest
+from mcp_seeds import SEEDS, design_table
 
-from conftest import SEEDS, design_table
 from mcp import Client, StdioServerParameters
 from reference import free_port
 from serving import run_cli

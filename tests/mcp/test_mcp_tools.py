@@ -13,8 +13,8 @@ import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mcp_seeds import design_table
 
-from conftest import design_table
 from singletable.examples.wavyblog.design import Category, Post, User
 from singletable.mcp import DesignTools, Policy, ToolError
 
@@ -258,7 +258,8 @@ def well_typed(schema: dict) -> st.SearchStrategy:
 
 @pytest.fixture(scope="module")
 def hostile_tools(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DesignTools]:
-    from conftest import SEEDS
+    from mcp_seeds import SEEDS
+
     from singletable.examples import DEMO_CLOCK
     from singletable.model import connect
 
