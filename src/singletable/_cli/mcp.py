@@ -32,7 +32,7 @@ from singletable._extras import require
 @click.option(
     "--http",
     "http_port",
-    type=click.IntRange(0, 65535),
+    type=click.IntRange(1, 65535),
     metavar="PORT",
     help="Serve streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio.",
 )
