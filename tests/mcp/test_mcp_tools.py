@@ -356,3 +356,14 @@ def test_a_collection_tool_pages_its_members_with_their_types(seeded) -> None:
     counted = tools.call("count", {"pattern": "collection_thread", "arguments": {"post_id": HOT_POST}})
     assert counted == {"count": len(expected), "complete": True, "cursor": None}
     assert tools.call("collection_thread", {"post_id": "nothing-here"})["items"] == []
+
+
+def test_an_unknown_tool_says_where_to_look() -> None:
+    from singletable.model import connect
+
+    tools = DesignTools(connect(design_table("wavyblog"), ":memory:"))
+    with pytest.raises(ToolError) as caught:
+        tools.call("scan_table", {})
+    assert (
+        str(caught.value) == "no tool 'scan_table'; describe_design lists the access patterns and their tools"
+    )

@@ -71,6 +71,14 @@ def _validation_words(tool: str, error: ValidationError) -> str:
     return f"{tool}: " + "; ".join(parts)
 
 
+def _no_tool(name: str) -> str:
+    if name.startswith(("put_", "update_", "delete_")):
+        return (
+            f"no tool {name!r} (writes need --allow-writes or --write ENTITY; deletes also --allow-deletes)"
+        )
+    return f"no tool {name!r}; describe_design lists the access patterns and their tools"
+
+
 class DesignTools:
     """The tools of ``db``'s design under ``policy``; :meth:`call` runs one. ``record``: a file that gets one
     JSON line per call (created 0600)."""
@@ -101,10 +109,7 @@ class DesignTools:
             try:
                 spec = self.tools.get(name)
                 if spec is None:
-                    raise ToolError(
-                        f"no tool {name!r} (writes need --allow-writes or --write ENTITY; deletes also "
-                        "--allow-deletes)"
-                    )
+                    raise ToolError(_no_tool(name))
                 check_arguments(name, spec.input_schema, arguments)
                 with self.db.trace() as trace:
                     traced = self.db.call
