@@ -81,6 +81,8 @@ def test_stdio_lists_calls_and_refuses(tmp_path: Path) -> None:
     assert "post_by_user" in tools and "get_user" in tools and "put_user" not in tools
     assert tools["post_by_user"].input_schema["required"] == ["author_id"]
     assert tools["get_user"].annotations.read_only_hint is True
+    item = tools["post_by_user"].output_schema["properties"]["items"]["items"]
+    assert item["properties"]["created_at"]["anyOf"][0]["format"] == "date-time"  # the client checks results
     described, page, wrong, refused, counted = results
     assert described.structured_content["table"]["name"] == "WavyBlog"
     assert page.is_error is False and len(page.structured_content["items"]) == 2

@@ -367,3 +367,38 @@ def test_an_unknown_tool_says_where_to_look() -> None:
     assert (
         str(caught.value) == "no tool 'scan_table'; describe_design lists the access patterns and their tools"
     )
+
+
+@pytest.mark.parametrize("seed", ["wavyblog", "places", "blog_api"])
+def test_results_fit_their_declared_output_schemas(seeded, seed: str) -> None:
+    from singletable.mcp import output_schema
+
+    db = seeded(seed)
+    for policy in (Policy(), Policy(allow_writes=True, allow_deletes=True, confirm=True)):
+        tools = DesignTools(db, policy)
+        checked = 0
+        for name, spec in tools.tools.items():
+            schema = output_schema(spec, policy)
+            if schema is not None:
+                jsonschema.Draft202012Validator.check_schema(schema)
+            if spec.kind in ("pattern", "collection") and not spec.input_schema.get("required"):
+                page = tools.call(name, {"limit": 5})
+                jsonschema.validate(page, schema)
+                jsonschema.validate(
+                    tools.call("count", {"pattern": name}), output_schema(tools.tools["count"], policy)
+                )
+                for item in page["items"][:1]:
+                    meta = spec.entity
+                    assert meta is not None
+                    get = next(t for t in tools.tools.values() if t.kind == "get" and t.entity is meta)
+                    key = {f: item[f] for f in meta.primary_fields}
+                    got = tools.call(get.name, key)
+                    assert got["item"] == item
+                    jsonschema.validate(got, output_schema(get, policy))
+                    if policy.confirm:
+                        delete = f"delete_{get.name[4:]}"
+                        jsonschema.validate(
+                            tools.call(delete, key), output_schema(tools.tools[delete], policy)
+                        )
+                checked += 1
+        assert checked

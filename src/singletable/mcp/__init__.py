@@ -19,6 +19,7 @@ if _extras.missing(("pydantic", "mcp", "mcp_types", "jsonschema")):
     raise _extras.MissingExtra("mcp", "singletable.mcp")
 
 from singletable.mcp._calls import DesignTools, ToolError
+from singletable.mcp._outputs import output_schema
 from singletable.mcp._schema import ArgumentError
 from singletable.mcp._server import http_app, mcp_server, serve_http, serve_stdio, tool_list
 from singletable.mcp._tools import Policy, ToolSpec, unknown_entities
@@ -31,6 +32,7 @@ __all__ = [
     "ToolSpec",
     "http_app",
     "mcp_server",
+    "output_schema",
     "serve_http",
     "serve_stdio",
     "tool_list",

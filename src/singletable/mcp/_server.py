@@ -19,6 +19,7 @@ from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 
 from singletable.mcp._calls import DesignTools, ToolError
+from singletable.mcp._outputs import output_schema
 
 INSTRUCTIONS = (
     "This server reads (and, where allowed, writes) one DynamoDB single-table design's data through its "
@@ -41,6 +42,7 @@ def tool_list(tools: DesignTools) -> list[types.Tool]:
             name=spec.name,
             description=spec.description,
             input_schema=spec.input_schema,
+            output_schema=output_schema(spec, tools.policy),
             annotations=types.ToolAnnotations(
                 read_only_hint=spec.read_only,
                 destructive_hint=spec.destructive if not spec.read_only else None,
