@@ -56,6 +56,7 @@ def describe_design(table: Table, table_name: str, tools: dict[str, ToolSpec]) -
                     "required_arguments": p["arguments"],
                     "order": "newest first" if p["newest_first"] else "key order",
                     "doc": p["doc"],
+                    "how": tools[by_source[id(pattern)]].description if id(pattern) in by_source else None,
                 }
             )
     collections = [
