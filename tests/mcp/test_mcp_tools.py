@@ -402,3 +402,31 @@ def test_results_fit_their_declared_output_schemas(seeded, seed: str) -> None:
                         )
                 checked += 1
         assert checked
+
+
+@pytest.fixture(scope="module")
+def writing_tools(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DesignTools]:
+    from singletable.examples import DEMO_CLOCK
+    from singletable.model import connect
+
+    db = connect(
+        design_table("wavyblog"), str(tmp_path_factory.mktemp("writes") / "blog.db"), clock=lambda: DEMO_CLOCK
+    )
+    db.create_table()
+    yield DesignTools(db, Policy(allow_writes=True, allow_deletes=True))
+    db.close()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_hostile_writes_are_done_or_refused_never_crash(writing_tools: DesignTools, data) -> None:
+    """Writes with odd but well-typed values (and anything else) run through the model or are refused in
+    words; every entity the table then holds reads back."""
+    name = data.draw(st.sampled_from(sorted(n for n in writing_tools.tools if n.startswith(WRITE_PREFIXES))))
+    arguments = data.draw(well_typed(writing_tools.tools[name].input_schema))
+    try:
+        writing_tools.call(name, arguments)
+    except ToolError as error:
+        assert "internal error" not in str(error), str(error)
+    for reader in ("user_all_users", "post_all_posts", "category_all_categories"):
+        writing_tools.call(reader, {"limit": 100})
