@@ -430,3 +430,20 @@ def test_hostile_writes_are_done_or_refused_never_crash(writing_tools: DesignToo
         assert "internal error" not in str(error), str(error)
     for reader in ("user_all_users", "post_all_posts", "category_all_categories"):
         writing_tools.call(reader, {"limit": 100})
+
+
+def test_write_descriptions_say_what_they_do_and_whether_they_only_plan() -> None:
+    from singletable.model import connect
+
+    db = connect(design_table("wavyblog"), ":memory:")
+    live = DesignTools(db, Policy(allow_writes=True, allow_deletes=True)).tools
+    assert live["put_post"].description.startswith("WRITES: creates or replaces one Post")
+    assert "GSI1PK = 'POSTS_BY_USER#{author_id}'" in live["put_post"].description
+    assert live["delete_user"].description.startswith("DELETES: removes one User by its primary key")
+    assert "guard items" in live["delete_user"].description
+    planning = DesignTools(db, Policy(allow_writes=True, allow_deletes=True, confirm=True)).tools
+    for name in ("put_post", "update_post", "delete_user"):
+        assert planning[name].description.endswith(
+            "CONFIRM MODE: answers with the requests it would send and writes nothing."
+        )
+        assert "CONFIRM" not in live[name].description

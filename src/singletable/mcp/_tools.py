@@ -9,7 +9,7 @@ calls are run by :mod:`singletable.mcp._calls`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Any
 
 from singletable.mcp._schema import field_schema, key_schema, object_schema
@@ -50,7 +50,6 @@ class ToolSpec:
     arguments: tuple[str, ...] = ()  # the key fields the call takes (a pattern's or collection's)
     read_only: bool = True
     destructive: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def snake(name: str) -> str:
@@ -341,6 +340,9 @@ def design_tools(table: Table, policy: Policy) -> dict[str, ToolSpec]:
     tools = [describe_tool(), *readers, *singles]
     if readers:
         tools.append(count_tool(readers, policy))
+    if policy.confirm:
+        confirm = " CONFIRM MODE: answers with the requests it would send and writes nothing."
+        writers = [replace(w, description=w.description + confirm) for w in writers]
     tools += writers
     out: dict[str, ToolSpec] = {}
     for tool in tools:
