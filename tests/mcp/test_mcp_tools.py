@@ -447,3 +447,21 @@ def test_write_descriptions_say_what_they_do_and_whether_they_only_plan() -> Non
             "CONFIRM MODE: answers with the requests it would send and writes nothing."
         )
         assert "CONFIRM" not in live[name].description
+
+
+def test_an_existing_record_file_open_to_others_is_made_private_and_appended_to(tmp_path) -> None:
+    from singletable.model import connect
+
+    path = tmp_path / "calls.jsonl"
+    path.write_text('{"earlier": true}\n')
+    path.chmod(0o644)
+    tools = DesignTools(connect(design_table("wavyblog"), ":memory:"), record=str(path))
+    with pytest.raises(ToolError):
+        tools.call("get_user", {})
+    tools.close()
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    earlier, line = path.read_text().splitlines()
+    assert (
+        earlier == '{"earlier": true}'
+        and json.loads(line)["error"] == "get_user: 'username' is a required property"
+    )
