@@ -19,6 +19,7 @@ from singletable._cli.demo import demo
 from singletable._cli.diff import diff
 from singletable._cli.docs import docs
 from singletable._cli.look import COMMANDS as LOOK_COMMANDS
+from singletable._cli.mcp import mcp_command
 from singletable._cli.serve import serve
 from singletable._cli.synth import COMMANDS as SYNTH_COMMANDS
 from singletable._cli.transfer import COMMANDS as TRANSFER_COMMANDS
@@ -71,3 +72,4 @@ main.add_command(cost)
 for _command in SYNTH_COMMANDS:
     main.add_command(_command)
 main.add_command(diff)
+main.add_command(mcp_command)

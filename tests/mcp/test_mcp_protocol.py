@@ -1,0 +1,284 @@
+"""``singletable mcp`` as MCP clients meet it: a ``python -m singletable mcp`` subprocess driven by the
+official SDK's own client over stdio and over streamable HTTP, on seed designs in engine files and on
+DynamoDB Local."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import socket
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import jsonschema
+import pytest
+from mcp_seeds import SEEDS, design_table
+
+from mcp import Client, StdioServerParameters
+from reference import free_port
+from serving import run_cli
+from singletable.examples import DEMO_CLOCK
+from singletable.model import connect
+
+WAVYBLOG = SEEDS["wavyblog"][0]
+PLACES = SEEDS["places"][0]
+
+
+def seed_file(seed: str, path: Path) -> Path:
+    db = connect(design_table(seed), str(path), clock=lambda: DEMO_CLOCK)
+    db.create_table()
+    SEEDS[seed][1](db)
+    db.close()
+    return path
+
+
+def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k in ("PYTHONPATH", "HOME", "PATH")}
+    return {**env, **(extra or {})}
+
+
+def stdio(*args: str) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "singletable", "mcp", *args], env=child_env(), cwd=os.getcwd()
+    )
+
+
+async def session(server: Any, calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[Any], list[Any]]:
+    """The server's tool list and the results of ``calls``, through the SDK's client."""
+    async with Client(server, read_timeout_seconds=60) as client:
+        listed = (await client.list_tools()).tools
+        results = [await client.call_tool(name, arguments) for name, arguments in calls]
+    return listed, results
+
+
+def check_listing(tools: list[Any]) -> dict[str, Any]:
+    by_name = {t.name: t for t in tools}
+    for tool in tools:
+        jsonschema.Draft202012Validator.check_schema(tool.input_schema)
+        assert tool.description
+    return by_name
+
+
+def test_stdio_lists_calls_and_refuses(tmp_path: Path) -> None:
+    db = seed_file("wavyblog", tmp_path / "blog.db")
+    record = tmp_path / "calls.jsonl"
+    calls = [
+        ("describe_design", {}),
+        ("post_all_posts", {"limit": 2}),
+        ("post_by_user", {"author_id": 7}),
+        ("put_user", {"username": "zed"}),
+        ("count", {"pattern": "post_all_posts"}),
+    ]
+    listed, results = anyio.run(session, stdio(WAVYBLOG, str(db), "--record", str(record)), calls)
+    tools = check_listing(listed)
+    assert "post_by_user" in tools and "get_user" in tools and "put_user" not in tools
+    assert tools["post_by_user"].input_schema["required"] == ["author_id"]
+    assert tools["get_user"].annotations.read_only_hint is True
+    item = tools["post_by_user"].output_schema["properties"]["items"]["items"]
+    assert item["properties"]["created_at"]["anyOf"][0]["format"] == "date-time"  # the client checks results
+    described, page, wrong, refused, counted = results
+    assert described.structured_content["table"]["name"] == "WavyBlog"
+    assert page.is_error is False and len(page.structured_content["items"]) == 2
+    assert json.loads(page.content[0].text) == page.structured_content
+    assert page.structured_content["cursor"]
+    assert wrong.is_error is True
+    assert wrong.content[0].text == "post_by_user: argument author_id: 7 is not of type 'string'"
+    assert refused.is_error is True and "no tool 'put_user'" in refused.content[0].text
+    assert counted.structured_content == {"count": 8, "complete": True, "cursor": None}
+    assert stat.S_IMODE(record.stat().st_mode) == 0o600
+    lines = [json.loads(line) for line in record.read_text().splitlines()]
+    assert [line["tool"] for line in lines] == [name for name, _ in calls]
+    assert [line["ok"] for line in lines] == [True, True, False, False, True]
+
+
+def test_stdio_confirm_plans_writes_and_writes_nothing(tmp_path: Path) -> None:
+    db = seed_file("wavyblog", tmp_path / "blog.db")
+    user = {"user_id": "u9", "username": "zed", "email": "zed@example.com", "password_hash": "h"}
+    server = stdio(WAVYBLOG, str(db), "--write", "User", "--allow-deletes", "--confirm")
+    calls = [("put_user", user), ("get_user", {"username": "zed"})]
+    listed, (planned, got) = anyio.run(session, server, calls)
+    names = set(check_listing(listed))
+    assert {"put_user", "update_user", "delete_user"} <= names and "put_post" not in names
+    assert check_listing(listed)["delete_user"].annotations.destructive_hint is True
+    assert planned.structured_content["written"] is False
+    (request,) = planned.structured_content["planned_requests"]
+    assert request["operation"] == "TransactWriteItems"
+    assert got.structured_content == {"item": None}
+
+
+def test_stdio_writes_when_allowed(tmp_path: Path) -> None:
+    db = seed_file("wavyblog", tmp_path / "blog.db")
+    user = {"user_id": "u9", "username": "zed", "email": "zed@example.com", "password_hash": "h"}
+    again = {**user, "username": "zed2"}
+    calls = [("put_user", user), ("put_user", again), ("get_user", {"username": "zed"})]
+    _, (put, duplicate, got) = anyio.run(session, stdio(WAVYBLOG, str(db), "--allow-writes"), calls)
+    assert put.is_error is False and put.structured_content["item"]["username"] == "zed"
+    assert duplicate.is_error is True and "UniqueViolation" in duplicate.content[0].text
+    assert got.structured_content["item"]["email"] == "zed@example.com"
+
+
+class HTTPServer:
+    """``singletable mcp ... --http PORT`` on 127.0.0.1, ready when its port accepts."""
+
+    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        command = [sys.executable, "-m", "singletable", "mcp", *args, "--http", str(self.port)]
+        self.process = subprocess.Popen(command, env=child_env(env), stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(f"singletable mcp exited: {self.process.stderr.read()}")
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+                return
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        raise AssertionError("singletable mcp --http did not start in 30 s")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        if self.process.stderr:
+            self.process.stderr.close()
+
+
+@pytest.fixture
+def http_places(tmp_path: Path) -> Iterator[HTTPServer]:
+    server = HTTPServer(PLACES, str(seed_file("places", tmp_path / "places.db")), "--max-page-size", "10")
+    yield server
+    server.stop()
+
+
+def test_streamable_http_on_an_engine_file(http_places: HTTPServer) -> None:
+    calls = [
+        ("category_by_name", {}),
+        ("collection_by_name", {"limit": 11}),
+        ("count", {"pattern": "collection_by_name"}),
+        ("place_search", {"search_name": 3}),
+    ]
+    listed, (categories, too_many, counted, wrong) = anyio.run(session, http_places.url, calls)
+    tools = check_listing(listed)
+    assert tools["collection_by_name"].input_schema["properties"]["limit"]["maximum"] == 10
+    assert [c["name"] for c in categories.structured_content["items"]] == [
+        "Census",
+        "Nonconformist chapels",
+        "Parish registers",
+    ]
+    assert too_many.is_error is True and "argument limit: 11 is greater than the maximum of 10" in (
+        too_many.content[0].text
+    )
+    assert counted.structured_content["count"] == 3 and counted.structured_content["complete"] is True
+    assert wrong.is_error is True
+    assert "argument search_name: 3 is not of type 'string'" in wrong.content[0].text
+
+
+def test_streamable_http_answers_loopback_hosts_only(http_places: HTTPServer) -> None:
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}})
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+    def status(extra: dict[str, str]) -> int:
+        connection = http.client.HTTPConnection("127.0.0.1", http_places.port, timeout=10)
+        try:
+            connection.request("POST", "/mcp", body, headers={**headers, **extra})
+            return connection.getresponse().status
+        finally:
+            connection.close()
+
+    assert status({"Host": "evil.example"}) in (403, 421)
+    assert status({"Host": f"127.0.0.1:{http_places.port}", "Origin": "http://evil.example"}) == 403
+
+
+def test_streamable_http_on_dynamodb_local(reference_server: Any, table_name: str) -> None:
+    credentials = {
+        "AWS_ACCESS_KEY_ID": "local",
+        "AWS_SECRET_ACCESS_KEY": "local",
+        "AWS_DEFAULT_REGION": "us-east-1",
+    }
+    client = reference_server.client()
+    db = connect(design_table("wavyblog"), client, name=table_name, clock=lambda: DEMO_CLOCK)
+    db.create_table()
+    try:
+        SEEDS["wavyblog"][1](db)
+        server = HTTPServer(WAVYBLOG, reference_server.endpoint, "--table", table_name, env=credentials)
+        try:
+            calls = [("post_all_posts", {"limit": 100}), ("get_user", {"username": 1})]
+            listed, (posts, wrong) = anyio.run(session, server.url, calls)
+        finally:
+            server.stop()
+        assert "post_by_category" in check_listing(listed)
+        assert len(posts.structured_content["items"]) == 8
+        assert wrong.is_error is True
+        assert "argument username: 1 is not of type 'string'" in wrong.content[0].text
+    finally:
+        db.delete_table()
+
+
+def test_command_line_refusals(tmp_path: Path) -> None:
+    db = seed_file("wavyblog", tmp_path / "blog.db")
+    missing = run_cli("mcp", WAVYBLOG, str(db), without=("mcp",))
+    assert missing.returncode == 1
+    assert missing.stderr == "Error: singletable mcp needs the 'mcp' extra: pip install 'singletable[mcp]'\n"
+    deletes = run_cli("mcp", WAVYBLOG, str(db), "--allow-deletes")
+    assert deletes.returncode == 2
+    assert "--allow-deletes needs --allow-writes or --write ENTITY" in deletes.stderr
+    unknown = run_cli("mcp", WAVYBLOG, str(db), "--write", "Comment")
+    assert unknown.returncode == 2
+    assert "--write Comment: the design has no such entity (Category, Post, User)" in unknown.stderr
+    nofile = run_cli("mcp", WAVYBLOG, str(tmp_path / "none.db"))
+    assert nofile.returncode == 1 and "no database file" in nofile.stderr
+    assert not (tmp_path / "none.db").exists()
+    unrecorded = run_cli("mcp", WAVYBLOG, str(db), "--record", str(tmp_path / "no" / "calls.jsonl"))
+    assert unrecorded.returncode == 1
+    assert (
+        unrecorded.stderr
+        == f"Error: cannot open the record file {tmp_path}/no/calls.jsonl: No such file or directory\n"
+    )
+    nodesign = run_cli("mcp", "no_such_design_module", str(db))
+    assert nodesign.returncode == 1 and "cannot import design module no_such_design_module" in nodesign.stderr
+
+
+@pytest.mark.parametrize("seed", ["fus_main", "hustlehub", "places", "wavyblog", "blog_api"])
+def test_stdio_offers_each_seed_s_tools(seed: str, tmp_path: Path) -> None:
+    """Each of the five seed designs, over stdio: the listing is the library's, every schema valid, and
+    describe_design and every read tool without required arguments answer (on an empty table)."""
+    from singletable._designs import load_design
+    from singletable.mcp import DesignTools
+
+    module = f"singletable.examples.{seed}.design"
+    path = tmp_path / "seed.db"
+    db = connect(load_design(module).table, str(path))
+    db.create_table()
+    expected = DesignTools(db).tools
+    db.close()
+    free = [
+        name
+        for name, spec in expected.items()
+        if spec.kind in ("pattern", "collection") and not spec.input_schema.get("required")
+    ]
+    calls = [("describe_design", {}), *((name, {}) for name in free)]
+    listed, results = anyio.run(session, stdio(module, str(path)), calls)
+    tools = check_listing(listed)
+    assert list(tools) == list(expected)
+    assert {name: tool.input_schema for name, tool in tools.items()} == {
+        name: spec.input_schema for name, spec in expected.items()
+    }
+    described, *reads = results
+    assert {e["entity"] for e in described.structured_content["entities"]} == {
+        spec.entity.cls.__name__ for spec in expected.values() if spec.kind == "get"
+    }
+    for (name, _), result in zip(calls[1:], reads, strict=True):
+        assert result.is_error is False, (name, result.content)
+        assert result.structured_content == {"items": [], "count": 0, "cursor": None}
