@@ -153,6 +153,8 @@ def infer_items(description: dict[str, Any], items: list[Item], *, target: str =
         for part in (index.pk, index.sk):
             if part and part[0] not in key_attributes:
                 key_attributes.append(part[0])
+    # Key order, whatever order the scan's segments gave: the same table always gives the same module.
+    items = sorted(items, key=lambda i: tuple(str(_text(i.get(k)) or "") for k in key_attributes[:2]))
     table_keys = 1 + (sk is not None)
     type_attribute, type_evidence = _type_attribute(items, key_attributes[:table_keys])
     groups: dict[str, list[Item]] = {}
@@ -216,7 +218,7 @@ def _indexes(description: dict[str, Any], types: dict[str, str]) -> list[Inferre
                 shown = list(projection.get("NonKeyAttributes") or [])
             local = kind == "LocalSecondaryIndexes"
             found.append(InferredIndex(index["IndexName"], local, None if local else pk, sk, shown))
-    return found
+    return sorted(found, key=lambda i: (i.local, i.name))  # DescribeTable promises no order
 
 
 def _type_attribute(items: list[Item], table_keys: list[str]) -> tuple[str | None, str]:
@@ -533,40 +535,57 @@ def _best_match(
 
 
 def _assign_guards(guards: list[Item], entities: list[InferredEntity], pk: str) -> list[Item]:
-    """Hang every guard item on the entity whose field value its key holds; the guards none explains."""
+    """Hang every guard item on the entity whose field value its key holds; the guards none explains.
+
+    When several fields hold the value, the likeliest owner is the entity whose type the key's labels
+    name (``SLUG#category#x`` -> category), then the field they name (``SLUG#`` -> slug). A guard whose
+    owner was not sampled joins a family whose labels it shares."""
     families: dict[tuple[int, str, str], list[Item]] = {}
     owners: dict[tuple[int, str, str], str | None] = {}
     leftover: list[Item] = []
     for item in guards:
-        key = _text(item.get(pk)) or ""
-        parts = key.split(DELIMITER)
-        found = None
-        for e, entity in enumerate(entities):
-            for f in entity.fields.values():
-                if f.key_only:
-                    continue
-                for position, part in enumerate(parts):
-                    if position and part in f.values and all(not _has_value(p) for p in parts[:position]):
-                        found = (e, f, position)
-                        break
-                if found:
-                    break
-            if found:
-                break
-        if found is None:
+        parts = (_text(item.get(pk)) or "").split(DELIMITER)
+        labels = {p.lower().replace("_", "") for p in parts if not _has_value(p)}
+        candidates = [
+            (e, f, position)
+            for e, entity in enumerate(entities)
+            for f in entity.fields.values()
+            if not f.key_only
+            for position, part in enumerate(parts)
+            if position and part in f.values and all(not _has_value(p) for p in parts[:position])
+        ]
+        if not candidates:
             leftover.append(item)
             continue
-        e, f, position = found
+
+        def rank(candidate: tuple[int, InferredField, int]) -> tuple[bool, bool, int]:
+            e, f, _ = candidate
+            typed = entities[e].type.lower().replace("_", "") in labels
+            return (not typed, f.attribute.lower().replace("_", "") not in labels, e)
+
+        e, f, position = min(candidates, key=rank)
         template = DELIMITER.join([*parts[:position], "{" + f.name + "}", *parts[position + 1 :]])
         slot = (e, f.name, template)
         families.setdefault(slot, []).append(item)
-        extra = [
-            a for a in item if a != pk and a in entities[e].fields and not entities[e].fields[a].key_only
-        ]
-        owners[slot] = entities[e].fields[extra[0]].name if len(extra) == 1 else None
+        fields = entities[e].fields
+        extra = [a for a in item if a != pk and a in fields and not fields[a].key_only]
+        owners[slot] = fields[extra[0]].name if len(extra) == 1 else None
+    unexplained = []
+    for item in leftover:
+        parts = (_text(item.get(pk)) or "").split(DELIMITER)
+        for slot in families:
+            shape = slot[2].split(DELIMITER)
+            fits = len(shape) == len(parts) and all(
+                a == b or a.startswith("{") for a, b in zip(shape, parts, strict=True)
+            )
+            if fits:
+                families[slot].append(item)
+                break
+        else:
+            unexplained.append(item)
     for (e, name, template), members in families.items():
         entities[e].unique.append(InferredUnique(name, template, owners[(e, name, template)], len(members)))
-    return leftover
+    return unexplained
 
 
 def _has_value(part: str) -> bool:

@@ -1,0 +1,242 @@
+"""``singletable infer`` / ``singletable.design.infer``: a design recovered from a table's items alone.
+
+Each seed design's demo fills a real database file; the design inferred from that file is compared with
+the shipped one (entity types, every key template with field names taken out, every index), its module
+must load, ``check`` and ``docs`` must run on it, and every sampled item must read into the inferred
+model and write back with the same keys. A hypothesis test does the same for random small designs.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import string
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from singletable._cli import main
+from singletable._designs import load_design
+from singletable.data import copy_table, open_target
+from singletable.design import InferError, infer
+from singletable.design._infer import infer_items
+from singletable.examples import run_demo
+
+sys.path.insert(0, str(Path(__file__).parent))
+from infer_support import differences, indexes, uniques
+
+SEEDS = {
+    "fus-main": ("fus_main", 6),
+    "hustlehub": ("hustlehub", 3),
+    "places": ("places", 12),
+    "wavyblog": ("wavyblog", 3),
+    "blog-api": ("blog_api", 9),
+}
+# What the data cannot show, per seed: (entity.key) -> (shipped shape, inferred shape) and why.
+CANNOT_SHOW = {
+    "hustlehub": {
+        # Every listing the demo writes is sharded (LISTINGS#<n>): the unsharded "LISTINGS" fallback
+        # (Key(..., otherwise="LISTINGS")) appears on no item.
+        "listing.GSI2PK": (("LISTINGS#{}", "LISTINGS"), ("LISTINGS#{}", None)),
+    },
+    "places": {
+        # A subject URL-encodes to itself (no reserved characters in the sample): "|url" is invisible.
+        "user.GSISK": (("{|url}#{|url}", None), ("{|url}#{}", None)),
+    },
+}
+
+
+def _fill(tmp_path: Path, seed: str) -> tuple[str, str]:
+    db = str(tmp_path / f"{seed}.db")
+    run_demo(seed, target=db, reset=False, echo=lambda *a, **k: None)
+    with open_target(db, read_only=True) as target:
+        (table,) = target.call("ListTables")["TableNames"]
+    return db, table
+
+
+def _load(path: Path) -> Any:
+    spec = importlib.util.spec_from_file_location(f"inferred_{path.stem}", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # pydantic resolves the module's annotations through sys.modules
+    spec.loader.exec_module(module)
+    return module
+
+
+def _round_trip(module: Any, items: list[dict[str, Any]], key_attributes: set[str]) -> int:
+    """Every item of a declared type reads into its entity and writes back with the same keys."""
+    from singletable.model import Entity
+
+    entities = {
+        cls.__entity_meta__.type: cls
+        for cls in vars(module).values()
+        if isinstance(cls, type) and issubclass(cls, Entity) and cls is not Entity and cls.__entity_meta__
+    }
+    table = module.table
+    checked = 0
+    for item in items:
+        kind = item.get(table.type_attribute, {}).get("S")
+        if kind not in entities:
+            continue
+        meta = entities[kind].__entity_meta__
+        written = meta.to_item(meta.values(meta.from_item(item)))
+        want = {a: v for a, v in item.items() if a in key_attributes}
+        got = {a: v for a, v in written.items() if a in key_attributes}
+        assert got == want, (kind, item)
+        checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("seed", sorted(SEEDS))
+def test_a_seed_design_is_recovered_from_its_table(tmp_path: Path, seed: str) -> None:
+    package, entity_count = SEEDS[seed]
+    db, table = _fill(tmp_path, seed)
+    out = tmp_path / f"{package}_inferred.py"
+    result = CliRunner().invoke(main, ["infer", db, table, "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.stat().st_mode & 0o777 == 0o600
+    shipped = load_design(f"singletable.examples.{package}.design").table.describe()
+    inferred = load_design(str(out)).table.describe()
+    assert len(inferred["entities"]) == entity_count == len(shipped["entities"])
+    assert indexes(inferred) == indexes(shipped)  # names, kinds, key attributes, projections
+    assert differences(shipped, inferred) == CANNOT_SHOW.get(seed, {})
+    assert uniques(inferred) == uniques(shipped)  # guard templates, owners and what they carry
+    # Every sampled item reads into the inferred model and writes back the keys it has.
+    with open_target(db, read_only=True) as target:
+        items = target.call("Scan", TableName=table)["Items"]
+        described = target.call("DescribeTable", TableName=table)["Table"]
+    key_attributes = {k["AttributeName"] for k in described["KeySchema"]}
+    for index in described.get("GlobalSecondaryIndexes", []):
+        key_attributes |= {k["AttributeName"] for k in index["KeySchema"]}
+    key_attributes.discard(inferred["table"].get("type_attribute", ""))
+    assert _round_trip(_load(out), items, key_attributes) > 0
+    # The linter and the docs run on the module.
+    assert CliRunner().invoke(main, ["check", str(out)]).exit_code in (0, 1)
+    docs = CliRunner().invoke(main, ["docs", str(out), "-o", str(tmp_path / "docs")])
+    assert docs.exit_code == 0, docs.output
+
+
+@pytest.mark.parametrize("backend", ["http", pytest.param("reference", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("seed", ["wavyblog", "blog-api"])
+def test_infer_reads_an_endpoint_the_same_way(tmp_path: Path, seed: str, backend: str, request: Any) -> None:
+    """Through the DynamoDB API only: ``singletable serve`` and DynamoDB Local give the same design."""
+    server = request.getfixturevalue({"http": "http_server", "reference": "reference_server"}[backend])
+    db, table = _fill(tmp_path, seed)
+    name = f"infer-{seed}-{uuid.uuid4().hex[:8]}"
+    copy_table(db, server.endpoint, table, destination_table=name)
+    try:
+        from_file = infer(db, table)
+        from_endpoint = infer(server.endpoint, name)
+    finally:
+        with open_target(server.endpoint) as target:
+            target.call("DeleteTable", TableName=name)
+    assert from_endpoint.sampled == from_file.sampled
+    assert from_endpoint.source.replace(repr(name), repr(table)).replace(
+        f"table {name}", f"table {table}"
+    ) == (
+        from_file.source.replace(
+            f"DescribeTable counts {from_file.item_count}", f"DescribeTable counts {from_endpoint.item_count}"
+        )
+    )
+
+
+def test_uniqueness_guards_become_unique_on_their_owner(tmp_path: Path) -> None:
+    db, table = _fill(tmp_path, "wavyblog")
+    source = infer(db, table).source
+    assert "unique={'email': ('USEREMAIL#{email}', 'username')}" in source
+    assert "unique={'slug': 'SLUG#{slug}'}" in source
+    db, table = _fill(tmp_path, "hustlehub")
+    design = infer(db, table)
+    unique = {e.type: [(u.field, u.template) for u in e.unique] for e in design.entities}
+    assert unique["user"] == [("email", "USER_EMAIL#{email}")]
+    assert ("slug", "SLUG#listing#{slug}") in unique["listing"]
+    assert design.unexplained == 0
+
+
+def test_a_missing_table_or_file_is_one_clear_error(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["infer", str(tmp_path / "none.db"), "T"])
+    assert result.exit_code == 1
+    assert "no such database file" in result.output
+    db = str(tmp_path / "empty.db")
+    with open_target(db) as target:
+        target.call(
+            "CreateTable", TableName="Tbl", BillingMode="PAY_PER_REQUEST",
+            AttributeDefinitions=[{"AttributeName": "PK", "AttributeType": "S"}],
+            KeySchema=[{"AttributeName": "PK", "KeyType": "HASH"}],
+        )  # fmt: skip
+    with pytest.raises(InferError, match="holds no items"):
+        infer(db, "Tbl")
+    result = CliRunner().invoke(main, ["infer", db, "Nope"])
+    assert result.exit_code == 1 and "cannot read table Nope" in result.output
+    result = CliRunner().invoke(main, ["infer", db, "Tbl", "--sample", "0"])
+    assert result.exit_code == 2
+
+
+# -- random designs ---------------------------------------------------------------------------------
+
+_WORD = st.text(string.ascii_lowercase + string.digits, min_size=1, max_size=8)
+_LABEL = st.text(string.ascii_uppercase, min_size=2, max_size=6)
+
+
+@st.composite
+def _designs(draw: st.DrawFn) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, dict[str, str]]]:
+    """A table (PK, SK, one GSI) and 1-3 entity types, each keyed by label#field templates over its own
+    stored fields, with 2-5 items each of distinct values."""
+    labels = draw(st.lists(_LABEL, min_size=2, max_size=4, unique=True))
+    types = draw(st.lists(st.sampled_from(["A", "B", "C"]), min_size=1, max_size=3, unique=True))
+    items: list[dict[str, Any]] = []
+    templates: dict[str, dict[str, str]] = {}
+    for kind in types:
+        pk_label, sk_label = draw(st.sampled_from(labels)), draw(st.sampled_from(labels))
+        literal_sk = draw(st.booleans())
+        padded = draw(st.booleans())
+        templates[kind] = {
+            "PK": f"{pk_label}#{{owner}}",
+            "SK": sk_label if literal_sk else f"{sk_label}#{{n:05d}}" if padded else f"{sk_label}#{{name}}",
+            "GSI1PK": f"{kind}#{{name}}",
+        }
+        owners = draw(st.lists(_WORD, min_size=2, max_size=5, unique=True))
+        names = draw(st.lists(_WORD, min_size=len(owners), max_size=len(owners), unique=True))
+        for n, (owner, name) in enumerate(zip(owners, names, strict=True)):
+            values = {"owner": owner, "name": name, "n": n * 7}
+            item = {
+                "entityType": {"S": kind},
+                "owner": {"S": owner},
+                "name": {"S": name},
+                "n": {"N": str(n * 7)},
+            }
+            for attribute, template in templates[kind].items():
+                item[attribute] = {"S": template.format(**values)}
+            items.append(item)
+    description = {
+        "TableName": "Random",
+        "KeySchema": [
+            {"AttributeName": "PK", "KeyType": "HASH"},
+            {"AttributeName": "SK", "KeyType": "RANGE"},
+        ],
+        "AttributeDefinitions": [{"AttributeName": a, "AttributeType": "S"} for a in ("PK", "SK", "GSI1PK")],
+        "GlobalSecondaryIndexes": [
+            {"IndexName": "GSI1", "KeySchema": [{"AttributeName": "GSI1PK", "KeyType": "HASH"}],
+             "Projection": {"ProjectionType": "ALL"}}
+        ],
+    }  # fmt: skip
+    return description, items, templates
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=_designs())
+def test_random_designs_infer_templates_that_rebuild_their_keys(
+    case: tuple[dict[str, Any], list[dict[str, Any]], dict[str, dict[str, str]]], tmp_path_factory: Any
+) -> None:
+    description, items, templates = case
+    design = infer_items(description, items)
+    assert {e.type for e in design.entities} == set(templates)
+    path = tmp_path_factory.mktemp("random") / "inferred.py"
+    path.write_text(design.source)
+    module = _load(path)
+    assert _round_trip(module, items, {"PK", "SK", "GSI1PK"}) == len(items)
