@@ -558,12 +558,7 @@ def _assign_guards(guards: list[Item], entities: list[InferredEntity], pk: str) 
             leftover.append(item)
             continue
 
-        def rank(candidate: tuple[int, InferredField, int]) -> tuple[bool, bool, int]:
-            e, f, _ = candidate
-            typed = entities[e].type.lower().replace("_", "") in labels
-            return (not typed, f.attribute.lower().replace("_", "") not in labels, e)
-
-        e, f, position = min(candidates, key=rank)
+        e, f, position = min(candidates, key=lambda c: _owner_rank(c, entities, labels))
         template = DELIMITER.join([*parts[:position], "{" + f.name + "}", *parts[position + 1 :]])
         slot = (e, f.name, template)
         families.setdefault(slot, []).append(item)
@@ -586,6 +581,14 @@ def _assign_guards(guards: list[Item], entities: list[InferredEntity], pk: str) 
     for (e, name, template), members in families.items():
         entities[e].unique.append(InferredUnique(name, template, owners[(e, name, template)], len(members)))
     return unexplained
+
+
+def _owner_rank(
+    candidate: tuple[int, InferredField, int], entities: list[InferredEntity], labels: set[str]
+) -> tuple[bool, bool, int]:
+    e, f, _ = candidate
+    typed = entities[e].type.lower().replace("_", "") in labels
+    return (not typed, f.attribute.lower().replace("_", "") not in labels, e)
 
 
 def _has_value(part: str) -> bool:
