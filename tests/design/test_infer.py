@@ -68,8 +68,11 @@ def _load(path: Path) -> Any:
     return module
 
 
-def _round_trip(module: Any, items: list[dict[str, Any]], key_attributes: set[str]) -> int:
-    """Every item of a declared type reads into its entity and writes back with the same keys."""
+def _round_trip(
+    module: Any, items: list[dict[str, Any]], key_attributes: set[str], kind_of: Any = None
+) -> int:
+    """Every item of a declared type reads into its entity and writes back with the same keys;
+    ``kind_of(item, entities)`` names an item's type where the items carry none."""
     from singletable.model import Entity
 
     entities = {
@@ -80,7 +83,7 @@ def _round_trip(module: Any, items: list[dict[str, Any]], key_attributes: set[st
     table = module.table
     checked = 0
     for item in items:
-        kind = item.get(table.type_attribute, {}).get("S")
+        kind = kind_of(item, entities) if kind_of else item.get(table.type_attribute, {}).get("S")
         if kind not in entities:
             continue
         meta = entities[kind].__entity_meta__
@@ -187,12 +190,14 @@ _LABEL = st.text(string.ascii_uppercase, min_size=2, max_size=6)
 def _designs(draw: st.DrawFn) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, dict[str, str]]]:
     """A table (PK, SK, one GSI) and 1-3 entity types, each keyed by label#field templates over its own
     stored fields, with 2-5 items each of distinct values."""
-    labels = draw(st.lists(_LABEL, min_size=2, max_size=4, unique=True))
+    labels = draw(st.lists(_LABEL, min_size=3, max_size=6, unique=True))
     types = draw(st.lists(st.sampled_from(["A", "B", "C"]), min_size=1, max_size=3, unique=True))
+    # Two types with the same table key templates would overwrite each other's items: each has its own.
+    pk_labels = dict(zip(types, labels, strict=False))
     items: list[dict[str, Any]] = []
     templates: dict[str, dict[str, str]] = {}
     for kind in types:
-        pk_label, sk_label = draw(st.sampled_from(labels)), draw(st.sampled_from(labels))
+        pk_label, sk_label = pk_labels[kind], draw(st.sampled_from(labels))
         literal_sk = draw(st.booleans())
         padded = draw(st.booleans())
         templates[kind] = {
@@ -225,6 +230,9 @@ def _designs(draw: st.DrawFn) -> tuple[dict[str, Any], list[dict[str, Any]], dic
              "Projection": {"ProjectionType": "ALL"}}
         ],
     }  # fmt: skip
+    if not draw(st.booleans()):  # no type attribute: the types are key-prefix families
+        for item in items:
+            del item["entityType"]
     return description, items, templates
 
 
@@ -235,8 +243,95 @@ def test_random_designs_infer_templates_that_rebuild_their_keys(
 ) -> None:
     description, items, templates = case
     design = infer_items(description, items)
-    assert {e.type for e in design.entities} == set(templates)
+    typed = "entityType" in items[0]
+    if typed:
+        assert {e.type for e in design.entities} == set(templates)
+    else:
+        assert len(design.entities) == len(templates)  # one family per type: each has its own PK label
     path = tmp_path_factory.mktemp("random") / "inferred.py"
     path.write_text(design.source)
     module = _load(path)
-    assert _round_trip(module, items, {"PK", "SK", "GSI1PK"}) == len(items)
+
+    def family(item: dict[str, Any], entities: dict[str, Any]) -> str:
+        label = item["PK"]["S"].split("#")[0] + "#"
+        (kind,) = [k for k, cls in entities.items() if cls.keys["PK"].template.startswith(label)]
+        return kind
+
+    checked = _round_trip(module, items, {"PK", "SK", "GSI1PK"}, None if typed else family)
+    assert checked == len(items)
+
+
+def _shop() -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A table with no type attribute: users (with an email guard), their orders, the orders' lines."""
+    description = {
+        "TableName": "Shop",
+        "KeySchema": [
+            {"AttributeName": "PK", "KeyType": "HASH"},
+            {"AttributeName": "SK", "KeyType": "RANGE"},
+        ],
+        "AttributeDefinitions": [{"AttributeName": a, "AttributeType": "S"} for a in ("PK", "SK", "GSI1PK")],
+        "GlobalSecondaryIndexes": [
+            {"IndexName": "ByOrder", "KeySchema": [{"AttributeName": "GSI1PK", "KeyType": "HASH"}],
+             "Projection": {"ProjectionType": "KEYS_ONLY"}},
+        ],
+    }  # fmt: skip
+    items: list[dict[str, Any]] = []
+    for user in ("alice", "bob", "carol"):
+        items.append(
+            {"PK": {"S": f"USER#{user}"}, "SK": {"S": "PROFILE"}, "email": {"S": f"{user}@x.io"},
+             "tags": {"SS": ["a", "b"]}}
+        )  # fmt: skip
+        items.append({"PK": {"S": f"USEREMAIL#{user}@x.io"}, "SK": {"S": f"USEREMAIL#{user}@x.io"}})
+        for n in range(2):
+            order = f"{user[0]}{n}"
+            items.append(
+                {"PK": {"S": f"USER#{user}"}, "SK": {"S": f"ORDER#{order}"}, "total": {"N": f"{n}.5"},
+                 "placedAt": {"S": f"2026-01-0{n + 1}T10:00:00.000Z"}, "GSI1PK": {"S": f"ORDER#{order}"},
+                 **({"shipped": {"BOOL": True}} if n else {})}
+            )  # fmt: skip
+            for line in (1, 2):
+                items.append(
+                    {"PK": {"S": f"ORDER#{order}"}, "SK": {"S": f"LINE#{line:04d}"},
+                     "sku": {"S": f"sku-{line}"}}
+                )  # fmt: skip
+    return description, items
+
+
+def test_a_table_without_a_type_attribute_is_read_as_key_prefix_families(tmp_path: Path) -> None:
+    description, items = _shop()
+    design = infer_items(description, items)
+    assert "no attribute is on most" in design.type_evidence
+    entities = {e.type: e for e in design.entities}
+    assert set(entities) == {"USER", "ORDER", "LINE"}
+    templates = {t: {a: k.template for a, k in e.keys.items()} for t, e in entities.items()}
+    assert templates == {
+        "USER": {"PK": "USER#{user_id}", "SK": "PROFILE"},
+        "ORDER": {"PK": "USER#{user_id}", "SK": "ORDER#{order_id}", "GSI1PK": "ORDER#{order_id}"},
+        "LINE": {"PK": "ORDER#{order_id}", "SK": "LINE#{line_id:04d}"},  # a zero-padded key-only number
+    }
+    assert [(u.field, u.template, u.count) for u in entities["USER"].unique] == [
+        ("email", "USEREMAIL#{email}", 3)
+    ]
+    order = {f.attribute: (f.python, f.optional) for f in entities["ORDER"].fields.values()}
+    assert order["total"] == ("float", False)
+    assert order["placedAt"] == ("datetime", False)
+    assert order["shipped"] == ("bool", True)  # on 3 of 6 orders
+    assert {f.attribute: f.python for f in entities["USER"].fields.values()}["tags"] == "set[str]"
+    assert design.datetime_precision == "milliseconds" and design.unexplained == 0
+    path = tmp_path / "shop_inferred.py"
+    path.write_text(design.source)
+
+    def family(item: dict[str, Any], classes: dict[str, Any]) -> str:
+        return {"USER#PROFILE": "USER", "USER#ORDER": "ORDER", "ORDER#LINE": "LINE"}.get(
+            item["PK"]["S"].split("#")[0] + "#" + item["SK"]["S"].split("#")[0], ""
+        )
+
+    assert (
+        _round_trip(_load(path), items, {"PK", "SK", "GSI1PK"}, family) == 21
+    )  # 3 users, 6 orders, 12 lines (guards are not entities)
+
+
+def test_sample_bounds_what_is_read(tmp_path: Path) -> None:
+    db, table = _fill(tmp_path, "wavyblog")
+    assert infer(db, table, sample=5).sampled == 5
+    assert infer(db, table).sampled == 25

@@ -55,6 +55,7 @@ class InferredField:
     key_only: bool = False
     values: list[str | None] = field(default_factory=list, repr=False)  # per item, as key text
     used: bool = False  # already a slot of one of the entity's keys
+    found_in: str = ""  # a key-only field: the key attribute it was first found in
 
 
 @dataclass(slots=True)
@@ -156,7 +157,7 @@ def infer_items(description: dict[str, Any], items: list[Item], *, target: str =
     # Key order, whatever order the scan's segments gave: the same table always gives the same module.
     items = sorted(items, key=lambda i: tuple(str(_text(i.get(k)) or "") for k in key_attributes[:2]))
     table_keys = 1 + (sk is not None)
-    type_attribute, type_evidence = _type_attribute(items, key_attributes[:table_keys])
+    type_attribute, type_evidence = _type_attribute(items, pk[0], sk[0] if sk else None)
     groups: dict[str, list[Item]] = {}
     untyped: list[Item] = []
     for item in items:
@@ -173,7 +174,9 @@ def infer_items(description: dict[str, Any], items: list[Item], *, target: str =
         evidence = f"{len(members)} items with {type_attribute} = {name!r}"
         entities.append(_entity(name, members, evidence, key_attributes, table_keys, type_attribute))
     for name, members in families.items():
-        evidence = f"{len(members)} items with no type attribute whose keys share the prefixes {name!r}"
+        keys = (pk[0], sk[0] if sk else "")
+        shapes = sorted({" / ".join(_shape(_text(m.get(k)), True) for k in keys if k) for m in members})
+        evidence = f"{len(members)} items with no type attribute keyed {', '.join(shapes[:3])}"
         entities.append(_entity(name, members, evidence, key_attributes, table_keys, type_attribute))
     leftover = _assign_guards(guards, entities, pk[0])
     precision = _datetime_precision(items)
@@ -221,28 +224,44 @@ def _indexes(description: dict[str, Any], types: dict[str, str]) -> list[Inferre
     return sorted(found, key=lambda i: (i.local, i.name))  # DescribeTable promises no order
 
 
-def _type_attribute(items: list[Item], table_keys: list[str]) -> tuple[str | None, str]:
-    """The attribute naming each item's entity type, and the evidence; (None, why) when none fits."""
+def _type_attribute(items: list[Item], pk: str, sk: str | None) -> tuple[str | None, str]:
+    """The attribute naming each item's entity type, and the evidence; (None, why) when none fits.
+
+    It is on most items (guard items, which hold little but a key, are not counted), its values are few
+    and short, and they follow the keys: items whose keys have the same shape (``USER#*``/``ORDER#*``)
+    carry the same value, nine times in ten -- a status or a category, which varies among items of one
+    shape, is not a type."""
     counts: dict[str, Counter[str]] = {}
-    for item in items:
+    by_shape: dict[str, dict[str, Counter[str]]] = {}
+    kept = [i for i in items if not _looks_like_guard(i, pk, sk)]
+    for item in kept:
+        shape = _shape(_text(item.get(pk)), True) + " " + _shape(_text(item.get(sk)) if sk else None, True)
         for name, value in item.items():
-            if name not in table_keys and "S" in value:
+            if name not in (pk, sk) and "S" in value:
                 counts.setdefault(name, Counter())[value["S"]] += 1
+                by_shape.setdefault(name, {}).setdefault(shape, Counter())[value["S"]] += 1
     candidates = []
     for name, values in counts.items():
         present = sum(values.values())
-        if present * 2 < len(items) or len(values) > 50 or len(values) >= max(2, present):
+        if present * 2 < len(kept) or len(values) > 50 or len(values) >= max(2, present):
             continue
         if not all(_TYPE_VALUE.fullmatch(v) for v in values):
+            continue
+        following = sum(c.most_common(1)[0][1] for c in by_shape[name].values())
+        if following * 10 < present * 9:
             continue
         named = any(word in name.lower() for word in ("type", "kind"))
         candidates.append((not named, -present, len(values), name))
     if not candidates:
-        return None, f"no attribute is on most of the {len(items)} items with few distinct short values"
+        return None, (
+            f"no attribute is on most of the {len(kept)} sampled items (guards aside) with few distinct "
+            "short values that follow the keys' shapes"
+        )
     *_, best = min(candidates)
     values = counts[best]
     return best, (
-        f"on {sum(values.values())} of {len(items)} sampled items with {len(values)} distinct short values"
+        f"on {sum(values.values())} of {len(kept)} sampled items (guards aside), {len(values)} distinct "
+        "short values, one per key shape"
     )
 
 
@@ -280,12 +299,13 @@ def _looks_like_guard(item: Item, pk: str, sk: str | None) -> bool:
     return len([a for a in item if a not in (pk, sk)]) <= _GUARD_EXTRA
 
 
-def _shape(value: str | None) -> str:
+def _shape(value: str | None, placeholders: bool = False) -> str:
+    """A key's labels: ``ORDER#o1#ITEM#3`` -> ``ORDER#ITEM`` (``ORDER#*#ITEM#*`` with ``placeholders``)."""
     if value is None:
         return ""
     parts = value.split(DELIMITER)
-    kept = [p for i, p in enumerate(parts) if (i == 0 and not p.isdigit()) or _LABEL.fullmatch(p)]
-    return DELIMITER.join(kept)
+    kept = [p if (i == 0 and not _has_value(p)) or _LABEL.fullmatch(p) else "*" for i, p in enumerate(parts)]
+    return DELIMITER.join(kept if placeholders else [p for p in kept if p != "*"])
 
 
 def _families(items: list[Item], pk: str, sk: str | None) -> dict[str, list[Item]]:
@@ -462,6 +482,8 @@ def _part(
             evidence.append(
                 f"{slot} {how} attribute {best.attribute} on {len(column)} of {len(column)} items"
             )
+        else:
+            evidence.append(f"{slot}: the value found in {best.found_in}, on {len(column)} items")
         best.used = True
         return slot
     padded = all(t.isdigit() for t in texts) and len({len(t) for t in texts}) == 1
@@ -477,7 +499,16 @@ def _part(
     python = "int" if padded or is_number else "str"
     optional = sparse or len(column) < entity.count
     entity.fields["\0" + name] = InferredField(
-        name, name, python, len(column), optional, f"found only inside {attribute}", True, values, used=True
+        name,
+        name,
+        python,
+        len(column),
+        optional,
+        f"found only inside {attribute}",
+        True,
+        values,
+        True,
+        attribute,
     )
     if padded:
         size = len(next(iter(texts)))

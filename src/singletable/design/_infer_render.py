@@ -9,6 +9,8 @@ fields, sparse keys and optional fields. Names and quoting reuse the NoSQL Workb
 
 from __future__ import annotations
 
+import re
+
 from singletable.design._infer import (
     InferredDesign,
     InferredEntity,
@@ -55,7 +57,8 @@ def render(design: InferredDesign) -> str:
 
 
 def _class_name(type_name: str, used: set[str]) -> str:
-    base = pascal(type_name.lower() if type_name.isupper() else type_name) or "Entity"
+    words = re.sub(r"\W+", "_", type_name)
+    base = pascal(words.lower() if words.isupper() else words) or "Entity"
     if not base[:1].isalpha():
         base = "Entity" + base
     name, n = base, 2
