@@ -54,3 +54,10 @@ def uniques(described: dict[str, Any]) -> dict[str, list[tuple[str, str, tuple[s
         for entity in described["entities"]
         if entity["unique"]
     }
+
+
+def renamed(shipped: dict[str, Any], inferred: dict[str, Any]) -> set[str]:
+    """``type.attribute`` of the keys whose templates differ once field names count too."""
+    want = {e["type"]: {k["attribute"]: k["template"] for k in e["keys"]} for e in shipped["entities"]}
+    got = {e["type"]: {k["attribute"]: k["template"] for k in e["keys"]} for e in inferred["entities"]}
+    return {f"{t}.{a}" for t in want for a in want[t] if got.get(t, {}).get(a) != want[t][a]}

@@ -546,8 +546,8 @@ def _best_match(
     matches: list[tuple[InferredField, str]], label: str, before: list[str], entity: InferredEntity
 ) -> tuple[InferredField, str]:
     """Of the fields a key part fits, the likeliest: a field named by a label of the key (``SLUG#`` ->
-    slug), one the label before it abbreviates (``CATEGORY#`` -> catId), one already in a key, a stored
-    attribute before a key-only value, the shortest name."""
+    slug), one the label before it abbreviates or ends (``CATEGORY#`` -> catId, ``ID#`` -> catId), one
+    already in a key, a stored attribute before a key-only value, the shortest name."""
     labels = {p.lower().replace("_", "") for p in before if "{" not in p}
     stem = label.lower().replace("_", "")
 
@@ -556,7 +556,7 @@ def _best_match(
         flat = f.attribute.lower().replace("_", "")
         core = flat.removesuffix("id") or flat
         named = flat in labels
-        abbreviated = bool(stem) and (stem.startswith(core) or flat.startswith(stem))
+        abbreviated = bool(stem) and (stem.startswith(core) or flat.startswith(stem) or flat.endswith(stem))
         return (not named, not abbreviated, not f.used, f.key_only, spec != "", len(f.attribute))
 
     return min(matches, key=rank)
