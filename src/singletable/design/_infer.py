@@ -66,6 +66,7 @@ class InferredKey:
     evidence: list[str]
     otherwise: str | None = None  # the literal written where the template's fields are missing
     when_present: str | None = None  # a sparse key written only where this field is set
+    when_candidates: list[InferredField] = field(default_factory=list, repr=False)
 
 
 @dataclass(slots=True)
@@ -360,6 +361,7 @@ def _entity(
         ):
             continue
         entity.keys[attribute] = _key(entity, attribute, items, names)
+    _sparse_conditions(entity)
     return entity
 
 
@@ -449,12 +451,22 @@ def _key(entity: InferredEntity, attribute: str, items: list[Item], names: set[s
                 f.optional = True
     if sparse and not any(f.optional for f in slots):
         present = {n for n, _ in holders}
-        for f in entity.fields.values():
-            if not f.key_only and {n for n, v in enumerate(f.values) if v is not None} == present:
-                key.when_present = f.name
-                evidence.append(f"present exactly where {f.attribute} is")
-                break
+        key.when_candidates = [
+            f
+            for f in entity.fields.values()
+            if not f.key_only and {n for n, v in enumerate(f.values) if v is not None} == present
+        ]
     return key
+
+
+def _sparse_conditions(entity: InferredEntity) -> None:
+    """A sparse key with no optional field of its own is written where some field is set: of the fields
+    present on exactly its items, one another key uses (GSI3SK's ``{role}`` for GSI3PK = ADMINS)."""
+    for key in entity.keys.values():
+        if key.when_candidates:
+            best = min(key.when_candidates, key=lambda f: (not f.used, f.name))
+            key.when_present = best.name
+            key.evidence.append(f"present exactly where {best.attribute} is")
 
 
 def _part(

@@ -103,7 +103,7 @@ def _index(index: InferredIndex) -> str:
 
 
 def _entity_lines(design: InferredDesign, entity: InferredEntity, class_name: str) -> list[str]:
-    keywords = [f"table=table, type={entity.type!r}", "timestamps=False"]
+    keywords = ["table=table", f"type={entity.type!r}", "timestamps=False"]
     if entity.unique:
         uniques = ", ".join(
             f"{u.field!r}: " + (repr((u.template, u.owner_field)) if u.owner_field else repr(u.template))
@@ -129,7 +129,7 @@ def _entity_lines(design: InferredDesign, entity: InferredEntity, class_name: st
     lines.append("    keys = Keys(")
     identifiers = all(a.isidentifier() for a in entity.keys)
     for attribute, key in entity.keys.items():
-        note = "; ".join(key.evidence) or "a literal on every item"
+        note = "; ".join(key.evidence) or f"the same on all {key.present} items"
         spelled = f"{attribute}=" if identifiers else f"**{{{attribute!r}: "
         close = "," if identifiers else "},"
         lines.append(f"        {spelled}{_key_value(key)}{close}  # {note}")
