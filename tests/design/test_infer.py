@@ -338,3 +338,53 @@ def test_sample_bounds_what_is_read(tmp_path: Path) -> None:
     db, table = _fill(tmp_path, "wavyblog")
     assert infer(db, table, sample=5).sampled == 5
     assert infer(db, table).sampled == 25
+
+
+def test_names_and_values_a_template_cannot_spell_still_give_a_module_that_loads(tmp_path: Path) -> None:
+    """Attribute names that are not identifiers or are keywords, a key holding braces, a binary sort key,
+    an LSI, NULL-only and mixed-type attributes."""
+    description = {
+        "TableName": "Hostile",
+        "KeySchema": [
+            {"AttributeName": "pk-1", "KeyType": "HASH"},
+            {"AttributeName": "sort key", "KeyType": "RANGE"},
+        ],
+        "AttributeDefinitions": [
+            {"AttributeName": "pk-1", "AttributeType": "S"},
+            {"AttributeName": "sort key", "AttributeType": "B"},
+            {"AttributeName": "n", "AttributeType": "N"},
+        ],
+        "LocalSecondaryIndexes": [
+            {"IndexName": "ByN", "Projection": {"ProjectionType": "KEYS_ONLY"},
+             "KeySchema": [{"AttributeName": "pk-1", "KeyType": "HASH"},
+                           {"AttributeName": "n", "KeyType": "RANGE"}]},
+        ],
+    }  # fmt: skip
+    items = [
+        {"pk-1": {"S": f"A{{x}}#{i}"}, "sort key": {"B": bytes([i])}, "n": {"N": str(i)},
+         "user-id": {"S": "u"}, "class": {"S": "c"}, "1st": {"NULL": True},
+         "mixed": {"S": "a"} if i % 2 else {"N": "1"}, "kind": {"S": "T"}}
+        for i in range(4)
+    ]  # fmt: skip
+    design = infer_items(description, items)
+    assert design.type_attribute == "kind"
+    (entity,) = design.entities
+    assert {a: k.template for a, k in entity.keys.items()} == {
+        "pk-1": "{id}#{n}",  # A{x}#0: braces cannot be spelled in a template literal: a key-only field
+        "sort key": "{sort_key_value}",  # binary
+    }
+    fields = {f.attribute: (f.name, f.python, f.optional) for f in entity.fields.values()}
+    assert fields["class"] == ("class_", "str", False)
+    assert fields["1st"] == ("f_1st", "Any", True)
+    assert fields["mixed"] == ("mixed", "Any", False)
+    assert fields["n"] == ("n", "int", False)  # the LSI's sort key, a plain value: a field
+    path = tmp_path / "hostile_inferred.py"
+    path.write_text(design.source)
+    assert "LSI('ByN', sk=('n', 'N'), projection='KEYS_ONLY')" in design.source
+    module = _load(path)  # loads; the model reads no field back from a binary table key, so the
+    # round trip is over the items with the binary sort key made a string one
+    assert module.T.keys["sort key"].template == "{sort_key_value}"
+    texts = [{**i, "sort key": {"S": f"s}}{n}"}} for n, i in enumerate(items)]
+    description["AttributeDefinitions"][1]["AttributeType"] = "S"
+    path.write_text(infer_items(description, texts).source.replace("Hostile", "Hostile2"))
+    assert _round_trip(_load(path), texts, {"pk-1", "sort key", "n"}) == 4

@@ -382,9 +382,12 @@ def _field(attribute: str, items: list[Item], names: set[str]) -> InferredField:
     nulls = tags.pop("NULL", 0)
     python, why = _python_type(tags, [v for v in present if "NULL" not in v])
     optional = len(present) < len(items) or nulls > 0
-    evidence = f"{why} on {len(present) - nulls} of {len(items)} items"
-    if nulls:
-        evidence += f", NULL on {nulls}"
+    if nulls == len(present):
+        evidence = f"NULL on {nulls} of {len(items)} items"
+    else:
+        evidence = f"{why} on {len(present) - nulls} of {len(items)} items" + (
+            f", NULL on {nulls}" if nulls else ""
+        )
     return InferredField(
         _unique_name(attribute, names), attribute, python, len(present), optional, evidence,
         values=[_text(v) for v in values],
@@ -422,9 +425,9 @@ def _key(entity: InferredEntity, attribute: str, items: list[Item], names: set[s
     sparse = len(holders) < len(items)
     if sparse:
         evidence.append(f"sparse: on {len(holders)} of {len(items)} items")
-    if not holders_text:
-        evidence.append("not a string or number: kept as written")
-        return InferredKey(attribute, "{" + _unique_name(attribute, names) + "}", len(holders), evidence)
+    if not holders_text:  # binary: the key is a field of its own
+        evidence.append("the key is binary: a field stored as the key")
+        return _whole_key(entity, attribute, items, names, evidence)
     is_number = "N" in items[holders_text[0][0]][attribute]
     shapes = Counter(len(t.split(DELIMITER)) for _, t in holders_text)
     width, common = shapes.most_common(1)[0]
@@ -469,6 +472,21 @@ def _sparse_conditions(entity: InferredEntity) -> None:
             key.evidence.append(f"present exactly where {best.attribute} is")
 
 
+def _whole_key(
+    entity: InferredEntity, attribute: str, items: list[Item], names: set[str], evidence: list[str]
+) -> InferredKey:
+    name = _unique_name(snake(attribute) + "_value", names)
+    held = [i.get(attribute) for i in items]
+    kinds = {next(iter(v)) for v in held if v}
+    python = {"S": "str", "N": "int", "B": "bytes"}.get(kinds.pop(), "str") if len(kinds) == 1 else "str"
+    present = sum(v is not None for v in held)
+    entity.fields["\0" + name] = InferredField(  # stored as the key itself (Field(alias=<the key>))
+        name, attribute, python, present, present < entity.count, f"the whole of {attribute}", True,
+        [_text(v) for v in held], True, attribute,
+    )  # fmt: skip
+    return InferredKey(attribute, "{" + name + "}", present, evidence)
+
+
 def _part(
     entity: InferredEntity,
     attribute: str,
@@ -483,8 +501,9 @@ def _part(
     texts = {t for _, t in column}
     matches = [(f, spec) for f in entity.fields.values() if (spec := _fits(f, column)) is not None]
     stored = [(f, spec) for f, spec in matches if not f.key_only]
-    if len(texts) == 1 and not stored and (len(column) > 1 or not matches):
-        return next(iter(texts)).replace("{", "{{").replace("}", "}}")
+    spellable = not any("{" in t or "}" in t for t in texts)  # a template has no escape for braces
+    if len(texts) == 1 and not stored and (len(column) > 1 or not matches) and spellable:
+        return next(iter(texts))
     label = next((p for p in reversed(before) if "{" not in p), "")
     if matches:
         best, spec = _best_match(matches, label, before, entity)
