@@ -388,3 +388,22 @@ def test_names_and_values_a_template_cannot_spell_still_give_a_module_that_loads
     description["AttributeDefinitions"][1]["AttributeType"] = "S"
     path.write_text(infer_items(description, texts).source.replace("Hostile", "Hostile2"))
     assert _round_trip(_load(path), texts, {"pk-1", "sort key", "n"}) == 4
+
+
+def test_a_provisioned_table_keeps_its_capacity_and_no_indexes_means_none() -> None:
+    description = {
+        "TableName": "Prov",
+        "KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}],
+        "AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "N"}],
+        "ProvisionedThroughput": {"ReadCapacityUnits": 7, "WriteCapacityUnits": 3},  # no BillingModeSummary
+    }
+    items = [{"id": {"N": str(i)}, "kind": {"S": "Thing"}, "name": {"S": f"n{i}"}} for i in range(3)]
+    design = infer_items(description, items)
+    assert (design.billing, design.capacity) == ("PROVISIONED", (7, 3))
+    assert "read_capacity=7,\n    write_capacity=3,\n)" in design.source
+    (entity,) = design.entities
+    assert {a: k.template for a, k in entity.keys.items()} == {"id": "{id}"}  # a numeric key-only field
+    assert next(f for f in entity.fields.values() if f.name == "id").python == "int"
+    namespace: dict[str, Any] = {}
+    exec(compile(design.source, "prov.py", "exec"), namespace)
+    assert namespace["Thing"].keys["id"].template == "{id}"

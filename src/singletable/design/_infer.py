@@ -106,6 +106,7 @@ class InferredDesign:
     pk: tuple[str, str]
     sk: tuple[str, str] | None
     billing: str
+    capacity: tuple[int, int] | None  # (read, write) units of a provisioned table
     indexes: list[InferredIndex]
     sampled: int
     item_count: int | None  # DescribeTable's (approximate) count
@@ -186,7 +187,8 @@ def infer_items(description: dict[str, Any], items: list[Item], *, target: str =
         target=target,
         pk=pk,
         sk=sk,
-        billing=(description.get("BillingModeSummary") or {}).get("BillingMode", "PAY_PER_REQUEST"),
+        billing=_billing(description),
+        capacity=_capacity(description),
         indexes=indexes,
         sampled=len(items),
         item_count=description.get("ItemCount"),
@@ -209,6 +211,22 @@ def _schema(
     return (hash_key, types.get(hash_key, "S")), (
         (range_key, types.get(range_key, "S")) if range_key else None
     )
+
+
+def _billing(description: dict[str, Any]) -> str:
+    """AWS leaves BillingModeSummary out of a table that has always been provisioned."""
+    summary = (description.get("BillingModeSummary") or {}).get("BillingMode")
+    if summary:
+        return str(summary)
+    throughput = description.get("ProvisionedThroughput") or {}
+    return "PROVISIONED" if throughput.get("ReadCapacityUnits") else "PAY_PER_REQUEST"
+
+
+def _capacity(description: dict[str, Any]) -> tuple[int, int] | None:
+    throughput = description.get("ProvisionedThroughput") or {}
+    if _billing(description) != "PROVISIONED":
+        return None
+    return int(throughput.get("ReadCapacityUnits") or 1), int(throughput.get("WriteCapacityUnits") or 1)
 
 
 def _indexes(description: dict[str, Any], types: dict[str, str]) -> list[InferredIndex]:
@@ -605,6 +623,11 @@ def _assign_guards(guards: list[Item], entities: list[InferredEntity], pk: str) 
     families: dict[tuple[int, str, str], list[Item]] = {}
     owners: dict[tuple[int, str, str], str | None] = {}
     leftover: list[Item] = []
+    held = {
+        (e, f.name): {v for v in f.values if v is not None}
+        for e, entity in enumerate(entities)
+        for f in entity.fields.values()
+    }
     for item in guards:
         parts = (_text(item.get(pk)) or "").split(DELIMITER)
         labels = {p.lower().replace("_", "") for p in parts if not _has_value(p)}
@@ -614,7 +637,7 @@ def _assign_guards(guards: list[Item], entities: list[InferredEntity], pk: str) 
             for f in entity.fields.values()
             if not f.key_only
             for position, part in enumerate(parts)
-            if position and part in f.values and all(not _has_value(p) for p in parts[:position])
+            if position and part in held[e, f.name] and all(not _has_value(p) for p in parts[:position])
         ]
         if not candidates:
             leftover.append(item)

@@ -83,13 +83,18 @@ def _table_lines(design: InferredDesign) -> list[str]:
         "    naming=None,  # fields name their stored attributes as the items spell them",
         f"    billing={design.billing!r},",
     ]
+    if design.capacity:
+        lines.append(f"    read_capacity={design.capacity[0]},")
+        lines.append(f"    write_capacity={design.capacity[1]},")
     if design.datetime_precision:
         lines.append(
             f"    datetime_precision={design.datetime_precision!r},  # every date-time string in the sample"
         )
-    lines.append("    indexes=[")
-    lines += [f"        {_index(index)}," for index in design.indexes]
-    lines += ["    ],", ")"]
+    if design.indexes:
+        lines.append("    indexes=[")
+        lines += [f"        {_index(index)}," for index in design.indexes]
+        lines.append("    ],")
+    lines.append(")")
     return lines
 
 
