@@ -23,8 +23,7 @@ from hypothesis import strategies as st
 from singletable._cli import main
 from singletable._designs import load_design
 from singletable.data import copy_table, open_target
-from singletable.design import InferError, infer
-from singletable.design._infer import infer_items
+from singletable.design import InferError, infer, infer_items
 from singletable.examples import run_demo
 
 sys.path.insert(0, str(Path(__file__).parent))
