@@ -406,3 +406,60 @@ def test_a_provisioned_table_keeps_its_capacity_and_no_indexes_means_none() -> N
     namespace: dict[str, Any] = {}
     exec(compile(design.source, "prov.py", "exec"), namespace)
     assert namespace["Thing"].keys["id"].template == "{id}"
+
+
+_PART = st.one_of(_LABEL, _WORD, st.text("ab#{}:|0 ", min_size=0, max_size=4))
+_VALUE = st.one_of(
+    st.builds(lambda t: {"S": t}, st.one_of(_WORD, _LABEL, st.text("ab#{}0 ", max_size=5))),
+    st.builds(lambda n: {"N": str(n)}, st.integers(-5, 300)),
+    st.just({"BOOL": True}),
+    st.just({"NULL": True}),
+    st.just({"L": [{"S": "x"}]}),
+    st.just({"M": {"k": {"N": "1"}}}),
+    st.just({"SS": ["a", "b"]}),
+    st.just({"B": b"\x00"}),
+)
+_ATTRIBUTE = st.one_of(
+    st.sampled_from(["type", "entityType", "class", "keys", "1st", "user-id", "model_x", "GSI1PK", "Any"]),
+    _WORD,
+)
+
+
+@st.composite
+def _wild_items(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Items no design wrote: keys of random labels, values and delimiters, random attributes."""
+    items = []
+    for _ in range(draw(st.integers(1, 12))):
+        pk = "#".join(draw(st.lists(_PART, min_size=1, max_size=3))) or "x"
+        sk = "#".join(draw(st.lists(_PART, min_size=1, max_size=3))) or "y"
+        item = {"PK": {"S": pk}, "SK": {"S": sk}}
+        for name, value in draw(st.dictionaries(_ATTRIBUTE, _VALUE, max_size=4)).items():
+            if name not in ("PK", "SK"):
+                item[name] = value
+        items.append(item)
+    unique = {(i["PK"]["S"], i["SK"]["S"]): i for i in items}  # a table holds one item per key
+    return list(unique.values())
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(items=_wild_items())
+def test_any_items_give_a_module_that_loads(items: list[dict[str, Any]], tmp_path_factory: Any) -> None:
+    description = {
+        "TableName": "Wild",
+        "KeySchema": [
+            {"AttributeName": "PK", "KeyType": "HASH"},
+            {"AttributeName": "SK", "KeyType": "RANGE"},
+        ],
+        "AttributeDefinitions": [{"AttributeName": a, "AttributeType": "S"} for a in ("PK", "SK", "GSI1PK")],
+        "GlobalSecondaryIndexes": [
+            {"IndexName": "GSI1", "KeySchema": [{"AttributeName": "GSI1PK", "KeyType": "HASH"}],
+             "Projection": {"ProjectionType": "ALL"}}
+        ],
+    }  # fmt: skip
+    for item in items:  # an index key is a string where it is set at all
+        if "GSI1PK" in item and "S" not in item["GSI1PK"]:
+            del item["GSI1PK"]
+    design = infer_items(description, items)
+    path = tmp_path_factory.mktemp("wild") / "wild_inferred.py"
+    path.write_text(design.source)
+    _load(path)

@@ -461,7 +461,7 @@ def _key(entity: InferredEntity, attribute: str, items: list[Item], names: set[s
     majority = {n for n, _ in rows}
     rest = {t for n, t in holders_text if n not in majority}
     slots = [f for f in entity.fields.values() if "{" + f.name in key.template]
-    if len(rest) == 1 and slots:
+    if len(rest) == 1 and slots and not any(c in next(iter(rest)) for c in "{}"):
         missing = {n for n, _ in holders_text if n not in majority}
         if all(f.values[n] is None for f in slots for n in missing) and all(
             f.values[n] is not None for f in slots for n in majority

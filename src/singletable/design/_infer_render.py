@@ -9,6 +9,7 @@ fields, sparse keys and optional fields. Names and quoting reuse the NoSQL Workb
 
 from __future__ import annotations
 
+import keyword
 import re
 
 from singletable.design._infer import (
@@ -20,6 +21,11 @@ from singletable.design._infer import (
 )
 from singletable.design._infra import pascal
 from singletable.design._workbench_import import _docstring
+
+# Names the module itself binds: an entity class may not take them.
+_TAKEN = frozenset(
+    ("Entity", "Key", "Keys", "Table", "GSI", "LSI", "Field", "Any", "datetime", "annotations")
+)
 
 
 def render(design: InferredDesign) -> str:
@@ -62,7 +68,7 @@ def _class_name(type_name: str, used: set[str]) -> str:
     if not base[:1].isalpha():
         base = "Entity" + base
     name, n = base, 2
-    while name in used or name in ("Entity", "Keys", "Table", "GSI", "LSI", "Field", "Any"):
+    while name in used or name in _TAKEN or keyword.iskeyword(name):
         name, n = f"{base}{n}", n + 1
     used.add(name)
     return name
