@@ -209,16 +209,26 @@ def _designs(draw: st.DrawFn) -> tuple[dict[str, Any], list[dict[str, Any]], dic
         }
         owners = draw(st.lists(_WORD, min_size=2, max_size=5, unique=True))
         names = draw(st.lists(_WORD, min_size=len(owners), max_size=len(owners), unique=True))
-        for n, (owner, name) in enumerate(zip(owners, names, strict=True)):
-            values = {"owner": owner, "name": name, "n": n * 7}
+        # A sparse index: GSI2 keys only on the items with a tag (each tag its own, so no tag looks like a
+        # type), its sort key a date-time and the owner.
+        tags = draw(st.lists(st.one_of(st.none(), _WORD), min_size=len(owners), max_size=len(owners)))
+        sparse = {"GSI2PK": "TAG#{tag}", "GSI2SK": "{created}#{owner}"}
+        for n, (owner, name, tag) in enumerate(zip(owners, names, tags, strict=True)):
+            values = {"owner": owner, "name": name, "n": n * 7, "tag": f"{kind}{n}{tag}"}
+            values["created"] = f"2026-01-{n + 1:02d}T10:00:00Z"
             item = {
                 "entityType": {"S": kind},
                 "owner": {"S": owner},
                 "name": {"S": name},
                 "n": {"N": str(n * 7)},
+                "created": {"S": values["created"]},
             }
             for attribute, template in templates[kind].items():
                 item[attribute] = {"S": template.format(**values)}
+            if tag is not None:
+                item["tag"] = {"S": values["tag"]}
+                for attribute, template in sparse.items():
+                    item[attribute] = {"S": template.format(**values)}
             items.append(item)
     description = {
         "TableName": "Random",
@@ -226,10 +236,15 @@ def _designs(draw: st.DrawFn) -> tuple[dict[str, Any], list[dict[str, Any]], dic
             {"AttributeName": "PK", "KeyType": "HASH"},
             {"AttributeName": "SK", "KeyType": "RANGE"},
         ],
-        "AttributeDefinitions": [{"AttributeName": a, "AttributeType": "S"} for a in ("PK", "SK", "GSI1PK")],
+        "AttributeDefinitions": [
+            {"AttributeName": a, "AttributeType": "S"} for a in ("PK", "SK", "GSI1PK", "GSI2PK", "GSI2SK")
+        ],
         "GlobalSecondaryIndexes": [
             {"IndexName": "GSI1", "KeySchema": [{"AttributeName": "GSI1PK", "KeyType": "HASH"}],
-             "Projection": {"ProjectionType": "ALL"}}
+             "Projection": {"ProjectionType": "ALL"}},
+            {"IndexName": "GSI2", "KeySchema": [{"AttributeName": "GSI2PK", "KeyType": "HASH"},
+                                                {"AttributeName": "GSI2SK", "KeyType": "RANGE"}],
+             "Projection": {"ProjectionType": "KEYS_ONLY"}},
         ],
     }  # fmt: skip
     if not draw(st.booleans()):  # no type attribute: the types are key-prefix families
@@ -259,7 +274,8 @@ def test_random_designs_infer_templates_that_rebuild_their_keys(
         (kind,) = [k for k, cls in entities.items() if cls.keys["PK"].template.startswith(label)]
         return kind
 
-    checked = _round_trip(module, items, {"PK", "SK", "GSI1PK"}, None if typed else family)
+    keys = {"PK", "SK", "GSI1PK", "GSI2PK", "GSI2SK"}
+    checked = _round_trip(module, items, keys, None if typed else family)
     assert checked == len(items)
 
 

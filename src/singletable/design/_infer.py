@@ -262,7 +262,7 @@ def _type_attribute(items: list[Item], pk: str, sk: str | None) -> tuple[str | N
     candidates = []
     for name, values in counts.items():
         present = sum(values.values())
-        if present * 2 < len(kept) or len(values) > 50 or len(values) >= max(2, present):
+        if present * 2 <= len(kept) or len(values) > 50 or len(values) >= max(2, present):
             continue
         if not all(_TYPE_VALUE.fullmatch(v) for v in values):
             continue
