@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from singletable._cli import main
 from singletable._designs import load_design
 from singletable.data import copy_table, open_target
-from singletable.design import InferError, infer, infer_items
+from singletable.design import InferError, diff_table, infer, infer_items
 from singletable.examples import run_demo
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -120,6 +120,8 @@ def test_a_seed_design_is_recovered_from_its_table(tmp_path: Path, seed: str) ->
         key_attributes |= {k["AttributeName"] for k in index["KeySchema"]}
     key_attributes.discard(inferred["table"].get("type_attribute", ""))
     assert _round_trip(_load(out), items, key_attributes) > 0
+    # The live table matches the inferred design (keys, indexes, billing, TTL, stream).
+    assert diff_table(load_design(str(out)).table, db) == []
     # The linter and the docs run on the module.
     assert CliRunner().invoke(main, ["check", str(out)]).exit_code in (0, 1)
     docs = CliRunner().invoke(main, ["docs", str(out), "-o", str(tmp_path / "docs")])
@@ -479,3 +481,30 @@ def test_any_items_give_a_module_that_loads(items: list[dict[str, Any]], tmp_pat
     path = tmp_path_factory.mktemp("wild") / "wild_inferred.py"
     path.write_text(design.source)
     _load(path)
+
+
+def test_ttl_and_stream_are_read_and_the_table_then_matches_the_design(tmp_path: Path) -> None:
+    db = str(tmp_path / "ttl.db")
+    with open_target(db) as target:
+        target.call(
+            "CreateTable", TableName="Sessions", BillingMode="PAY_PER_REQUEST",
+            AttributeDefinitions=[{"AttributeName": "PK", "AttributeType": "S"}],
+            KeySchema=[{"AttributeName": "PK", "KeyType": "HASH"}],
+            StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"},
+        )  # fmt: skip
+        target.call(
+            "UpdateTimeToLive", TableName="Sessions",
+            TimeToLiveSpecification={"Enabled": True, "AttributeName": "expiresAt"},
+        )  # fmt: skip
+        for n in range(3):
+            item = {
+                "PK": {"S": f"SESSION#s{n}"},
+                "kind": {"S": "Session"},
+                "expiresAt": {"N": str(4102444800 + n)},
+            }
+            target.call("PutItem", TableName="Sessions", Item=item)
+    design = infer(db, "Sessions")
+    assert (design.ttl_attribute, design.stream) == ("expiresAt", "NEW_IMAGE")
+    path = tmp_path / "sessions_inferred.py"
+    path.write_text(design.source)
+    assert diff_table(load_design(str(path)).table, db) == []

@@ -107,6 +107,8 @@ class InferredDesign:
     sk: tuple[str, str] | None
     billing: str
     capacity: tuple[int, int] | None  # (read, write) units of a provisioned table
+    ttl_attribute: str | None
+    stream: str | None  # the stream's view type, when the table has one
     indexes: list[InferredIndex]
     sampled: int
     item_count: int | None  # DescribeTable's (approximate) count
@@ -143,11 +145,21 @@ def infer(target: Any, table: str, *, sample: int = DEFAULT_SAMPLE) -> InferredD
         raise InferError(f"cannot read table {table} on {target.name}: {error}") from None
     if not items:
         raise InferError(f"table {table} on {target.name} holds no items: nothing to infer a design from")
-    return infer_items(description, items, target=target.name)
+    try:
+        ttl = target.call("DescribeTimeToLive", TableName=table).get("TimeToLiveDescription", {})
+    except TargetError:  # a target without TTL (or the right to read it): the design says nothing of it
+        ttl = {}
+    enabled = ttl.get("TimeToLiveStatus") in ("ENABLED", "ENABLING")
+    return infer_items(
+        description, items, target=target.name, ttl=ttl.get("AttributeName") if enabled else None
+    )
 
 
-def infer_items(description: dict[str, Any], items: list[Item], *, target: str = "") -> InferredDesign:
-    """The design that ``items`` (DynamoDB JSON) show for the table DescribeTable described."""
+def infer_items(
+    description: dict[str, Any], items: list[Item], *, target: str = "", ttl: str | None = None
+) -> InferredDesign:
+    """The design that ``items`` (DynamoDB JSON) show for the table DescribeTable described; ``ttl`` is
+    the table's TTL attribute (DescribeTimeToLive), when it has one."""
     types = {a["AttributeName"]: a["AttributeType"] for a in description.get("AttributeDefinitions", [])}
     pk, sk = _schema(description["KeySchema"], types)
     indexes = _indexes(description, types)
@@ -189,6 +201,8 @@ def infer_items(description: dict[str, Any], items: list[Item], *, target: str =
         sk=sk,
         billing=_billing(description),
         capacity=_capacity(description),
+        ttl_attribute=ttl,
+        stream=_stream(description),
         indexes=indexes,
         sampled=len(items),
         item_count=description.get("ItemCount"),
@@ -220,6 +234,11 @@ def _billing(description: dict[str, Any]) -> str:
         return str(summary)
     throughput = description.get("ProvisionedThroughput") or {}
     return "PROVISIONED" if throughput.get("ReadCapacityUnits") else "PAY_PER_REQUEST"
+
+
+def _stream(description: dict[str, Any]) -> str | None:
+    spec = description.get("StreamSpecification") or {}
+    return str(spec["StreamViewType"]) if spec.get("StreamEnabled") and spec.get("StreamViewType") else None
 
 
 def _capacity(description: dict[str, Any]) -> tuple[int, int] | None:

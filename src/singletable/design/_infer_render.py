@@ -89,6 +89,12 @@ def _table_lines(design: InferredDesign) -> list[str]:
         "    naming=None,  # fields name their stored attributes as the items spell them",
         f"    billing={design.billing!r},",
     ]
+    if design.ttl_attribute:
+        lines.append(
+            f"    ttl_attribute={design.ttl_attribute!r},  # DescribeTimeToLive: enabled (epoch seconds)"
+        )
+    if design.stream:
+        lines.append(f"    stream={design.stream!r},  # DescribeTable: the table's stream")
     if design.capacity:
         lines.append(f"    read_capacity={design.capacity[0]},")
         lines.append(f"    write_capacity={design.capacity[1]},")
