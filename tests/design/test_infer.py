@@ -508,3 +508,30 @@ def test_ttl_and_stream_are_read_and_the_table_then_matches_the_design(tmp_path:
     path = tmp_path / "sessions_inferred.py"
     path.write_text(design.source)
     assert diff_table(load_design(str(path)).table, db) == []
+
+
+def test_keys_split_on_another_delimiter(tmp_path: Path) -> None:
+    description = {
+        "TableName": "Pipes",
+        "KeySchema": [
+            {"AttributeName": "pk", "KeyType": "HASH"},
+            {"AttributeName": "sk", "KeyType": "RANGE"},
+        ],
+        "AttributeDefinitions": [{"AttributeName": a, "AttributeType": "S"} for a in ("pk", "sk")],
+    }
+    items = [
+        {"pk": {"S": f"USER|{u}"}, "sk": {"S": f"ORDER|{o:04d}|#{o}"}, "_et": {"S": "order"},
+         "total": {"N": str(o)}, "ref": {"S": f"#{o}"}}
+        for u in ("ann", "bo") for o in (1, 2, 3)
+    ]  # fmt: skip
+    design = infer_items(description, items)
+    assert (design.delimiter, design.type_attribute) == ("|", "_et")
+    (entity,) = design.entities
+    assert {a: k.template for a, k in entity.keys.items()} == {
+        "pk": "USER|{user_id}",
+        "sk": "ORDER|{total:04d}|{ref}",  # '#' is data here, not a separator
+    }
+    assert "delimiter='|'" in design.source
+    path = tmp_path / "pipes_inferred.py"
+    path.write_text(design.source)
+    assert _round_trip(_load(path), items, {"pk", "sk"}) == 6

@@ -9,10 +9,10 @@ DynamoDB Local and AWS are read the same way. From the sample:
   families (``USER#u1`` / ``ORDER#o1#ITEM#3`` -> the families ``USER`` and ``ORDER#ITEM``);
 - **uniqueness guards**: items with no type that hold little but their key (``PK = SK = USEREMAIL#x``,
   maybe one owner attribute) and whose key holds a value of some entity's field: ``unique=`` on that entity;
-- per entity and key attribute (table and every index), a **key template**: the key split on ``#``, each
-  part a literal (the same on every item), a field slot (the part equals one of the item's attributes on
-  every item), a zero-padded number (``{n:08d}``) or a key-only field (a value found nowhere else), and
-  whether the key is **sparse** (some items lack it);
+- per entity and key attribute (table and every index), a **key template**: the key split on its delimiter
+  (``#``, or the one of ``| / ~ $`` most keys hold), each part a literal, a field slot or a key-only field,
+  and whether the key is **sparse** (some items lack it) -- :mod:`singletable.design._infer_keys`, which
+  also hangs uniqueness guards on their owners;
 - **attribute types** from the stored values (datetime strings recognised) and which are optional.
 
 Every guess keeps its evidence (counts), which :mod:`singletable.design._infer_render` writes next to it as
@@ -23,13 +23,22 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote
 
-from singletable.design._infra import snake
+from singletable.design._infer_keys import (
+    InferredEntity,
+    InferredField,
+    assign_guards,
+    fits,
+    has_value,
+    infer_key,
+    key_text,
+    sparse_conditions,
+    unique_name,
+)
 
-DELIMITER = "#"
+DELIMITERS = ("#", "|", "/", "~", "$")  # what keys are split on: the first most keys hold
 DEFAULT_SAMPLE = 1000
 _SEGMENTS = 4
 _DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})")
@@ -40,52 +49,6 @@ _GUARD_EXTRA = 2  # a guard item holds its key and at most this many other attri
 
 class InferError(ValueError):
     """A table a design cannot be inferred from (empty, or not readable): what and why."""
-
-
-@dataclass(slots=True)
-class InferredField:
-    """One attribute of an entity (or a value found only inside its keys: ``key_only``)."""
-
-    name: str
-    attribute: str
-    python: str  # the annotation without "| None"
-    present: int  # items holding it
-    optional: bool
-    evidence: str
-    key_only: bool = False
-    values: list[str | None] = field(default_factory=list, repr=False)  # per item, as key text
-    used: bool = False  # already a slot of one of the entity's keys
-    found_in: str = ""  # a key-only field: the key attribute it was first found in
-
-
-@dataclass(slots=True)
-class InferredKey:
-    attribute: str
-    template: str
-    present: int
-    evidence: list[str]
-    otherwise: str | None = None  # the literal written where the template's fields are missing
-    when_present: str | None = None  # a sparse key written only where this field is set
-    when_candidates: list[InferredField] = field(default_factory=list, repr=False)
-
-
-@dataclass(slots=True)
-class InferredUnique:
-    field: str
-    template: str
-    owner_field: str | None
-    count: int
-
-
-@dataclass(slots=True)
-class InferredEntity:
-    type: str
-    count: int
-    evidence: str
-    table_pk: str = ""
-    fields: dict[str, InferredField] = field(default_factory=dict)  # by attribute
-    keys: dict[str, InferredKey] = field(default_factory=dict)  # by key attribute
-    unique: list[InferredUnique] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -116,6 +79,7 @@ class InferredDesign:
     type_evidence: str
     datetime_precision: str | None
     entities: list[InferredEntity]
+    delimiter: str = "#"
     unexplained: int = 0
 
     @property
@@ -169,9 +133,11 @@ def infer_items(
             if part and part[0] not in key_attributes:
                 key_attributes.append(part[0])
     # Key order, whatever order the scan's segments gave: the same table always gives the same module.
-    items = sorted(items, key=lambda i: tuple(str(_text(i.get(k)) or "") for k in key_attributes[:2]))
+    items = sorted(items, key=lambda i: tuple(str(key_text(i.get(k)) or "") for k in key_attributes[:2]))
     table_keys = 1 + (sk is not None)
-    type_attribute, type_evidence = _type_attribute(items, pk[0], sk[0] if sk else None)
+    sk_name = sk[0] if sk else None
+    delimiter = _delimiter(items, key_attributes[:table_keys])
+    type_attribute, type_evidence = _type_attribute(items, pk[0], sk_name, delimiter)
     groups: dict[str, list[Item]] = {}
     untyped: list[Item] = []
     for item in items:
@@ -180,19 +146,23 @@ def infer_items(
             untyped.append(item)
         else:
             groups.setdefault(value, []).append(item)
-    guards = [i for i in untyped if _looks_like_guard(i, pk[0], sk[0] if sk else None)]
-    others = [i for i in untyped if not any(i is g for g in guards)]
-    families = _families(others, pk[0], sk[0] if sk else None)
+    guards = [i for i in untyped if _looks_like_guard(i, pk[0], sk_name, delimiter)]
+    guard_ids = {id(g) for g in guards}
+    families = _families([i for i in untyped if id(i) not in guard_ids], pk[0], sk_name, delimiter)
+    keys = key_attributes, table_keys, type_attribute, delimiter
     entities: list[InferredEntity] = []
     for name, members in groups.items():
-        evidence = f"{len(members)} items with {type_attribute} = {name!r}"
-        entities.append(_entity(name, members, evidence, key_attributes, table_keys, type_attribute))
+        entities.append(
+            _entity(name, members, f"{len(members)} items with {type_attribute} = {name!r}", *keys)
+        )
     for name, members in families.items():
-        keys = (pk[0], sk[0] if sk else "")
-        shapes = sorted({" / ".join(_shape(_text(m.get(k)), True) for k in keys if k) for m in members})
+        shapes = sorted(
+            {" / ".join(_shape(key_text(m.get(k)), delimiter, True) for k in key_attributes[:table_keys])
+             for m in members}
+        )  # fmt: skip
         evidence = f"{len(members)} items with no type attribute keyed {', '.join(shapes[:3])}"
-        entities.append(_entity(name, members, evidence, key_attributes, table_keys, type_attribute))
-    leftover = _assign_guards(guards, entities, pk[0])
+        entities.append(_entity(name, members, evidence, *keys))
+    leftover = assign_guards(guards, entities, pk[0], delimiter)
     precision = _datetime_precision(items)
     return InferredDesign(
         table_name=description["TableName"],
@@ -209,12 +179,10 @@ def infer_items(
         type_attribute=type_attribute or "entityType",
         type_evidence=type_evidence,
         datetime_precision=precision,
+        delimiter=delimiter,
         entities=entities,
         unexplained=len(leftover),
     )
-
-
-# -- the table ----------------------------------------------------------------------------------------
 
 
 def _schema(
@@ -262,7 +230,7 @@ def _indexes(description: dict[str, Any], types: dict[str, str]) -> list[Inferre
     return sorted(found, key=lambda i: (i.local, i.name))  # DescribeTable promises no order
 
 
-def _type_attribute(items: list[Item], pk: str, sk: str | None) -> tuple[str | None, str]:
+def _type_attribute(items: list[Item], pk: str, sk: str | None, delimiter: str) -> tuple[str | None, str]:
     """The attribute naming each item's entity type, and the evidence; (None, why) when none fits.
 
     It is on most items (guard items, which hold little but a key, are not counted), its values are few
@@ -271,9 +239,10 @@ def _type_attribute(items: list[Item], pk: str, sk: str | None) -> tuple[str | N
     shape, is not a type."""
     counts: dict[str, Counter[str]] = {}
     by_shape: dict[str, dict[str, Counter[str]]] = {}
-    kept = [i for i in items if not _looks_like_guard(i, pk, sk)]
+    kept = [i for i in items if not _looks_like_guard(i, pk, sk, delimiter)]
     for item in kept:
-        shape = _shape(_text(item.get(pk)), True) + " " + _shape(_text(item.get(sk)) if sk else None, True)
+        shape = _shape(key_text(item.get(pk)), delimiter, True)
+        shape += " " + _shape(key_text(item.get(sk)) if sk else None, delimiter, True)
         for name, value in item.items():
             if name not in (pk, sk) and "S" in value:
                 counts.setdefault(name, Counter())[value["S"]] += 1
@@ -303,6 +272,21 @@ def _type_attribute(items: list[Item], pk: str, sk: str | None) -> tuple[str | N
     )
 
 
+def _delimiter(items: list[Item], table_keys: list[str]) -> str:
+    """What the keys are split on: of ``# | / ~ $``, the one the most table keys hold (``#`` on a tie or
+    when none is in a tenth of them)."""
+    counts = Counter(
+        d
+        for item in items
+        for k in table_keys
+        if (text := key_text(item.get(k)))
+        for d in DELIMITERS
+        if d in text
+    )
+    best = max(DELIMITERS, key=lambda d: (counts[d], d == "#"))
+    return best if counts[best] * 10 >= len(items) else "#"
+
+
 def _datetime_precision(items: list[Item]) -> str | None:
     fractions: Counter[str] = Counter()
     for item in items:
@@ -317,52 +301,39 @@ def _datetime_precision(items: list[Item]) -> str | None:
     return None
 
 
-# -- grouping -----------------------------------------------------------------------------------------
-
-
-def _text(value: dict[str, Any] | None) -> str | None:
-    """A key-like value's text: an S or an N; None for anything else."""
-    if not value:
-        return None
-    found = value.get("S", value.get("N"))
-    return found if isinstance(found, str) else None
-
-
-def _looks_like_guard(item: Item, pk: str, sk: str | None) -> bool:
-    key = _text(item.get(pk))
-    if key is None or DELIMITER not in key:
+def _looks_like_guard(item: Item, pk: str, sk: str | None, delimiter: str) -> bool:
+    key = key_text(item.get(pk))
+    if key is None or delimiter not in key:
         return False
-    if sk is not None and _text(item.get(sk)) != key:
+    if sk is not None and key_text(item.get(sk)) != key:
         return False
     return len([a for a in item if a not in (pk, sk)]) <= _GUARD_EXTRA
 
 
-def _shape(value: str | None, placeholders: bool = False) -> str:
+def _shape(value: str | None, delimiter: str, placeholders: bool = False) -> str:
     """A key's labels: ``ORDER#o1#ITEM#3`` -> ``ORDER#ITEM`` (``ORDER#*#ITEM#*`` with ``placeholders``)."""
     if value is None:
         return ""
-    parts = value.split(DELIMITER)
-    kept = [p if (i == 0 and not _has_value(p)) or _LABEL.fullmatch(p) else "*" for i, p in enumerate(parts)]
-    return DELIMITER.join(kept if placeholders else [p for p in kept if p != "*"])
+    parts = value.split(delimiter)
+    kept = [p if (i == 0 and not has_value(p)) or _LABEL.fullmatch(p) else "*" for i, p in enumerate(parts)]
+    return delimiter.join(kept if placeholders else [p for p in kept if p != "*"])
 
 
-def _families(items: list[Item], pk: str, sk: str | None) -> dict[str, list[Item]]:
+def _families(items: list[Item], pk: str, sk: str | None, delimiter: str) -> dict[str, list[Item]]:
     """Items with no type grouped by the literal labels of their keys: ``USER#u1``/``PROFILE`` -> USER."""
     families: dict[tuple[str, str], list[Item]] = {}
     for item in items:
-        pk_shape, sk_shape = _shape(_text(item.get(pk))), _shape(_text(item.get(sk)) if sk else None)
+        pk_shape = _shape(key_text(item.get(pk)), delimiter)
+        sk_shape = _shape(key_text(item.get(sk)) if sk else None, delimiter)
         families.setdefault((pk_shape, sk_shape), []).append(item)
     named: dict[str, list[Item]] = {}
     for (pk_shape, sk_shape), members in families.items():
-        constant_sk = len({_text(m.get(sk)) for m in members}) == 1 if sk else True
+        constant_sk = len({key_text(m.get(sk)) for m in members}) == 1 if sk else True
         name = (pk_shape if constant_sk or not sk_shape else sk_shape) or pk_shape or "ITEM"
         while name in named:
             name += "_"
         named[name] = members
     return named
-
-
-# -- one entity ---------------------------------------------------------------------------------------
 
 
 def _entity(
@@ -372,22 +343,23 @@ def _entity(
     key_attributes: list[str],
     table_keys: int,
     type_attribute: str | None,
+    delimiter: str,
 ) -> InferredEntity:
-    entity = InferredEntity(type_name, len(items), evidence, key_attributes[0])
+    entity = InferredEntity(type_name, len(items), evidence, key_attributes[0], delimiter)
     names: set[str] = set()
     for attribute in sorted({a for i in items for a in i if a not in key_attributes and a != type_attribute}):
         entity.fields[attribute] = _field(attribute, items, names)
     for attribute in key_attributes[
         table_keys:
     ]:  # an index key that is a plain value no attribute holds: a field
-        texts = [_text(i.get(attribute)) for i in items if attribute in i]
+        texts = [key_text(i.get(attribute)) for i in items if attribute in i]
         if (
             len(set(texts)) > 1
-            and all(t is not None and DELIMITER not in t for t in texts)
+            and all(t is not None and delimiter not in t for t in texts)
             and attribute != type_attribute
         ):
-            column = [(n, t) for n, i in enumerate(items) if (t := _text(i.get(attribute))) is not None]
-            if not any(_fits(f, column) == "" for f in entity.fields.values()):
+            column = [(n, t) for n, i in enumerate(items) if (t := key_text(i.get(attribute))) is not None]
+            if not any(fits(f, column) == "" for f in entity.fields.values()):
                 entity.fields[attribute] = _field(attribute, items, names)
                 entity.fields[attribute].evidence += " (an index key that is a plain value: a field)"
     for attribute in key_attributes:
@@ -397,19 +369,9 @@ def _entity(
             or not any(attribute in i for i in items)
         ):
             continue
-        entity.keys[attribute] = _key(entity, attribute, items, names)
-    _sparse_conditions(entity)
+        entity.keys[attribute] = infer_key(entity, attribute, items, names)
+    sparse_conditions(entity)
     return entity
-
-
-def _unique_name(base: str, names: set[str]) -> str:
-    from singletable.design._workbench_import import _field_name
-
-    name, n = _field_name(base), 2
-    while name in names:
-        name, n = f"{_field_name(base)}_{n}", n + 1
-    names.add(name)
-    return name
 
 
 def _field(attribute: str, items: list[Item], names: set[str]) -> InferredField:
@@ -426,8 +388,8 @@ def _field(attribute: str, items: list[Item], names: set[str]) -> InferredField:
             f", NULL on {nulls}" if nulls else ""
         )
     return InferredField(
-        _unique_name(attribute, names), attribute, python, len(present), optional, evidence,
-        values=[_text(v) for v in values],
+        unique_name(attribute, names), attribute, python, len(present), optional, evidence,
+        values=[key_text(v) for v in values],
     )  # fmt: skip
 
 
@@ -452,249 +414,3 @@ def _python_type(tags: Counter[str], values: list[dict[str, Any]]) -> tuple[str,
         return ("set[int]" if whole else "set[float]"), "NS"
     simple = {"BOOL": "bool", "B": "bytes", "L": "list[Any]", "M": "dict[str, Any]", "SS": "set[str]"}
     return simple.get(tag, "set[bytes]" if tag == "BS" else "Any"), tag
-
-
-def _key(entity: InferredEntity, attribute: str, items: list[Item], names: set[str]) -> InferredKey:
-    """The template that builds ``attribute`` for every item of ``entity`` that has it."""
-    holders = [(n, _text(i.get(attribute))) for n, i in enumerate(items) if attribute in i]
-    holders_text = [(n, t) for n, t in holders if t is not None]
-    evidence: list[str] = []
-    sparse = len(holders) < len(items)
-    if sparse:
-        evidence.append(f"sparse: on {len(holders)} of {len(items)} items")
-    if not holders_text:  # binary: the key is a field of its own
-        evidence.append("the key is binary: a field stored as the key")
-        return _whole_key(entity, attribute, items, names, evidence)
-    is_number = "N" in items[holders_text[0][0]][attribute]
-    shapes = Counter(len(t.split(DELIMITER)) for _, t in holders_text)
-    width, common = shapes.most_common(1)[0]
-    if len(shapes) > 1:
-        others = ", ".join(f"{n} parts x{c}" for n, c in shapes.items() if n != width)
-        evidence.append(f"{common} items have {width} '#'-separated parts; the rest do not fit ({others})")
-    rows = [(n, t.split(DELIMITER)) for n, t in holders_text if len(t.split(DELIMITER)) == width]
-    parts: list[str] = []
-    for position in range(width):
-        column = [(n, p[position]) for n, p in rows]
-        parts.append(_part(entity, attribute, column, parts, is_number, sparse, evidence, names))
-    key = InferredKey(attribute, DELIMITER.join(parts), len(holders), evidence)
-    majority = {n for n, _ in rows}
-    rest = {t for n, t in holders_text if n not in majority}
-    slots = [f for f in entity.fields.values() if "{" + f.name in key.template]
-    if len(rest) == 1 and slots and not any(c in next(iter(rest)) for c in "{}"):
-        missing = {n for n, _ in holders_text if n not in majority}
-        if all(f.values[n] is None for f in slots for n in missing) and all(
-            f.values[n] is not None for f in slots for n in majority
-        ):
-            key.otherwise = rest.pop()
-            evidence[-1:-1] = [f"{key.otherwise!r} on the {len(missing)} items without {slots[0].attribute}"]
-            for f in slots:
-                f.optional = True
-    if sparse and not any(f.optional for f in slots):
-        present = {n for n, _ in holders}
-        key.when_candidates = [
-            f
-            for f in entity.fields.values()
-            if not f.key_only and {n for n, v in enumerate(f.values) if v is not None} == present
-        ]
-    return key
-
-
-def _sparse_conditions(entity: InferredEntity) -> None:
-    """A sparse key with no optional field of its own is written where some field is set: of the fields
-    present on exactly its items, one another key uses (GSI3SK's ``{role}`` for GSI3PK = ADMINS)."""
-    for key in entity.keys.values():
-        if key.when_candidates:
-            best = min(key.when_candidates, key=lambda f: (not f.used, f.name))
-            key.when_present = best.name
-            key.evidence.append(f"present exactly where {best.attribute} is")
-
-
-def _whole_key(
-    entity: InferredEntity, attribute: str, items: list[Item], names: set[str], evidence: list[str]
-) -> InferredKey:
-    name = _unique_name(snake(attribute) + "_value", names)
-    held = [i.get(attribute) for i in items]
-    kinds = {next(iter(v)) for v in held if v}
-    python = {"S": "str", "N": "int", "B": "bytes"}.get(kinds.pop(), "str") if len(kinds) == 1 else "str"
-    present = sum(v is not None for v in held)
-    entity.fields["\0" + name] = InferredField(  # stored as the key itself (Field(alias=<the key>))
-        name, attribute, python, present, present < entity.count, f"the whole of {attribute}", True,
-        [_text(v) for v in held], True, attribute,
-    )  # fmt: skip
-    return InferredKey(attribute, "{" + name + "}", present, evidence)
-
-
-def _part(
-    entity: InferredEntity,
-    attribute: str,
-    column: list[tuple[int, str]],
-    before: list[str],
-    is_number: bool,
-    sparse: bool,
-    evidence: list[str],
-    names: set[str],
-) -> str:
-    """One ``#``-separated part of a key: a field slot, a literal or a new key-only field."""
-    texts = {t for _, t in column}
-    matches = [(f, spec) for f in entity.fields.values() if (spec := _fits(f, column)) is not None]
-    stored = [(f, spec) for f, spec in matches if not f.key_only]
-    spellable = not any("{" in t or "}" in t for t in texts)  # a template has no escape for braces
-    if len(texts) == 1 and not stored and (len(column) > 1 or not matches) and spellable:
-        return next(iter(texts))
-    label = next((p for p in reversed(before) if "{" not in p), "")
-    if matches:
-        best, spec = _best_match(matches, label, before, entity)
-        slot = "{" + best.name + spec + "}"
-        if not best.key_only:
-            how = {"": "=", "|url": "URL-encoded ="}.get(spec, "from")
-            evidence.append(
-                f"{slot} {how} attribute {best.attribute} on {len(column)} of {len(column)} items"
-            )
-        else:
-            evidence.append(f"{slot}: the value found in {best.found_in}, on {len(column)} items")
-        best.used = True
-        return slot
-    padded = all(t.isdigit() for t in texts) and len({len(t) for t in texts}) == 1
-    padded = padded and any(t.startswith("0") and len(t) > 1 for t in texts)
-    if label and not label[0].isdigit():
-        base = f"{label.lower()}_id"
-    else:
-        base = "id" if attribute == entity.table_pk and not before else snake(attribute) + "_value"
-    name = _unique_name(base, names)
-    values: list[str | None] = [None] * entity.count
-    for n, t in column:
-        values[n] = t
-    python = "int" if padded or is_number else "str"
-    optional = sparse or len(column) < entity.count
-    entity.fields["\0" + name] = InferredField(
-        name,
-        name,
-        python,
-        len(column),
-        optional,
-        f"found only inside {attribute}",
-        True,
-        values,
-        True,
-        attribute,
-    )
-    if padded:
-        size = len(next(iter(texts)))
-        evidence.append(
-            f"{{{name}:0{size}d}}: {len(column)} values of {size} digits, zero-padded, in no attribute"
-        )
-        return "{" + name + f":0{size}d}}"
-    evidence.append(f"{{{name}}}: {len(texts)} distinct values found in no attribute (a key-only field)")
-    return "{" + name + "}"
-
-
-def _fits(f: InferredField, column: list[tuple[int, str]]) -> str | None:
-    """How field ``f`` renders every text of ``column``: "" (as is), ":03d", "|url", "[:2]"; None if not."""
-    values = [(f.values[n], t) for n, t in column]
-    if any(v is None for v, _ in values):
-        return None
-    if all(v == t for v, t in values):
-        return ""
-    if f.python == "int" and all(t.isdigit() and v.lstrip("-").isdigit() for v, t in values if v):
-        widths = {len(t) for _, t in values}
-        if len(widths) == 1 and all(int(v or 0) == int(t) for v, t in values):
-            return f":0{widths.pop()}d"
-        return None
-    if all(quote(v or "", safe="") == t for v, t in values):
-        return "|url"
-    widths = {len(t) for _, t in values}
-    size = widths.pop() if len(widths) == 1 else 0
-    prefixes = 0 < size <= 4 and len(column) > 1 and all((v or "").startswith(t) for v, t in values)
-    if prefixes and any(len(v or "") > size for v, _ in values):
-        return f"[:{size}]"
-    return None
-
-
-def _best_match(
-    matches: list[tuple[InferredField, str]], label: str, before: list[str], entity: InferredEntity
-) -> tuple[InferredField, str]:
-    """Of the fields a key part fits, the likeliest: a field named by a label of the key (``SLUG#`` ->
-    slug), one the label before it abbreviates or ends (``CATEGORY#`` -> catId, ``ID#`` -> catId), one
-    already in a key, a stored attribute before a key-only value, the shortest name."""
-    labels = {p.lower().replace("_", "") for p in before if "{" not in p}
-    stem = label.lower().replace("_", "")
-
-    def rank(match: tuple[InferredField, str]) -> tuple[bool, bool, bool, bool, bool, int]:
-        f, spec = match
-        flat = f.attribute.lower().replace("_", "")
-        core = flat.removesuffix("id") or flat
-        named = flat in labels
-        abbreviated = bool(stem) and (stem.startswith(core) or flat.startswith(stem) or flat.endswith(stem))
-        return (not named, not abbreviated, not f.used, f.key_only, spec != "", len(f.attribute))
-
-    return min(matches, key=rank)
-
-
-# -- uniqueness guards --------------------------------------------------------------------------------
-
-
-def _assign_guards(guards: list[Item], entities: list[InferredEntity], pk: str) -> list[Item]:
-    """Hang every guard item on the entity whose field value its key holds; the guards none explains.
-
-    When several fields hold the value, the likeliest owner is the entity whose type the key's labels
-    name (``SLUG#category#x`` -> category), then the field they name (``SLUG#`` -> slug). A guard whose
-    owner was not sampled joins a family whose labels it shares."""
-    families: dict[tuple[int, str, str], list[Item]] = {}
-    owners: dict[tuple[int, str, str], str | None] = {}
-    leftover: list[Item] = []
-    held = {
-        (e, f.name): {v for v in f.values if v is not None}
-        for e, entity in enumerate(entities)
-        for f in entity.fields.values()
-    }
-    for item in guards:
-        parts = (_text(item.get(pk)) or "").split(DELIMITER)
-        labels = {p.lower().replace("_", "") for p in parts if not _has_value(p)}
-        candidates = [
-            (e, f, position)
-            for e, entity in enumerate(entities)
-            for f in entity.fields.values()
-            if not f.key_only
-            for position, part in enumerate(parts)
-            if position and part in held[e, f.name] and all(not _has_value(p) for p in parts[:position])
-        ]
-        if not candidates:
-            leftover.append(item)
-            continue
-
-        e, f, position = min(candidates, key=lambda c: _owner_rank(c, entities, labels))
-        template = DELIMITER.join([*parts[:position], "{" + f.name + "}", *parts[position + 1 :]])
-        slot = (e, f.name, template)
-        families.setdefault(slot, []).append(item)
-        fields = entities[e].fields
-        extra = [a for a in item if a != pk and a in fields and not fields[a].key_only]
-        owners[slot] = fields[extra[0]].name if len(extra) == 1 else None
-    unexplained = []
-    for item in leftover:
-        parts = (_text(item.get(pk)) or "").split(DELIMITER)
-        for slot in families:
-            shape = slot[2].split(DELIMITER)
-            fits = len(shape) == len(parts) and all(
-                a == b or a.startswith("{") for a, b in zip(shape, parts, strict=True)
-            )
-            if fits:
-                families[slot].append(item)
-                break
-        else:
-            unexplained.append(item)
-    for (e, name, template), members in families.items():
-        entities[e].unique.append(InferredUnique(name, template, owners[(e, name, template)], len(members)))
-    return unexplained
-
-
-def _owner_rank(
-    candidate: tuple[int, InferredField, int], entities: list[InferredEntity], labels: set[str]
-) -> tuple[bool, bool, int]:
-    e, f, _ = candidate
-    typed = entities[e].type.lower().replace("_", "") in labels
-    return (not typed, f.attribute.lower().replace("_", "") not in labels, e)
-
-
-def _has_value(part: str) -> bool:
-    """A key part that is data, not a label: guards' labels come before the unique value."""
-    return not re.fullmatch(r"[A-Za-z_]+", part)

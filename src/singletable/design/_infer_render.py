@@ -12,13 +12,8 @@ from __future__ import annotations
 import keyword
 import re
 
-from singletable.design._infer import (
-    InferredDesign,
-    InferredEntity,
-    InferredField,
-    InferredIndex,
-    InferredKey,
-)
+from singletable.design._infer import InferredDesign, InferredIndex
+from singletable.design._infer_keys import InferredEntity, InferredField, InferredKey
 from singletable.design._infra import pascal
 from singletable.design._workbench_import import _docstring
 
@@ -89,6 +84,8 @@ def _table_lines(design: InferredDesign) -> list[str]:
         "    naming=None,  # fields name their stored attributes as the items spell them",
         f"    billing={design.billing!r},",
     ]
+    if design.delimiter != "#":
+        lines.append(f"    delimiter={design.delimiter!r},  # what the sampled keys are split on")
     if design.ttl_attribute:
         lines.append(
             f"    ttl_attribute={design.ttl_attribute!r},  # DescribeTimeToLive: enabled (epoch seconds)"
