@@ -9,6 +9,7 @@ model and write back with the same keys. A hypothesis test does the same for ran
 from __future__ import annotations
 
 import importlib.util
+import socket
 import string
 import sys
 import uuid
@@ -56,6 +57,13 @@ def _fill(tmp_path: Path, seed: str) -> tuple[str, str]:
     with open_target(db, read_only=True) as target:
         (table,) = target.call("ListTables")["TableNames"]
     return db, table
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def _load(path: Path) -> Any:
@@ -165,7 +173,7 @@ def test_uniqueness_guards_become_unique_on_their_owner(tmp_path: Path) -> None:
     assert design.unexplained == 0
 
 
-def test_a_missing_table_or_file_is_one_clear_error(tmp_path: Path) -> None:
+def test_every_failure_is_one_clear_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["infer", str(tmp_path / "none.db"), "T"])
     assert result.exit_code == 1
     assert "no such database file" in result.output
@@ -181,7 +189,19 @@ def test_a_missing_table_or_file_is_one_clear_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["infer", db, "Nope"])
     assert result.exit_code == 1 and "cannot read table Nope" in result.output
     result = CliRunner().invoke(main, ["infer", db, "Tbl", "--sample", "0"])
-    assert result.exit_code == 2
+    assert result.exit_code == 2 and "--sample" in result.output
+    db, table = _fill(tmp_path, "wavyblog")
+    result = CliRunner().invoke(main, ["infer", db, table])  # no -o: the module on stdout
+    assert result.exit_code == 0 and result.output.startswith('"""Design of table WavyBlog')
+    result = CliRunner().invoke(main, ["infer", db, table, "-o", str(tmp_path / "no" / "dir.py")])
+    assert result.exit_code == 1 and f"cannot write {tmp_path / 'no' / 'dir.py'}" in result.output
+
+
+@pytest.mark.slow  # botocore retries a refused connection for seconds before giving up
+def test_an_endpoint_that_does_not_answer_is_one_clear_line() -> None:
+    result = CliRunner().invoke(main, ["infer", f"http://127.0.0.1:{_closed_port()}", "WavyBlog"])
+    assert result.exit_code == 1 and "cannot read table WavyBlog" in result.output
+    assert "EndpointConnectionError" in result.output
 
 
 # -- random designs ---------------------------------------------------------------------------------

@@ -31,7 +31,10 @@ def infer(target: str, table: str, output: str | None, sample: int) -> None:
     if output is None:
         click.echo(source, nl=False)
         return
-    descriptor = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as out:
-        out.write(source)
+    try:
+        descriptor = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as out:
+            out.write(source)
+    except OSError as error:
+        raise click.ClickException(f"cannot write {output}: {error.strerror or error}") from None
     click.echo(f"wrote {output}", err=True)
