@@ -16,8 +16,10 @@ from typing import Any
 from urllib.parse import quote
 
 from singletable.design._infra import snake
+from singletable.design._workbench_import import _field_name
 
 Item = dict[str, dict[str, Any]]
+_SLOT = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)")
 
 
 @dataclass(slots=True)
@@ -81,8 +83,7 @@ def has_value(part: str) -> bool:
 
 
 def unique_name(base: str, names: set[str]) -> str:
-    from singletable.design._workbench_import import _field_name
-
+    """A field name for ``base`` (an attribute or a label): snake_case, no keyword, none taken yet."""
     name, n = _field_name(base), 2
     while name in names:
         name, n = f"{_field_name(base)}_{n}", n + 1
@@ -108,9 +109,11 @@ def infer_key(entity: InferredEntity, attribute: str, items: list[Item], names: 
     delimiter = entity.delimiter
     shapes = Counter(len(t.split(delimiter)) for _, t in holders_text)
     width, common = shapes.most_common(1)[0]
+    unfit = ""
     if len(shapes) > 1:
         others = ", ".join(f"{n} parts x{c}" for n, c in shapes.items() if n != width)
-        evidence.append(f"{common} items have {width} '#'-separated parts; the rest do not fit ({others})")
+        unfit = f"{common} items have {width} {delimiter!r}-separated parts; the rest do not fit ({others})"
+        evidence.append(unfit)
     rows = [(n, t.split(delimiter)) for n, t in holders_text if len(t.split(delimiter)) == width]
     parts: list[str] = []
     for position in range(width):
@@ -119,14 +122,17 @@ def infer_key(entity: InferredEntity, attribute: str, items: list[Item], names: 
     key = InferredKey(attribute, delimiter.join(parts), len(holders), evidence)
     majority = {n for n, _ in rows}
     rest = {t for n, t in holders_text if n not in majority}
-    slots = [f for f in entity.fields.values() if "{" + f.name in key.template]
+    named = set(_SLOT.findall(key.template))
+    slots = [f for f in entity.fields.values() if f.name in named]
     if len(rest) == 1 and slots and not any(c in next(iter(rest)) for c in "{}"):
         missing = {n for n, _ in holders_text if n not in majority}
         if all(f.values[n] is None for f in slots for n in missing) and all(
             f.values[n] is not None for f in slots for n in majority
         ):
             key.otherwise = rest.pop()
-            evidence[-1:-1] = [f"{key.otherwise!r} on the {len(missing)} items without {slots[0].attribute}"]
+            if unfit in evidence:
+                evidence.remove(unfit)
+            evidence.append(f"{key.otherwise!r} on the {len(missing)} items without {slots[0].attribute}")
             for f in slots:
                 f.optional = True
     if sparse and not any(f.optional for f in slots):
