@@ -131,7 +131,8 @@ def test_a_seed_design_is_recovered_from_its_table(tmp_path: Path, seed: str) ->
     # The live table matches the inferred design (keys, indexes, billing, TTL, stream).
     assert diff_table(load_design(str(out)).table, db) == []
     # The linter and the docs run on the module.
-    assert CliRunner().invoke(main, ["check", str(out)]).exit_code in (0, 1)
+    checked = CliRunner().invoke(main, ["check", str(out)])
+    assert checked.exit_code == 0, checked.output  # warnings at most, as the shipped designs have
     docs = CliRunner().invoke(main, ["docs", str(out), "-o", str(tmp_path / "docs")])
     assert docs.exit_code == 0, docs.output
 
