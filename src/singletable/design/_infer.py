@@ -412,5 +412,10 @@ def _python_type(tags: Counter[str], values: list[dict[str, Any]]) -> tuple[str,
     if tag == "NS":
         whole = all(re.fullmatch(r"-?\d+", n) for v in values for n in v["NS"])
         return ("set[int]" if whole else "set[float]"), "NS"
-    simple = {"BOOL": "bool", "B": "bytes", "L": "list[Any]", "M": "dict[str, Any]", "SS": "set[str]"}
+    if tag in ("L", "M"):
+        members = [m for v in values for m in (v["L"] if tag == "L" else v["M"].values())]
+        inner, _ = _python_type(Counter(next(iter(m)) for m in members), members) if members else ("Any", "")
+        inner = inner if inner in ("str", "int", "float", "bool") else "Any"  # one scalar type, or any
+        return (f"list[{inner}]" if tag == "L" else f"dict[str, {inner}]"), tag
+    simple = {"BOOL": "bool", "B": "bytes", "SS": "set[str]"}
     return simple.get(tag, "set[bytes]" if tag == "BS" else "Any"), tag
