@@ -18,6 +18,7 @@ from singletable._cli.cost import cost
 from singletable._cli.demo import demo
 from singletable._cli.diff import diff
 from singletable._cli.docs import docs
+from singletable._cli.infer import infer
 from singletable._cli.look import COMMANDS as LOOK_COMMANDS
 from singletable._cli.mcp import mcp_command
 from singletable._cli.serve import serve
@@ -30,7 +31,7 @@ _READ_ARGUMENTS = frozenset(command.name for command in LOOK_COMMANDS)
 # Commands over singletable.data: their ValueError or OSError is an expected failure, worded as one line.
 _DATA_COMMANDS = _READ_ARGUMENTS | {command.name for command in TRANSFER_COMMANDS}
 # synth's and import-workbench's ValueError (a design or a model it cannot read) is one line too
-_DATA_COMMANDS |= {command.name for command in SYNTH_COMMANDS}
+_DATA_COMMANDS |= {command.name for command in SYNTH_COMMANDS} | {"infer"}
 
 
 class _Commands(click.Group):
@@ -73,3 +74,4 @@ for _command in SYNTH_COMMANDS:
     main.add_command(_command)
 main.add_command(diff)
 main.add_command(mcp_command)
+main.add_command(infer)

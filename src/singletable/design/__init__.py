@@ -21,6 +21,9 @@ Public names:
   ``cloudformation_template``, ``to_terraform``, ``to_cdk``, ``workbench_model``: the same from a ``Table``
 - ``import_workbench``: a NoSQL Workbench model back into a Python design module (its source text)
 - ``sample_items``: a design module's sample items (``SAMPLE_ITEMS``, or its sibling ``sample`` module run)
+- ``infer(target, table, sample=1000)`` -> ``InferredDesign``: a design inferred from a live table's items;
+  its ``source`` is the design module, every guess commented with its evidence; ``infer_items`` the same
+  from a DescribeTable answer and items in hand; ``InferError``
 - ``diff_table``: a design against a live table, as a list of ``Difference``s (empty when they match)
 - ``DesignExportError``, ``WorkbenchError``, ``WorkbenchWarning``: what a design a format cannot say, a model
   that cannot be read, and an approximation raise or warn
@@ -41,6 +44,7 @@ from singletable.design._diff import Difference, diff_table
 from singletable.design._docs import DesignDocs, design_docs, write_docs
 from singletable.design._export import export_design, import_workbench
 from singletable.design._findings import CheckConfig, CheckReport, Finding
+from singletable.design._infer import InferError, InferredDesign, infer, infer_items
 from singletable.design._infra import DesignExportError
 from singletable.design._items import SampleError, sample_items
 from singletable.design._rules import RULES, Rule
@@ -58,6 +62,8 @@ __all__ = [
     "DesignExportError",
     "Difference",
     "Finding",
+    "InferError",
+    "InferredDesign",
     "Prices",
     "Rule",
     "SampleError",
@@ -71,6 +77,8 @@ __all__ = [
     "diff_table",
     "export_design",
     "import_workbench",
+    "infer",
+    "infer_items",
     "load_config",
     "load_prices",
     "load_traffic",
