@@ -151,7 +151,7 @@ def test_an_exclusive_start_key_must_name_every_key_attribute_and_fit_the_condit
     ddb: Backend, four: str
 ) -> None:
     start = {"pk": S("p3"), "h": S("o1"), "a": S("T"), "b": S("live"), "c": S("a"), "d": S("r1")}
-    with expect_error("ValidationException", "Exclusive Start Key must have same size as table's key schema"):
+    with expect_error("ValidationException", "The provided starting key is invalid"):  # a key attribute short
         query(ddb, four, "h = :h", ExclusiveStartKey={k: v for k, v in start.items() if k != "d"})
     with expect_error("ValidationException", "The provided starting key is invalid"):
         query(

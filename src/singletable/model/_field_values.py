@@ -48,6 +48,8 @@ def _number_text(value: Any) -> str:
     if isinstance(value, float):
         if value != value or value in (float("inf"), float("-inf")):
             raise KeyTemplateError(f"DynamoDB cannot store the number {value!r}")
+        if not (1e-130 <= abs(value) < 1e126) and value != 0.0:
+            raise KeyTemplateError(f"DynamoDB cannot store the number {value!r}: not within 1e-130..1e126")
         return repr(value)
     return str(value)
 
@@ -209,10 +211,31 @@ def _is_number(value: Any) -> bool:
 def _dump_int(value: Any) -> AV:
     """An int field's value; a float or Decimal only when it is a whole number (never silently truncated)."""
     if value.__class__ is int:
-        return {"N": str(value)}
-    if not _is_number(value) or (not isinstance(value, int) and value != int(value)):
+        text = str(value)
+        return {"N": text if len(text) <= MAX_DIGITS else _storable_int(text)}
+    if not _is_number(value):
         raise TypeError(value)
-    return {"N": str(int(value))}
+    try:
+        whole = int(value)  # an infinity raises OverflowError, a NaN ValueError
+    except (OverflowError, ValueError):
+        raise TypeError(value) from None
+    if whole != value:
+        raise TypeError(value)
+    return {"N": _storable_int(str(whole))}
+
+
+# DynamoDB's numbers: at most 38 significant digits, the leading one at most 10**125 (any int of 38 digits
+# or fewer is storable as it is).
+MAX_DIGITS = 38
+
+
+def _storable_int(text: str) -> str:
+    """``text`` (an int's) if DynamoDB can store it; a larger one is refused before any request, as its
+    field's value (:class:`FieldTypeError`), where DynamoDB would refuse the write."""
+    digits = text.lstrip("-")
+    if len(digits.rstrip("0")) > MAX_DIGITS or len(digits) > 126:
+        raise ValueError(f"DynamoDB stores at most 38 significant digits, up to 10**125: {text}")
+    return text
 
 
 def _dump_float(value: Any) -> AV:
