@@ -44,7 +44,8 @@ def _open(module: str, target: str, table_name: str | None, *, read_only: bool) 
 
 
 def _failing(run: Any) -> Any:
-    """Run ``run()``; a migration's refusal is one line on stderr and exit 1, Ctrl-C exit 130."""
+    """Run ``run()``; a migration's refusal, a refused request or a file that cannot be used is one line on
+    stderr and exit 1; Ctrl-C exit 130."""
     from singletable.migrate import MigrationError
     from singletable.model import ModelError
 
@@ -55,7 +56,7 @@ def _failing(run: Any) -> Any:
             "interrupted: the checkpoint holds the last page done; run the same command to resume", err=True
         )
         sys.exit(130)
-    except (MigrationError, ModelError) as error:
+    except (MigrationError, ModelError, OSError) as error:
         raise click.ClickException(str(error)) from None
 
 

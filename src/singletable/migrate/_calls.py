@@ -44,7 +44,7 @@ class Limiter:
         if rate is None or units <= 0:
             return
         now = self.clock()
-        free = max(self._free.get(kind, now), now - 1.0) + units / rate
+        free = max(self._free.get(kind, now - 1.0), now - 1.0) + units / rate
         self._free[kind] = free
         if free - now > 0:
             self.sleep(free - now)

@@ -108,7 +108,7 @@ def plan(
             continue
         for step in migration.steps:
             if isinstance(step, AddIndex):
-                indexes = [*indexes, step.index]
+                indexes = [*(i for i in indexes if i.name != step.index.name), step.index]
             elif isinstance(step, DropIndex):
                 indexes = [i for i in indexes if i.name != step.name]
             one = StepPlan(migration.id, step.describe())

@@ -1,0 +1,335 @@
+"""singletable.migrate on real tables: each verb, idempotence, the checksum refusal, plan's read-only
+promise, rate limiting, and resume after kill -9 at random points (hypothesis)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from singletable.migrate import (
+    Limiter,
+    Migration,
+    MigrationChanged,
+    MigrationError,
+    load_migrations,
+    plan,
+    status,
+    up,
+)
+from singletable.model import DB, connect
+
+HERE = Path(__file__).parent
+RECORD = {"S": "_singletable#migrations"}
+
+
+def migration_file(directory: Path) -> Path:
+    """A fresh copy of the shop migration (its own module name, so each test loads its own)."""
+    path = directory / f"shop_{uuid.uuid4().hex[:8]}.py"
+    shutil.copy(HERE / "shop_migration.py", path)
+    return path
+
+
+def old_table(db: DB) -> None:
+    """The table as it was before the migration: keys only, no GSI."""
+    db.call(
+        "CreateTable",
+        {
+            "TableName": db.table_name,
+            "KeySchema": [
+                {"AttributeName": "PK", "KeyType": "HASH"},
+                {"AttributeName": "SK", "KeyType": "RANGE"},
+            ],
+            "AttributeDefinitions": [
+                {"AttributeName": "PK", "AttributeType": "S"},
+                {"AttributeName": "SK", "AttributeType": "S"},
+            ],
+            "BillingMode": "PAY_PER_REQUEST",
+        },
+    )
+
+
+def old_user(i: int, email: str | None = None, nick: str | None = "x") -> dict[str, Any]:
+    item: dict[str, Any] = {
+        "PK": {"S": f"U#{i}"},
+        "SK": {"S": "PROFILE"},
+        "entityType": {"S": "user"},
+        "id": {"S": str(i)},
+        "name": {"S": f"name {i}"},
+    }
+    if email is not None:
+        item["email"] = {"S": email}
+    if nick is not None:
+        item["nick"] = {"S": nick}
+    return item
+
+
+def seed(db: DB, items: list[dict[str, Any]]) -> None:
+    for item in items:
+        db.call("PutItem", {"TableName": db.table_name, "Item": item})
+
+
+def snapshot(db: DB) -> list[dict[str, Any]]:
+    """Every item but the migrations' record, in key order."""
+    items = []
+    params: dict[str, Any] = {"TableName": db.table_name, "ConsistentRead": True}
+    while True:
+        page = db.call("Scan", params)
+        items += [i for i in page["Items"] if i["PK"] != RECORD]
+        if "LastEvaluatedKey" not in page:
+            break
+        params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    return sorted(items, key=lambda i: (i["PK"]["S"], i["SK"]["S"]))
+
+
+@pytest.fixture
+def shop(tmp_path: Path, target: Any) -> Iterator[tuple[Migration, DB]]:
+    [migration] = load_migrations(str(migration_file(tmp_path)))
+    assert migration.table is not None
+    db = connect(migration.table, target, name=f"shop_{uuid.uuid4().hex[:10]}")
+    old_table(db)
+    yield migration, db
+    db.call("DeleteTable", {"TableName": db.table_name})
+
+
+def test_every_verb(shop: tuple[Migration, DB]) -> None:
+    migration, db = shop
+    seed(db, [old_user(1, "Ann@Example.com"), old_user(2), old_user(3, "BOB@x.org", nick=None)])
+    [result] = up(migration, db, page_size=2)
+    assert (result.state, result.resumed) == ("applied", False)
+    items = snapshot(db)
+    assert [i["PK"]["S"] for i in items] == ["USER#1", "USER#2", "USER#3"]  # rekey: the old keys are gone
+    assert items[0]["emailLower"] == {"S": "ann@example.com"} and items[0]["GSI1PK"] == {
+        "S": "ann@example.com"
+    }
+    assert "GSI1PK" not in items[1] and "emailLower" not in items[1]  # backfill: no email, no index key
+    assert items[0]["nickname"] == {"S": "x"} and "nick" not in items[0]  # rename
+    assert "nickname" not in items[2]
+    found = db.call(
+        "Query",
+        {
+            "TableName": db.table_name,
+            "IndexName": "byEmail",  # add_index: built and ACTIVE
+            "KeyConditionExpression": "GSI1PK = :e",
+            "ExpressionAttributeValues": {":e": {"S": "bob@x.org"}},
+        },
+    )["Items"]
+    assert [i["PK"]["S"] for i in found] == ["USER#3"]
+    [state] = status([migration], db)
+    assert state.state == "applied" and state.written == result.written
+
+
+def test_run_twice_is_run_once(shop: tuple[Migration, DB]) -> None:
+    """Every step run again over its own result writes nothing and changes nothing."""
+    migration, db = shop
+    seed(db, [old_user(i, f"U{i}@X.com" if i % 2 else None) for i in range(7)])
+    up(migration, db, page_size=3)
+    once = snapshot(db)
+    db.call("DeleteItem", {"TableName": db.table_name, "Key": {"PK": RECORD, "SK": RECORD}})  # forget it ran
+    [again] = up(migration, db, page_size=3)
+    assert again.written == 0
+    assert snapshot(db) == once
+    assert up(migration, db)[0].state == "already applied"
+
+
+def test_changed_migration_is_refused(tmp_path: Path) -> None:
+    path = migration_file(tmp_path)
+    [migration] = load_migrations(str(path))
+    assert migration.table is not None
+    db = connect(migration.table, str(tmp_path / "t.db"))
+    old_table(db)
+    seed(db, [old_user(1, "a@b.c")])
+    up(migration, db)
+    path.write_text(path.read_text() + "\n# an edit\n")
+    [changed] = load_migrations(str(path))
+    with pytest.raises(
+        MigrationChanged, match=r"migration 0001-users-by-email was applied with checksum \w{12}"
+    ):
+        up(changed, db)
+    with pytest.raises(MigrationChanged, match="must not change"):
+        plan(changed, db)
+    assert status([changed], db)[0].state == "changed"
+
+
+def test_rekey_refuses_to_overwrite_another_item(tmp_path: Path) -> None:
+    [migration] = load_migrations(str(migration_file(tmp_path)))
+    assert migration.table is not None
+    db = connect(migration.table, str(tmp_path / "t.db"))
+    old_table(db)
+    squatter = {**old_user(1), "PK": {"S": "USER#1"}, "name": {"S": "someone else"}}
+    seed(db, [old_user(1), squatter])
+    with pytest.raises(
+        MigrationError,
+        match=r"cannot move PK=U#1, SK=PROFILE to PK=USER#1, SK=PROFILE: the new key holds another item",
+    ):
+        up(migration, db)
+    assert [i["name"]["S"] for i in snapshot(db)] == ["name 1", "someone else"]  # both kept, nothing lost
+    assert status([migration], db)[0].state == "running"
+
+
+def test_a_moved_item_someone_already_wrote_is_only_deleted(tmp_path: Path) -> None:
+    """A writer that already wrote the new shape (dual writes): the old item goes, the new one stays."""
+    [migration] = load_migrations(str(migration_file(tmp_path)))
+    assert migration.table is not None
+    db = connect(migration.table, str(tmp_path / "t.db"))
+    old_table(db)
+    moved = {k: v for k, v in old_user(1).items()}
+    moved["PK"] = {"S": "USER#1"}
+    seed(db, [old_user(1), moved])
+    up(migration, db)
+    assert [i["PK"]["S"] for i in snapshot(db)] == ["USER#1"]
+
+
+def test_plan_reads_only_and_reports_violations(tmp_path: Path) -> None:
+    path = migration_file(tmp_path)
+    [migration] = load_migrations(str(path))
+    assert migration.table is not None
+    file = tmp_path / "t.db"
+    db = connect(migration.table, str(file))
+    old_table(db)
+    wrong_type = {**old_user(9), "GSI1PK": {"N": "7"}}
+    seed(db, [old_user(1, "A@B.c"), old_user(2, ""), wrong_type])
+    db.close()
+    before = (file.read_bytes(), file.stat().st_mtime_ns)
+    done = run_cli("migrate", "plan", str(path), str(file))
+    assert done.returncode == 0, done.stderr
+    assert (file.read_bytes(), file.stat().st_mtime_ns) == before
+    wal = tmp_path / "t.db-wal"
+    assert not wal.exists() or wal.stat().st_size == 0  # a reader's WAL index, nothing written
+    out = done.stdout
+    assert "rekey user" in out and "user: 3 scanned, 3 to write" in out
+    assert "PK=U#9, SK=PROFILE: GSI1PK for index byEmail is N, the index key is S" in out
+    assert "on-demand" in out and "USD" in out
+    dry = run_cli("migrate", "up", "--dry-run", str(path), str(file))
+    assert dry.returncode == 0 and "rekey user" in dry.stdout
+    assert (file.read_bytes(), file.stat().st_mtime_ns) == before
+    assert not wal.exists() or wal.stat().st_size == 0
+
+
+def test_plan_finds_empty_and_too_long_index_keys(tmp_path: Path) -> None:
+    [migration] = load_migrations(str(migration_file(tmp_path)))
+    assert migration.table is not None
+    db = connect(migration.table, str(tmp_path / "t.db"))
+    old_table(db)
+    stale = {**old_user(1), "PK": {"S": "USER#1"}, "GSI1PK": {"S": ""}}  # stored before the index existed
+    long = {**old_user(2, "x" * 2049 + "@a"), "PK": {"S": "USER#2"}}
+    empty = {**old_user(3, ""), "PK": {"S": "USER#3"}}
+    seed(db, [stale, long, empty])
+    report = plan(migration, db)
+    adding = next(s for s in report.steps if s.step == "add index byEmail")
+    assert [(v.key, v.problem) for v in adding.violations] == [("PK=USER#1, SK=PROFILE", "is empty")]
+    backfill = next(s for s in report.steps if s.step == "backfill user")
+    assert [(v.key, v.attribute, v.index) for v in backfill.violations] == [
+        ("PK=USER#2, SK=PROFILE", "GSI1PK", "byEmail")
+    ]
+    assert backfill.violations[0].problem == "is 2051 bytes, over the 2048-byte limit of a partition key"
+    assert backfill.problem_count == 1
+    assert backfill.problems[0].startswith("backfill user PK=USER#3, SK=PROFILE: user: key attribute GSI1PK")
+    assert "byEmail" in backfill.indexes and backfill.write_units > 0
+
+
+def test_rate_limit_spaces_requests(tmp_path: Path) -> None:
+    slept: list[float] = []
+    clock = [0.0]
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        clock[0] += seconds
+
+    limiter = Limiter(max_wcu=2, sleep=sleep, clock=lambda: clock[0])
+    for _ in range(6):
+        limiter.charge("write", 1)
+    # a one-second burst (2 units), then one unit every half second
+    assert sum(slept) == pytest.approx(2.0)
+    [migration] = load_migrations(str(migration_file(tmp_path)))
+    assert migration.table is not None
+    db = connect(migration.table, str(tmp_path / "t.db"))
+    old_table(db)
+    seed(db, [old_user(i) for i in range(5)])
+    slept.clear()
+    up(migration, db, limiter=Limiter(max_wcu=10, max_rcu=1000, sleep=sleep, clock=lambda: clock[0]))
+    assert sum(slept) > 1.0  # 5 moves at 4 units each and 5 renames: over 20 units at 10 a second
+
+
+def test_limits_are_checked() -> None:
+    with pytest.raises(ValueError, match="max_wcu must be a positive number"):
+        Limiter(max_wcu=0)
+
+
+def test_non_local_target_needs_yes(tmp_path: Path) -> None:
+    path = migration_file(tmp_path)
+    done = run_cli("migrate", "up", str(path), "https://dynamodb.eu-west-1.amazonaws.com")
+    assert done.returncode == 2
+    assert "is not local: pass --yes to migrate it" in done.stderr
+
+
+def test_a_module_without_a_migration(tmp_path: Path) -> None:
+    empty = tmp_path / "nothing.py"
+    empty.write_text("x = 1\n")
+    done = run_cli("migrate", "plan", str(empty), str(tmp_path / "t.db"))
+    assert done.returncode == 1
+    assert done.stderr.strip() == f"Error: {empty}: declares no `migration = Migration(...)`"
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "singletable", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+    )
+
+
+users = st.lists(
+    st.tuples(
+        st.integers(0, 500),
+        st.one_of(st.none(), st.from_regex(r"[A-Za-z0-9.+]{1,10}@[A-Za-z]{1,8}\.(com|ORG)", fullmatch=True)),
+        st.booleans(),
+    ),
+    min_size=1,
+    max_size=12,
+    unique_by=lambda u: u[0],
+)
+
+
+@pytest.mark.slow
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(users=users, page_size=st.integers(1, 5), kill=st.floats(0, 1))
+def test_resume_after_kill_9_ends_as_an_uninterrupted_run(
+    tmp_path: Path, users: list[tuple[int, str | None, bool]], page_size: int, kill: float
+) -> None:
+    base = tmp_path / uuid.uuid4().hex[:8]
+    base.mkdir()
+    path = migration_file(base)
+    [migration] = load_migrations(str(path))
+    assert migration.table is not None
+    items = [old_user(i, email, "nick" if has_nick else None) for i, email, has_nick in users]
+    files = []
+    for name in ("straight", "killed"):
+        db = connect(migration.table, str(base / f"{name}.db"))
+        old_table(db)
+        seed(db, items)
+        db.close()
+        files.append(base / f"{name}.db")
+    size = ["--page-size", str(page_size)]
+    straight = run_cli("migrate", "up", *size, str(path), str(files[0]))
+    assert straight.returncode == 0, straight.stderr
+    # each(tick) sees every item once and backfill's function once per item: kill at one of those moments
+    kill_at = 1 + int(kill * (2 * len(items) - 1))
+    killed = run_cli("migrate", "up", *size, str(path), str(files[1]), env={"KILL_AT": str(kill_at)})
+    assert killed.returncode == -9
+    resumed = run_cli("migrate", "up", *size, str(path), str(files[1]))
+    assert resumed.returncode == 0, resumed.stderr
+    assert snapshot(connect(migration.table, str(files[1]))) == snapshot(
+        connect(migration.table, str(files[0]))
+    )
