@@ -21,6 +21,8 @@ from singletable.migrate import (
     Migration,
     MigrationChanged,
     MigrationError,
+    backfill,
+    drop_index,
     load_migrations,
     plan,
     status,
@@ -333,3 +335,72 @@ def test_resume_after_kill_9_ends_as_an_uninterrupted_run(
     assert snapshot(connect(migration.table, str(files[1]))) == snapshot(
         connect(migration.table, str(files[0]))
     )
+
+
+def test_an_item_changed_meanwhile_is_read_again(tmp_path: Path) -> None:
+    """Another writer changes an item between the backfill's read and its write: the conditional put is
+    refused, the item read again and computed from what is stored now; the other writer's change stays."""
+    [shop] = load_migrations(str(migration_file(tmp_path)))
+    assert shop.table is not None
+    user = shop.steps[1].entity  # type: ignore[attr-defined]
+    db = connect(shop.table, str(tmp_path / "t.db"))
+    old_table(db)
+    seed(db, [{**old_user(1, "First@X.com"), "PK": {"S": "USER#1"}}])
+    other = connect(shop.table, str(tmp_path / "t.db"))
+    calls: list[str] = []
+
+    def lower(values: dict[str, Any]) -> dict[str, Any]:
+        calls.append(values["email"])
+        if len(calls) == 1:  # the first computation races a writer
+            other.call(
+                "UpdateItem",
+                {
+                    "TableName": db.table_name,
+                    "Key": {"PK": {"S": "USER#1"}, "SK": {"S": "PROFILE"}},
+                    "UpdateExpression": "SET email = :e",
+                    "ExpressionAttributeValues": {":e": {"S": "Second@X.com"}},
+                },
+            )
+        return {"email_lower": values["email"].lower()}
+
+    raced = Migration("0002-raced", "a backfill that races a writer", [backfill(user, set=lower)])
+    [result] = up(raced, db)
+    assert calls == ["First@X.com", "Second@X.com"] and result.written == 1
+    [item] = snapshot(db)
+    assert item["email"] == {"S": "Second@X.com"} and item["GSI1PK"] == {"S": "second@x.com"}
+
+
+def test_the_record_must_stay_out_of_every_index() -> None:
+    from singletable.model import GSI, Table
+
+    inverted = Table(name="tbl", indexes=[GSI("inverted", pk="SK", sk="PK")])
+    numbered = Table(name="tbl", pk=("PK", "N"))
+    for table, message in (
+        (inverted, "index inverted is keyed by the table's own key attributes"),
+        (numbered, "but PK is a Number: this table cannot hold the record"),
+    ):
+        db = connect(table, ":memory:")
+        db.create_table()
+        with pytest.raises(MigrationError, match=message):
+            up(Migration("0001", "drop an index", [drop_index("x")], table=table), db)
+
+
+def test_cli_up_and_status_over_http(tmp_path: Path, http_server: Any) -> None:
+    path = migration_file(tmp_path)
+    [migration] = load_migrations(str(path))
+    assert migration.table is not None
+    name = f"shop_{uuid.uuid4().hex[:10]}"
+    db = connect(migration.table, http_server.endpoint, name=name)
+    old_table(db)
+    seed(db, [old_user(1, "A@B.com"), old_user(2)])
+    pending = run_cli("migrate", "status", str(path), http_server.endpoint, "--table", name)
+    assert pending.stdout.startswith("0001-users-by-email: pending")
+    done = run_cli("migrate", "up", str(path), http_server.endpoint, "--table", name)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("0001-users-by-email: applied:")
+    again = run_cli("migrate", "up", str(path), http_server.endpoint, "--table", name)
+    assert again.stdout == "0001-users-by-email: already applied\n"
+    shown = run_cli("migrate", "status", str(path), http_server.endpoint, "--table", name)
+    assert shown.stdout.startswith("0001-users-by-email: applied at ")
+    assert [i["PK"]["S"] for i in snapshot(db)] == ["USER#1", "USER#2"]
+    db.call("DeleteTable", {"TableName": name})

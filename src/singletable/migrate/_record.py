@@ -54,6 +54,12 @@ def record_key(table: Table) -> Item:
                 f"migrations are recorded in the table under {name} = {RECORD_ID!r}, "
                 f"but {name} is a Number: this table cannot hold the record"
             )
+    for index in table.indexes:
+        if all(a in key for a in (index.pk, index.sk) if a):
+            raise MigrationError(
+                f"index {index.name} is keyed by the table's own key attributes, so the migrations' record "
+                f"item ({RECORD_ID!r}) would appear in it"
+            )
     for attribute in (APPLIED, RUNNING):
         if attribute in table.key_types or attribute == table.type_attribute:
             raise MigrationError(f"the table uses {attribute}, the attribute migrations are recorded in")
