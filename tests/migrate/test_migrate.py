@@ -191,6 +191,15 @@ def test_a_moved_item_someone_already_wrote_is_only_deleted(tmp_path: Path) -> N
     assert [i["PK"]["S"] for i in snapshot(db)] == ["USER#1"]
 
 
+INDEX_ONLY = """
+from singletable.migrate import Migration, add_index
+from singletable.model import GSI, Table
+
+shop = Table(name="shop")
+migration = Migration("0001-index", "an index", [add_index(GSI("byEmail", pk="GSI1PK"))], table=shop)
+"""
+
+
 def test_plan_reads_only_and_reports_violations(tmp_path: Path) -> None:
     path = migration_file(tmp_path)
     [migration] = load_migrations(str(path))
@@ -209,7 +218,12 @@ def test_plan_reads_only_and_reports_violations(tmp_path: Path) -> None:
     assert not wal.exists() or wal.stat().st_size == 0  # a reader's WAL index, nothing written
     out = done.stdout
     assert "rekey user" in out and "user: 3 scanned, 3 to write" in out
-    assert "PK=U#9, SK=PROFILE: GSI1PK for index byEmail is N, the index key is S" in out
+    assert "PK=USER#9" not in out  # the rekey rewrites the item, and drops its stale GSI1PK
+    index_only = tmp_path / "index_only.py"
+    index_only.write_text(INDEX_ONLY)
+    adding = run_cli("migrate", "plan", str(index_only), str(file))
+    assert "PK=U#9, SK=PROFILE: GSI1PK for index byEmail is N, the index key is S" in adding.stdout
+    assert (file.read_bytes(), file.stat().st_mtime_ns) == before
     assert "on-demand" in out and "USD" in out
     dry = run_cli("migrate", "up", "--dry-run", str(path), str(file))
     assert dry.returncode == 0 and "rekey user" in dry.stdout
@@ -226,9 +240,13 @@ def test_plan_finds_empty_and_too_long_index_keys(tmp_path: Path) -> None:
     long = {**old_user(2, "x" * 2049 + "@a"), "PK": {"S": "USER#2"}}
     empty = {**old_user(3, ""), "PK": {"S": "USER#3"}}
     seed(db, [stale, long, empty])
-    report = plan(migration, db)
-    adding = next(s for s in report.steps if s.step == "add index byEmail")
+    index_only = tmp_path / "index_only.py"
+    index_only.write_text(INDEX_ONLY)
+    [adding_index] = load_migrations(str(index_only))
+    [adding] = plan(adding_index, db).steps
     assert [(v.key, v.problem) for v in adding.violations] == [("PK=USER#1, SK=PROFILE", "is empty")]
+    assert adding.touched == {"indexed by byEmail": 1} and adding.indexes == {"byEmail"}
+    report = plan(migration, db)
     backfill = next(s for s in report.steps if s.step == "backfill user")
     assert [(v.key, v.attribute, v.index) for v in backfill.violations] == [
         ("PK=USER#2, SK=PROFILE", "GSI1PK", "byEmail")

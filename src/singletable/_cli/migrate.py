@@ -5,7 +5,9 @@ asks for ``--yes`` before writing to anything but a local file or a loopback end
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlparse
 
@@ -113,12 +115,12 @@ def _show_plan(report: Any) -> None:
         if step.indexes:
             click.echo(f"  indexes affected: {', '.join(sorted(step.indexes))}")
         if step.problem_count:
-            click.echo(f"  items this step refuses as they are now: {step.problem_count:,}")
-            for problem in step.problems:
+            click.echo(f"  items this step refuses (up would stop at the first): {step.problem_count:,}")
+            for problem in step.problems[:5]:
                 click.echo(f"    {problem}")
         if step.violation_count:
             click.echo(f"  index-key violations: {step.violation_count:,} (left out of the index or refused)")
-            for v in step.violations:
+            for v in step.violations[:10]:
                 click.echo(f"    {v.key}: {v.attribute} for index {v.index} {v.problem}")
     scale = report.scale
     if scale > 1:
@@ -179,7 +181,11 @@ def up(
 
     def run() -> None:
         migrations, db = _open(module, target, table_name, read_only=False)
-        for result in apply(migrations, db, max_rcu=max_rcu, max_wcu=max_wcu, page_size=page_size):
+        with _progress() as on_page:
+            results = apply(
+                migrations, db, max_rcu=max_rcu, max_wcu=max_wcu, page_size=page_size, on_page=on_page
+            )
+        for result in results:
             if result.state == "applied":
                 resumed = " (resumed)" if result.resumed else ""
                 click.echo(
@@ -190,6 +196,31 @@ def up(
                 click.echo(f"{result.id}: {result.state}")
 
     _failing(run)
+
+
+@contextlib.contextmanager
+def _progress() -> Iterator[Callable[[Any], None] | None]:
+    """On a terminal, a live line on stderr (migration, step, pages, items, elapsed); elsewhere nothing, so
+    logs and pipes get only the summary."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=Console(stderr=True)
+    ) as bar:
+        task = bar.add_task("starting", total=None)
+
+        def on_page(progress: Any) -> None:
+            bar.update(
+                task,
+                description=f"{progress.migration}: step {progress.step + 1}, "
+                f"{progress.scanned:,} items scanned, {progress.written:,} written",
+            )
+
+        yield on_page
 
 
 @migrate.command()

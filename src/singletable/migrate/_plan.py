@@ -1,7 +1,7 @@
 """``plan``: what a migration would do, counted on the table (or a sample of it) without writing anything.
 
-Each pending step is planned against the table as it is now (a later step's input is not the earlier step's
-output: nothing is written), so a step after a rekey may report items whose keys only the rekey would fix.
+The table is scanned once per migration and each item carried through its steps in memory, so a step is
+planned on what the steps before it would leave (a backfill after a rekey sees the moved item).
 For each: items scanned and touched per entity type, the read units the scan
 consumed, the write units its writes would consume (the table's and each index's share, estimated from item
 sizes by DynamoDB's rules), their on-demand price, the indexes touched, and index-key violations -- new
@@ -47,7 +47,7 @@ class StepPlan:
     indexes: set[str] = field(default_factory=set)
     violations: list[Violation] = field(default_factory=list)
     violation_count: int = 0
-    problems: list[str] = field(default_factory=list)  # items the step refuses (up would stop at them)
+    problems: list[str] = field(default_factory=list)  # items the step refuses (up would stop at the first)
     problem_count: int = 0
 
 
@@ -106,65 +106,96 @@ def plan(
     for migration in sorted(todo, key=lambda m: m.id):
         if migration.id in applied:
             continue
+        steps: list[tuple[Step, StepPlan, list[Index]]] = []
         for step in migration.steps:
             if isinstance(step, AddIndex):
                 indexes = [*(i for i in indexes if i.name != step.index.name), step.index]
             elif isinstance(step, DropIndex):
                 indexes = [i for i in indexes if i.name != step.name]
-            one = StepPlan(migration.id, step.describe())
-            _scan(call, step, db.table, indexes, one, sample, record_key, result)
-            result.steps.append(one)
+            steps.append((step, StepPlan(migration.id, step.describe()), indexes))
+        _scan(call, steps, db.table, sample, record_key, result)
+        result.steps += [one for _, one, _ in steps]
     return result
 
 
 def _scan(
     call: Caller,
-    step: Step,
+    steps: list[tuple[Step, StepPlan, list[Index]]],
     table: Table,
-    indexes: list[Index],
-    one: StepPlan,
     sample: int | None,
     record_key: Item,
     result: Plan,
 ) -> None:
-    if isinstance(step, DropIndex):
-        one.indexes.add(step.name)
-        return
+    """One Scan of the table, each item carried through the steps in order (a step sees what the steps
+    before it would leave); the read units are the scan's, once per step that scans (as ``up`` does)."""
     start: Item | None = None
     seen = 0
-    scanning = AddIndex(step.index) if isinstance(step, AddIndex) else step
-    reading = Step() if isinstance(step, AddIndex) else step
+    read_units = 0.0
     while True:
         limit = 100 if sample is None else max(1, min(100, sample - seen))
-        response = call("Scan", _scan_params(reading, table, limit, start))
-        one.read_units += _read_units(response)
+        response = call("Scan", _scan_params(Step(), table, limit, start))
+        read_units += _read_units(response)
         seen += response.get("ScannedCount", 0)
         for item in response.get("Items", []):
-            if is_record(item, record_key):
-                continue
-            kind = item.get(table.type_attribute, {}).get("S", "(no type)")
-            one.scanned[kind] += 1
-            if isinstance(scanning, AddIndex):
-                _index_item(item, scanning.index, table, one)
-                continue
-            try:
-                writes = step.writes(item, table)
-            except MigrationError as problem:
-                one.problem_count += 1
-                if len(one.problems) < MAX_VIOLATIONS:
-                    one.problems.append(str(problem))
-                continue
-            if writes:
-                one.touched[kind] += 1
-            for write in writes:
-                one.write_units += _units(write, table, indexes, one)
-                for new in write.new:
-                    _violations(new, table, indexes, one)
+            if not is_record(item, record_key):
+                _carry(item, steps, table)
         start = response.get("LastEvaluatedKey")
         if not start or (sample is not None and seen >= sample):
             break
+    for step, one, _ in steps:
+        if isinstance(step, DropIndex):
+            one.indexes.add(step.name)
+        else:
+            one.read_units = read_units
     if result.sampled is not None:
         result.sampled = max(result.sampled, seen)
+
+
+def _carry(item: Item, steps: list[tuple[Step, StepPlan, list[Index]]], table: Table) -> None:
+    image: Item | None = item
+    for step, one, indexes in steps:
+        if image is None:
+            return
+        kind = image.get(table.type_attribute, {}).get("S", "(no type)")
+        if isinstance(step, AddIndex):
+            one.scanned[kind] += 1
+            _index_item(image, step.index, table, one)
+            continue
+        types = step.types()
+        if not step.scans or (types is not None and kind not in types):
+            continue
+        one.scanned[kind] += 1
+        try:
+            writes = step.writes(image, table)
+        except MigrationError as problem:
+            one.problem_count += 1
+            if len(one.problems) < MAX_VIOLATIONS:
+                one.problems.append(str(problem))
+            return
+        if writes:
+            one.touched[kind] += 1
+        for write in writes:
+            one.write_units += _units(write, table, indexes, one)
+            for new in write.new:
+                _violations(new, table, indexes, one)
+        image = _after(image, writes, step, table)
+
+
+def _after(image: Item, writes: list[Write], step: Step, table: Table) -> Item | None:
+    """The item as ``writes`` leave it: moved, rewritten or deleted (``each``'s other items aside)."""
+    key_names = [n for n in (table.pk_name, table.sk_name) if n]
+    key = {n: image[n] for n in key_names}
+    for write in writes:
+        if step.kind != "each" and write.new:
+            image = write.new[0]
+            key = {n: image[n] for n in key_names}
+            continue
+        for new in write.new:
+            if {n: new.get(n) for n in key_names} == key:
+                image = new
+        if key in write.deletes:
+            return None
+    return image
 
 
 def _read_units(response: dict[str, Any]) -> float:

@@ -43,7 +43,7 @@ class Progress:
     """Passed to ``on_page`` after each checkpoint: tests interrupt a run here; the CLI reports."""
 
     migration: str
-    step: int
+    step: int  # the step (0-based) whose page was just done
     pages: int
     scanned: int
     written: int
@@ -133,7 +133,7 @@ def _run(
         record.save(migration.id, point)
         pages += 1
         if on_page is not None:
-            on_page(Progress(migration.id, point.step, pages, point.scanned, point.written))
+            on_page(Progress(migration.id, point.step - 1, pages, point.scanned, point.written))
     record.finish(migration.id, migration.checksum, migration.description, point.written)
     return Result(migration.id, "applied", point.scanned, point.written, resumed)
 
