@@ -1,7 +1,7 @@
 """A migration used by the tests (copied into each test's directory): a users table moves from keys
 ``U#{id}`` to ``USER#{id}``, gets a ``byEmail`` GSI and a folded email to fill it, and ``nick`` becomes
 ``nickname``. ``KILL_AT=N`` in the environment kills the process (SIGKILL) at the Nth item a step function
-sees: an interruption at a chosen point, for the resume tests."""
+sees, ``INTERRUPT_AT=N`` sends it SIGINT (Ctrl-C): an interruption at a chosen point, for the resume tests."""
 
 import os
 import signal
@@ -18,6 +18,8 @@ def tick(item: dict) -> list:
     _SEEN[0] += 1
     if os.environ.get("KILL_AT") == str(_SEEN[0]):
         os.kill(os.getpid(), signal.SIGKILL)
+    if os.environ.get("INTERRUPT_AT") == str(_SEEN[0]):
+        os.kill(os.getpid(), signal.SIGINT)
     return []
 
 

@@ -422,3 +422,48 @@ def test_cli_up_and_status_over_http(tmp_path: Path, http_server: Any) -> None:
     assert shown.stdout.startswith("0001-users-by-email: applied at ")
     assert [i["PK"]["S"] for i in snapshot(db)] == ["USER#1", "USER#2"]
     db.call("DeleteTable", {"TableName": name})
+
+
+@pytest.fixture(params=["http", "reference"])
+def endpoint(request: pytest.FixtureRequest) -> str:
+    """``serve`` over HTTP, and DynamoDB Local: a URL the CLI reaches with boto3."""
+    server = request.getfixturevalue("http_server" if request.param == "http" else "reference_server")
+    return str(server.endpoint)
+
+
+@pytest.mark.parametrize("signal_at", ["KILL_AT", "INTERRUPT_AT"])
+def test_interrupted_up_on_an_endpoint_resumes(tmp_path: Path, endpoint: str, signal_at: str) -> None:
+    """kill -9 or Ctrl-C in the middle of the backfill, on a table behind an endpoint, then ``up`` again:
+    the same table as one uninterrupted run on another table of the same endpoint."""
+    path = migration_file(tmp_path)
+    [migration] = load_migrations(str(path))
+    assert migration.table is not None
+    items = [
+        old_user(i, f"User{i}@Example.com" if i % 3 else None, "nick" if i % 2 else None) for i in range(9)
+    ]
+    names = [f"shop_{uuid.uuid4().hex[:10]}" for _ in range(2)]
+    dbs = [connect(migration.table, endpoint, name=name) for name in names]
+    for db in dbs:
+        old_table(db)
+        seed(db, items)
+    size = ["--page-size", "2"]
+    straight = run_cli("migrate", "up", *size, str(path), endpoint, "--table", names[0])
+    assert straight.returncode == 0, straight.stderr
+    # the 9 items of each(tick), then backfill's function: the 13th call is the backfill's 4th item
+    stopped = run_cli("migrate", "up", *size, str(path), endpoint, "--table", names[1], env={signal_at: "13"})
+    if signal_at == "KILL_AT":
+        assert stopped.returncode == -9
+    else:
+        assert stopped.returncode == 130
+        assert (
+            "interrupted: the checkpoint holds the last page done; run the same command to resume"
+            in stopped.stderr
+        )
+    shown = run_cli("migrate", "status", str(path), endpoint, "--table", names[1])
+    assert shown.stdout.startswith("0001-users-by-email: running: step 4, ")
+    resumed = run_cli("migrate", "up", *size, str(path), endpoint, "--table", names[1])
+    assert resumed.returncode == 0, resumed.stderr
+    assert "(resumed)" in resumed.stdout
+    assert snapshot(dbs[1]) == snapshot(dbs[0])
+    for db in dbs:
+        db.call("DeleteTable", {"TableName": db.table_name})
