@@ -467,3 +467,82 @@ def test_interrupted_up_on_an_endpoint_resumes(tmp_path: Path, endpoint: str, si
     assert snapshot(dbs[1]) == snapshot(dbs[0])
     for db in dbs:
         db.call("DeleteTable", {"TableName": db.table_name})
+
+
+MEMBERS = """
+from singletable.migrate import Migration, rekey
+from singletable.model import Entity, Keys, Table
+
+before = Table(name="members")
+after = Table(name="members")
+
+
+class OldMember(Entity, table=before, type="member", timestamps=False, unique={"email": "EMAIL#{email}"}):
+    id: str
+    email: str
+    keys = Keys(PK="MEMBER_OLD#{id}", SK="MEMBER")
+
+
+class Member(Entity, table=after, type="member", timestamps=False, unique={"email": "EMAIL#{email}"}):
+    id: str
+    email: str
+    keys = Keys(PK="M#{id}", SK="MEMBER")
+
+
+migration = Migration("0001-member-keys", "members keyed M#id", [rekey(OldMember, to=Member)])
+"""
+
+
+def test_rekey_moves_the_guard_with_its_owner(tmp_path: Path) -> None:
+    path = tmp_path / "members.py"
+    path.write_text(MEMBERS)
+    [migration] = load_migrations(str(path))
+    step = migration.steps[0]
+    old_cls, new_cls = step.entity, step.to  # type: ignore[attr-defined]
+    file = str(tmp_path / "t.db")
+    old_db = connect(old_cls.model_entity().table, file)
+    old_db.create_table()
+    for i in range(3):
+        old_db.create(old_cls(id=str(i), email=f"m{i}@x.org"))
+    [result] = up(migration, old_db)
+    assert result.written == 3
+    new_db = connect(new_cls.model_entity().table, file)
+    found = new_db.find(new_cls, email="m1@x.org")  # through the guard, which now names the new key
+    assert found is not None and found.id == "1"
+    keys = sorted(i["PK"]["S"] for i in snapshot(new_db))
+    assert keys == ["EMAIL#m0@x.org", "EMAIL#m1@x.org", "EMAIL#m2@x.org", "M#0", "M#1", "M#2"]
+    guard = new_db.call(
+        "GetItem",
+        {"TableName": "members", "Key": {"PK": {"S": "EMAIL#m2@x.org"}, "SK": {"S": "EMAIL#m2@x.org"}}},
+    )
+    assert guard["Item"]["owner"] == {"M": {"PK": {"S": "M#2"}, "SK": {"S": "MEMBER"}}}
+    from singletable.model import UniqueViolation
+
+    with pytest.raises(UniqueViolation):  # the guard still guards
+        new_db.create(new_cls(id="9", email="m0@x.org"))
+
+
+def test_a_failing_step_function_stops_with_one_line(tmp_path: Path) -> None:
+    [shop] = load_migrations(str(migration_file(tmp_path)))
+    assert shop.table is not None
+    user = shop.steps[1].entity  # type: ignore[attr-defined]
+    db = connect(shop.table, str(tmp_path / "t.db"))
+    old_table(db)
+    seed(db, [{**old_user(1), "PK": {"S": "USER#1"}}])
+    broken = Migration(
+        "0003-broken", "a backfill with a bug", [backfill(user, set=lambda v: {"name": v["missing"]})]
+    )
+    message = r"^backfill user: item PK=USER#1, SK=PROFILE: KeyError: 'missing'$"
+    with pytest.raises(MigrationError, match=message):
+        up(broken, db)
+    [step] = plan(broken, db).steps
+    assert step.problems == ["backfill user: item PK=USER#1, SK=PROFILE: KeyError: 'missing'"]
+
+
+def test_a_missing_table_is_one_line(tmp_path: Path) -> None:
+    path = migration_file(tmp_path)
+    file = tmp_path / "t.db"
+    connect(load_migrations(str(path))[0].table, str(file)).close()  # an empty database file
+    done = run_cli("migrate", "up", str(path), str(file))
+    assert done.returncode == 1
+    assert done.stderr.startswith("Error: ResourceNotFoundException: ")

@@ -21,7 +21,7 @@ from singletable.migrate._items import Item, item_size, key_text, value_size, wr
 from singletable.migrate._migration import Migration
 from singletable.migrate._record import Record, is_record
 from singletable.migrate._runner import _scan_params, check_checksums
-from singletable.migrate._steps import AddIndex, DropIndex, MigrationError, Step, Write
+from singletable.migrate._steps import AddIndex, DropIndex, MigrationError, Step, Write, writes_for
 from singletable.model import DB, Index, Table
 
 KEY_LIMITS = {"HASH": 2048, "RANGE": 1024}
@@ -166,7 +166,7 @@ def _carry(item: Item, steps: list[tuple[Step, StepPlan, list[Index]]], table: T
             continue
         one.scanned[kind] += 1
         try:
-            writes = step.writes(image, table)
+            writes = writes_for(step, image, table)
         except MigrationError as problem:
             one.problem_count += 1
             if len(one.problems) < MAX_VIOLATIONS:

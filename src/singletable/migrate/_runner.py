@@ -16,7 +16,7 @@ from singletable.migrate._calls import Caller, Limiter
 from singletable.migrate._items import Item, key_text, same_item
 from singletable.migrate._migration import Migration
 from singletable.migrate._record import Applied, Checkpoint, Record, is_record
-from singletable.migrate._steps import MigrationError, Step, Write
+from singletable.migrate._steps import MigrationError, Step, Write, writes_for
 from singletable.model import DB, RequestError, Table
 
 CONFLICTS = frozenset({"ConditionalCheckFailedException", "TransactionCanceledException"})
@@ -159,7 +159,7 @@ def _migrate_item(call: Caller, step: Step, item: Item, table: Table) -> int:
     """Send the writes ``step`` asks for ``item``; on a refused condition read the item again and ask again
     (another writer changed it, or this very write was done before a crash). Returns 1 if it wrote."""
     for _ in range(MAX_ATTEMPTS):
-        writes = step.writes(item, table)
+        writes = writes_for(step, item, table)
         if not writes:
             return 0
         try:

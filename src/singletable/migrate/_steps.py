@@ -358,6 +358,18 @@ class DropIndex(Step):
         return f"drop index {self.name}"
 
 
+def writes_for(step: Step, item: Item, table: Table) -> list[Write]:
+    """``step.writes(item)``, with an error of the migration's own code (a ``set`` or ``each`` function that
+    raises) as MigrationError naming the step and the item, so a run stops with one clear line."""
+    try:
+        return step.writes(item, table)
+    except MigrationError:
+        raise
+    except Exception as error:
+        where = key_text(_primary(item, table))
+        raise MigrationError(f"{step.describe()}: item {where}: {type(error).__name__}: {error}") from error
+
+
 # -- the verbs ---------------------------------------------------------------------------------------------
 
 
