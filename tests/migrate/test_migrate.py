@@ -546,3 +546,53 @@ def test_a_missing_table_is_one_line(tmp_path: Path) -> None:
     done = run_cli("migrate", "up", str(path), str(file))
     assert done.returncode == 1
     assert done.stderr.startswith("Error: ResourceNotFoundException: ")
+
+
+def test_a_concurrent_writer_keeps_its_writes(tmp_path: Path) -> None:
+    """An application (already on the new keys) renames users while the backfill runs: every item ends
+    backfilled and holds the application's last write, whichever of the two wrote first."""
+    import threading
+
+    [shop] = load_migrations(str(migration_file(tmp_path)))
+    assert shop.table is not None
+    user = shop.steps[1].entity  # type: ignore[attr-defined]
+    file = str(tmp_path / "t.db")
+    db = connect(shop.table, file)
+    old_table(db)
+    seed(db, [{**old_user(i, f"U{i}@X.com"), "PK": {"S": f"USER#{i}"}} for i in range(40)])
+    app = connect(shop.table, file)
+    stop = threading.Event()
+    last: dict[int, str] = {}
+
+    def rename_users() -> None:
+        n = 0
+        while not stop.is_set():
+            i, n = n % 40, n + 1
+            app.call(
+                "UpdateItem",
+                {
+                    "TableName": db.table_name,
+                    "Key": {"PK": {"S": f"USER#{i}"}, "SK": {"S": "PROFILE"}},
+                    "UpdateExpression": "SET #n = :n",
+                    "ExpressionAttributeNames": {"#n": "name"},
+                    "ExpressionAttributeValues": {":n": {"S": f"renamed {n}"}},
+                },
+            )
+            last[i] = f"renamed {n}"
+
+    writer = threading.Thread(target=rename_users)
+    writer.start()
+    try:
+        lower = Migration(
+            "0004-lower", "fold emails", [backfill(user, set={"email_lower": lambda v: v["email"].lower()})]
+        )
+        up(lower, db, page_size=3)
+    finally:
+        stop.set()
+        writer.join()
+    items = snapshot(db)
+    assert len(items) == 40
+    for item in items:
+        i = int(item["id"]["S"])
+        assert item["GSI1PK"] == {"S": f"u{i}@x.com"}
+        assert item["name"] == {"S": last.get(i, f"name {i}")}
