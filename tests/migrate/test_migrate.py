@@ -130,6 +130,21 @@ def test_every_verb(shop: tuple[Migration, DB]) -> None:
     assert state.state == "applied" and state.written == result.written
 
 
+def test_parallel_segments_end_as_one(shop: tuple[Migration, DB], tmp_path: Path) -> None:
+    migration, db = shop
+    items = [old_user(i, f"P{i}@Q.com" if i % 2 else None) for i in range(30)]
+    seed(db, items)
+    [result] = up(migration, db, page_size=4, segments=4)
+    assert result.scanned >= 30 * 4
+    alone = connect(migration.table, str(tmp_path / "alone.db"))  # type: ignore[arg-type]
+    old_table(alone)
+    seed(alone, items)
+    up(migration, alone, page_size=4)
+    assert snapshot(db) == snapshot(alone)
+    with pytest.raises(ValueError, match="segments must be from 1 to 1000000, not 0"):
+        up(migration, db, segments=0)
+
+
 def test_run_twice_is_run_once(shop: tuple[Migration, DB]) -> None:
     """Every step run again over its own result writes nothing and changes nothing."""
     migration, db = shop
@@ -324,9 +339,9 @@ users = st.lists(
 
 @pytest.mark.slow
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(users=users, page_size=st.integers(1, 5), kill=st.floats(0, 1))
+@given(users=users, page_size=st.integers(1, 5), segments=st.integers(1, 3), kill=st.floats(0, 1))
 def test_resume_after_kill_9_ends_as_an_uninterrupted_run(
-    tmp_path: Path, users: list[tuple[int, str | None, bool]], page_size: int, kill: float
+    tmp_path: Path, users: list[tuple[int, str | None, bool]], page_size: int, segments: int, kill: float
 ) -> None:
     base = tmp_path / uuid.uuid4().hex[:8]
     base.mkdir()
@@ -341,8 +356,8 @@ def test_resume_after_kill_9_ends_as_an_uninterrupted_run(
         seed(db, items)
         db.close()
         files.append(base / f"{name}.db")
-    size = ["--page-size", str(page_size)]
-    straight = run_cli("migrate", "up", *size, str(path), str(files[0]))
+    size = ["--page-size", str(page_size), "--segments", str(segments)]
+    straight = run_cli("migrate", "up", "--page-size", str(page_size), str(path), str(files[0]))
     assert straight.returncode == 0, straight.stderr
     # each(tick) sees every item once and backfill's function once per item: kill at one of those moments
     kill_at = 1 + int(kill * (2 * len(items) - 1))

@@ -154,6 +154,13 @@ def _show_plan(report: Any) -> None:
 @click.option(
     "--page-size", type=click.IntRange(1, 1000), default=100, show_default=True, help="Items per Scan page."
 )
+@click.option(
+    "--segments",
+    type=click.IntRange(1, 1000000),
+    default=1,
+    show_default=True,
+    help="Parallel-scan segments read at once (a resumed step keeps its own).",
+)
 @click.option("--dry-run", is_flag=True, help="Plan instead: show what would be written, write nothing.")
 @click.option(
     "--yes", is_flag=True, help="Write to a target that is not a local file or a loopback endpoint."
@@ -165,6 +172,7 @@ def up(
     max_rcu: float | None,
     max_wcu: float | None,
     page_size: int,
+    segments: int,
     dry_run: bool,
     yes: bool,
 ) -> None:

@@ -4,6 +4,7 @@ throttling backed off, and -- for a plan -- writes refused outright."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ class Limiter:
     sleep: Callable[[float], None] = time.sleep
     clock: Callable[[], float] = time.monotonic
     _free: dict[str, float] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
         for name, value in (("max_rcu", self.max_rcu), ("max_wcu", self.max_wcu)):
@@ -43,9 +45,10 @@ class Limiter:
         rate = self.max_rcu if kind == "read" else self.max_wcu
         if rate is None or units <= 0:
             return
-        now = self.clock()
-        free = max(self._free.get(kind, now - 1.0), now - 1.0) + units / rate
-        self._free[kind] = free
+        with self._lock:  # parallel segments share one budget
+            now = self.clock()
+            free = max(self._free.get(kind, now - 1.0), now - 1.0) + units / rate
+            self._free[kind] = free
         if free - now > 0:
             self.sleep(free - now)
 

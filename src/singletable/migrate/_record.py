@@ -8,7 +8,7 @@ attribute, so no GSI, LSI or entity query sees it.
 from __future__ import annotations
 
 import datetime
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from singletable.migrate._calls import Caller
 from singletable.migrate._items import AV, Item
@@ -21,12 +21,21 @@ RUNNING = "singletableRunning"
 
 
 @dataclass(slots=True)
+class Segment:
+    """One parallel-scan segment of the running step: the last key of its last page done, or done."""
+
+    last_key: Item | None = None
+    done: bool = False
+
+
+@dataclass(slots=True)
 class Checkpoint:
-    """Where a running migration is: its ``step`` (index) and the last key of the last page done."""
+    """Where a running migration is: its ``step`` (index) and, per scan segment of that step, where it is
+    (empty before the step's first page)."""
 
     checksum: str
     step: int = 0
-    last_key: Item | None = None
+    segments: list[Segment] = field(default_factory=list)
     scanned: int = 0
     written: int = 0
 
@@ -114,8 +123,8 @@ class Record:
             "scanned": {"N": str(checkpoint.scanned)},
             "written": {"N": str(checkpoint.written)},
         }
-        if checkpoint.last_key:
-            state["lastKey"] = {"M": checkpoint.last_key}
+        if checkpoint.segments:
+            state["segments"] = {"L": [_segment(one) for one in checkpoint.segments]}
         self._set("SET #r.#id = :s", {":s": {"M": state}}, migration_id)
 
     def finish(self, migration_id: str, checksum: str, description: str, written: int) -> None:
@@ -143,11 +152,22 @@ class Record:
         )
 
 
+def _segment(segment: Segment) -> AV:
+    state: dict[str, AV] = {"done": {"BOOL": segment.done}}
+    if segment.last_key:
+        state["lastKey"] = {"M": segment.last_key}
+    return {"M": state}
+
+
 def _checkpoint(state: dict[str, AV]) -> Checkpoint:
+    segments = [
+        Segment(one["M"].get("lastKey", {}).get("M"), one["M"]["done"]["BOOL"])
+        for one in state.get("segments", {}).get("L", [])
+    ]
     return Checkpoint(
         state["checksum"]["S"],
         int(state["step"]["N"]),
-        state.get("lastKey", {}).get("M"),
+        segments,
         int(state["scanned"]["N"]),
         int(state["written"]["N"]),
     )

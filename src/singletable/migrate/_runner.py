@@ -8,14 +8,16 @@ being free), and an item already in its new shape needs no write.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 from singletable.migrate._calls import Caller, Limiter
 from singletable.migrate._items import Item, key_text, same_item
 from singletable.migrate._migration import Migration
-from singletable.migrate._record import Applied, Checkpoint, Record, is_record
+from singletable.migrate._record import Applied, Checkpoint, Record, Segment, is_record
 from singletable.migrate._steps import MigrationError, Step, Write, writes_for
 from singletable.model import DB, RequestError, Table
 
@@ -79,10 +81,14 @@ def up(
     max_rcu: float | None = None,
     max_wcu: float | None = None,
     page_size: int = 100,
+    segments: int = 1,
     on_page: Callable[[Progress], None] | None = None,
     limiter: Limiter | None = None,
 ) -> list[Result]:
-    """Apply every migration not yet applied to ``db``'s table, in id order; see the module docstring."""
+    """Apply every migration not yet applied to ``db``'s table, in id order; see the module docstring.
+    ``segments`` > 1 scans each step in that many parallel-scan segments at once."""
+    if not 1 <= segments <= 1000000:
+        raise ValueError(f"segments must be from 1 to 1000000, not {segments}")
     todo = [migrations] if isinstance(migrations, Migration) else list(migrations)
     call = Caller(db, limiter or Limiter(max_rcu, max_wcu))
     record = Record(call, db.table)
@@ -93,7 +99,8 @@ def up(
         if migration.id in applied:
             results.append(Result(migration.id, "already applied"))
             continue
-        results.append(_run(migration, call, record, running.get(migration.id), db.table, page_size, on_page))
+        scan = _Scan(page_size, segments, on_page)
+        results.append(_run(migration, call, record, running.get(migration.id), db.table, scan))
     return results
 
 
@@ -103,39 +110,80 @@ def _run(
     record: Record,
     checkpoint: Checkpoint | None,
     table: Table,
-    page_size: int,
-    on_page: Callable[[Progress], None] | None,
+    scan: _Scan,
 ) -> Result:
     resumed = checkpoint is not None
     point = checkpoint or Checkpoint(migration.checksum)
-    pages = 0
     while point.step < len(migration.steps):
         step = migration.steps[point.step]
         if not step.scans:
             step.apply(call)
         else:
-            while True:
-                response = call("Scan", _scan_params(step, table, page_size, point.last_key))
-                for item in response.get("Items", []):
-                    if is_record(item, record.key):
-                        continue
-                    point.scanned += 1
-                    point.written += _migrate_item(call, step, item, table)
-                point.last_key = response.get("LastEvaluatedKey")
-                if not point.last_key:
-                    break
-                record.save(migration.id, point)
-                pages += 1
-                if on_page is not None:
-                    on_page(Progress(migration.id, point.step, pages, point.scanned, point.written))
+            _scan_step(migration.id, step, call, record, point, table, scan)
         point.step += 1
-        point.last_key = None
+        point.segments = []
         record.save(migration.id, point)
-        pages += 1
-        if on_page is not None:
-            on_page(Progress(migration.id, point.step - 1, pages, point.scanned, point.written))
+        if scan.on_page is not None:
+            scan.on_page(Progress(migration.id, point.step - 1, 0, point.scanned, point.written))
     record.finish(migration.id, migration.checksum, migration.description, point.written)
     return Result(migration.id, "applied", point.scanned, point.written, resumed)
+
+
+@dataclass(slots=True)
+class _Scan:
+    """How a run reads: items per page, parallel-scan segments, what to call after each page."""
+
+    page_size: int
+    segments: int
+    on_page: Callable[[Progress], None] | None
+
+
+def _scan_step(
+    migration_id: str, step: Step, call: Caller, record: Record, point: Checkpoint, table: Table, scan: _Scan
+) -> None:
+    """Every page of ``step``'s scan, ``scan.segments`` segments at once (a resumed step keeps the segments
+    it started with), the checkpoint saved after each page of any segment."""
+    if not point.segments:
+        point.segments = [Segment() for _ in range(scan.segments)]
+    total = len(point.segments)
+    lock = threading.Lock()
+    stop = threading.Event()
+    pages = [0]
+
+    def run_segment(number: int) -> None:
+        segment = point.segments[number]
+        while not segment.done and not stop.is_set():
+            params = _scan_params(step, table, scan.page_size, segment.last_key)
+            if total > 1:
+                params.update(Segment=number, TotalSegments=total)
+            response = call("Scan", params)
+            scanned = written = 0
+            for item in response.get("Items", []):
+                if not is_record(item, record.key):
+                    scanned += 1
+                    written += _migrate_item(call, step, item, table)
+            with lock:
+                point.scanned += scanned
+                point.written += written
+                segment.last_key = response.get("LastEvaluatedKey")
+                segment.done = not segment.last_key
+                record.save(migration_id, point)
+                pages[0] += 1
+                if scan.on_page is not None:
+                    scan.on_page(Progress(migration_id, point.step, pages[0], point.scanned, point.written))
+
+    if total == 1:
+        run_segment(0)
+        return
+    pool = ThreadPoolExecutor(max_workers=total, thread_name_prefix="singletable-migrate")
+    try:
+        for future in [pool.submit(run_segment, n) for n in range(total)]:
+            future.result()
+    except BaseException:
+        stop.set()  # the other segments end after their page in flight; the checkpoint holds them
+        raise
+    finally:
+        pool.shutdown(wait=True)
 
 
 def _scan_params(step: Step, table: Table, page_size: int, start: Item | None) -> dict[str, Any]:
