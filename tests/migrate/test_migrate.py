@@ -611,3 +611,44 @@ def test_a_concurrent_writer_keeps_its_writes(tmp_path: Path) -> None:
         i = int(item["id"]["S"])
         assert item["GSI1PK"] == {"S": f"u{i}@x.com"}
         assert item["name"] == {"S": last.get(i, f"name {i}")}
+
+
+DOCS = """
+from singletable.migrate import Migration, backfill
+from singletable.model import Entity, Keys, Table
+
+docs = Table(name="docs")
+
+
+class Doc(Entity, table=docs, type="doc", timestamps=False, version="version"):
+    id: str
+    title: str
+    slug: str | None = None
+    version: int = 0
+    keys = Keys(PK="DOC#{id}", SK="DOC")
+
+
+slugs = backfill(Doc, set={"slug": lambda v: v["title"].lower()})
+migration = Migration("0001-slugs", "slugs from titles", [slugs])
+"""
+
+
+def test_a_backfill_bumps_the_version_once(tmp_path: Path) -> None:
+    """A writer still holding the item as it was fails its version check rather than undo the backfill."""
+    path = tmp_path / "docs_migration.py"
+    path.write_text(DOCS)
+    [migration] = load_migrations(str(path))
+    doc = migration.steps[0].entity  # type: ignore[attr-defined]
+    db = connect(doc.model_entity().table, str(tmp_path / "t.db"))
+    db.create_table()
+    held = db.create(doc(id="1", title="Hello"))
+    assert up(migration, db)[0].written == 1
+    stored = db.get(doc, id="1")
+    assert (stored.slug, stored.version) == ("hello", held.version + 1)
+    from singletable.model import VersionConflict
+
+    with pytest.raises(VersionConflict):
+        db.put(held)
+    db.call("DeleteItem", {"TableName": "docs", "Key": {"PK": RECORD, "SK": RECORD}})
+    assert up(migration, db)[0].written == 0  # run again: nothing to do, the version stays
+    assert db.get(doc, id="1").version == held.version + 1

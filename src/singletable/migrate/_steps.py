@@ -103,10 +103,20 @@ def _first(error: ValidationError) -> str:
     return f"{where}: {one.get('msg', 'invalid')}"
 
 
-def _put_if_unchanged(old: Item, new: Item) -> list[Write]:
+def _put_if_unchanged(old: Item, new: Item, meta: EntityMeta) -> list[Write]:
     if same_item(old, new):
         return []
-    return [Write("PutItem", {"Item": new, **unchanged(old)}, old, [new])]
+    return [Write("PutItem", {"Item": _bumped(old, new, meta), **unchanged(old)}, old, [new])]
+
+
+def _bumped(old: Item, new: Item, meta: EntityMeta) -> Item:
+    """``new`` with the entity's version one past ``old``'s, when it has a version field: a writer holding
+    the item as it was before the migration then fails its version check instead of undoing the change."""
+    if meta.version is None:
+        return new
+    attribute = meta.attribute_of[meta.version]
+    stored = old.get(attribute, {}).get("N")
+    return {**new, attribute: {"N": str(int(stored) + 1 if stored is not None else 1)}}
 
 
 @dataclass(slots=True)
@@ -139,7 +149,7 @@ class Backfill(Step):
                 f"backfill({meta.type}) would change the primary key of {key_text(_primary(item, table))} "
                 f"to {key_text(_primary(new, table))}: use rekey to move items"
             )
-        return _put_if_unchanged(item, new)
+        return _put_if_unchanged(item, new, meta)
 
     def describe(self) -> str:
         return f"backfill {_meta(self.entity).type}"
@@ -167,7 +177,7 @@ class Rekey(Step):
         new = _carried(item, _convert(new_meta, values, item, "rekey"), new_meta)
         old_key, new_key = _primary(item, table), _primary(new, table)
         if old_key == new_key:
-            return _put_if_unchanged(item, new)
+            return _put_if_unchanged(item, new, new_meta)
         parts: list[dict[str, Any]] = [
             {"Put": {"Item": new, **absent(new_key)}},
             {"Delete": {"Key": old_key, **unchanged(item)}},
