@@ -63,6 +63,12 @@ def _failing(run: Any) -> Any:
 
 
 table_option = click.option("--table", "table_name", default=None, help="Table name, if not the design's.")
+max_rcu_option = click.option(
+    "--max-rcu",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Read units per second at most.",
+)
 
 
 @click.group()
@@ -74,6 +80,7 @@ def migrate() -> None:
 @click.argument("module")
 @click.argument("target")
 @table_option
+@max_rcu_option
 @click.option(
     "--sample", type=click.IntRange(1), default=None, help="Read at most N items per step and scale."
 )
@@ -81,7 +88,12 @@ def migrate() -> None:
     "--prices", "prices_file", default=None, type=click.Path(dir_okay=False), help="TOML prices file."
 )
 def plan(
-    module: str, target: str, table_name: str | None, sample: int | None, prices_file: str | None
+    module: str,
+    target: str,
+    table_name: str | None,
+    max_rcu: float | None,
+    sample: int | None,
+    prices_file: str | None,
 ) -> None:
     """Show what the pending migrations in MODULE would do to TARGET, without writing: items scanned and
     touched per entity, read and write units and their on-demand price, the indexes affected, and index-key
@@ -92,7 +104,7 @@ def plan(
 
     def run() -> None:
         migrations, db = _open(module, target, table_name, read_only=True)
-        report = make_plan(migrations, db, sample=sample, prices=load_prices(prices_file))
+        report = make_plan(migrations, db, sample=sample, prices=load_prices(prices_file), max_rcu=max_rcu)
         _show_plan(report)
 
     _failing(run)
@@ -139,12 +151,7 @@ def _show_plan(report: Any) -> None:
 @click.argument("module")
 @click.argument("target")
 @table_option
-@click.option(
-    "--max-rcu",
-    type=click.FloatRange(min=0, min_open=True),
-    default=None,
-    help="Read units per second at most.",
-)
+@max_rcu_option
 @click.option(
     "--max-wcu",
     type=click.FloatRange(min=0, min_open=True),
@@ -181,7 +188,7 @@ def up(
     a crash or Ctrl-C; every write is conditional, so a redone page changes nothing twice."""
     require("model", ("pydantic",), "singletable migrate")
     if dry_run:
-        plan.callback(module, target, table_name, None, None)  # type: ignore[misc]
+        plan.callback(module, target, table_name, max_rcu, None, None)  # type: ignore[misc]
         return
     if not _local(target) and not yes:
         raise click.UsageError(f"{target} is not local: pass --yes to migrate it")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from singletable.design import Prices, load_prices
-from singletable.migrate._calls import Caller
+from singletable.migrate._calls import Caller, Limiter
 from singletable.migrate._items import Item, item_size, key_text, value_size, write_units
 from singletable.migrate._migration import Migration
 from singletable.migrate._record import Record, is_record
@@ -88,10 +88,12 @@ def plan(
     *,
     sample: int | None = None,
     prices: Prices | None = None,
+    max_rcu: float | None = None,
 ) -> Plan:
-    """Plan every migration not yet applied to ``db``'s table; read-only (see the module docstring)."""
+    """Plan every migration not yet applied to ``db``'s table; read-only (see the module docstring).
+    ``max_rcu`` keeps the scan at or under that many read units a second."""
     todo = [migrations] if isinstance(migrations, Migration) else list(migrations)
-    call = Caller(db, read_only=True)
+    call = Caller(db, Limiter(max_rcu=max_rcu), read_only=True)
     applied, running = Record(call, db.table).read()
     check_checksums(todo, applied, running)
     described = call("DescribeTable", {})["Table"]
