@@ -652,3 +652,34 @@ def test_a_backfill_bumps_the_version_once(tmp_path: Path) -> None:
     db.call("DeleteItem", {"TableName": "docs", "Key": {"PK": RECORD, "SK": RECORD}})
     assert up(migration, db)[0].written == 0  # run again: nothing to do, the version stays
     assert db.get(doc, id="1").version == held.version + 1
+
+
+def test_attributes_of_every_type_are_kept_and_conditioned_on(shop: tuple[Migration, DB]) -> None:
+    """Attributes the model does not know, of every DynamoDB type, ride along through the move and the
+    backfill (whose conditions compare them whole), and a second run finds nothing to write."""
+    migration, db = shop
+    extra = {
+        "tags": {"SS": ["b", "a", "c"]},
+        "scores": {"NS": ["10", "2.50", "-3"]},
+        "blobs": {"BS": [b"\x00\x01", b"\xff"]},
+        "meta": {"M": {"nested": {"L": [{"N": "1"}, {"S": "x"}, {"M": {"deep": {"BOOL": False}}}]}}},
+        "flag": {"BOOL": True},
+        "nothing": {"NULL": True},
+        "blob": {"B": b"\x00binary\xff"},
+        "big": {"N": "12345678901234567890.5"},
+    }
+    seed(db, [{**old_user(i, f"T{i}@Types.com"), **extra} for i in range(3)])
+    up(migration, db, page_size=2)
+    once = snapshot(db)
+    for item in once:
+        assert item["PK"]["S"].startswith("USER#") and "GSI1PK" in item
+        assert sorted(item["tags"]["SS"]) == ["a", "b", "c"]
+        assert {float(n) for n in item["scores"]["NS"]} == {10.0, 2.5, -3.0}
+        assert (
+            item["meta"] == extra["meta"]
+            and item["blob"] == extra["blob"]
+            and item["nothing"] == extra["nothing"]
+        )
+    db.call("DeleteItem", {"TableName": db.table_name, "Key": {"PK": RECORD, "SK": RECORD}})
+    assert up(migration, db, page_size=2)[0].written == 0
+    assert snapshot(db) == once
