@@ -446,6 +446,7 @@ def endpoint(request: pytest.FixtureRequest) -> str:
     return str(server.endpoint)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signal_at", ["KILL_AT", "INTERRUPT_AT"])
 def test_interrupted_up_on_an_endpoint_resumes(tmp_path: Path, endpoint: str, signal_at: str) -> None:
     """kill -9 or Ctrl-C in the middle of the backfill, on a table behind an endpoint, then ``up`` again:
