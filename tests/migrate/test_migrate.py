@@ -684,3 +684,33 @@ def test_attributes_of_every_type_are_kept_and_conditioned_on(shop: tuple[Migrat
     db.call("DeleteItem", {"TableName": db.table_name, "Key": {"PK": RECORD, "SK": RECORD}})
     assert up(migration, db, page_size=2)[0].written == 0
     assert snapshot(db) == once
+
+
+def test_throttled_requests_are_sent_again(tmp_path: Path) -> None:
+    """DynamoDB's throttling (injected by singletable.testing's FaultPlan on the in-process client, whose own
+    retries are off) is backed off and retried; the run ends as an unthrottled one."""
+    from botocore.config import Config
+
+    import singletable
+    from singletable._client import close_engine
+    from singletable.testing.faults import FaultPlan
+
+    path = migration_file(tmp_path)
+    [migration] = load_migrations(str(path))
+    assert migration.table is not None
+    file = str(tmp_path / "t.db")
+    client = singletable.client(file, config=Config(retries={"total_max_attempts": 1}))
+    try:
+        db = connect(migration.table, client)
+        old_table(db)
+        seed(db, [old_user(i, f"Z{i}@Q.com") for i in range(4)])
+        faults = FaultPlan().attach(client)
+        faults.throttle("TransactWriteItems", table=db.table_name, times=3)
+        faults.throttle("Scan", table=db.table_name, times=2)
+        [result] = up(migration, db, page_size=2)
+        assert result.throttled == 5
+        assert result.write_units > 0 and result.read_units > 0
+        assert len(faults.attempts("TransactWriteItems")) == 4 + 3
+        assert [i["PK"]["S"] for i in snapshot(db)] == [f"USER#{i}" for i in range(4)]
+    finally:
+        close_engine(file)

@@ -203,9 +203,13 @@ def up(
         for result in results:
             if result.state == "applied":
                 resumed = " (resumed)" if result.resumed else ""
+                throttled = (
+                    f", {result.throttled:,} throttled requests sent again" if result.throttled else ""
+                )
                 click.echo(
                     f"{result.id}: applied{resumed}: {result.scanned:,} items scanned,"
-                    f" {result.written:,} written"
+                    f" {result.written:,} written; {result.read_units:,.1f} read units,"
+                    f" {result.write_units:,.1f} write units{throttled}"
                 )
             else:
                 click.echo(f"{result.id}: {result.state}")

@@ -69,6 +69,7 @@ class Caller:
         self.limiter = limiter or Limiter()
         self.read_only = read_only
         self.usage = Usage()
+        self._lock = threading.Lock()  # parallel segments count into one usage
         self.sleep = self.limiter.sleep
 
     def __call__(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -92,7 +93,8 @@ class Caller:
             except RequestError as error:
                 if error.code not in THROTTLED or attempt == MAX_TRIES - 1:
                     raise
-                self.usage.throttled += 1
+                with self._lock:
+                    self.usage.throttled += 1
                 self.sleep(delay)
                 delay = min(delay * 2, 5.0)
         self._charge(operation, response)
@@ -105,12 +107,13 @@ class Caller:
         units = sum(
             c.get("CapacityUnits", 0.0) for c in (consumed if isinstance(consumed, list) else [consumed])
         )
-        if operation in READS:
-            self.usage.read_units += units
-            self.limiter.charge("read", units)
-        else:
-            self.usage.write_units += units
-            self.limiter.charge("write", units)
+        read = operation in READS
+        with self._lock:
+            if read:
+                self.usage.read_units += units
+            else:
+                self.usage.write_units += units
+        self.limiter.charge("read" if read else "write", units)
 
     def wait_active(self, index: str, *, present: bool, timeout: float = 3600.0, poll: float = 0.2) -> None:
         """Wait until the table is ACTIVE and ``index`` is ACTIVE (``present``) or gone."""

@@ -38,6 +38,9 @@ class Result:
     scanned: int = 0
     written: int = 0
     resumed: bool = False
+    read_units: float = 0.0  # consumed by this run (as DynamoDB reported it), the record's own included
+    write_units: float = 0.0
+    throttled: int = 0  # requests refused for throughput and sent again
 
 
 @dataclass(slots=True)
@@ -100,7 +103,12 @@ def up(
             results.append(Result(migration.id, "already applied"))
             continue
         scan = _Scan(page_size, segments, on_page)
-        results.append(_run(migration, call, record, running.get(migration.id), db.table, scan))
+        before = (call.usage.read_units, call.usage.write_units, call.usage.throttled)
+        result = _run(migration, call, record, running.get(migration.id), db.table, scan)
+        result.read_units = call.usage.read_units - before[0]
+        result.write_units = call.usage.write_units - before[1]
+        result.throttled = call.usage.throttled - before[2]
+        results.append(result)
     return results
 
 
