@@ -462,11 +462,11 @@ def test_interrupted_up_on_an_endpoint_resumes(tmp_path: Path, endpoint: str, si
     for db in dbs:
         old_table(db)
         seed(db, items)
-    size = ["--page-size", "2"]
+    size = ["--page-size", "2", "--segments", "2"]
     straight = run_cli("migrate", "up", *size, str(path), endpoint, "--table", names[0])
     assert straight.returncode == 0, straight.stderr
-    # the 9 items of each(tick), then backfill's function: the 13th call is the backfill's 4th item
-    stopped = run_cli("migrate", "up", *size, str(path), endpoint, "--table", names[1], env={signal_at: "13"})
+    # the 9 items of each(tick), then backfill's function: the 17th call is the backfill's 8th item
+    stopped = run_cli("migrate", "up", *size, str(path), endpoint, "--table", names[1], env={signal_at: "17"})
     if signal_at == "KILL_AT":
         assert stopped.returncode == -9
     else:
@@ -477,6 +477,7 @@ def test_interrupted_up_on_an_endpoint_resumes(tmp_path: Path, endpoint: str, si
         )
     shown = run_cli("migrate", "status", str(path), endpoint, "--table", names[1])
     assert shown.stdout.startswith("0001-users-by-email: running: step 4, ")
+    assert " items scanned in 2 scan segments " in shown.stdout
     resumed = run_cli("migrate", "up", *size, str(path), endpoint, "--table", names[1])
     assert resumed.returncode == 0, resumed.stderr
     assert "(resumed)" in resumed.stdout
@@ -714,3 +715,41 @@ def test_throttled_requests_are_sent_again(tmp_path: Path) -> None:
         assert [i["PK"]["S"] for i in snapshot(db)] == [f"USER#{i}" for i in range(4)]
     finally:
         close_engine(file)
+
+
+def test_a_share_of_provisioned_capacity(tmp_path: Path) -> None:
+    from singletable.migrate import capacity_share
+
+    [migration] = load_migrations(str(migration_file(tmp_path)))
+    assert migration.table is not None
+    db = connect(migration.table, str(tmp_path / "t.db"))
+    params = migration.table.create_table_params(db.table_name)
+    db.call(
+        "CreateTable",
+        {
+            **params,
+            "BillingMode": "PROVISIONED",
+            "ProvisionedThroughput": {"ReadCapacityUnits": 40, "WriteCapacityUnits": 20},
+            "GlobalSecondaryIndexes": [
+                {**g, "ProvisionedThroughput": {"ReadCapacityUnits": 1, "WriteCapacityUnits": 1}}
+                for g in params["GlobalSecondaryIndexes"]
+            ],
+        },
+    )
+    assert capacity_share(db, 50, "write") == 10.0
+    assert capacity_share(db, 25, "read") == 10.0
+    with pytest.raises(
+        ValueError, match="a share of capacity is a percentage above 0 and at most 100, not 150"
+    ):
+        capacity_share(db, 150, "read")
+    on_demand = connect(migration.table, str(tmp_path / "o.db"))
+    on_demand.create_table()
+    with pytest.raises(
+        MigrationError, match=r"is on-demand with no maximum throughput: .* give --max-wcu in units"
+    ):
+        capacity_share(on_demand, 10, "write")
+    on_demand.close()
+    done = run_cli("migrate", "up", "--max-wcu", "10%", str(migration_file(tmp_path)), str(tmp_path / "o.db"))
+    assert done.returncode == 1 and "is on-demand with no maximum throughput" in done.stderr
+    bad = run_cli("migrate", "up", "--max-wcu", "150%", str(migration_file(tmp_path)), str(tmp_path / "o.db"))
+    assert bad.returncode == 2 and "give units above 0, or a percentage above 0 and at most 100" in bad.stderr

@@ -45,6 +45,16 @@ def _open(module: str, target: str, table_name: str | None, *, read_only: bool) 
     return migrations, connect(table, target, name=table_name)
 
 
+def _units(db: Any, rate: tuple[float, bool] | None, kind: str) -> float | None:
+    """A ``--max-rcu``/``--max-wcu`` value in units per second (a percentage: of the table's capacity)."""
+    from singletable.migrate import capacity_share
+
+    if rate is None:
+        return None
+    number, percent = rate
+    return capacity_share(db, number, kind) if percent else number
+
+
 def _failing(run: Any) -> Any:
     """Run ``run()``; a migration's refusal, a refused request or a file that cannot be used is one line on
     stderr and exit 1; Ctrl-C exit 130."""
@@ -63,11 +73,33 @@ def _failing(run: Any) -> Any:
 
 
 table_option = click.option("--table", "table_name", default=None, help="Table name, if not the design's.")
+
+
+class _Rate(click.ParamType):
+    """Units per second (``50``) or a share of the table's capacity (``10%``)."""
+
+    name = "UNITS|PCT%"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, tuple):
+            return value
+        text = str(value).strip()
+        percent = text.endswith("%")
+        try:
+            number = float(text.rstrip("%"))
+        except ValueError:
+            self.fail(f"{value!r} is not a number of units per second nor a percentage like 10%", param, ctx)
+        if number <= 0 or (percent and number > 100):
+            self.fail(f"{value!r}: give units above 0, or a percentage above 0 and at most 100", param, ctx)
+        return (number, percent)
+
+
+RATE = _Rate()
 max_rcu_option = click.option(
     "--max-rcu",
-    type=click.FloatRange(min=0, min_open=True),
+    type=RATE,
     default=None,
-    help="Read units per second at most.",
+    help="Read units per second at most, or a share of the table's capacity (10%).",
 )
 
 
@@ -91,7 +123,7 @@ def plan(
     module: str,
     target: str,
     table_name: str | None,
-    max_rcu: float | None,
+    max_rcu: tuple[float, bool] | None,
     sample: int | None,
     prices_file: str | None,
 ) -> None:
@@ -104,7 +136,8 @@ def plan(
 
     def run() -> None:
         migrations, db = _open(module, target, table_name, read_only=True)
-        report = make_plan(migrations, db, sample=sample, prices=load_prices(prices_file), max_rcu=max_rcu)
+        rcu = _units(db, max_rcu, "read")
+        report = make_plan(migrations, db, sample=sample, prices=load_prices(prices_file), max_rcu=rcu)
         _show_plan(report)
 
     _failing(run)
@@ -154,9 +187,9 @@ def _show_plan(report: Any) -> None:
 @max_rcu_option
 @click.option(
     "--max-wcu",
-    type=click.FloatRange(min=0, min_open=True),
+    type=RATE,
     default=None,
-    help="Write units per second at most.",
+    help="Write units per second at most, or a share of the table's capacity (10%).",
 )
 @click.option(
     "--page-size", type=click.IntRange(1, 1000), default=100, show_default=True, help="Items per Scan page."
@@ -176,8 +209,8 @@ def up(
     module: str,
     target: str,
     table_name: str | None,
-    max_rcu: float | None,
-    max_wcu: float | None,
+    max_rcu: tuple[float, bool] | None,
+    max_wcu: tuple[float, bool] | None,
     page_size: int,
     segments: int,
     dry_run: bool,
@@ -198,7 +231,13 @@ def up(
         migrations, db = _open(module, target, table_name, read_only=False)
         with _progress() as on_page:
             results = apply(
-                migrations, db, max_rcu=max_rcu, max_wcu=max_wcu, page_size=page_size, on_page=on_page
+                migrations,
+                db,
+                max_rcu=_units(db, max_rcu, "read"),
+                max_wcu=_units(db, max_wcu, "write"),
+                page_size=page_size,
+                segments=segments,
+                on_page=on_page,
             )
         for result in results:
             if result.state == "applied":
@@ -262,6 +301,8 @@ def status(module: str, target: str, table_name: str | None) -> None:
                 detail = (
                     f": step {one.step + 1 if one.step is not None else '?'}, {one.scanned:,} items scanned"
                 )
+                if one.segments > 1:
+                    detail += f" in {one.segments} scan segments"
             click.echo(f"{one.id}: {one.state}{detail}  {one.description}")
 
     _failing(run)

@@ -14,7 +14,7 @@ from singletable import _extras
 if _extras.missing(("pydantic",)):
     raise _extras.MissingExtra("model", "singletable.migrate")
 
-from singletable.migrate._calls import Limiter
+from singletable.migrate._calls import Limiter, capacity_share
 from singletable.migrate._migration import Migration, load_migrations
 from singletable.migrate._plan import Plan, StepPlan, Violation, plan
 from singletable.migrate._record import RECORD_ID
@@ -45,6 +45,7 @@ __all__ = [
     "Violation",
     "add_index",
     "backfill",
+    "capacity_share",
     "drop_index",
     "each",
     "load_migrations",

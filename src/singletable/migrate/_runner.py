@@ -275,6 +275,7 @@ class Status:
     step: int | None = None
     scanned: int = 0
     written: int = 0
+    segments: int = 0  # the running step's parallel-scan segments (0: between steps)
 
 
 def status(migrations: list[Migration], db: DB) -> list[Status]:
@@ -304,6 +305,7 @@ def status(migrations: list[Migration], db: DB) -> list[Status]:
                     r.step,
                     r.scanned,
                     r.written,
+                    len(r.segments),
                 )
             )
         else:
