@@ -33,7 +33,7 @@ def readme_root_names() -> set[str]:
     for row in _readme_rows():
         first, description = row.split("|")[1:3]
         direct = re.match(r"\s*`singletable\.(\w+)[(`]", first)
-        packages = {"model", "data", "design", "ui", "examples", "engine", "testing", "mcp"}
+        packages = {"model", "data", "design", "ui", "examples", "engine", "testing", "mcp", "migrate"}
         if direct and direct.group(1) not in packages:
             names.add(direct.group(1))
         if "also importable from `singletable`" in description:

@@ -2,7 +2,7 @@
 
 One module per command family, each a thin click layer over a documented call (``demo`` runs a seed design,
 ``serve`` the HTTP server, ``look`` the commands that look at tables, ``transfer`` export, import and copy,
-``synth`` a design as infrastructure code and ``import-workbench``);
+``synth`` a design as infrastructure code and ``import-workbench``, ``migrate`` a design's migrations);
 this module holds the group and the list of commands. The group words every command's expected failures
 the same way (``_failures.py``): a missing extra, a target that refuses, a database or port that ``serve``
 cannot use, an unknown demo end with one line on stderr and exit code 1, never a traceback.
@@ -21,6 +21,7 @@ from singletable._cli.docs import docs
 from singletable._cli.infer import infer
 from singletable._cli.look import COMMANDS as LOOK_COMMANDS
 from singletable._cli.mcp import mcp_command
+from singletable._cli.migrate import migrate
 from singletable._cli.serve import serve
 from singletable._cli.synth import COMMANDS as SYNTH_COMMANDS
 from singletable._cli.transfer import COMMANDS as TRANSFER_COMMANDS
@@ -75,3 +76,4 @@ for _command in SYNTH_COMMANDS:
 main.add_command(diff)
 main.add_command(mcp_command)
 main.add_command(infer)
+main.add_command(migrate)

@@ -1,0 +1,57 @@
+"""singletable.migrate: change a live single-table design safely -- migrations as code, planned before they
+run, resumable, rate-limited, recorded in the table.
+
+A migration module declares ``migration = Migration(id=..., description=..., steps=[...])`` with steps built
+from the verbs :func:`backfill`, :func:`rekey`, :func:`rename`, :func:`each`, :func:`add_index` and
+:func:`drop_index`. :func:`plan` counts what it would do (never writing), :func:`up` applies it, resuming
+from the table's own checkpoint after any interruption, and :func:`status` says what is applied. Everything
+goes through a model :class:`~singletable.model.DB`, so it runs the same on the embedded engine, ``serve``,
+DynamoDB Local and AWS. docs/migrations.md has a worked example per verb and the guarantees.
+"""
+
+from singletable import _extras
+
+if _extras.missing(("pydantic",)):
+    raise _extras.MissingExtra("model", "singletable.migrate")
+
+from singletable.migrate._calls import Limiter, capacity_share
+from singletable.migrate._migration import Migration, load_migrations
+from singletable.migrate._plan import Plan, StepPlan, Violation, plan
+from singletable.migrate._record import RECORD_ID
+from singletable.migrate._runner import MigrationChanged, Progress, Result, Status, status, up
+from singletable.migrate._steps import (
+    Delete,
+    MigrationError,
+    add_index,
+    backfill,
+    drop_index,
+    each,
+    rekey,
+    rename,
+)
+
+__all__ = [
+    "RECORD_ID",
+    "Delete",
+    "Limiter",
+    "Migration",
+    "MigrationChanged",
+    "MigrationError",
+    "Plan",
+    "Progress",
+    "Result",
+    "Status",
+    "StepPlan",
+    "Violation",
+    "add_index",
+    "backfill",
+    "capacity_share",
+    "drop_index",
+    "each",
+    "load_migrations",
+    "plan",
+    "rekey",
+    "rename",
+    "status",
+    "up",
+]

@@ -1,0 +1,104 @@
+"""Stored items as DynamoDB gives them (attribute-value dicts): comparing, sizing and conditioning on them.
+
+A migration reasons about raw items, not entities, so that it can read an item the current model would refuse
+and so that every write can be conditioned on the exact image it was computed from.
+"""
+
+from __future__ import annotations
+
+import base64
+from decimal import Decimal
+from typing import Any
+
+AV = dict[str, Any]
+Item = dict[str, AV]
+
+
+def canonical(av: AV) -> Any:
+    """A value to compare ``av`` by: numbers as Decimals, sets unordered, maps and lists by element."""
+    (kind, value), *_ = av.items()
+    if kind == "N":
+        return ("N", Decimal(value).normalize())
+    if kind in ("SS", "BS"):
+        return (kind, frozenset(_raw_bytes(v) if kind == "BS" else v for v in value))
+    if kind == "NS":
+        return ("NS", frozenset(Decimal(v).normalize() for v in value))
+    if kind == "M":
+        return ("M", tuple(sorted((k, canonical(v)) for k, v in value.items())))
+    if kind == "L":
+        return ("L", tuple(canonical(v) for v in value))
+    if kind == "B":
+        return ("B", _raw_bytes(value))
+    return (kind, value)
+
+
+def _raw_bytes(value: Any) -> bytes:
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value)
+    return base64.b64decode(value)
+
+
+def same_item(a: Item, b: Item) -> bool:
+    """Whether two items hold the same attributes with the same values (DynamoDB's notion of equal)."""
+    return a.keys() == b.keys() and all(canonical(a[name]) == canonical(b[name]) for name in a)
+
+
+def value_size(av: AV) -> int:
+    """The bytes DynamoDB counts for one value (its documented item-size rules, closely)."""
+    (kind, value), *_ = av.items()
+    if kind == "S":
+        return len(value.encode("utf-8"))
+    if kind == "N":
+        return len(value.lstrip("-").replace(".", "")) // 2 + 2
+    if kind == "B":
+        return len(_raw_bytes(value))
+    if kind in ("BOOL", "NULL"):
+        return 1
+    if kind == "SS":
+        return sum(len(v.encode("utf-8")) for v in value)
+    if kind == "NS":
+        return sum(len(v.lstrip("-").replace(".", "")) // 2 + 2 for v in value)
+    if kind == "BS":
+        return sum(len(_raw_bytes(v)) for v in value)
+    if kind == "M":
+        return 3 + sum(len(k.encode("utf-8")) + value_size(v) + 1 for k, v in value.items())
+    if kind == "L":
+        return 3 + sum(value_size(v) + 1 for v in value)
+    return 0
+
+
+def item_size(item: Item) -> int:
+    return sum(len(name.encode("utf-8")) + value_size(av) for name, av in item.items())
+
+
+def write_units(size: int) -> int:
+    """Write request units of writing ``size`` bytes: one per KB, rounded up, at least one."""
+    return max(1, -(-size // 1024))
+
+
+def unchanged(image: Item) -> dict[str, Any]:
+    """The condition parameters that hold only while the stored item still has every attribute of ``image``
+    with the same value: what makes a write computed from ``image`` safe to send, and to send again."""
+    names: dict[str, str] = {}
+    values: dict[str, AV] = {}
+    parts = []
+    for n, (name, av) in enumerate(sorted(image.items())):
+        names[f"#u{n}"] = name
+        values[f":u{n}"] = av
+        parts.append(f"#u{n} = :u{n}")
+    return {
+        "ConditionExpression": " AND ".join(parts),
+        "ExpressionAttributeNames": names,
+        "ExpressionAttributeValues": values,
+    }
+
+
+def absent(key: Item) -> dict[str, Any]:
+    """The condition that no item is stored under ``key``."""
+    name = next(iter(key))
+    return {"ConditionExpression": "attribute_not_exists(#k)", "ExpressionAttributeNames": {"#k": name}}
+
+
+def key_text(key: Item) -> str:
+    """A key for messages: ``PK=u#1, SK=user``."""
+    return ", ".join(f"{name}={next(iter(av.values()))!s}" for name, av in key.items())
