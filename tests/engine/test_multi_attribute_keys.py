@@ -540,3 +540,12 @@ def test_partiql_refuses_to_read_the_index_but_not_the_table(ddb: Backend, table
     )["Responses"]
     assert batch[0]["Error"] == {"Code": "ValidationError", "Message": MULTI_REFUSED}
     assert batch[1]["Item"]["pk"] == S("1")
+
+
+def test_the_refusal_comes_before_a_projection_that_is_no_path(ddb: Backend, table_name: str) -> None:
+    """``SELECT COUNT(*)`` parses; on such an index the refusal comes first, elsewhere the projection's."""
+    create(ddb, table_name, ["h1", "h2"], ["r1"])
+    with expect_error("ValidationException", MULTI_REFUSED):
+        ddb.execute_statement(Statement=f'SELECT COUNT(*) FROM "{table_name}"."gsi"')
+    with expect_error("ValidationException", "Unexpected path component at 1:8:5"):
+        ddb.execute_statement(Statement=f'SELECT COUNT(*) FROM "{table_name}"')

@@ -161,6 +161,9 @@ class Select:
     index: str | None
     where: Expr | None
     order_by: tuple[tuple[Expr, bool], ...]  # (path, descending)
+    # A projection that is no path (``COUNT(*)``): refused once the FROM clause is resolved, since DynamoDB
+    # refuses an index with multi-attribute keys first (an exception, raised by the planner).
+    projection_error: Any = None
 
 
 @dataclass(frozen=True, slots=True)

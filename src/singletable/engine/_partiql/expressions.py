@@ -147,6 +147,7 @@ class ExpressionParser:
         self.parameters = 0
         self.depth = 0
         self.deferred: DynamoDBError | None = None
+        self.projection_error: DynamoDBError | None = None  # a SELECT's first projection that is no path
 
     # -- token helpers ------------------------------------------------------------------------------------
 

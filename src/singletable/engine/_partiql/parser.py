@@ -123,7 +123,7 @@ class _Parser(ExpressionParser):
                 self.expression(SELECT_PRECEDENCE)
                 where_at = "" if clause == "having" else f" at {self.pos(value)}"
                 self.defer(validation(f"Unsupported clause: {clause.upper()}{where_at}"))
-        return ast.Select(projection, source.table, source.index, where, tuple(order))
+        return ast.Select(projection, source.table, source.index, where, tuple(order), self.projection_error)
 
     def by(self) -> None:
         if not self.token.is_kw("by"):
@@ -142,8 +142,8 @@ class _Parser(ExpressionParser):
                 first = self.token
                 item = self.expression()
                 self.alias()
-                if not isinstance(item, ast.Name | ast.PathExpr):
-                    self.defer(at("Unexpected path component", self.pos(first)))
+                if not isinstance(item, ast.Name | ast.PathExpr) and self.projection_error is None:
+                    self.projection_error = at("Unexpected path component", self.pos(first))
                 items.append(item)
             if not self.token.is_punct(","):
                 break
@@ -341,6 +341,12 @@ class _Parser(ExpressionParser):
             raise syntax("Unexpected token after semicolon. (Only one query is allowed.)")
         if not (token.kind == "eof" or token.is_punct(";")):
             raise syntax("Unexpected token after expression")
+        if self.projection_error is not None and (
+            self.deferred is not None
+            or not isinstance(expr, ast.Subquery)
+            or not isinstance(expr.statement, ast.Select)
+        ):
+            raise self.projection_error  # the first semantic refusal, unless the planner words it later
         if self.deferred is not None:
             raise self.deferred
         if isinstance(expr, ast.Subquery):

@@ -187,6 +187,8 @@ def _select_source(
                 raise validation("Scan operation not supported on this index type")
             raise validation("The table does not have the specified index")
     _refuse_multi_attribute(index)
+    if select.projection_error is not None:
+        raise select.projection_error
     if index is not None and index.is_global and consistent:
         raise validation("Strongly consistent read is not supported on Global Secondary Indexes")
     return schema, index
@@ -493,6 +495,8 @@ def plan_get(
     schema = find_table(engine, select.table, missing)
     if select.index is not None:
         _refuse_multi_attribute(schema.indexes.get(select.index))
+    if select.projection_error is not None:
+        raise select.projection_error
     translator = Translator(parameters)
     parts = conjuncts(select.where)
     key: dict[str, AV] = {}
