@@ -185,15 +185,7 @@ class TableSchema:
         for kind, is_global in (("GlobalSecondaryIndexes", True), ("LocalSecondaryIndexes", False)):
             for index in description.get(kind, ()):
                 index_hash, index_range = keys(index["KeySchema"])
-                projection = index.get("Projection", {})
-                ptype = projection.get("ProjectionType", "ALL")
-                projected: frozenset[str] | None
-                if ptype == "ALL":
-                    projected = None
-                elif ptype == "KEYS_ONLY":
-                    projected = frozenset()
-                else:
-                    projected = frozenset(projection.get("NonKeyAttributes", ()))
+                ptype, projected = _projection(index)
                 indexes[index["IndexName"]] = IndexSchema(
                     name=index["IndexName"],
                     index_id=index["_IndexId"],
@@ -213,6 +205,17 @@ class TableSchema:
         )
 
 
+def _projection(index: dict[str, Any]) -> tuple[str, frozenset[str] | None]:
+    """An index's ProjectionType and the non-key attributes it projects (None: ALL of them)."""
+    projection = index.get("Projection", {})
+    ptype = projection.get("ProjectionType", "ALL")
+    if ptype == "ALL":
+        return ptype, None
+    if ptype == "KEYS_ONLY":
+        return ptype, frozenset()
+    return ptype, frozenset(projection.get("NonKeyAttributes", ()))
+
+
 def _vector_index(index: dict[str, Any], types: dict[str, str]) -> VectorIndexSchema:
     """A stored vector index definition as the engine reads it."""
     hash_attr = None
@@ -223,15 +226,7 @@ def _vector_index(index: dict[str, Any], types: dict[str, str]) -> VectorIndexSc
             hash_attr = attr
         else:
             filters.append(attr)
-    projection = index.get("Projection", {})
-    ptype = projection.get("ProjectionType", "ALL")
-    projected: frozenset[str] | None
-    if ptype == "ALL":
-        projected = None
-    elif ptype == "KEYS_ONLY":
-        projected = frozenset()
-    else:
-        projected = frozenset(projection.get("NonKeyAttributes", ()))
+    ptype, projected = _projection(index)
     return VectorIndexSchema(
         name=index["IndexName"],
         index_id=index["_IndexId"],

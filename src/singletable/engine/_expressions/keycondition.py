@@ -54,10 +54,11 @@ class MultiKeyValues(KeyCondition):
 KeyAttrs = tuple[tuple[str, str], ...]
 
 
-def _flatten(node: Any, out: list[Any]) -> list[Any]:
+def and_terms(node: Any, out: list[Any]) -> list[Any]:
+    """The terms of a chain of ANDs, left to right, appended to ``out`` (also read by SearchConditions)."""
     if isinstance(node, And):
-        _flatten(node.left, out)
-        _flatten(node.right, out)
+        and_terms(node.left, out)
+        and_terms(node.right, out)
     else:
         out.append(node)
     return out
@@ -67,7 +68,7 @@ class CompiledKeyCondition:
     def __init__(self, node: Any, binder: Binder, hash_keys: KeyAttrs, range_keys: KeyAttrs) -> None:
         self.binder = binder
         by_key: dict[str, tuple[str, tuple[str, ...]]] = {}
-        for part in _flatten(node, []):
+        for part in and_terms(node, []):
             name, op, operands = self._one(part)
             if name in by_key:
                 raise validation(_KCE + "KeyConditionExpressions must only contain one condition per key")

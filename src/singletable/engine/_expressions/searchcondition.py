@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .ast import And, Comparison, Path, ValuePlaceholder
+from .ast import Comparison, Path, ValuePlaceholder
+from .keycondition import and_terms
 from .paths import Binder
 
 INVALID_COMPARATOR = "Invalid comparator used in SearchConditionExpression"
@@ -28,21 +29,12 @@ class SearchEquality:
     value: str
 
 
-def _flatten(node: Any, out: list[Any]) -> list[Any]:
-    if isinstance(node, And):
-        _flatten(node.left, out)
-        _flatten(node.right, out)
-    else:
-        out.append(node)
-    return out
-
-
 class CompiledSearchCondition:
     """The equalities of one SearchConditionExpression, in the order written."""
 
     def __init__(self, node: Any, binder: Binder) -> None:
         equalities: list[SearchEquality] = []
-        for part in _flatten(node, []):
+        for part in and_terms(node, []):
             if not isinstance(part, Comparison) or part.op != "=":
                 raise binder.error(INVALID_COMPARATOR)
             left, right = part.left, part.right
