@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -23,7 +25,7 @@ AWS_ENV = {
 }
 
 
-def _aws(server, *args: str) -> subprocess.CompletedProcess:
+def _aws(server, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     aws = shutil.which("aws")
     command = [aws] if aws else [sys.executable, "-m", "awscli"]
     return subprocess.run(
@@ -31,7 +33,7 @@ def _aws(server, *args: str) -> subprocess.CompletedProcess:
         capture_output=True,
         text=True,
         timeout=120,
-        env={**os.environ, **AWS_ENV},
+        env={**os.environ, **AWS_ENV, **(env or {})},
     )
 
 
@@ -130,3 +132,69 @@ def test_javascript_sdk_v3(http_server, table_name):
         "status": 400,
         "itemN": "42",
     }
+
+
+def test_aws_cli_searches_vectors_once_it_knows_the_operation(http_server, table_name, tmp_path):
+    """An AWS CLI whose bundled botocore predates SearchVectors (awscli 1.46 ships 1.43.62) learns it from
+    a newer service model on its data path -- what ``aws configure add-model`` writes -- and then reaches
+    serve's vector search like any other operation."""
+    pytest.importorskip("awscli", reason="the AWS CLI (pip install awscli, the test extra) is not installed")
+    pytest.importorskip("numpy", reason="vector search needs the vector extra (numpy)")
+    model = Path(sysconfig.get_paths()["purelib"]) / "botocore/data/dynamodb/2012-08-10/service-2.json.gz"
+    if b'"SearchVectors"' not in gzip.decompress(model.read_bytes()):
+        pytest.skip(f"the installed botocore's model ({model}) predates SearchVectors")
+    data = tmp_path / "models"
+    (data / "dynamodb/2012-08-10").mkdir(parents=True)
+    (data / "dynamodb/2012-08-10/service-2.json").write_bytes(gzip.decompress(model.read_bytes()))
+    env = {"AWS_DATA_PATH": str(data)}
+    index = {
+        "IndexName": "byEmbedding",
+        "VectorAttribute": {"AttributeName": "emb"},
+        "Dimensions": 3,
+        "DistanceFunction": "COSINE",
+        "SearchSchema": [{"AttributeName": "tenant", "SearchSchemaElementType": "HASH"}],
+        "Projection": {"ProjectionType": "ALL"},
+    }
+    created = _aws(
+        http_server,
+        "create-table",
+        "--table-name",
+        table_name,
+        "--billing-mode",
+        "PAY_PER_REQUEST",
+        "--key-schema",
+        "AttributeName=pk,KeyType=HASH",
+        "--attribute-definitions",
+        "AttributeName=pk,AttributeType=S",
+        "AttributeName=tenant,AttributeType=S",
+        "--vector-indexes",
+        json.dumps([index]),
+        env=env,
+    )
+    assert created.returncode == 0, created.stderr
+    for n in (1, 2, 3):
+        vector = {"L": [{"N": str(n)}, {"N": "1"}, {"N": "0"}]}
+        item = {"pk": {"S": f"d{n}"}, "tenant": {"S": "t1"}, "emb": vector}
+        put = _aws(http_server, "put-item", "--table-name", table_name, "--item", json.dumps(item), env=env)
+        assert put.returncode == 0, put.stderr
+    found = _aws(
+        http_server,
+        "search-vectors",
+        "--table-name",
+        table_name,
+        "--index-name",
+        "byEmbedding",
+        "--search-vector",
+        json.dumps([{"N": "3"}, {"N": "1"}, {"N": "0"}]),
+        "--top-k",
+        "2",
+        "--search-condition-expression",
+        "tenant = :t",
+        "--expression-attribute-values",
+        json.dumps({":t": {"S": "t1"}}),
+        env=env,
+    )
+    assert found.returncode == 0, found.stderr
+    results = json.loads(found.stdout)["SearchResults"]
+    assert [r["Item"]["pk"]["S"] for r in results] == ["d3", "d2"]  # COSINE: the nearest first
+    assert results[0]["Score"] == 0.0
