@@ -174,8 +174,9 @@ def from_plain(item: dict[str, Any]) -> Item:
     return {name: attribute_value(value) for name, value in item.items()}
 
 
-def attribute_value(value: Any, depth: int = 0) -> AttributeValue:
-    """One plain value as an AttributeValue (``depth``: the lists and maps around it; see MAX_DEPTH)."""
+def scalar_value(value: Any) -> AttributeValue | None:
+    """A plain JSON scalar as an AttributeValue -- a string, a bool, null, an int or a Decimal -- or None for
+    anything else. Shared with the web console's plain-JSON editor, which reads its scalars the same way."""
     if isinstance(value, bool):  # before int: bool is an int in Python
         return {"BOOL": value}
     if isinstance(value, str):
@@ -184,6 +185,14 @@ def attribute_value(value: Any, depth: int = 0) -> AttributeValue:
         return {"NULL": True}
     if isinstance(value, int | Decimal):
         return {"N": str(value)}
+    return None
+
+
+def attribute_value(value: Any, depth: int = 0) -> AttributeValue:
+    """One plain value as an AttributeValue (``depth``: the lists and maps around it; see MAX_DEPTH)."""
+    scalar = scalar_value(value)
+    if scalar is not None:
+        return scalar
     if isinstance(value, float):
         return {"N": repr(value)}
     if isinstance(value, list | dict) and depth >= MAX_DEPTH:

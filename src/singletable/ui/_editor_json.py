@@ -21,6 +21,7 @@ from decimal import Decimal
 from typing import Any
 
 from singletable.data import item_from_json, item_to_json
+from singletable.data.shared import scalar_value
 
 Item = dict[str, Any]
 TYPES = frozenset(("S", "N", "B", "SS", "NS", "BS", "BOOL", "NULL", "L", "M"))
@@ -68,14 +69,9 @@ def from_editor(value: Any) -> Item:
 
 
 def _read(value: Any, where: str) -> dict[str, Any]:
-    if isinstance(value, bool):  # before numbers: a bool is an int in Python
-        return {"BOOL": value}
-    if isinstance(value, str):
-        return {"S": value}
-    if value is None:
-        return {"NULL": True}
-    if isinstance(value, int | Decimal):
-        return {"N": str(value)}
+    scalar = scalar_value(value)  # strings, bools, null and numbers as the data tools read them
+    if scalar is not None:
+        return scalar
     if isinstance(value, list):
         return {"L": [_read(member, f"{where}[{i}]") for i, member in enumerate(value)]}
     if isinstance(value, dict):
