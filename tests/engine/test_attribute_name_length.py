@@ -14,17 +14,6 @@ LONGEST = "x" * 65535
 KEY = {"pk": {"S": "a"}}
 
 
-@pytest.fixture
-def table(ddb: Backend, table_name: str) -> str:
-    ddb.create_table(
-        TableName=table_name,
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
-    return table_name
-
-
 def items(name: str) -> list[dict[str, Any]]:
     """Items holding ``name`` as an attribute name: top level, map key, map key inside a list."""
     value = {"S": "v"}

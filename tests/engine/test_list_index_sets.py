@@ -15,17 +15,6 @@ def n(value: int) -> dict[str, str]:
     return {"N": str(value)}
 
 
-@pytest.fixture
-def table(ddb: Backend, table_name: str) -> str:
-    ddb.create_table(
-        TableName=table_name,
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
-    return table_name
-
-
 def updated(ddb: Backend, table: str, start: list[Any], expression: str, values: dict[str, Any]) -> Any:
     ddb.put_item(TableName=table, Item={**KEY, "a": {"L": start}, "m": {"M": {"l": {"L": start}}}})
     used = {name: value for name, value in values.items() if name in expression}

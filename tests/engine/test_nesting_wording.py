@@ -30,17 +30,6 @@ def deep(levels: int) -> dict[str, Any]:
     return value
 
 
-@pytest.fixture
-def table(ddb: Backend, table_name: str) -> str:
-    ddb.create_table(
-        TableName=table_name,
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
-    return table_name
-
-
 def put(ddb: Backend, table: str, value: dict[str, Any]) -> None:
     ddb.put_item(TableName=table, Item={"pk": {"S": "a"}, "d": value})
 

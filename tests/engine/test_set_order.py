@@ -35,17 +35,6 @@ SORTED = {
 }
 
 
-@pytest.fixture
-def table(ddb: Backend, table_name: str) -> str:
-    ddb.create_table(
-        TableName=table_name,
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
-    return table_name
-
-
 def stored(ddb: Backend, table: str) -> dict[str, Any]:
     return ddb.get_item(TableName=table, Key=KEY, ConsistentRead=True)["Item"]
 
