@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from singletable.migrate._items import Item, absent, key_text, same_item, unchanged
-from singletable.model import Entity, EntityMeta, Index, ModelError, Path, Table, guard_key
+from singletable.model import Entity, EntityMeta, Index, ModelError, Path, Table, guard_key, upgraded_item
 
 if TYPE_CHECKING:
     from singletable.migrate._runner import Caller
@@ -143,7 +143,8 @@ class Backfill(Step):
         unknown = [name for name in computed if name not in meta.fields]
         if unknown:
             raise MigrationError(f"backfill({meta.type}) sets {unknown}, which are not fields of {meta.type}")
-        new = _carried(item, _convert(meta, {**values, **computed}, item, "backfill"), meta)
+        current = upgraded_item(meta, item)  # an older schema version, through its @upgrade chain
+        new = _carried(current, _convert(meta, {**values, **computed}, item, "backfill"), meta)
         if _primary(new, table) != _primary(item, table):
             raise MigrationError(
                 f"backfill({meta.type}) would change the primary key of {key_text(_primary(item, table))} "
@@ -174,7 +175,7 @@ class Rekey(Step):
                 "move them with each()"
             )
         values = old_meta.decode(item)
-        new = _carried(item, _convert(new_meta, values, item, "rekey"), new_meta)
+        new = _carried(upgraded_item(old_meta, item), _convert(new_meta, values, item, "rekey"), new_meta)
         old_key, new_key = _primary(item, table), _primary(new, table)
         if old_key == new_key:
             return _put_if_unchanged(item, new, new_meta)

@@ -45,6 +45,7 @@ from singletable.model._errors import (
     TransactionFailed,
     UniqueViolation,
     UnknownArgument,
+    UpgradeError,
     VersionConflict,
 )
 from singletable.model._expr import Action, Cond, Path
@@ -55,6 +56,7 @@ from singletable.model._similar import Scored, Similar
 from singletable.model._table import GSI, LSI, Index, Table, env
 from singletable.model._templates import Key, Keys
 from singletable.model._trace import Trace, TracedRequest
+from singletable.model._upgrades import upgrade, upgraded_item
 from singletable.model._vector_index import VectorIndex
 from singletable.model._vectors import Vector
 from singletable.model._write_keys import guard_key
@@ -111,6 +113,7 @@ __all__ = [
     "TransactionFailed",
     "UniqueViolation",
     "UnknownArgument",
+    "UpgradeError",
     "Vector",
     "VectorIndex",
     "VersionConflict",
@@ -120,6 +123,8 @@ __all__ = [
     "cursor",
     "env",
     "guard_key",
+    "upgrade",
+    "upgraded_item",
 ]
 
 # The async names load on first use: they import asyncio, which synchronous applications need not pay for.
