@@ -302,8 +302,7 @@ def write_backs(
     for item in _read_items(operation, params, response):
         kind = item.get(type_attribute, {}).get("S")
         meta = table.entities.get(kind) if kind is not None else None
-        chain = meta.upgrades if meta is not None else None
-        if chain is None or not chain.stale(item):
+        if meta is None or meta.upgrades is None or not meta.upgrades.stale(item):
             continue
         try:
             upgraded = rewritten(meta, item)
