@@ -398,10 +398,17 @@ def backfill(
     return Backfill(entity, set, where)
 
 
-def rekey(entity: type[Entity], to: type[Entity] | None = None) -> Rekey:
+def rekey(entity: type[Entity], to: type[Entity] | None = None, *, keep_old: bool = False) -> Rekey:
     """Move every stored ``entity`` item to the primary key that ``to`` (default: ``entity`` as declared
     now) computes from its fields: one transaction puts the item under its new key (if that key is free),
-    deletes the old item (if unchanged) and rewrites its uniqueness guards to name the new key."""
+    deletes the old item (if unchanged) and rewrites its uniqueness guards to name the new key.
+
+    ``keep_old=True`` (a dual-write window: ``connect(..., migrating={to: entity})``) copies instead: the old
+    items stay until ``migrate finish`` verifies the new ones and removes them."""
+    if keep_old:
+        from singletable.migrate._finish import RekeyKeepingOld  # it builds on Rekey, defined above
+
+        return RekeyKeepingOld(entity, to)
     return Rekey(entity, to)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -274,6 +274,7 @@ async def connect_async(
     cursor_secret: bytes | str | None = None,
     clock: Callable[[], datetime] | None = None,
     write_back_upgrades: bool = False,
+    migrating: Mapping[Any, Any] | None = None,
 ) -> AsyncDB:
     """An :class:`AsyncDB` for ``table`` on an Engine, a SQLite path / ":memory:" (the engine, in a worker
     thread), an http(s) URL or an aiobotocore client (the ``async`` extra), or a boto3 client (in worker
@@ -287,6 +288,7 @@ async def connect_async(
             cursor_secret=cursor_secret,
             clock=clock,
             write_back_upgrades=write_back_upgrades,
+            migrating=migrating,
         )
     except BaseException:
         await adapter.close()

@@ -10,7 +10,7 @@ with the adapter's synchronous call, as :class:`~singletable.model.AsyncDB` does
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime
 from typing import Any, TypeVar, overload
 
@@ -231,6 +231,7 @@ def connect(
     cursor_secret: bytes | str | None = None,
     clock: Callable[[], datetime] | None = None,
     write_back_upgrades: bool = False,
+    migrating: Mapping[Any, Any] | None = None,
 ) -> DB:
     """A :class:`DB` for ``table`` on an Engine, a boto3 client, a SQLite path / ":memory:", or a URL.
 
@@ -245,4 +246,5 @@ def connect(
         cursor_secret=cursor_secret,
         clock=clock,
         write_back_upgrades=write_back_upgrades,
+        migrating=migrating,
     )

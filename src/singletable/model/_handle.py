@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
@@ -33,6 +33,8 @@ from singletable.model._steps import Request, Sleep, Steps
 from singletable.model._table import Table
 from singletable.model._trace import Trace
 from singletable.model._upgrades import rewritten, write_back_params
+from singletable.model._window import checked_window
+from singletable.model._window import install as install_window
 from singletable.model._write_keys import guard_key
 from singletable.model._write_plans import plan_create, plan_delete, plan_put, plan_update
 from singletable.model._write_requests import changed_since_read, stored_after_failure
@@ -69,6 +71,7 @@ class TableHandle:
         cursor_secret: bytes | str | None = None,
         clock: Callable[[], datetime] | None = None,
         write_back_upgrades: bool = False,
+        migrating: Mapping[Any, Any] | None = None,
     ) -> None:
         self.table = table
         self.adapter = adapter
@@ -81,6 +84,10 @@ class TableHandle:
         self._dest = WriteTarget(self.table_name, self.clock, self._key_names)
         if write_back_upgrades:
             self.call = self._writing_back(self.call)
+        # The dual-write window of a re-keying (model/_window.py): installed only when one is open.
+        self.window = checked_window(migrating)
+        if self.window is not None:
+            install_window(self, self.window)
 
     def _drive(self, steps: Steps[Any]) -> Any:
         """Run ``steps`` with this handle's call: the result (``DB``), or an awaitable of it (``AsyncDB``)."""
