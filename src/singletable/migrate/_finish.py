@@ -109,17 +109,18 @@ def finish(
     old-shape item has its new-shape twin (else :class:`MigrationError` naming the keys, nothing deleted),
     delete the old items (conditioned on the image verified), move their guards to the new keys, and record
     the finish. The migrations must be applied (``up``); running ``finish`` again is harmless."""
-    todo = [migrations] if isinstance(migrations, Migration) else list(migrations)
+    todo = sorted([migrations] if isinstance(migrations, Migration) else migrations, key=lambda m: m.id)
+    for migration in todo:
+        if not any(isinstance(s, RekeyKeepingOld) for s in migration.steps):
+            raise MigrationError(
+                f"finish {migration.id}: it has no rekey(..., keep_old=True) step, so no window to close"
+            )
     call = Caller(db, limiter or Limiter(max_rcu, max_wcu))
     record = Record(call, db.table)
     applied, _ = record.read()
     out = []
-    for migration in sorted(todo, key=lambda m: m.id):
+    for migration in todo:
         steps = [s for s in migration.steps if isinstance(s, RekeyKeepingOld)]
-        if not steps:
-            raise MigrationError(
-                f"finish {migration.id}: it has no rekey(..., keep_old=True) step, so no window to close"
-            )
         if migration.id not in applied:
             raise MigrationError(
                 f"finish {migration.id}: the migration is not applied yet; run migrate up first"
