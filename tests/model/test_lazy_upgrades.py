@@ -21,6 +21,7 @@ from singletable.model import (
     GSI,
     Adapter,
     Collection,
+    ConditionFailed,
     DeclarationError,
     Entity,
     Keys,
@@ -144,6 +145,15 @@ def test_an_update_of_an_older_item_upgrades_it_first(open_db: Callable[..., DB]
     assert "first" not in item and "last" not in item and item["visits"] == {"N": "5"}
     assert item["GSI1PK"] == {"S": "NAME#Ann Lee"}  # the index key the upgrade made possible
     assert db.find(Person, email="ann@x.org").id == "1"  # the guard the update claimed
+
+
+def test_a_transaction_refuses_to_update_an_older_item(open_db: Callable[..., DB]) -> None:
+    db = open_db(people)
+    put_raw(db, v1("1"))
+    before = stored(db, "1")
+    with pytest.raises(ConditionFailed), db.transaction() as tx:
+        tx.update(Person.key(id="1"), visits=2)
+    assert stored(db, "1") == before  # no second attempt inside a transaction: nothing written
 
 
 def test_write_back_stores_upgraded_items(open_db: Callable[..., DB]) -> None:

@@ -211,7 +211,7 @@ def _retire(call: Caller, table: Table, old: EntityMeta, new: EntityMeta, item: 
             {"Delete": {"Key": old_key, **unchanged(item)}},
             {"ConditionCheck": {"Key": new_key, **unchanged(expected)}},
         ]
-        parts += Rekey(old.cls, new.cls)._guards(old, new, item, values, new_key)
+        parts += Rekey(old.cls, new.cls).guard_parts(old, new, item, values, new_key)
         try:
             call("TransactWriteItems", {"TransactItems": parts})
             return 1

@@ -183,10 +183,10 @@ class Rekey(Step):
             {"Put": {"Item": new, **absent(new_key)}},
             {"Delete": {"Key": old_key, **unchanged(item)}},
         ]
-        parts += self._guards(old_meta, new_meta, item, values, new_key)
+        parts += self.guard_parts(old_meta, new_meta, item, values, new_key)
         return [Write("TransactWriteItems", {"TransactItems": parts}, item, [new], [old_key])]
 
-    def _guards(
+    def guard_parts(
         self, old: EntityMeta, new: EntityMeta, item: Item, values: Mapping[str, Any], owner: Item
     ) -> list[dict[str, Any]]:
         """The guard items follow their owner: each is rewritten naming the new key (moved, when its own

@@ -33,7 +33,7 @@ from singletable.model._steps import Request, Sleep, Steps
 from singletable.model._table import Table
 from singletable.model._trace import Trace
 from singletable.model._upgrades import rewritten, write_back_params
-from singletable.model._window import checked_window
+from singletable.model._window import HandleSteps, checked_window
 from singletable.model._window import install as install_window
 from singletable.model._write_keys import guard_key
 from singletable.model._write_plans import plan_create, plan_delete, plan_put, plan_update
@@ -87,7 +87,7 @@ class TableHandle:
         # The dual-write window of a re-keying (model/_window.py): installed only when one is open.
         self.window = checked_window(migrating)
         if self.window is not None:
-            install_window(self, self.window)
+            install_window(self, self.window, HandleSteps(self._drive, self._write_target, self._decoded))
 
     def _drive(self, steps: Steps[Any]) -> Any:
         """Run ``steps`` with this handle's call: the result (``DB``), or an awaitable of it (``AsyncDB``)."""

@@ -17,9 +17,10 @@ with these only when a window is open, so other DBs keep their paths as they wer
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from singletable.model._batches import batch_write as plain_batch_write
 from singletable.model._entity import Entity
 from singletable.model._entity_meta import EntityMeta, KeyRef
 from singletable.model._errors import ConditionFailed, DeclarationError, MissingKeyFields, ModelError
@@ -301,45 +302,54 @@ def dual_delete(
 # -- what the handle and its transactions run while the window is open ---------------------------------------
 
 
-def install(handle: Any, window: Window) -> None:
+class HandleSteps(NamedTuple):
+    """What the window uses of the handle it is installed on: its driver, its write target and its decoding
+    of a read item (the handle passes them, so this module does not import it)."""
+
+    drive: Callable[[Steps[Any]], Any]
+    write_target: Callable[[], WriteTarget]
+    decoded: Callable[[EntityMeta, dict[str, AV]], Any]
+
+
+def install(handle: Any, window: Window, steps: HandleSteps) -> None:
     """Make ``handle`` write every migrating entity in both shapes and fall back on the old shape in
     ``get``; its transactions mirror their writes too."""
-    from singletable.model._handle import PUT_ATTEMPTS, UPDATE_ATTEMPTS
+    drive, write_target, decoded = steps
 
     plain_get = handle._get
     plain_transaction = handle.transaction
 
     def create(entity: Any) -> Steps[Any]:
-        parts, result = dual_create(window, handle._write_target(), entity)
+        parts, result = dual_create(window, write_target(), entity)
         yield from send(parts, returning=True)
         return result
 
     def put(entity: Any, condition: Cond | None) -> Steps[Any]:
-        for attempt in range(PUT_ATTEMPTS):
-            parts, result = yield from dual_put(window, handle._write_target(), entity, condition)
+        for attempt in range(WINDOW_ATTEMPTS):
+            parts, result = yield from dual_put(window, write_target(), entity, condition)
             try:
                 yield from send(parts, returning=False)
             except ModelError as error:
-                if attempt == PUT_ATTEMPTS - 1 or not _raced(parts, error):
+                if attempt == WINDOW_ATTEMPTS - 1 or not _raced(parts, error):
                     raise
                 continue
             return result
         raise AssertionError("unreachable")
 
     def update(target: Any, actions: Any, condition: Cond | None, upsert: bool, sets: Any) -> Steps[Any]:
-        for attempt in range(UPDATE_ATTEMPTS):
+        for attempt in range(WINDOW_ATTEMPTS):
             parts, meta = yield from dual_update(
-                window, handle._write_target(), target, actions, condition, upsert, sets
+                window, write_target(), target, actions, condition, upsert, sets
             )
             try:
                 response = yield from send(parts, returning=True)
             except ModelError as error:
-                if attempt == UPDATE_ATTEMPTS - 1 or not _raced(parts, error):
+                if attempt == WINDOW_ATTEMPTS - 1 or not _raced(parts, error):
                     raise
                 continue
             item = response.get("Attributes")
             if item is not None:
-                return handle._decoded(meta, item)
+                return decoded(meta, item)
             values = _key_values(meta, target)
             key = {n: values[n] for n in meta.primary_fields}
             return (yield from plain_get(KeyRef(meta, key), True, {}))
@@ -347,13 +357,11 @@ def install(handle: Any, window: Window) -> None:
 
     def delete(target: Any, condition: Cond | None, key: dict[str, Any]) -> Steps[None]:
         target = _addressed("db.delete", target, key)
-        parts = yield from dual_delete(window, handle._write_target(), target, condition)
+        parts = yield from dual_delete(window, write_target(), target, condition)
         if parts:
             yield from send(parts)
 
     def batch_write(puts: Any, deletes: Any) -> Steps[None]:
-        from singletable.model._batches import batch_write as plain_batch_write
-
         puts, deletes = list(puts), list(deletes)
         mirrored_puts = [_old_entity(o, e) for e in puts if (o := window.old_of(type(e).model_entity()))]
         mirrored_deletes = []
@@ -366,9 +374,7 @@ def install(handle: Any, window: Window) -> None:
                 except MissingKeyFields:
                     pass
         return (
-            yield from plain_batch_write(
-                handle._write_target(), puts + mirrored_puts, deletes + mirrored_deletes
-            )
+            yield from plain_batch_write(write_target(), puts + mirrored_puts, deletes + mirrored_deletes)
         )
 
     def get(target: Any, consistent: bool, key: dict[str, Any]) -> Steps[Any]:
@@ -387,7 +393,7 @@ def install(handle: Any, window: Window) -> None:
         if consistent:
             params["ConsistentRead"] = True
         item = (yield Request("GetItem", params)).get("Item")
-        return None if item is None else handle._decoded(meta, item)
+        return None if item is None else decoded(meta, item)
 
     def transaction() -> Any:
         tx = plain_transaction()
@@ -395,7 +401,7 @@ def install(handle: Any, window: Window) -> None:
         return tx
 
     def get_entity(target: Any, /, *, consistent: bool = False, **key: Any) -> Any:
-        return handle._drive(get(target, consistent, key))
+        return drive(get(target, consistent, key))
 
     handle.window = window
     handle.get = get_entity
