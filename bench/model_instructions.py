@@ -14,15 +14,13 @@ built before the calls. Run it with ``PYTHONPATH`` pointing at two trees to comp
 from __future__ import annotations
 
 import argparse
-import os
-import re
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+
+from instructions import callgrind  # noqa: E402  (bench/ is put on the path above)
 
 WARM_UP = 500
 OPERATIONS = ("put", "get", "query", "update")
@@ -57,24 +55,7 @@ def _child(operation: str, n: int, n_max: int) -> None:
 
 def count(operation: str, n: int, n_max: int) -> int:
     """Instructions (Ir) of one child run under callgrind."""
-    with tempfile.TemporaryDirectory() as out:
-        command = [
-            "valgrind",
-            "--tool=callgrind",
-            f"--callgrind-out-file={os.path.join(out, 'cg.out')}",
-            sys.executable,
-            __file__,
-            "--child",
-            operation,
-            str(n),
-            str(n_max),
-        ]
-        env = {**os.environ, "PYTHONHASHSEED": "0"}
-        done = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
-    found = re.search(r"Collected : (\d+)", done.stderr)
-    if found is None:
-        raise RuntimeError(f"no instruction count in valgrind's output:\n{done.stderr[-2000:]}")
-    return int(found.group(1))
+    return callgrind(__file__, ["--child", operation, str(n), str(n_max)])
 
 
 def main() -> None:

@@ -102,6 +102,19 @@ max_rcu_option = click.option(
     help="Read units per second at most, or a share of the table's capacity (10%).",
 )
 
+max_wcu_option = click.option(
+    "--max-wcu",
+    type=RATE,
+    default=None,
+    help="Write units per second at most, or a share of the table's capacity (10%).",
+)
+page_size_option = click.option(
+    "--page-size", type=click.IntRange(1, 1000), default=100, show_default=True, help="Items per Scan page."
+)
+yes_option = click.option(
+    "--yes", is_flag=True, help="Write to a target that is not a local file or a loopback endpoint."
+)
+
 
 @click.group()
 def migrate() -> None:
@@ -185,15 +198,8 @@ def _show_plan(report: Any) -> None:
 @click.argument("target")
 @table_option
 @max_rcu_option
-@click.option(
-    "--max-wcu",
-    type=RATE,
-    default=None,
-    help="Write units per second at most, or a share of the table's capacity (10%).",
-)
-@click.option(
-    "--page-size", type=click.IntRange(1, 1000), default=100, show_default=True, help="Items per Scan page."
-)
+@max_wcu_option
+@page_size_option
 @click.option(
     "--segments",
     type=click.IntRange(1, 1000000),
@@ -202,9 +208,7 @@ def _show_plan(report: Any) -> None:
     help="Parallel-scan segments read at once (a resumed step keeps its own).",
 )
 @click.option("--dry-run", is_flag=True, help="Plan instead: show what would be written, write nothing.")
-@click.option(
-    "--yes", is_flag=True, help="Write to a target that is not a local file or a loopback endpoint."
-)
+@yes_option
 def up(
     module: str,
     target: str,

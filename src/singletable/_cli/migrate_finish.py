@@ -7,7 +7,17 @@ from __future__ import annotations
 
 import click
 
-from singletable._cli.migrate import RATE, _failing, _local, _open, _units, max_rcu_option, table_option
+from singletable._cli.migrate import (
+    _failing,
+    _local,
+    _open,
+    _units,
+    max_rcu_option,
+    max_wcu_option,
+    page_size_option,
+    table_option,
+    yes_option,
+)
 from singletable._extras import require
 
 
@@ -16,18 +26,9 @@ from singletable._extras import require
 @click.argument("target")
 @table_option
 @max_rcu_option
-@click.option(
-    "--max-wcu",
-    type=RATE,
-    default=None,
-    help="Write units per second at most, or a share of the table's capacity (10%).",
-)
-@click.option(
-    "--page-size", type=click.IntRange(1, 1000), default=100, show_default=True, help="Items per Scan page."
-)
-@click.option(
-    "--yes", is_flag=True, help="Write to a target that is not a local file or a loopback endpoint."
-)
+@max_wcu_option
+@page_size_option
+@yes_option
 def finish(
     module: str,
     target: str,

@@ -30,7 +30,6 @@ from singletable.migrate._steps import (
     _convert,
     _meta,
     _primary,
-    _put_if_unchanged,
 )
 from singletable.model import DB, EntityMeta, RequestError, Table, upgraded_item
 
@@ -49,21 +48,20 @@ class RekeyKeepingOld(Rekey):
     kind = "rekey"
 
     def writes(self, item: Item, table: Table) -> list[Write]:
-        old_meta, new_meta = _meta(self.entity), _meta(self.to or self.entity)
-        if new_meta.derived:
-            raise MigrationError(
-                f"rekey({new_meta.type}): entities with derived items cannot be re-keyed yet; "
-                "move them with each()"
-            )
-        new = twin_of(old_meta, new_meta, item)
-        old_key, new_key = _primary(item, table), _primary(new, table)
-        if old_key == new_key:
-            return _put_if_unchanged(item, new, new_meta)
-        parts = [
-            {"ConditionCheck": {"Key": old_key, **unchanged(item)}},
-            {"Put": {"Item": new, **_free_or_equal(new, new_key)}},
-        ]
-        return [Write("TransactWriteItems", {"TransactItems": parts}, item, [new])]
+        """A move's writes, with its transaction made a copy: the new shape put (its key free or holding
+        exactly it) while the old item is the image read, which stays, and so do its guards."""
+        out = []
+        for write in Rekey.writes(self, item, table):
+            if write.operation != "TransactWriteItems":
+                out.append(write)  # the key does not change: the item is rewritten in place
+                continue
+            new = write.new[0]
+            parts = [
+                {"ConditionCheck": {"Key": _primary(item, table), **unchanged(item)}},
+                {"Put": {"Item": new, **_free_or_equal(new, _primary(new, table))}},
+            ]
+            out.append(Write("TransactWriteItems", {"TransactItems": parts}, item, [new]))
+        return out
 
     def describe(self) -> str:
         return f"{Rekey.describe(self)} (keeping the old items until migrate finish)"
