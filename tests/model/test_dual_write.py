@@ -251,3 +251,16 @@ def test_any_sequence_of_writes_keeps_both_shapes_equal(ops: list[tuple[str, int
     assert (
         sorted(i["PK"]["S"] for i in after_finish if not i["PK"]["S"].startswith("_singletable")) == expected
     )
+
+
+@pytest.mark.sync_only("inspects a DB's attributes")
+def test_without_a_window_or_schema_version_nothing_is_wrapped() -> None:
+    """The hot paths stay the class's own methods: the window's steps and the upgrading readers are
+    installed only where declared (bench/model_instructions.py counts the instructions)."""
+    plain = connect(after, ":memory:")
+    windowed = connect(after, ":memory:", migrating={Member: OldMember})
+    for name in ("_create", "_put", "_update", "_delete", "_batch_write", "_get", "get", "transaction"):
+        assert name not in vars(plain) and name in vars(windowed), name
+    assert plain.call == plain.adapter.call  # no write-back wrapper
+    meta = Member.model_entity()
+    assert meta.upgrades is None and "from_item" not in vars(meta) and meta.read_builder is meta.builder
