@@ -56,10 +56,6 @@ class Window:
         pair = self._old.get(id(meta))
         return pair[1] if pair is not None else None
 
-    def pairs(self) -> list[tuple[EntityMeta, EntityMeta]]:
-        """(new, old) for each migrating entity."""
-        return list(self._old.values())
-
 
 def _entity(cls: Any) -> EntityMeta:
     if not (isinstance(cls, type) and issubclass(cls, Entity)):
@@ -356,7 +352,7 @@ def install(handle: Any, window: Window, steps: HandleSteps) -> None:
         raise AssertionError("unreachable")
 
     def delete(target: Any, condition: Cond | None, key: dict[str, Any]) -> Steps[None]:
-        target = _addressed("db.delete", target, key)
+        target = _addressed(target, key)
         parts = yield from dual_delete(window, write_target(), target, condition)
         if parts:
             yield from send(parts)
@@ -429,7 +425,7 @@ def _raced(parts: list[RequestPart], error: ModelError) -> bool:
     return bool(parts) and item is not None and changed_since_read(parts[0], item)
 
 
-def _addressed(where: str, target: Any, key: dict[str, Any]) -> Any:
+def _addressed(target: Any, key: dict[str, Any]) -> Any:
     """A delete's target as a key or an entity (``db.delete(User, id=...)`` names the class)."""
     if isinstance(target, type) and issubclass(target, Entity):
         return target.key(**key)
@@ -462,7 +458,7 @@ def mirror_transaction(tx: TransactionParts, window: Window) -> None:
         tx.parts += parts
 
     def delete(target: Any, condition: Cond | None, key: dict[str, Any]) -> Steps[None]:
-        tx.parts += yield from dual_delete(window, tx.dest, _addressed("tx.delete", target, key), condition)
+        tx.parts += yield from dual_delete(window, tx.dest, _addressed(target, key), condition)
 
     tx._create = create  # type: ignore[method-assign]
     tx._put = put  # type: ignore[method-assign]
