@@ -2,9 +2,10 @@
 run, resumable, rate-limited, recorded in the table.
 
 A migration module declares ``migration = Migration(id=..., description=..., steps=[...])`` with steps built
-from the verbs :func:`backfill`, :func:`rekey`, :func:`rename`, :func:`each`, :func:`add_index` and
-:func:`drop_index`. :func:`plan` counts what it would do (never writing), :func:`up` applies it, resuming
-from the table's own checkpoint after any interruption, and :func:`status` says what is applied. Everything
+from the verbs :func:`backfill`, :func:`rekey`, :func:`rename`, :func:`split`, :func:`merge`, :func:`each`,
+:func:`add_index` and :func:`drop_index`. :func:`plan` counts what it would do (never writing), :func:`up`
+applies it, resuming from the table's own checkpoint after any interruption, :func:`status` says what is
+applied and :func:`rehearse` runs it on a local copy and verifies the result. Everything
 goes through a model :class:`~singletable.model.DB`, so it runs the same on the embedded engine, ``serve``,
 DynamoDB Local and AWS. docs/migrations.md has a worked example per verb and the guarantees.
 """
@@ -19,6 +20,7 @@ from singletable.migrate._migration import Migration, load_migrations
 from singletable.migrate._plan import Plan, StepPlan, Violation, plan
 from singletable.migrate._record import RECORD_ID
 from singletable.migrate._runner import MigrationChanged, Progress, Result, Status, status, up
+from singletable.migrate._split import merge, split
 from singletable.migrate._steps import (
     Delete,
     MigrationError,
@@ -49,9 +51,11 @@ __all__ = [
     "drop_index",
     "each",
     "load_migrations",
+    "merge",
     "plan",
     "rekey",
     "rename",
+    "split",
     "status",
     "up",
 ]

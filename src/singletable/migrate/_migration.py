@@ -37,7 +37,8 @@ class Migration:
             )
         if not all(isinstance(step, Step) for step in self.steps):
             raise TypeError(
-                "a migration's steps are built with backfill, rekey, rename, each, add_index, drop_index"
+                "a migration's steps are built with backfill, rekey, rename, split, merge, each, add_index, "
+                "drop_index"
             )
         if not self.steps:
             raise ValueError(f"migration {self.id} has no steps")
