@@ -19,6 +19,7 @@ from singletable.migrate._calls import Limiter, capacity_share
 from singletable.migrate._migration import Migration, load_migrations
 from singletable.migrate._plan import Plan, StepPlan, Violation, plan
 from singletable.migrate._record import RECORD_ID
+from singletable.migrate._rehearse import EntityCount, Problem, Rehearsal, rehearse
 from singletable.migrate._runner import MigrationChanged, Progress, Result, Status, status, up
 from singletable.migrate._split import merge, split
 from singletable.migrate._steps import (
@@ -35,12 +36,15 @@ from singletable.migrate._steps import (
 __all__ = [
     "RECORD_ID",
     "Delete",
+    "EntityCount",
     "Limiter",
     "Migration",
     "MigrationChanged",
     "MigrationError",
     "Plan",
+    "Problem",
     "Progress",
+    "Rehearsal",
     "Result",
     "Status",
     "StepPlan",
@@ -53,6 +57,7 @@ __all__ = [
     "load_migrations",
     "merge",
     "plan",
+    "rehearse",
     "rekey",
     "rename",
     "split",
