@@ -744,12 +744,6 @@ def test_a_share_of_provisioned_capacity(tmp_path: Path) -> None:
         capacity_share(db, 150, "read")
     on_demand = connect(migration.table, str(tmp_path / "o.db"))
     on_demand.create_table()
-    with pytest.raises(
-        MigrationError, match=r"is on-demand with no maximum throughput: .* give --max-wcu in units"
-    ):
-        capacity_share(on_demand, 10, "write")
     on_demand.close()
-    done = run_cli("migrate", "up", "--max-wcu", "10%", str(migration_file(tmp_path)), str(tmp_path / "o.db"))
-    assert done.returncode == 1 and "is on-demand with no maximum throughput" in done.stderr
     bad = run_cli("migrate", "up", "--max-wcu", "150%", str(migration_file(tmp_path)), str(tmp_path / "o.db"))
     assert bad.returncode == 2 and "give units above 0, or a percentage above 0 and at most 100" in bad.stderr

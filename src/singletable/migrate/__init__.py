@@ -15,12 +15,14 @@ from singletable import _extras
 if _extras.missing(("pydantic",)):
     raise _extras.MissingExtra("model", "singletable.migrate")
 
-from singletable.migrate._calls import Limiter, capacity_share
+from singletable.migrate._calls import Limiter
+from singletable.migrate._eta import Eta, expected_reads
 from singletable.migrate._migration import Migration, load_migrations
 from singletable.migrate._plan import Plan, StepPlan, Violation, plan
 from singletable.migrate._record import RECORD_ID
 from singletable.migrate._rehearse import EntityCount, Problem, Rehearsal, rehearse
 from singletable.migrate._runner import MigrationChanged, Progress, Result, Status, status, up
+from singletable.migrate._share import Share, capacity_share, share_of_capacity
 from singletable.migrate._split import merge, split
 from singletable.migrate._steps import (
     Delete,
@@ -37,6 +39,7 @@ __all__ = [
     "RECORD_ID",
     "Delete",
     "EntityCount",
+    "Eta",
     "Limiter",
     "Migration",
     "MigrationChanged",
@@ -46,6 +49,7 @@ __all__ = [
     "Progress",
     "Rehearsal",
     "Result",
+    "Share",
     "Status",
     "StepPlan",
     "Violation",
@@ -54,12 +58,14 @@ __all__ = [
     "capacity_share",
     "drop_index",
     "each",
+    "expected_reads",
     "load_migrations",
     "merge",
     "plan",
     "rehearse",
     "rekey",
     "rename",
+    "share_of_capacity",
     "split",
     "status",
     "up",
