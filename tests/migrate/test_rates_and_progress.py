@@ -230,3 +230,32 @@ def test_the_bar_on_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
     shown = capsys.readouterr().err
     assert "0001-x: step 1" in shown and "40 items read, 3 written, 12 RCU, 40 WCU" in shown
     assert "ETA 0:00:30" in shown  # 40 items in the 20 seconds since it started, 60 left
+
+
+def test_a_non_loopback_target_runs_only_with_yes(tmp_path: Path) -> None:
+    """``serve`` reached by a name that is not a loopback one (0.0.0.0): ``up`` refuses without ``--yes``,
+    ``--dry-run`` reads without it, and ``--yes`` runs the migration."""
+    from serving import ServerProcess
+
+    path = migration_file(tmp_path)
+    [migration] = load_migrations(str(path))
+    assert migration.table is not None
+    server = ServerProcess(tmp_path / "served.db", args=("--allow-host", "0.0.0.0"))
+    try:
+        endpoint = f"http://0.0.0.0:{server.port}"
+        db = connect(migration.table, endpoint)
+        old_table(db)
+        seed(db, [old_user(i) for i in range(3)])
+        refused = run_cli("migrate", "up", str(path), endpoint)
+        assert refused.returncode == 2
+        assert f"{endpoint} is not local: pass --yes to migrate it" in refused.stderr
+        dry = run_cli("migrate", "up", "--dry-run", str(path), endpoint)
+        assert dry.returncode == 0 and "rekey user" in dry.stdout
+        assert run_cli("migrate", "status", str(path), endpoint).stdout.startswith(
+            "0001-users-by-email: pending"
+        )
+        done = run_cli("migrate", "up", "--yes", str(path), endpoint)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith("0001-users-by-email: applied:")
+    finally:
+        server.stop()

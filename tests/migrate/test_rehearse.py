@@ -220,3 +220,83 @@ def test_the_migration_stopping_fails_the_rehearsal(tmp_path: Path) -> None:
     done = run_cli("migrate", "rehearse", str(module), str(file), env={"PYTHONPATH": _path(HERE)})
     assert done.returncode == 1
     assert "split contact PK=CONTACT#1, SK=CONTACT: kind is 'robot', which into does not name" in done.stderr
+
+
+SITES = """
+from singletable.migrate import Migration, backfill
+from singletable.model import Derived, Entity, Keys, Table
+
+sites = Table(name="sites")
+
+
+class SiteTag(Entity, table=sites, type="sitetag", timestamps=False):
+    site_id: str
+    tag: str
+    keys = Keys(PK="SITE#{site_id}", SK="TAG#{tag}")
+
+
+class Site(Entity, table=sites, type="site", timestamps=False):
+    site_id: str
+    title: str
+    tags: list[str] = []
+    keys = Keys(PK="SITE#{site_id}", SK="SITE")
+    tag_items = Derived(SiteTag, each="tags", as_="tag")
+
+
+trim = backfill(Site, set={"title": lambda v: v["title"].strip()})
+migration = Migration("0001-titles", "titles trimmed", [trim])
+"""
+
+
+def test_a_missing_derived_item_is_named(tmp_path: Path) -> None:
+    module = tmp_path / "sites_migration.py"
+    module.write_text(SITES)
+    [migration] = load_migrations(str(module))
+    assert migration.table is not None
+    site = migration.table.entities["site"].cls
+    file = tmp_path / "sites.db"
+    db = connect(migration.table, str(file))
+    db.create_table()
+    db.create(site(site_id="1", title=" One ", tags=["a", "b"]))
+    db.create(site(site_id="2", title="Two", tags=["c"]))
+    stale = {"PK": {"S": "SITE#1"}, "SK": {"S": "TAG#b"}}
+    db.call("DeleteItem", {"TableName": "sites", "Key": stale})  # written by hand, and lost
+    db.close()
+    found = rehearse(migration, str(file))
+    assert [(p.key, p.check, p.detail) for p in found.problems] == [
+        ("PK=SITE#1, SK=SITE", "derived", "its tag_items item PK=SITE#1, SK=TAG#b is missing")
+    ]
+    counts = {c.type: (c.before, c.after) for c in found.counts}
+    assert counts == {"site": (2, 2), "sitetag": (2, 2)}
+    assert found.checked == 4  # the sites and their tag items, each against its declaration
+
+
+BRINGS_BACK = """
+from test_split_merge import BY_KIND, Contact, Person
+from singletable.migrate import Migration, each
+
+
+def old_shape(item):
+    return [Contact(id=item["id"]["S"], kind="person", name=item["name"]["S"])]
+
+
+steps = [BY_KIND, each(old_shape, Person)]
+migration = Migration("0001-split-and-undo", "a bug: each writes contacts back", steps)
+"""
+
+
+def test_an_item_left_of_a_retired_type_is_named(tmp_path: Path) -> None:
+    file = tmp_path / "contacts.db"
+    db = connect(before, str(file))
+    db.create_table()
+    seed_contacts(db, [contact(5, "person"), contact(6, "company")])
+    db.close()
+    module = tmp_path / "brings_back.py"
+    module.write_text(BRINGS_BACK)
+    done = run_cli("migrate", "rehearse", str(module), str(file), env={"PYTHONPATH": _path(HERE)})
+    assert done.returncode == 1
+    assert (
+        "  PK=CONTACT#5, SK=CONTACT: retired type: still a contact, which split contact into person, company "
+        "converts" in done.stderr
+    )
+    assert "verification failed: 1 problem\n" in done.stderr

@@ -256,3 +256,13 @@ def test_an_interrupted_split_resumes_to_the_same_table(
         assert status([SPLIT], dbs[1])[0].state == "running"
     up(SPLIT, dbs[1], page_size=page_size)
     assert snapshot(dbs[1]) == snapshot(dbs[0])
+
+
+def test_plan_counts_a_split_without_writing(db: DB) -> None:
+    seed(db, [contact(1, "person", "a@x.org"), contact(2, "company"), contact(3, "person")])
+    before_plan = snapshot(db)
+    [step] = plan(SPLIT, db).steps
+    assert step.step == "split contact into person, company"
+    assert step.scanned == {"contact": 3} and step.touched == {"contact": 3}
+    assert step.write_units > 0 and step.problem_count == 0 and step.violation_count == 0
+    assert snapshot(db) == before_plan

@@ -87,7 +87,8 @@ def _show(found: Any, source: str) -> None:
     if found.ok:
         click.echo(f"verified: {found.checked:,} items as declared, no problems")
         return
-    click.echo(f"verification failed: {found.problem_count:,} problems", err=True)
+    noun = "problem" if found.problem_count == 1 else "problems"
+    click.echo(f"verification failed: {found.problem_count:,} {noun}", err=True)
     for problem in found.problems:
         click.echo(f"  {problem.key}: {problem.check}: {problem.detail}", err=True)
     if found.problem_count > len(found.problems):
