@@ -11,13 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_migrate import migration_file, old_table, old_user, run_cli, seed
+from test_migrate import migration_file, old_table, old_user, run_cli, seed, shop_file
 
 from singletable.migrate import (
     Eta,
     Migration,
     MigrationError,
     Progress,
+    capacity_share,
     expected_reads,
     load_migrations,
     share_of_capacity,
@@ -93,21 +94,29 @@ def test_a_share_of_provisioned_capacity(shop: tuple[Migration, DB, Any]) -> Non
     )
     share = share_of_capacity(db, 50, "write")
     assert (share.units, share.source) == (10.0, "provisioned capacity")
+    assert capacity_share(db, 25, "read") == 10.0
+    with pytest.raises(
+        ValueError, match="a share of capacity is a percentage above 0 and at most 100, not 150"
+    ):
+        capacity_share(db, 150, "read")
     with pytest.raises(ValueError, match="an observed rate is a positive number of units per second, not 0"):
         share_of_capacity(db, 50, "write", observed=0)
     with pytest.raises(ValueError, match="kind is read or write, not 'both'"):
         share_of_capacity(db, 50, "both")
 
 
+def test_a_share_is_a_percentage_up_to_100(tmp_path: Path) -> None:
+    file, path = shop_file(tmp_path, [])
+    for option in ("--max-wcu", "--max-share"):
+        bad = run_cli("migrate", "up", option, "150%", str(path), str(file))
+        assert bad.returncode == 2
+        assert "give units above 0, or a percentage above 0 and at most 100" in bad.stderr
+
+
 def test_max_share_on_the_command_line(tmp_path: Path, reference_server: Any) -> None:
-    path = migration_file(tmp_path)
+    file, path = shop_file(tmp_path, [old_user(i) for i in range(3)])
     [migration] = load_migrations(str(path))
     assert migration.table is not None
-    file = tmp_path / "t.db"
-    db = connect(migration.table, str(file))
-    old_table(db)
-    seed(db, [old_user(i) for i in range(3)])
-    db.close()
     done = run_cli("migrate", "up", "--max-share", "25%", "--progress-every", "1000", str(path), str(file))
     assert done.returncode == 0, done.stderr
     assert (
@@ -196,25 +205,14 @@ LINE = re.compile(
 
 
 def test_plain_progress_lines_when_not_a_terminal(tmp_path: Path) -> None:
-    path = migration_file(tmp_path)
-    [migration] = load_migrations(str(path))
-    assert migration.table is not None
-    file = tmp_path / "t.db"
-    db = connect(migration.table, str(file))
-    old_table(db)
-    seed(db, [old_user(i, f"P{i}@x.com") for i in range(6)])
-    db.close()
+    file, path = shop_file(tmp_path, [old_user(i, f"P{i}@x.com") for i in range(6)])
     done = run_cli("migrate", "up", "--page-size", "2", "--progress-every", "0", str(path), str(file))
     assert done.returncode == 0, done.stderr
     lines = done.stderr.splitlines()
     assert lines and all(LINE.match(line) for line in lines), lines
     assert {LINE.match(line).group(1) for line in lines} == {"1", "2", "3", "4", "5"}  # type: ignore[union-attr]
     assert "\x1b" not in done.stderr  # no control codes in a log
-    quiet = tmp_path / "quiet.db"
-    db = connect(migration.table, str(quiet))
-    old_table(db)
-    seed(db, [old_user(i) for i in range(6)])
-    db.close()
+    quiet, _ = shop_file(tmp_path, [old_user(i) for i in range(6)], "quiet.db")
     few = run_cli("migrate", "up", "--page-size", "2", "--progress-every", "3600", str(path), str(quiet))
     # the first page, then one line per step as it changes: never a line per page
     assert len(few.stderr.splitlines()) < len(lines)

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import uuid
 from pathlib import Path
 
 import pytest
-from test_migrate import old_table, old_user, run_cli, seed
+from test_migrate import migration_file, old_table, old_user, run_cli, seed, shop_file
 from test_split_merge import SPLIT, before, contact
 from test_split_merge import seed as seed_contacts
 
@@ -27,27 +26,13 @@ from test_split_merge import SPLIT as migration
 """
 
 
-def shop_module(directory: Path) -> Path:
-    path = directory / f"shop_{uuid.uuid4().hex[:8]}.py"
-    shutil.copy(HERE / "shop_migration.py", path)
-    return path
-
-
 def fingerprint(path: Path) -> tuple[str, int]:
     return hashlib.sha256(path.read_bytes()).hexdigest(), path.stat().st_mtime_ns
 
 
 def shop_source(directory: Path, count: int = 6) -> tuple[Path, Path]:
-    """A database file of old-shape users, and the shop migration's module."""
-    module = shop_module(directory)
-    [migration] = load_migrations(str(module))
-    assert migration.table is not None
-    file = directory / "live.db"
-    db = connect(migration.table, str(file))
-    old_table(db)
-    seed(db, [old_user(i, f"U{i}@Example.com" if i % 2 else None) for i in range(count)])
-    db.close()
-    return file, module
+    """A database file of old-shape users (every other one with an email), and the shop migration."""
+    return shop_file(directory, [old_user(i, f"U{i}@Example.com" if i % 2 else None) for i in range(count)])
 
 
 def test_a_file_is_rehearsed_and_left_as_it_was(tmp_path: Path) -> None:
@@ -172,7 +157,7 @@ def test_an_endpoint_is_copied_then_rehearsed(
     tmp_path: Path, request: pytest.FixtureRequest, server: str
 ) -> None:
     endpoint = request.getfixturevalue("http_server" if server == "http" else "reference_server").endpoint
-    module = shop_module(tmp_path)
+    module = migration_file(tmp_path)
     [migration] = load_migrations(str(module))
     assert migration.table is not None
     name = f"shop_{uuid.uuid4().hex[:10]}"

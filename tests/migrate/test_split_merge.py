@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_migrate import snapshot
 
 from singletable.migrate import Migration, MigrationError, merge, plan, split, status, up
 from singletable.model import DB, Entity, Keys, Table, UniqueViolation, connect
@@ -87,17 +88,6 @@ def seed(db: DB, items: list[dict[str, Any]]) -> None:
                     "ExpressionAttributeValues": {":v": av},
                 },
             )
-
-
-def snapshot(db: DB) -> list[dict[str, Any]]:
-    items = []
-    params: dict[str, Any] = {"TableName": db.table_name, "ConsistentRead": True}
-    while True:
-        page = db.call("Scan", params)
-        items += [i for i in page["Items"] if i["PK"] != RECORD]
-        if "LastEvaluatedKey" not in page:
-            return sorted(items, key=lambda i: (i["PK"]["S"], i["SK"]["S"]))
-        params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
 BY_KIND = split(Contact, into={"person": Person, "company": Company}, by="kind")
