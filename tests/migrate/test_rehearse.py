@@ -285,3 +285,26 @@ def test_an_item_left_of_a_retired_type_is_named(tmp_path: Path) -> None:
         "converts" in done.stderr
     )
     assert "verification failed: 1 problem\n" in done.stderr
+
+
+def test_what_cannot_be_rehearsed_is_one_line(tmp_path: Path) -> None:
+    file, module = shop_source(tmp_path, count=2)
+    was = fingerprint(file)
+    cases = [
+        (["--table", "nope"], f"Error: table nope does not exist in {file}"),
+        (
+            ["--copy-to", str(tmp_path / "missing" / "copy.db")],
+            f"Error: cannot open database {tmp_path}/missing",
+        ),
+    ]
+    for extra, start in cases:
+        done = run_cli("migrate", "rehearse", str(module), str(file), *extra)
+        assert done.returncode == 1, done.stdout
+        assert done.stderr.startswith(start) and len(done.stderr.splitlines()) == 1, done.stderr
+    unreachable = run_cli("migrate", "rehearse", str(module), "http://127.0.0.1:9")
+    assert unreachable.returncode == 1
+    assert unreachable.stderr.startswith(
+        "Error: EndpointConnectionError: Could not connect to the endpoint URL"
+    )
+    assert fingerprint(file) == was
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".db") == ["live.db"]
