@@ -172,6 +172,10 @@ def test_the_eta() -> None:
         "0001-x: step 1: 10 items read, 3 written, 12.5 read units, 40.0 write units"
     )
     assert Eta.clock(3725.4) == "1:02:05"
+    nothing = Eta(total=0, started=0.0)  # only index steps left: nothing to read
+    assert nothing.line(progress(0, pages=0), now=1.0) == (
+        "0001-x: step 1: 0 items read, 3 written, 12.5 read units, 40.0 write units"
+    )
 
 
 def test_expected_reads(tmp_path: Path) -> None:

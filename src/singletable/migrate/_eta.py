@@ -57,7 +57,7 @@ class Eta:
     def line(self, progress: Progress, now: float) -> str:
         """One plain line for a log: migration, step, items read (of the total), written, units, ETA."""
         read = f"{progress.examined:,} items read"
-        if self.total is not None:
+        if self.total:  # 0 when only index steps are left: nothing to read
             share = min(100, progress.examined * 100 // self.total)
             read = f"{progress.examined:,} of ~{self.total:,} items read ({share}%)"
         left = self.remaining(progress, now)
