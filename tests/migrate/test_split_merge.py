@@ -4,8 +4,10 @@ and an interrupted split resumes to the table an uninterrupted one leaves."""
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -309,3 +311,44 @@ def test_split_then_merge_keeps_every_value(
     up(MERGE, db, page_size=page_size)
     assert snapshot(db) == original
     db.close()
+
+
+def test_a_directory_mixing_the_before_and_after_declarations(tmp_path: Path) -> None:
+    """The split is declared on the table as it was, the next migration on the table as it is now: two
+    Table objects naming and keying one table alike, run as one directory. A table keyed otherwise is
+    refused."""
+    from test_migrate import run_cli
+
+    here = Path(__file__).parent
+    directory = tmp_path / "migrations"
+    directory.mkdir()
+    (directory / "m0001.py").write_text("from test_split_merge import SPLIT as migration\n")
+    (directory / "m0002.py").write_text(
+        "from test_split_merge import Person\n"
+        "from singletable.migrate import Migration, backfill\n"
+        "migration = Migration('0003-titles', 'titled names', "
+        "[backfill(Person, set={'name': lambda v: v['name'].title()})])\n"
+    )
+    file = tmp_path / "contacts.db"
+    db = connect(before, str(file))
+    db.create_table()
+    seed(db, [contact(1, "person"), contact(2, "company")])
+    db.close()
+    env = {"PYTHONPATH": os.pathsep.join([str(here), os.environ.get("PYTHONPATH", "")])}
+    done = run_cli("migrate", "up", "--progress-every", "3600", str(directory), str(file), env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0].startswith("0001-split-contacts: applied")
+    assert done.stdout.splitlines()[1].startswith("0003-titles: applied")
+    names = {i["PK"]["S"]: i["name"]["S"] for i in snapshot(connect(after, str(file)))}
+    assert names == {"PERSON#1": "Name 1", "CONTACT#2": "name 2"}
+    (directory / "m0003.py").write_text(
+        "from singletable.migrate import Migration, drop_index\n"
+        "from singletable.model import Table\n"
+        "numbered = Table(name='contacts', pk=('PK', 'N'))\n"
+        "migration = Migration('0004-other', 'another key', [drop_index('x')], table=numbered)\n"
+    )
+    refused = run_cli("migrate", "status", str(directory), str(file), env=env)
+    assert refused.returncode == 1
+    assert (
+        refused.stderr == f"Error: {directory}: the migrations are for 2 different tables; run them apart\n"
+    )

@@ -26,17 +26,11 @@ def _local(target: str) -> bool:
 def _open(module: str, target: str, table_name: str | None, *, read_only: bool) -> tuple[list[Any], Any]:
     """The migrations in MODULE and a DB for their table on TARGET (a file read-only when asked)."""
     from singletable.data import open_target
-    from singletable.migrate import MigrationError, load_migrations
+    from singletable.migrate import load_migrations, one_table
     from singletable.model import connect
 
     migrations = load_migrations(module)
-    tables = {id(m.table) for m in migrations}
-    if len(tables) != 1:
-        raise MigrationError(
-            f"{module}: the migrations are for {len(tables)} different tables; run them apart"
-        )
-    table = migrations[0].table
-    assert table is not None  # Migration() refuses a migration without one
+    table = one_table(migrations, module)
     if _local(target) and not target.startswith(("http://", "https://")):
         opened = open_target(target, read_only=read_only, create=False)
         return migrations, connect(table, opened.engine, name=table_name)

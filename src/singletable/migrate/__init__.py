@@ -17,7 +17,7 @@ if _extras.missing(("pydantic",)):
 
 from singletable.migrate._calls import Limiter
 from singletable.migrate._eta import Eta, expected_reads
-from singletable.migrate._migration import Migration, load_migrations
+from singletable.migrate._migration import Migration, load_migrations, one_table
 from singletable.migrate._plan import Plan, StepPlan, Violation, plan
 from singletable.migrate._record import RECORD_ID
 from singletable.migrate._rehearse import EntityCount, Problem, Rehearsal, rehearse
@@ -61,6 +61,7 @@ __all__ = [
     "expected_reads",
     "load_migrations",
     "merge",
+    "one_table",
     "plan",
     "rehearse",
     "rekey",

@@ -60,6 +60,25 @@ def _table_of(steps: list[Step]) -> Table | None:
     return None
 
 
+def one_table(migrations: list[Migration], where: str) -> Table:
+    """The one table ``migrations`` run on, or MigrationError naming ``where``. The declarations of a table
+    before and after a change (``rekey(Old, to=New)``, ``split``) are separate Table objects; they are one
+    table when they name it alike and key it alike. The last migration's declaration is returned."""
+    tables = {_stored_as(m.table) for m in migrations if m.table is not None}
+    if len(tables) != 1:
+        raise MigrationError(
+            f"{where}: the migrations are for {len(tables)} different tables; run them apart"
+        )
+    table = migrations[-1].table
+    assert table is not None  # Migration() refuses a migration without one
+    return table
+
+
+def _stored_as(table: Table | None) -> tuple[str | None, ...]:
+    assert table is not None
+    return (table.resolved_name(), table.pk_name, table.pk_type, table.sk_name, table.sk_type)
+
+
 def source_checksum(path: Path) -> str:
     text = path.read_bytes().replace(b"\r\n", b"\n")
     return hashlib.sha256(text).hexdigest()

@@ -31,7 +31,7 @@ from singletable.data import TableSettings, TransferSummary, copy_table, import_
 from singletable.data.shared import is_url
 from singletable.migrate._calls import Caller
 from singletable.migrate._items import Item, canonical, key_text, same_item
-from singletable.migrate._migration import Migration
+from singletable.migrate._migration import Migration, one_table
 from singletable.migrate._plan import key_violations
 from singletable.migrate._record import Record, is_record
 from singletable.migrate._runner import Result, _scan_params, up
@@ -99,7 +99,9 @@ def rehearse(
     JSON file or a design module, as ``singletable import`` takes; default: the migrations' table as
     declared)."""
     todo = [migrations] if isinstance(migrations, Migration) else list(migrations)
-    table = _one_table(todo)
+    if not todo:
+        raise MigrationError("rehearse: no migration to rehearse")
+    table = one_table(todo, "rehearse")
     name = table_name or table.resolved_name()
     scratch = None
     if copy_to is None:
@@ -124,19 +126,6 @@ def rehearse(
     finally:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
-
-
-def _one_table(migrations: list[Migration]) -> Table:
-    if not migrations:
-        raise MigrationError("rehearse: no migration to rehearse")
-    tables = {id(m.table): m.table for m in migrations}
-    if len(tables) != 1:
-        raise MigrationError(
-            f"rehearse: the migrations are for {len(tables)} different tables; run them apart"
-        )
-    table = migrations[0].table
-    assert table is not None  # Migration() refuses a migration without one
-    return table
 
 
 def _check_new(path: Path, source: str) -> None:
