@@ -20,6 +20,10 @@ from singletable.design._workbench_import import _field_name
 
 Item = dict[str, dict[str, Any]]
 _SLOT = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)")
+# A label glued to its value: a word ending in _ or - (employee_, Bucket-), or an upper-case word.
+_GLUES = (re.compile(r"[A-Z][A-Z_-]*"), re.compile(r"\$?[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)*[_-]"))
+# A key attribute named for its place, not its value: PK, sk, GSI1PK, gs1sk, pk-1, partitionKey.
+_PLACE_NAME = re.compile(r"(?i)[a-z]*\d*[-_]?(pk|sk)[-_]?\d*|.*(partition|sort|hash|range).*")
 
 
 @dataclass(slots=True)
@@ -118,7 +122,9 @@ def infer_key(entity: InferredEntity, attribute: str, items: list[Item], names: 
     parts: list[str] = []
     for position in range(width):
         column = [(n, p[position]) for n, p in rows]
-        parts.append(_part(entity, attribute, column, parts, is_number, sparse, evidence, names))
+        parts.append(
+            _part(entity, attribute, column, parts, is_number, sparse, evidence, names, whole=width == 1)
+        )
     key = InferredKey(attribute, delimiter.join(parts), len(holders), evidence)
     majority = {n for n, _ in rows}
     rest = {t for n, t in holders_text if n not in majority}
@@ -179,6 +185,8 @@ def _part(
     sparse: bool,
     evidence: list[str],
     names: set[str],
+    *,
+    whole: bool = False,
 ) -> str:
     """One ``#``-separated part of a key: a field slot, a literal or a new key-only field."""
     texts = {t for _, t in column}
@@ -188,11 +196,17 @@ def _part(
     if len(texts) == 1 and not stored and (len(column) > 1 or not matches) and spellable:
         return next(iter(texts))
     label = next((p for p in reversed(before) if "{" not in p), "")
+    glued = "" if stored else _glued_prefix(texts)
+    if glued:  # EMPLOYEE1, employee_<id>: a label glued to the value
+        column = [(n, t[len(glued) :]) for n, t in column]
+        texts = {t for _, t in column}
+        label = glued.rstrip("_-")
+        matches = [(f, spec) for f in entity.fields.values() if (spec := fits(f, column)) is not None]
     if matches:
         best, spec = _best_match(matches, label, before, entity)
-        slot = "{" + best.name + spec + "}"
+        slot = glued + "{" + best.name + spec + "}"
         if not best.key_only:
-            how = {"": "=", "|url": "URL-encoded ="}.get(spec, "from")
+            how = {"": "=", "|url": "URL-encoded =", "|lower": "lower-cased ="}.get(spec, "from")
             evidence.append(
                 f"{slot} {how} attribute {best.attribute} on {len(column)} of {len(column)} items"
             )
@@ -203,9 +217,12 @@ def _part(
     padded = all(t.isdigit() for t in texts) and len({len(t) for t in texts}) == 1
     padded = padded and any(t.startswith("0") and len(t) > 1 for t in texts)
     if label and not label[0].isdigit():
-        base = f"{label.lower()}_id"
+        base = f"{label.lower().lstrip('$')}_id"
     else:
-        base = "id" if attribute == entity.table_pk and not before else snake(attribute) + "_value"
+        if whole and not _PLACE_NAME.fullmatch(attribute):  # account_id, seq: the key is the field
+            base = snake(attribute)
+        else:
+            base = "id" if attribute == entity.table_pk and not before else snake(attribute) + "_value"
     name = unique_name(base, names)
     values: list[str | None] = [None] * entity.count
     for n, t in column:
@@ -229,9 +246,30 @@ def _part(
         evidence.append(
             f"{{{name}:0{size}d}}: {len(column)} values of {size} digits, zero-padded, in no attribute"
         )
-        return "{" + name + f":0{size}d}}"
+        return glued + "{" + name + f":0{size}d}}"
     evidence.append(f"{{{name}}}: {len(texts)} distinct values found in no attribute (a key-only field)")
-    return "{" + name + "}"
+    return glued + "{" + name + "}"
+
+
+def _glued_prefix(texts: set[str]) -> str:
+    """The label every text of a key part opens with, glued to a value: ``employee_`` of
+    ``employee_<id>``, ``EMPLOYEE`` of ``EMPLOYEE1``; "" when there is none. A word ending in ``_`` or
+    ``-`` (over two or more distinct values), or an upper-case word before digits (three or more)."""
+    if len(texts) < 2:
+        return ""
+    first, last = min(texts), max(texts)  # what the least and the greatest share, all share
+    size = next(
+        (i for i, (a, b) in enumerate(zip(first, last, strict=False)) if a != b), min(len(first), len(last))
+    )
+    common = first[:size]
+    for glue in _GLUES:  # the longer, upper-case reading first: HR-EMPLOYEE of HR-EMPLOYEE1, not HR-
+        if (match := glue.match(common)) is None:
+            continue
+        prefix = match[0]
+        before_digits = len(texts) > 2 and all(t[len(prefix) : len(prefix) + 1].isdigit() for t in texts)
+        if (prefix[-1] in "_-" or before_digits) and all(len(t) > len(prefix) for t in texts):
+            return prefix
+    return ""
 
 
 def fits(f: InferredField, column: list[tuple[int, str]]) -> str | None:
@@ -248,6 +286,9 @@ def fits(f: InferredField, column: list[tuple[int, str]]) -> str | None:
         return None
     if all(quote(v or "", safe="") == t for v, t in values):
         return "|url"
+    for case in ("lower", "upper"):  # ElectroDB lower-cases key values, the attributes keep their case
+        if all(getattr(v or "", case)() == t for v, t in values):
+            return "|" + case
     widths = {len(t) for _, t in values}
     size = widths.pop() if len(widths) == 1 else 0
     prefixes = 0 < size <= 4 and len(column) > 1 and all((v or "").startswith(t) for v, t in values)

@@ -1,0 +1,188 @@
+"""``singletable infer`` on designs that are not ours (tests/design/infer_corpus.py).
+
+Each design's items are written with a plain boto3 client -- the in-process one, or ``singletable serve``
+over HTTP -- never through the model, then the design is inferred from the table alone and compared with
+the one its author declared: the entity types, every key template of the table and every index (field
+names taken out: the data shows values, never names), every index's keys and projection. The inferred
+module must load, read every item of a declared type back with the same keys, and pass ``check`` and
+``docs``. What the data cannot show is listed per design, with why, and checked to be exactly that.
+"""
+
+from __future__ import annotations
+
+import sys
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+import singletable
+from singletable._cli import main
+from singletable._designs import load_design
+from singletable.design import InferredDesign, infer
+
+sys.path.insert(0, str(Path(__file__).parent))
+from infer_corpus import Corpus, write
+from infer_corpus_libraries import electrodb, github, onetable, pynamodb
+from infer_corpus_tables import aws_gaming, aws_relational, legacy
+from infer_support import indexes, load_module, round_trip, shape
+
+CORPUS: dict[str, Callable[[], Corpus]] = {
+    "electrodb": electrodb,
+    "onetable": onetable,
+    "github": github,
+    "pynamodb": pynamodb,
+    "aws-relational": aws_relational,
+    "aws-gaming": aws_gaming,
+    "legacy": legacy,
+}
+# What each design's data cannot show: entity -> key attribute -> (declared, inferred), and why.
+CANNOT_SHOW: dict[str, dict[str, tuple[str | None, str | None]]] = {
+    "aws-relational": {
+        # Every quota in the sample is for 2018: the year is a literal as far as the data shows, and the
+        # quarter "Q1".."Q4" a key-only value; the design's "<year>-Q<quarter>" is not visible.
+        "Quota.SK": ("{}-Q{}", "{}"),
+    },
+}
+# Entities no declared type matches, by the keys' templates: the legacy table's older key format.
+EXTRA: dict[str, list[dict[str, str]]] = {
+    "legacy": [
+        {"PK": "user-{}", "SK": "order-{}"},
+        {"PK": "user-{}", "SK": "profile"},
+    ],
+}
+_SERVED = "onetable"  # written and read through `singletable serve`; the others in-process
+
+
+def _keys(design: InferredDesign) -> list[tuple[str, dict[str, str]]]:
+    """Per inferred entity: its type and its key templates without field names, with an index key that is
+    a plain field (``status``, ``Data``) as ``{}``."""
+    index_keys = {a for i in design.indexes for part in (i.pk, i.sk) if part for a in [part[0]]}
+    found = []
+    for entity in design.entities:
+        keys = {a: shape(k.template) for a, k in entity.keys.items()}
+        for field in entity.fields.values():
+            if field.attribute in index_keys and not field.key_only:
+                keys[field.attribute] = "{}"
+        found.append((entity.type, keys))
+    return found
+
+
+def _compare(corpus: Corpus, design: InferredDesign) -> tuple[dict[str, Any], list[dict[str, str]]]:
+    """The differences from the declared design (as CANNOT_SHOW spells them) and the entities no declared
+    one matches. Typed designs are matched by type; the others by their table keys' templates."""
+    got = _keys(design)
+    differences: dict[str, Any] = {}
+    matched: list[int] = []
+    table_keys = [k["AttributeName"] for k in corpus.table["KeySchema"]]
+    sort_shapes = {want.get(a) for want in corpus.expected.values() for a in table_keys[1:]}
+    for name, want in corpus.expected.items():
+        if corpus.type_attribute:
+            found = [n for n, (t, _) in enumerate(got) if t == name]
+        else:  # no type names in the data: the entity whose table keys have the declared shapes, else
+            # one with the declared partition key and a sort key shape no declared entity has
+            found = [n for n, (_, k) in enumerate(got) if all(k.get(a) == want[a] for a in table_keys)]
+            found = found or [
+                n
+                for n, (_, k) in enumerate(got)
+                if k.get(table_keys[0]) == want[table_keys[0]]
+                and all(k.get(a) not in sort_shapes for a in table_keys[1:])
+            ]
+        if not found:
+            differences[name] = "missing"
+            continue
+        matched.append(found[0])
+        keys = got[found[0]][1]
+        for attribute in sorted(set(want) | set(keys)):
+            if want.get(attribute) != keys.get(attribute):
+                differences[f"{name}.{attribute}"] = (want.get(attribute), keys.get(attribute))
+    return differences, [keys for n, (_, keys) in enumerate(got) if n not in matched]
+
+
+def _declared_indexes(corpus: Corpus) -> list[tuple[Any, ...]]:
+    """The corpus table's indexes as infer_support.indexes spells a described design's."""
+    found = []
+    for kind, key in (("GSI", "GlobalSecondaryIndexes"), ("LSI", "LocalSecondaryIndexes")):
+        for index in corpus.table.get(key, []):
+            parts = {k["KeyType"]: k["AttributeName"] for k in index["KeySchema"]}
+            projection = index["Projection"]["ProjectionType"]
+            found.append((index["IndexName"], kind, parts["HASH"],
+                          parts.get("RANGE"), projection, ()))  # fmt: skip
+    return sorted(found)
+
+
+@pytest.mark.parametrize("name", sorted(CORPUS))
+def test_a_design_that_is_not_ours_is_recovered_from_its_table(
+    tmp_path: Path, name: str, request: Any
+) -> None:
+    corpus = CORPUS[name]()
+    assert 500 <= len(corpus.items) <= 5000  # hundreds to a few thousand items, generated from a seed
+    if name == _SERVED:
+        server = request.getfixturevalue("http_server")
+        target: str = server.endpoint
+        table = f"{corpus.table['TableName']}-{uuid.uuid4().hex[:8]}"
+        corpus = corpus._replace(table={**corpus.table, "TableName": table})
+        write(corpus, server.client())
+    else:
+        target = str(tmp_path / f"{name}.db")
+        table = corpus.table["TableName"]
+        write(corpus, singletable.client(target))
+    out = tmp_path / f"{name.replace('-', '_')}_inferred.py"
+    result = CliRunner().invoke(main, ["infer", target, table, "-o", str(out), "--sample", "10000"])
+    assert result.exit_code == 0, result.output
+    design = infer(target, table, sample=10000)
+    assert design.sampled == len(corpus.items)
+    assert design.type_attribute == (corpus.type_attribute or "entityType")
+    differences, extra = _compare(corpus, design)
+    assert differences == CANNOT_SHOW.get(name, {})
+    assert extra == EXTRA.get(name, [])
+    assert len(design.entities) == len(corpus.expected) + len(extra)
+    described = load_design(str(out)).table.describe()
+    assert indexes(described) == _declared_indexes(corpus)
+    # Every item of an inferred type reads into the module's entity and writes back the keys it has.
+    key_attributes = {k["AttributeName"] for k in corpus.table["KeySchema"]}
+    for index in corpus.table.get("GlobalSecondaryIndexes", []) + corpus.table.get(
+        "LocalSecondaryIndexes", []
+    ):
+        key_attributes |= {k["AttributeName"] for k in index["KeySchema"]}
+    key_attributes.discard(corpus.type_attribute or "")
+    checked = round_trip(
+        load_module(out), corpus.items, key_attributes, None if corpus.type_attribute else _family
+    )
+    assert checked == len(corpus.items) - _untyped(corpus)
+    checked_lint = CliRunner().invoke(main, ["check", str(out)])
+    assert checked_lint.exit_code == 0, checked_lint.output
+    docs = CliRunner().invoke(main, ["docs", str(out), "-o", str(tmp_path / "docs")])
+    assert docs.exit_code == 0, docs.output
+
+
+def _untyped(corpus: Corpus) -> int:
+    """Items of a typed design that carry no type (the legacy table's older items): not read back by type."""
+    if not corpus.type_attribute:
+        return 0
+    return sum(corpus.type_attribute not in item for item in corpus.items)
+
+
+def _family(item: dict[str, Any], entities: dict[str, Any]) -> str | None:
+    """The inferred entity whose table keys' literal text this item's keys start with (designs without a
+    type attribute): the longest matching literal prefixes win."""
+    best, score = None, -1
+    for kind, cls in entities.items():
+        keys = cls.keys
+        total = 0
+        for attribute, key in list(keys.items())[:2]:
+            text = item.get(attribute, {}).get("S", item.get(attribute, {}).get("N"))
+            template = key.template
+            prefix = template.split("{")[0]
+            if text is None or not text.startswith(prefix):
+                break
+            if "{" not in template and text != template:
+                break
+            total += len(prefix) + (100 if "{" not in template else 0)
+        else:
+            if total > score:
+                best, score = kind, total
+    return best
