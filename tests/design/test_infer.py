@@ -137,6 +137,23 @@ def test_uniqueness_guards_become_unique_on_their_owner(tmp_path: Path) -> None:
     assert design.unexplained == 0
 
 
+def test_a_sparse_key_is_conditioned_on_the_values_that_hold_it(tmp_path: Path) -> None:
+    """HustleHub writes GSI3 keys for admin roles only: the data shows exactly which roles hold them, and
+    GSI3SK spells role, so the condition is on role (the design's is_admin(role); "admin" itself is on no
+    demo user, so it is not among the values)."""
+    db, table = _fill(tmp_path, "hustlehub")
+    design = infer(db, table)
+    user = next(e for e in design.entities if e.type == "user")
+    for attribute in ("GSI3PK", "GSI3SK"):
+        key = user.keys[attribute]
+        assert (key.when_present, key.when_values) == ("role", ("editor", "super_admin"))
+        assert (
+            "present exactly where role is 'editor' x2, 'super_admin' x1; absent where it is 'member' x3"
+            in (key.evidence)
+        )
+    assert "GSI3PK=Key('ADMINS', when=lambda role: role in ('editor', 'super_admin'))," in design.source
+
+
 def test_every_failure_is_one_clear_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["infer", str(tmp_path / "none.db"), "T"])
     assert result.exit_code == 1

@@ -10,6 +10,7 @@ module must load, read every item of a declared type back with the same keys, an
 
 from __future__ import annotations
 
+import string
 import sys
 import uuid
 from collections.abc import Callable
@@ -18,11 +19,13 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import singletable
 from singletable._cli import main
 from singletable._designs import load_design
-from singletable.design import InferredDesign, infer
+from singletable.design import InferredDesign, infer, infer_items
 
 sys.path.insert(0, str(Path(__file__).parent))
 from infer_corpus import Corpus, write
@@ -186,3 +189,98 @@ def _family(item: dict[str, Any], entities: dict[str, Any]) -> str | None:
             if total > score:
                 best, score = kind, total
     return best
+
+
+def _described(corpus: Corpus) -> dict[str, Any]:
+    """DescribeTable's answer for a corpus table, as far as infer reads it."""
+    return {**corpus.table, "KeySchema": corpus.table["KeySchema"]}
+
+
+def test_every_guess_says_what_it_rests_on() -> None:
+    """The evidence written beside the guesses that matter most in these designs."""
+    legacy_design = infer_items(_described(legacy()), legacy().items)
+    entities = {e.type: e for e in legacy_design.entities}
+    assert "UUIDs" in " ".join(entities["session"].keys["PK"].evidence)
+    older = [e for e in legacy_design.entities if "older key format" in e.evidence]
+    assert sorted(e.type for e in older) == ["order-", "user-"]
+    assert (
+        "the labels of type 'order' spelled another way"
+        in next(e for e in older if e.type == "order-").evidence
+    )
+    total = next(f for f in entities["order-"].fields.values() if f.attribute == "total")
+    assert (total.python, "numbers written as text" in total.evidence) == ("str", True)
+    # Two types sharing one key shape: the type attribute still follows the attributes each item holds.
+    accounts = [i for i in github().items if i["Type"]["S"] in ("User", "Organization")]  # 100 and 50
+    github_design = infer_items(_described(github()), accounts)
+    assert github_design.type_attribute == "Type"
+    assert github_design.type_evidence.endswith("one per key shape and set of attributes held")
+    assert sorted(e.type for e in github_design.entities) == ["Organization", "User"]
+    # A discriminator not named "type": PynamoDB's cls.
+    assert infer_items(_described(pynamodb()), pynamodb().items).type_attribute == "cls"
+
+
+def test_a_key_in_two_formats_says_how_many_items_have_each() -> None:
+    """Items of one type whose keys changed format: the template follows the most, the rest are counted
+    with an example, never dropped silently."""
+    description = {
+        "TableName": "Mixed",
+        "KeySchema": [
+            {"AttributeName": "PK", "KeyType": "HASH"},
+            {"AttributeName": "SK", "KeyType": "RANGE"},
+        ],
+        "AttributeDefinitions": [{"AttributeName": a, "AttributeType": "S"} for a in ("PK", "SK")],
+    }
+    items = [
+        {"PK": {"S": f"USER#{n}" if n > 10 else f"user-{n}"}, "SK": {"S": "PROFILE"}, "type": {"S": "user"},
+         "name": {"S": f"n{n}"}}
+        for n in range(1, 41)
+    ]  # fmt: skip
+    (entity,) = infer_items(description, items).entities
+    assert entity.keys["PK"].template == "USER#{user_id}"
+    assert "30 items have 2 '#'-separated parts; the rest do not fit (1 parts x10, e.g. 'user-1')" in (
+        entity.keys["PK"].evidence
+    )
+
+
+_VALUE = st.text(string.ascii_letters + string.digits + " .@_-", min_size=1, max_size=10)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    labels=st.lists(
+        st.text(string.ascii_lowercase, min_size=2, max_size=6), min_size=2, max_size=2, unique=True
+    ),
+    values=st.lists(st.tuples(_VALUE, _VALUE), min_size=2, max_size=8, unique_by=lambda v: v[0].lower()),
+    glue=st.sampled_from(["_", "-"]),
+    lower=st.booleans(),
+)
+def test_labels_glued_to_values_and_lower_cased_keys_are_read_back(
+    labels: list[str], values: list[tuple[str, str]], glue: str, lower: bool, tmp_path_factory: Any
+) -> None:
+    """ElectroDB-like keys over random values: ``$app#<label>_<value>``, lower-cased or not, beside the
+    attribute holding the value as written. The template glues the label to the slot and the module
+    writes every item's keys back."""
+    first, second = labels
+    cased = str.lower if lower else str
+    items = [
+        {"pk": {"S": f"$app#{first}{glue}{cased(a)}"}, "__edb_e__": {"S": "thing"}, "a": {"S": a},
+         "sk": {"S": f"${second}{glue}1#{second}{glue}{cased(b)}"}, "b": {"S": b}}
+        for a, b in values
+    ]  # fmt: skip
+    description = {
+        "TableName": "Glued",
+        "KeySchema": [
+            {"AttributeName": "pk", "KeyType": "HASH"},
+            {"AttributeName": "sk", "KeyType": "RANGE"},
+        ],
+        "AttributeDefinitions": [{"AttributeName": n, "AttributeType": "S"} for n in ("pk", "sk")],
+    }
+    design = infer_items(description, items)
+    (entity,) = design.entities
+    pk = entity.keys["pk"].template
+    assert pk.startswith(f"$app#{first}{glue}{{")  # the label is literal text before the slot
+    filtered = {a.lower() for a, _ in values} != {a for a, _ in values}
+    assert pk == f"$app#{first}{glue}{{a{'|lower' if lower and filtered else ''}}}"
+    path = tmp_path_factory.mktemp("glued") / "glued_inferred.py"
+    path.write_text(design.source)
+    assert round_trip(load_module(path), items, {"pk", "sk"}) == len(items)

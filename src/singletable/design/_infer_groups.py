@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import lru_cache
 from typing import Any
 
 from singletable.design._infer_keys import InferredEntity, key_text
@@ -89,18 +90,26 @@ def find_type_attribute(items: list[Item], pk: str, sk: str | None, delimiter: s
     among items of one shape, is not a type. An attribute named like a type may instead follow the shapes
     together with the attributes each item holds."""
     counts: dict[str, Counter[str]] = {}
-    by_shape: dict[str, dict[str, Counter[str]]] = {}
-    by_holding: dict[str, dict[tuple[str, frozenset[str]], Counter[str]]] = {}
+    by_shape: dict[tuple[str, str, str], int] = {}  # (attribute, key shape, value) -> items
+    by_holding: dict[tuple[str, str, frozenset[str], str], int] = {}  # ... and the attributes held
+    shapes: dict[tuple[str | None, str | None], str] = {}
     kept = [i for i in items if not looks_like_guard(i, pk, sk, delimiter)]
     for item in kept:
-        key_shape = shape(key_text(item.get(pk)), delimiter, True)
-        key_shape += " " + shape(key_text(item.get(sk)) if sk else None, delimiter, True)
-        holding = (key_shape, frozenset(item))
+        keys = (key_text(item.get(pk)), key_text(item.get(sk)) if sk else None)
+        if (key_shape := shapes.get(keys)) is None:
+            key_shape = shapes[keys] = shape(keys[0], delimiter, True) + " " + shape(keys[1], delimiter, True)
+        holding = frozenset(item)
         for name, value in item.items():
-            if name not in (pk, sk) and "S" in value:
-                counts.setdefault(name, Counter())[value["S"]] += 1
-                by_shape.setdefault(name, {}).setdefault(key_shape, Counter())[value["S"]] += 1
-                by_holding.setdefault(name, {}).setdefault(holding, Counter())[value["S"]] += 1
+            text = value.get("S")
+            if text is None or name in (pk, sk):
+                continue
+            if (found := counts.get(name)) is None:
+                found = counts[name] = Counter()
+            found[text] += 1
+            by_shape[name, key_shape, text] = by_shape.get((name, key_shape, text), 0) + 1
+            if _rank(name) < len(_TYPE_NAMES):
+                held = (name, key_shape, holding, text)
+                by_holding[held] = by_holding.get(held, 0) + 1
     candidates = []
     for name, values in counts.items():
         present = sum(values.values())
@@ -108,9 +117,9 @@ def find_type_attribute(items: list[Item], pk: str, sk: str | None, delimiter: s
             continue
         if not all(_TYPE_VALUE.fullmatch(v) for v in values):
             continue
-        rank = next((n for n, word in enumerate(_TYPE_NAMES) if word in name.lower()), len(_TYPE_NAMES))
+        rank = _rank(name)
         named = rank < len(_TYPE_NAMES)
-        if not _follows(by_shape[name], present) and not (named and _follows(by_holding[name], present)):
+        if not _follows(by_shape, name, present) and not (named and _follows(by_holding, name, present)):
             continue
         candidates.append((rank, -present, len(values), name))
     if not candidates:
@@ -122,14 +131,27 @@ def find_type_attribute(items: list[Item], pk: str, sk: str | None, delimiter: s
     values = counts[best]
     return best, (
         f"on {sum(values.values())} of {len(kept)} sampled items (guards aside), {len(values)} distinct "
-        "short values, one per key shape" + ("" if _follows(by_shape[best], sum(values.values())) else
+        "short values, one per key shape" + ("" if _follows(by_shape, best, sum(values.values())) else
                                              " and set of attributes held")
     )  # fmt: skip
 
 
-def _follows(groups: dict[Any, Counter[str]], present: int) -> bool:
-    """Whether one value is on nine in ten of the items of every group."""
-    return sum(c.most_common(1)[0][1] for c in groups.values()) * 10 >= present * 9
+@lru_cache(maxsize=4096)
+def _rank(name: str) -> int:
+    """How surely a name says "type": the index of the first type word it holds, or len(_TYPE_NAMES)."""
+    lowered = name.lower()
+    return next((n for n, word in enumerate(_TYPE_NAMES) if word in lowered), len(_TYPE_NAMES))
+
+
+def _follows(counted: dict[Any, int], name: str, present: int) -> bool:
+    """Whether one value of ``name`` is on nine in ten of the items of every group, the groups being what
+    ``counted``'s keys hold between the attribute name and the value."""
+    most: dict[Any, int] = {}
+    for key, count in counted.items():
+        if key[0] == name:
+            group = key[1:-1]
+            most[group] = max(most.get(group, 0), count)
+    return sum(most.values()) * 10 >= present * 9
 
 
 def families(items: list[Item], pk: str, sk: str | None, delimiter: str) -> dict[str, list[Item]]:

@@ -19,6 +19,19 @@ from singletable.design._infra import snake
 from singletable.design._workbench_import import _field_name
 
 Item = dict[str, dict[str, Any]]
+_PROBE = 32  # rows a field must fit before the whole column is tried
+# What a key-only value looks like, said in its evidence: the id scheme or date format the writer used.
+_ID_KINDS = (
+    ("; UUIDs", re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")),
+    ("; ULIDs", re.compile(r"[0-7][0-9A-HJKMNP-TV-Z]{25}")),
+    ("; KSUIDs", re.compile(r"[0-9A-Za-z]{27}")),
+    (
+        "; ISO 8601 date-times",
+        re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?"),
+    ),
+    ("; ISO 8601 dates", re.compile(r"\d{4}-\d{2}-\d{2}")),
+)
+_FEW = 10  # at most this many distinct values make a field a sparse key's condition
 _SLOT = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)")
 # A label glued to its value: a word ending in _ or - (employee_, Bucket-), or an upper-case word.
 _GLUES = (re.compile(r"[A-Z][A-Z_-]*"), re.compile(r"\$?[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)*[_-]"))
@@ -51,6 +64,18 @@ class InferredKey:
     otherwise: str | None = None  # the literal written where the template's fields are missing
     when_present: str | None = None  # a sparse key written only where this field is set
     when_candidates: list[InferredField] = field(default_factory=list, repr=False)
+    when_values: tuple[str, ...] = ()  # ... or only where field when_present holds one of these values
+    value_candidates: list[ValueCondition] = field(default_factory=list, repr=False)
+
+
+@dataclass(slots=True)
+class ValueCondition:
+    """A sparse key on exactly the items whose ``field`` holds one of ``values`` (``role`` in editor,
+    super_admin), none of the items without it holding any of them."""
+
+    field: InferredField
+    values: tuple[str, ...]
+    evidence: str
 
 
 @dataclass(slots=True)
@@ -111,14 +136,16 @@ def infer_key(entity: InferredEntity, attribute: str, items: list[Item], names: 
         return _whole_key(entity, attribute, items, names, evidence)
     is_number = "N" in items[holders_text[0][0]][attribute]
     delimiter = entity.delimiter
-    shapes = Counter(len(t.split(delimiter)) for _, t in holders_text)
+    split = [(n, t.split(delimiter)) for n, t in holders_text]
+    shapes = Counter(len(p) for _, p in split)
     width, common = shapes.most_common(1)[0]
     unfit = ""
-    if len(shapes) > 1:
-        others = ", ".join(f"{n} parts x{c}" for n, c in shapes.items() if n != width)
+    if len(shapes) > 1:  # said, never dropped: another key format (an older one, often) and how many
+        example = {len(p): delimiter.join(p) for _, p in reversed(split)}
+        others = ", ".join(f"{n} parts x{c}, e.g. {example[n]!r}" for n, c in shapes.items() if n != width)
         unfit = f"{common} items have {width} {delimiter!r}-separated parts; the rest do not fit ({others})"
         evidence.append(unfit)
-    rows = [(n, t.split(delimiter)) for n, t in holders_text if len(t.split(delimiter)) == width]
+    rows = [(n, p) for n, p in split if len(p) == width]
     parts: list[str] = []
     for position in range(width):
         column = [(n, p[position]) for n, p in rows]
@@ -148,14 +175,43 @@ def infer_key(entity: InferredEntity, attribute: str, items: list[Item], names: 
             for f in entity.fields.values()
             if not f.key_only and {n for n, v in enumerate(f.values) if v is not None} == present
         ]
+        key.value_candidates = _value_conditions(entity, present)
     return key
 
 
+def _value_conditions(entity: InferredEntity, present: set[int]) -> list[ValueCondition]:
+    """Fields of few distinct text values, set on every item, whose values alone tell the items holding a
+    sparse key from the rest (``role``: editor and super_admin hold it, member does not)."""
+    found = []
+    for f in entity.fields.values():
+        if f.key_only or f.python != "str" or any(v is None for v in f.values):
+            continue
+        inside = Counter(v for n, v in enumerate(f.values) if n in present)
+        outside = Counter(v for n, v in enumerate(f.values) if n not in present)
+        if not inside or not outside or len(inside) + len(outside) > _FEW or set(inside) & set(outside):
+            continue
+        values = tuple(sorted(v for v in inside if v is not None))
+        spelled = ", ".join(f"{v!r} x{c}" for v, c in sorted(inside.items()))
+        others = ", ".join(f"{v!r} x{c}" for v, c in sorted(outside.items()))
+        found.append(
+            ValueCondition(
+                f, values, f"present exactly where {f.attribute} is {spelled}; absent where it is {others}"
+            )
+        )
+    return found
+
+
 def sparse_conditions(entity: InferredEntity) -> None:
-    """A sparse key with no optional field of its own is written where some field is set: of the fields
-    present on exactly its items, one another key uses (GSI3SK's ``{role}`` for GSI3PK = ADMINS)."""
+    """A sparse key with no optional field of its own is written where some field says so: a field another
+    key spells whose values tell its items from the rest (``role in ('editor', 'super_admin')``), else of
+    the fields present on exactly its items, one another key uses, else any."""
     for key in entity.keys.values():
-        if key.when_candidates:
+        by_value = [c for c in key.value_candidates if c.field.used]  # a field a key spells: role
+        if by_value:
+            chosen = min(by_value, key=lambda c: (len(c.values), c.field.name))
+            key.when_present, key.when_values = chosen.field.name, chosen.values
+            key.evidence.append(chosen.evidence)
+        elif key.when_candidates:
             best = min(key.when_candidates, key=lambda f: (not f.used, f.name))
             key.when_present = best.name
             key.evidence.append(f"present exactly where {best.attribute} is")
@@ -196,12 +252,17 @@ def _part(
     if len(texts) == 1 and not stored and (len(column) > 1 or not matches) and spellable:
         return next(iter(texts))
     label = next((p for p in reversed(before) if "{" not in p), "")
-    glued = "" if stored else _glued_prefix(texts)
-    if glued:  # EMPLOYEE1, employee_<id>: a label glued to the value
-        column = [(n, t[len(glued) :]) for n, t in column]
+    glued = ""
+    for prefix in [] if stored else _glued_prefixes(texts):  # EMPLOYEE1, employee_<id>: glued labels
+        cut = [(n, t[len(prefix) :]) for n, t in column]
+        found = [(f, spec) for f in entity.fields.values() if (spec := fits(f, cut)) is not None]
+        if not glued or any(not f.key_only for f, _ in found):  # the longest, or one a stored field fits
+            glued, column, matches = prefix, cut, found
+            if any(not f.key_only for f, _ in found):
+                break
+    if glued:
         texts = {t for _, t in column}
         label = glued.rstrip("_-")
-        matches = [(f, spec) for f in entity.fields.values() if (spec := fits(f, column)) is not None]
     if matches:
         best, spec = _best_match(matches, label, before, entity)
         slot = glued + "{" + best.name + spec + "}"
@@ -247,33 +308,43 @@ def _part(
             f"{{{name}:0{size}d}}: {len(column)} values of {size} digits, zero-padded, in no attribute"
         )
         return glued + "{" + name + f":0{size}d}}"
-    evidence.append(f"{{{name}}}: {len(texts)} distinct values found in no attribute (a key-only field)")
+    kind = next((what for what, pattern in _ID_KINDS if all(pattern.fullmatch(t) for t in texts)), "")
+    evidence.append(
+        f"{{{name}}}: {len(texts)} distinct values found in no attribute (a key-only field{kind})"
+    )
     return glued + "{" + name + "}"
 
 
-def _glued_prefix(texts: set[str]) -> str:
-    """The label every text of a key part opens with, glued to a value: ``employee_`` of
-    ``employee_<id>``, ``EMPLOYEE`` of ``EMPLOYEE1``; "" when there is none. A word ending in ``_`` or
-    ``-`` (over two or more distinct values), or an upper-case word before digits (three or more)."""
+def _glued_prefixes(texts: set[str]) -> list[str]:
+    """The labels every text of a key part may open with, glued to a value, longest first: ``employee_``
+    of ``employee_<id>``, ``EMPLOYEE`` of ``EMPLOYEE1``. A word ending in ``_`` or ``-`` (over two or more
+    distinct values), or an upper-case word before digits (three or more); a shorter one is offered too,
+    for values that themselves hold ``_`` or ``-`` (``task_ab_1``, ``task_ab_2``: ``task_``)."""
     if len(texts) < 2:
-        return ""
+        return []
     first, last = min(texts), max(texts)  # what the least and the greatest share, all share
     size = next(
         (i for i, (a, b) in enumerate(zip(first, last, strict=False)) if a != b), min(len(first), len(last))
     )
     common = first[:size]
-    for glue in _GLUES:  # the longer, upper-case reading first: HR-EMPLOYEE of HR-EMPLOYEE1, not HR-
-        if (match := glue.match(common)) is None:
-            continue
-        prefix = match[0]
-        before_digits = len(texts) > 2 and all(t[len(prefix) : len(prefix) + 1].isdigit() for t in texts)
-        if (prefix[-1] in "_-" or before_digits) and all(len(t) > len(prefix) for t in texts):
-            return prefix
-    return ""
+    found: list[str] = []
+    upper = _GLUES[0].match(common)
+    if upper and len(texts) > 2 and all(t[len(upper[0]) : len(upper[0]) + 1].isdigit() for t in texts):
+        found.append(upper[0])
+    ends = [i + 1 for i in range(len(common) - 1, 0, -1) if common[i] in "_-"]
+    found += [common[:end] for end in ends if _GLUES[1].fullmatch(common[:end])]
+    return [p for p in found if all(len(t) > len(p) for t in texts)]
 
 
 def fits(f: InferredField, column: list[tuple[int, str]]) -> str | None:
-    """How field ``f`` renders every text of ``column``: "" (as is), ":03d", "|url", "[:2]"; None if not."""
+    """How field ``f`` renders every text of ``column``: "" (as is), ":03d", "|url", "[:2]"; None if not.
+    A few rows are tried first: most fields fit no part, and a large sample need not be read to say so."""
+    if len(column) > _PROBE and _fits(f, column[:_PROBE]) is None:
+        return None
+    return _fits(f, column)
+
+
+def _fits(f: InferredField, column: list[tuple[int, str]]) -> str | None:
     values = [(f.values[n], t) for n, t in column]
     if any(v is None for v, _ in values):
         return None

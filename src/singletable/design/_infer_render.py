@@ -154,6 +154,10 @@ def _entity_lines(design: InferredDesign, entity: InferredEntity, class_name: st
 def _key_value(key: InferredKey) -> str:
     if key.otherwise is not None:
         return f"Key({key.template!r}, otherwise={key.otherwise!r})"
+    if key.when_present is not None and key.when_values:
+        name, values = key.when_present, key.when_values
+        test = f"{name} == {values[0]!r}" if len(values) == 1 else f"{name} in {values!r}"
+        return f"Key({key.template!r}, when=lambda {name}: {test})"
     if key.when_present is not None:
         name = key.when_present
         return f"Key({key.template!r}, when=lambda {name}: {name} is not None)"
