@@ -5,7 +5,7 @@
 Fills one database file with a SaaS design written as plain DynamoDB JSON (no model): accounts, their users
 (with an e-mail guard item each), invoices keyed by zero-padded numbers and ISO dates, ULID ids, a type
 attribute, a GSI and a sparse GSI -- ``--items`` items in all. Then runs ``python -m singletable infer FILE
-TABLE --sample N`` in a fresh process for each N and reports its wall time and peak resident memory
+TABLE --sample N`` in a fresh process for each N and reports its wall time, CPU time and peak resident memory
 (GNU ``/usr/bin/time``'s maximum resident set size), and how many entities and key templates the module
 holds, so a larger sample can be seen to buy nothing but cost.
 """
@@ -113,18 +113,20 @@ def fill(path: str, count: int) -> None:
             engine.batch_write_item(RequestItems={TABLE: batch})
 
 
-def measure(path: str, sample: int) -> tuple[float, float, str]:
-    """Wall seconds, the child's peak RSS in MiB (GNU time's %M), and the inferred module's summary."""
+def measure(path: str, sample: int) -> tuple[float, float, float, str]:
+    """Wall seconds, CPU seconds (user + system: what a busy machine does not inflate), the child's peak
+    RSS in MiB (GNU time's %M), and the inferred module's summary."""
     command = [sys.executable, "-m", "singletable", "infer", path, TABLE, "--sample", str(sample)]
     started = time.perf_counter()
     result = subprocess.run(
-        ["/usr/bin/time", "-f", "%M", *command], capture_output=True, text=True, check=True
+        ["/usr/bin/time", "-f", "%U %S %M", *command], capture_output=True, text=True, check=True
     )
     elapsed = time.perf_counter() - started
-    peak_kib = int(result.stderr.strip().splitlines()[-1])
+    user, system, peak_kib = result.stderr.strip().splitlines()[-1].split()
     classes = result.stdout.count("(Entity,") + result.stdout.count("    Entity,\n")
     keys = sum(1 for line in result.stdout.splitlines() if line.startswith("        ") and "='" in line)
-    return elapsed, peak_kib / 1024, f"{classes} entities, {keys} key templates"
+    cpu = float(user) + float(system)
+    return elapsed, cpu, int(peak_kib) / 1024, f"{classes} entities, {keys} key templates"
 
 
 def main() -> None:
@@ -139,10 +141,10 @@ def main() -> None:
         started = time.perf_counter()
         fill(path, args.items)
         print(f"filled {path}: {args.items} items in {time.perf_counter() - started:.1f} s")
-    print(f"{'--sample':>9}  {'seconds':>8}  {'peak MiB':>8}  module")
+    print(f"{'--sample':>9}  {'wall s':>8}  {'CPU s':>8}  {'peak MiB':>8}  module")
     for sample in (int(s) for s in args.samples.split(",")):
-        elapsed, peak, note = measure(path, sample)
-        print(f"{sample:>9}  {elapsed:>8.2f}  {peak:>8.1f}  {note}")
+        elapsed, cpu, peak, note = measure(path, sample)
+        print(f"{sample:>9}  {elapsed:>8.2f}  {cpu:>8.2f}  {peak:>8.1f}  {note}")
 
 
 if __name__ == "__main__":

@@ -94,7 +94,7 @@ def test_a_seed_design_is_recovered_from_its_table(tmp_path: Path, seed: str) ->
     # The live table matches the inferred design (keys, indexes, billing, TTL, stream).
     assert diff_table(load_design(str(out)).table, db) == []
     # The linter and the docs run on the module.
-    checked = CliRunner().invoke(main, ["check", str(out)])
+    checked = CliRunner().invoke(main, ["check", str(out), "--strict", "--fail-on", "error"])
     assert checked.exit_code == 0, checked.output  # warnings at most, as the shipped designs have
     docs = CliRunner().invoke(main, ["docs", str(out), "-o", str(tmp_path / "docs")])
     assert docs.exit_code == 0, docs.output

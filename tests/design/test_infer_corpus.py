@@ -156,7 +156,7 @@ def test_a_design_that_is_not_ours_is_recovered_from_its_table(
         load_module(out), corpus.items, key_attributes, None if corpus.type_attribute else _family
     )
     assert checked == len(corpus.items) - _untyped(corpus)
-    checked_lint = CliRunner().invoke(main, ["check", str(out)])
+    checked_lint = CliRunner().invoke(main, ["check", str(out), "--strict", "--fail-on", "error"])
     assert checked_lint.exit_code == 0, checked_lint.output
     docs = CliRunner().invoke(main, ["docs", str(out), "-o", str(tmp_path / "docs")])
     assert docs.exit_code == 0, docs.output
