@@ -346,6 +346,18 @@ def github() -> Corpus:
 # -- (d) PynamoDB ---------------------------------------------------------------------------------------
 
 
+def _event(account: str, seq: int, model: str, status: str, created: int, amount: int) -> Item:
+    """What every PynamoDB model of the billing table stores: keys, discriminator, status, time, amount."""
+    return {
+        "account_id": text(account),
+        "seq": number(seq),
+        "cls": text(model),
+        "status": text(status),
+        "created_at": number(created),
+        "amount": number(amount),
+    }
+
+
 def pynamodb() -> Corpus:
     """A PynamoDB multi-model table: ``cls`` (a ``DiscriminatorAttribute``) names the model; the hash key is
     a bare UUID, the range key a Number sequence; dates are ``UTCDateTimeAttribute`` text (``+0000``); a
@@ -359,57 +371,36 @@ def pynamodb() -> Corpus:
             seq += 1
             at = moment(rng)
             invoice_seq = seq
+            event = _event(account, seq, "Invoice", "issued", int(at.timestamp()), rng.randrange(100, 50000))
+            line = {"sku": text(f"SKU-{rng.randrange(99)}"), "qty": number(rng.randrange(1, 4))}
             items.append(
-                {
-                    "account_id": text(account),
-                    "seq": number(seq),
-                    "cls": text("Invoice"),
-                    "status": text("issued"),
+                event
+                | {
                     "customer_email": text(email),
-                    "created_at": number(int(at.timestamp())),
-                    "amount": number(rng.randrange(100, 50000)),
                     "currency": text(rng.choice(["USD", "EUR"])),
                     "due_date": text((at + timedelta(days=30)).strftime("%Y-%m-%dT%H:%M:%S.%f+0000")),
-                    "lines": {
-                        "L": [
-                            {
-                                "M": {
-                                    "sku": text(f"SKU-{rng.randrange(99)}"),
-                                    "qty": number(rng.randrange(1, 4)),
-                                }
-                            }
-                        ]
-                    },
+                    "lines": {"L": [{"M": line}]},
                 }
             )
             if rng.random() < 0.7:
                 seq += 1
+                status = rng.choice(["settled", "pending"])
+                event = _event(
+                    account, seq, "Payment", status, int(at.timestamp()) + 3600, rng.randrange(100, 50000)
+                )
                 items.append(
-                    {
-                        "account_id": text(account),
-                        "seq": number(seq),
-                        "cls": text("Payment"),
-                        "status": text(rng.choice(["settled", "pending"])),
+                    event
+                    | {
                         "invoice_seq": number(invoice_seq),
-                        "created_at": number(int(at.timestamp()) + 3600),
-                        "amount": number(rng.randrange(100, 50000)),
                         "method": text(rng.choice(["card", "sepa", "ach"])),
                     }
                 )
                 if rng.random() < 0.1:
                     seq += 1
-                    items.append(
-                        {
-                            "account_id": text(account),
-                            "seq": number(seq),
-                            "cls": text("Refund"),
-                            "status": text("refunded"),
-                            "payment_seq": number(seq - 1),
-                            "created_at": number(int(at.timestamp()) + 7200),
-                            "amount": number(rng.randrange(100, 5000)),
-                            "reason": text(rng.choice(["duplicate", "fraud"])),
-                        }
-                    )
+                    created, amount = int(at.timestamp()) + 7200, rng.randrange(100, 5000)
+                    event = _event(account, seq, "Refund", "refunded", created, amount)
+                    reason = rng.choice(["duplicate", "fraud"])
+                    items.append(event | {"payment_seq": number(seq - 1), "reason": text(reason)})
     table = table_spec(
         "billing-events",
         [("account_id", "HASH"), ("seq", "RANGE")],

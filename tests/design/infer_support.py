@@ -15,6 +15,15 @@ from typing import Any
 _NAME = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*")
 
 
+def two_key_table(name: str, pk: str = "PK", sk: str = "SK") -> dict[str, Any]:
+    """DescribeTable's answer, as far as infer reads it, for a table keyed by two strings and no index."""
+    return {
+        "TableName": name,
+        "KeySchema": [{"AttributeName": pk, "KeyType": "HASH"}, {"AttributeName": sk, "KeyType": "RANGE"}],
+        "AttributeDefinitions": [{"AttributeName": a, "AttributeType": "S"} for a in (pk, sk)],
+    }
+
+
 def shape(template: str) -> str:
     return _NAME.sub("{", template)
 

@@ -27,7 +27,7 @@ from singletable.design import InferError, diff_table, infer, infer_items
 from singletable.examples import run_demo
 
 sys.path.insert(0, str(Path(__file__).parent))
-from infer_support import differences, indexes, load_module, renamed, round_trip, uniques
+from infer_support import differences, indexes, load_module, renamed, round_trip, two_key_table, uniques
 
 SEEDS = {
     "fus-main": ("fus_main", 6),
@@ -512,14 +512,7 @@ def test_ttl_and_stream_are_read_and_the_table_then_matches_the_design(tmp_path:
 
 
 def test_keys_split_on_another_delimiter(tmp_path: Path) -> None:
-    description = {
-        "TableName": "Pipes",
-        "KeySchema": [
-            {"AttributeName": "pk", "KeyType": "HASH"},
-            {"AttributeName": "sk", "KeyType": "RANGE"},
-        ],
-        "AttributeDefinitions": [{"AttributeName": a, "AttributeType": "S"} for a in ("pk", "sk")],
-    }
+    description = two_key_table("Pipes", "pk", "sk")
     items = [
         {"pk": {"S": f"USER|{u}"}, "sk": {"S": f"ORDER|{o:04d}|#{o}"}, "_et": {"S": "order"},
          "total": {"N": str(o)}, "ref": {"S": f"#{o}"}}

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from infer_corpus import Corpus, write
 from infer_corpus_libraries import electrodb, github, onetable, pynamodb
 from infer_corpus_tables import aws_gaming, aws_relational, legacy
-from infer_support import indexes, load_module, round_trip, shape
+from infer_support import indexes, load_module, round_trip, shape, two_key_table
 
 CORPUS: dict[str, Callable[[], Corpus]] = {
     "electrodb": electrodb,
@@ -222,14 +222,7 @@ def test_every_guess_says_what_it_rests_on() -> None:
 def test_a_key_in_two_formats_says_how_many_items_have_each() -> None:
     """Items of one type whose keys changed format: the template follows the most, the rest are counted
     with an example, never dropped silently."""
-    description = {
-        "TableName": "Mixed",
-        "KeySchema": [
-            {"AttributeName": "PK", "KeyType": "HASH"},
-            {"AttributeName": "SK", "KeyType": "RANGE"},
-        ],
-        "AttributeDefinitions": [{"AttributeName": a, "AttributeType": "S"} for a in ("PK", "SK")],
-    }
+    description = two_key_table("Mixed")
     items = [
         {"PK": {"S": f"USER#{n}" if n > 10 else f"user-{n}"}, "SK": {"S": "PROFILE"}, "type": {"S": "user"},
          "name": {"S": f"n{n}"}}
@@ -267,14 +260,7 @@ def test_labels_glued_to_values_and_lower_cased_keys_are_read_back(
          "sk": {"S": f"${second}{glue}1#{second}{glue}{cased(b)}"}, "b": {"S": b}}
         for a, b in values
     ]  # fmt: skip
-    description = {
-        "TableName": "Glued",
-        "KeySchema": [
-            {"AttributeName": "pk", "KeyType": "HASH"},
-            {"AttributeName": "sk", "KeyType": "RANGE"},
-        ],
-        "AttributeDefinitions": [{"AttributeName": n, "AttributeType": "S"} for n in ("pk", "sk")],
-    }
+    description = two_key_table("Glued", "pk", "sk")
     design = infer_items(description, items)
     (entity,) = design.entities
     pk = entity.keys["pk"].template
