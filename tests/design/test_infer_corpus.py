@@ -270,3 +270,26 @@ def test_labels_glued_to_values_and_lower_cased_keys_are_read_back(
     path = tmp_path_factory.mktemp("glued") / "glued_inferred.py"
     path.write_text(design.source)
     assert round_trip(load_module(path), items, {"pk", "sk"}) == len(items)
+
+
+def test_a_table_keyed_by_plain_words_is_one_entity_and_a_status_is_no_type() -> None:
+    """Users keyed by their names (no delimiter, no type): the names are values, not labels, so the items
+    are one family, and a status on every item is not taken for a type because each name is its own shape."""
+    names = [f"{first}{last}" for first in ("ana", "ben", "chloe", "dev", "eli", "fay", "gus", "hana")
+             for last in ("smith", "ng", "garcia", "okafor", "kim", "rossi", "novak", "haddad")]  # fmt: skip
+    items = [
+        {"username": {"S": name}, "game": {"S": game}, "status": {"S": ("active", "banned")[n % 2]}}
+        for n, name in enumerate(names)
+        for game in ("chess", "go")
+    ]
+    design = infer_items(two_key_table("Players", "username", "game"), items)
+    assert design.type_attribute == "entityType"  # none found
+    (entity,) = design.entities
+    assert {a: k.template for a, k in entity.keys.items()} == {"username": "{username}", "game": "{game}"}
+    # Names opening keys of several parts (anasmith#2024-05-01): more distinct first words than labels
+    # ever are, so they are values too.
+    dated = [
+        {**i, "username": {"S": f"{i['username']['S']}#2024-05-0{n % 9 + 1}"}} for n, i in enumerate(items)
+    ]
+    (entity,) = infer_items(two_key_table("Players", "username", "game"), dated).entities
+    assert entity.keys["username"].template == "{id}#{username_value}"  # one entity, two key-only parts

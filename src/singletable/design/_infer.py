@@ -33,6 +33,7 @@ from singletable.design._infer_groups import (
     looks_like_guard,
     other_formats,
     shape,
+    words_first,
 )
 from singletable.design._infer_keys import (
     InferredEntity,
@@ -165,9 +166,11 @@ def infer_items(
         entities.append(
             _entity(name, members, f"{len(members)} items with {type_attribute} = {name!r}", *keys)
         )
+    words = [words_first(items, k, delimiter) for k in key_attributes[:table_keys]]
     for name, members in found.items():
         shapes = sorted(
-            {" / ".join(shape(key_text(m.get(k)), delimiter, True) for k in key_attributes[:table_keys])
+            {" / ".join(shape(key_text(m.get(k)), delimiter, True, words[n])
+                        for n, k in enumerate(key_attributes[:table_keys]))
              for m in members}
         )  # fmt: skip
         evidence = f"{len(members)} items with no type attribute keyed {', '.join(shapes[:3])}"

@@ -10,8 +10,9 @@ Three questions, answered from the sampled items alone:
   the set of attributes the item holds, since two types may share one key shape (a user and an
   organization both keyed ``ACCOUNT#<login>``);
 - without one, the **key-prefix families**: items grouped by the labels of their keys, a label being a
-  word (``ORDER``), a word glued to a number (``EMPLOYEE1`` -> ``EMPLOYEE*``) or, first in a key, any
-  word or word ending in ``_``/``-`` (``account``, ``employee_<id>`` -> ``employee_*``).
+  word (``ORDER``), a word glued to a number (``EMPLOYEE1`` -> ``EMPLOYEE*``) or, first in a key of several
+  parts, any word or word ending in ``_``/``-`` (``account``, ``employee_<id>`` -> ``employee_*``), unless the
+  table's keys open with so many different words that they are values (usernames).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ _WORD = re.compile(r"[A-Z][A-Z_-]*")  # an upper-case label: ORDER, HR-CONFIDENT
 _GLUED = re.compile(r"([A-Z][A-Z_-]*?)[0-9]+")  # a label glued to a number: EMPLOYEE1
 _FIRST_WORD = re.compile(r"[A-Za-z_$][A-Za-z_$-]*")  # first in a key: account, $taskapp
 _FIRST_GLUED = re.compile(r"([A-Za-z_$][A-Za-z_$-]*?(?:[0-9]+$|[_-](?=.)))")  # v0, employee_<id>
+_MANY = 50  # more distinct first-part labels than this are values, not labels (as for type values)
 _GUARD_EXTRA = 2  # a guard item holds its key and at most this many other attributes
 
 
@@ -50,27 +52,47 @@ def choose_delimiter(items: list[Item], table_keys: list[str]) -> str:
     return best if counts[best] * 10 >= len(items) else "#"
 
 
-def label(part: str, first: bool) -> str:
-    """A key part as a label (``ORDER``, ``EMPLOYEE*`` for ``EMPLOYEE1``), or ``*`` for a value."""
+def label(part: str, first: bool, alone: bool = False) -> str:
+    """A key part as a label (``ORDER``, ``EMPLOYEE*`` for ``EMPLOYEE1``), or ``*`` for a value. A
+    lower-case word is a label only first in a key of several parts (``account#...``): alone, it is a
+    value (a name, a title)."""
     if _WORD.fullmatch(part):
         return part
     if match := _GLUED.fullmatch(part):
         return match[1] + "*"
-    if first and _FIRST_WORD.fullmatch(part):
+    if first and not alone and _FIRST_WORD.fullmatch(part):
         return part
     if first and (match := _FIRST_GLUED.match(part)):
         return match[1] + "*"
     return "*"
 
 
-def shape(value: str | None, delimiter: str, placeholders: bool = False) -> str:
-    """A key's labels: ``ORDER#o1#ITEM#3`` -> ``ORDER#ITEM`` (``ORDER#*#ITEM#*`` with ``placeholders``)."""
+def shape(value: str | None, delimiter: str, placeholders: bool = False, words_first: bool = True) -> str:
+    """A key's labels: ``ORDER#o1#ITEM#3`` -> ``ORDER#ITEM`` (``ORDER#*#ITEM#*`` with ``placeholders``);
+    ``words_first=False`` when the table's first parts are values (see :func:`words_first`)."""
     if value is None:
         return ""
-    kept = [label(p, i == 0) for i, p in enumerate(value.split(delimiter))]
+    parts = value.split(delimiter)
+    kept = [label(p, i == 0 and words_first, len(parts) == 1) for i, p in enumerate(parts)]
     if placeholders:
         return delimiter.join(kept)
     return delimiter.join(p.rstrip("*") for p in kept if p != "*")
+
+
+def words_first(items: list[Item], attribute: str | None, delimiter: str) -> bool:
+    """Whether a key's first part, when a lower-case or mixed-case word, is a label (``account#...``,
+    ``employee_<id>``) rather than a value (a username as the whole key): labels are few, so more than
+    _MANY distinct ones say the first parts are values."""
+    if attribute is None:
+        return True
+    seen: set[str] = set()
+    for item in items:
+        if (text := key_text(item.get(attribute))) is not None:
+            parts = text.split(delimiter)
+            seen.add(label(parts[0], True, len(parts) == 1))
+            if len(seen) > _MANY:
+                return False
+    return True
 
 
 def looks_like_guard(item: Item, pk: str, sk: str | None, delimiter: str) -> bool:
@@ -94,10 +116,12 @@ def find_type_attribute(items: list[Item], pk: str, sk: str | None, delimiter: s
     by_holding: dict[tuple[str, str, frozenset[str], str], int] = {}  # ... and the attributes held
     shapes: dict[tuple[str | None, str | None], str] = {}
     kept = [i for i in items if not looks_like_guard(i, pk, sk, delimiter)]
+    words = words_first(kept, pk, delimiter), words_first(kept, sk, delimiter)
     for item in kept:
         keys = (key_text(item.get(pk)), key_text(item.get(sk)) if sk else None)
         if (key_shape := shapes.get(keys)) is None:
-            key_shape = shapes[keys] = shape(keys[0], delimiter, True) + " " + shape(keys[1], delimiter, True)
+            pk_shape, sk_shape = (shape(k, delimiter, True, w) for k, w in zip(keys, words, strict=True))
+            key_shape = shapes[keys] = f"{pk_shape} {sk_shape}"
         holding = frozenset(item)
         for name, value in item.items():
             text = value.get("S")
@@ -157,9 +181,10 @@ def _follows(counted: dict[Any, int], name: str, present: int) -> bool:
 def families(items: list[Item], pk: str, sk: str | None, delimiter: str) -> dict[str, list[Item]]:
     """Items with no type grouped by the labels of their keys: ``USER#u1``/``PROFILE`` -> USER."""
     found: dict[tuple[str, str], list[Item]] = {}
+    pk_words, sk_words = words_first(items, pk, delimiter), words_first(items, sk, delimiter)
     for item in items:
-        pk_shape = shape(key_text(item.get(pk)), delimiter)
-        sk_shape = shape(key_text(item.get(sk)) if sk else None, delimiter)
+        pk_shape = shape(key_text(item.get(pk)), delimiter, words_first=pk_words)
+        sk_shape = shape(key_text(item.get(sk)) if sk else None, delimiter, words_first=sk_words)
         found.setdefault((pk_shape, sk_shape), []).append(item)
     named: dict[str, list[Item]] = {}
     for (pk_shape, sk_shape), members in sorted(found.items(), key=lambda f: -len(f[1])):
