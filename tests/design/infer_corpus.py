@@ -37,6 +37,7 @@ class Corpus(NamedTuple):
     expected: dict[str, dict[str, str]]  # entity -> key attribute -> template, field names as {}
     type_attribute: str | None  # the attribute naming each item's entity, when the design has one
     ttl: str | None = None
+    guards: tuple[str, ...] = ()  # uniqueness-guard key templates (field names as {}), with what they carry
 
 
 def text(value: object) -> dict[str, str]:

@@ -1,15 +1,19 @@
 """Tables shaped by hand, for ``singletable infer`` (see infer_corpus.py): AWS's relational modeling and
-gaming examples, and a table that lived through two key formats."""
+gaming examples, the e-commerce example of "The DynamoDB Book", and a table that lived through two key
+formats."""
 
 from __future__ import annotations
 
 import random
 
 from infer_corpus import (
+    FIRST,
+    LAST,
     WORDS,
     Corpus,
     Item,
     iso,
+    ksuid,
     moment,
     number,
     person,
@@ -180,6 +184,89 @@ def aws_gaming() -> Corpus:
     )
     expected = {"GameScore": {"UserId": "{}", "GameTitle": "{}", "TopScore": "{}", "Award": "{}"}}
     return Corpus("aws-gaming", table, items, expected, None)
+
+
+# -- The DynamoDB Book: e-commerce ----------------------------------------------------------------------
+
+
+def ecommerce() -> Corpus:
+    """The e-commerce design of "The DynamoDB Book": customers (an e-mail guard item each, holding the
+    username), their orders under ``#ORDER#<ksuid>`` (the leading ``#`` sorts orders before the customer),
+    order items under a two-label key ``ORDER#<id>#ITEM#<id>``, and GSI1 gathering an order with its items.
+    No type attribute."""
+    rng = random.Random(808)
+    items: list[Item] = []
+    for n in range(250):
+        username = f"{rng.choice(FIRST)}{rng.choice(LAST)}{n}"
+        email = f"{username}@mail.example"
+        customer = text(f"CUSTOMER#{username}")
+        address = {
+            "M": {
+                "Street": text(f"{rng.randrange(1, 999)} Main St"),
+                "Zip": text(f"{rng.randrange(10**4, 10**5)}"),
+            }
+        }
+        items.append(
+            {
+                "PK": customer,
+                "SK": customer,
+                "Username": text(username),
+                "EmailAddress": text(email),
+                "Name": text(" ".join(person(rng))),
+                "Addresses": {"M": {"Home": address}},
+            }
+        )
+        guard = text(f"CUSTOMEREMAIL#{email}")
+        items.append({"PK": guard, "SK": guard, "Username": text(username)})
+        for _ in range(rng.randrange(0, 6)):
+            order, created = ksuid(rng), iso(moment(rng))
+            count = rng.randrange(1, 4)
+            items.append(
+                {
+                    "PK": customer,
+                    "SK": text(f"#ORDER#{order}"),
+                    "GSI1PK": text(f"ORDER#{order}"),
+                    "GSI1SK": text(f"ORDER#{order}"),
+                    "OrderId": text(order),
+                    "CreatedAt": text(created),
+                    "Status": text(rng.choice(["PLACED", "SHIPPED", "DELIVERED"])),
+                    "Amount": number(rng.randrange(100, 99999) / 100),
+                    "NumberItems": number(count),
+                }
+            )
+            for _ in range(count):
+                item = ksuid(rng)
+                key = text(f"ORDER#{order}#ITEM#{item}")
+                items.append(
+                    {
+                        "PK": key,
+                        "SK": key,
+                        "GSI1PK": text(f"ORDER#{order}"),
+                        "GSI1SK": text(f"ITEM#{item}"),
+                        "OrderId": text(order),
+                        "ItemId": text(item),
+                        "Price": number(rng.randrange(100, 9999) / 100),
+                        "Description": text(f"{rng.choice(WORDS)} mug"),
+                    }
+                )
+    names = ("PK", "SK", "GSI1PK", "GSI1SK")
+    table = table_spec(
+        "EcommerceTable",
+        [("PK", "HASH"), ("SK", "RANGE")],
+        {a: "S" for a in names},
+        {"GSI1": ["GSI1PK", "GSI1SK"]},
+    )
+    expected = {
+        "Customer": {"PK": "CUSTOMER#{}", "SK": "CUSTOMER#{}"},
+        "Order": {"PK": "CUSTOMER#{}", "SK": "#ORDER#{}", "GSI1PK": "ORDER#{}", "GSI1SK": "ORDER#{}"},
+        "OrderItem": {
+            "PK": "ORDER#{}#ITEM#{}",
+            "SK": "ORDER#{}#ITEM#{}",
+            "GSI1PK": "ORDER#{}",
+            "GSI1SK": "ITEM#{}",
+        },
+    }
+    return Corpus("ecommerce", table, items, expected, None, guards=("CUSTOMEREMAIL#{} holding Username",))
 
 
 # -- (f) a table that lived through two key formats --------------------------------------------------

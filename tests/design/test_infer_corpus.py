@@ -30,13 +30,14 @@ from singletable.design import InferredDesign, infer, infer_items
 sys.path.insert(0, str(Path(__file__).parent))
 from infer_corpus import Corpus, write
 from infer_corpus_libraries import electrodb, github, onetable, pynamodb
-from infer_corpus_tables import aws_gaming, aws_relational, legacy
+from infer_corpus_tables import aws_gaming, aws_relational, ecommerce, legacy
 from infer_support import indexes, load_module, round_trip, shape, two_key_table
 
 CORPUS: dict[str, Callable[[], Corpus]] = {
     "electrodb": electrodb,
     "onetable": onetable,
     "github": github,
+    "ecommerce": ecommerce,
     "pynamodb": pynamodb,
     "aws-relational": aws_relational,
     "aws-gaming": aws_gaming,
@@ -143,6 +144,12 @@ def test_a_design_that_is_not_ours_is_recovered_from_its_table(
     assert differences == CANNOT_SHOW.get(name, {})
     assert extra == EXTRA.get(name, [])
     assert len(design.entities) == len(corpus.expected) + len(extra)
+    guards = sorted(
+        shape(u.template) + (f" holding {_attribute(e, u.owner_field)}" if u.owner_field else "")
+        for e in design.entities
+        for u in e.unique
+    )
+    assert (guards, design.unexplained) == (sorted(corpus.guards), 0)
     described = load_design(str(out)).table.describe()
     assert indexes(described) == _declared_indexes(corpus)
     # Every item of an inferred type reads into the module's entity and writes back the keys it has.
@@ -155,11 +162,17 @@ def test_a_design_that_is_not_ours_is_recovered_from_its_table(
     checked = round_trip(
         load_module(out), corpus.items, key_attributes, None if corpus.type_attribute else _family
     )
-    assert checked == len(corpus.items) - _untyped(corpus)
+    guard_items = sum(u.count for e in design.entities for u in e.unique)  # not entities: not read back
+    assert checked == len(corpus.items) - _untyped(corpus) - guard_items
     checked_lint = CliRunner().invoke(main, ["check", str(out), "--strict", "--fail-on", "error"])
     assert checked_lint.exit_code == 0, checked_lint.output
     docs = CliRunner().invoke(main, ["docs", str(out), "-o", str(tmp_path / "docs")])
     assert docs.exit_code == 0, docs.output
+
+
+def _attribute(entity: Any, name: str) -> str:
+    """The stored attribute of an inferred entity's field ``name``."""
+    return next(f.attribute for f in entity.fields.values() if f.name == name)
 
 
 def _untyped(corpus: Corpus) -> int:
