@@ -76,6 +76,13 @@ def table_spec(
     return table
 
 
+def gsi1_table(name: str) -> dict[str, Any]:
+    """The commonest single-table layout: string PK and SK, one GSI1 over GSI1PK and GSI1SK."""
+    names = ("PK", "SK", "GSI1PK", "GSI1SK")
+    keys = [("PK", "HASH"), ("SK", "RANGE")]
+    return table_spec(name, keys, dict.fromkeys(names, "S"), {"GSI1": ["GSI1PK", "GSI1SK"]})
+
+
 def ulid(rng: random.Random, at: datetime) -> str:
     millis = int(at.timestamp() * 1000)
     time_part = "".join(_CROCKFORD[(millis >> (5 * (9 - i))) & 31] for i in range(10))

@@ -12,6 +12,7 @@ from infer_corpus import (
     WORDS,
     Corpus,
     Item,
+    gsi1_table,
     iso,
     ksuid,
     moment,
@@ -249,13 +250,7 @@ def ecommerce() -> Corpus:
                         "Description": text(f"{rng.choice(WORDS)} mug"),
                     }
                 )
-    names = ("PK", "SK", "GSI1PK", "GSI1SK")
-    table = table_spec(
-        "EcommerceTable",
-        [("PK", "HASH"), ("SK", "RANGE")],
-        {a: "S" for a in names},
-        {"GSI1": ["GSI1PK", "GSI1SK"]},
-    )
+    table = gsi1_table("EcommerceTable")
     expected = {
         "Customer": {"PK": "CUSTOMER#{}", "SK": "CUSTOMER#{}"},
         "Order": {"PK": "CUSTOMER#{}", "SK": "#ORDER#{}", "GSI1PK": "ORDER#{}", "GSI1SK": "ORDER#{}"},
@@ -328,13 +323,7 @@ def legacy() -> Corpus:
                     "expires_at": number(1_900_000_000 + rng.randrange(10**6)),
                 }
             )
-    names = ("PK", "SK", "GSI1PK", "GSI1SK")
-    table = table_spec(
-        "legacy-app",
-        [("PK", "HASH"), ("SK", "RANGE")],
-        {a: "S" for a in names},
-        {"GSI1": ["GSI1PK", "GSI1SK"]},
-    )
+    table = gsi1_table("legacy-app")
     expected = {
         "user": {"PK": "USER#{}", "SK": "PROFILE"},
         "order": {"PK": "USER#{}", "SK": "ORDER#{}", "GSI1PK": "ORDER#{}", "GSI1SK": "USER#{}"},
