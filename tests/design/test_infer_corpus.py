@@ -306,3 +306,26 @@ def test_a_table_keyed_by_plain_words_is_one_entity_and_a_status_is_no_type() ->
     ]
     (entity,) = infer_items(two_key_table("Players", "username", "game"), dated).entities
     assert entity.keys["username"].template == "{id}#{username_value}"  # one entity, two key-only parts
+
+
+@pytest.mark.slow  # DynamoDB Local takes a few seconds per thousand writes
+@pytest.mark.parametrize("name", ["electrodb", "legacy"])
+def test_dynamodb_local_gives_the_same_design(tmp_path: Path, name: str, reference_server: Any) -> None:
+    """The same items in DynamoDB Local (AWS's own emulator) and in a database file: the same entities
+    and key templates, read through DescribeTable, DescribeTimeToLive and Scan alone."""
+    corpus = CORPUS[name]()
+    table = f"{corpus.table['TableName']}-{uuid.uuid4().hex[:8]}"
+    remote = corpus._replace(table={**corpus.table, "TableName": table})
+    # singletable.client(URL): a plain boto3 client with the credentials and region infer's reads use
+    # (DynamoDB Local keeps each access key's tables apart).
+    local = singletable.client(reference_server.endpoint)
+    write(remote, local)
+    db = str(tmp_path / f"{name}.db")
+    write(corpus, singletable.client(db))
+    try:
+        from_local = infer(reference_server.endpoint, table, sample=10000)
+    finally:
+        local.delete_table(TableName=table)
+    from_file = infer(db, corpus.table["TableName"], sample=10000)
+    assert _keys(from_local) == _keys(from_file)
+    assert (from_local.type_attribute, from_local.ttl_attribute) == (from_file.type_attribute, corpus.ttl)
