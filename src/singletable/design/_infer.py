@@ -4,15 +4,15 @@ Teams with a table and no model in code start here. The table is read through th
 (DescribeTable and a parallel Scan, bounded by ``sample``), so a database file, ``singletable serve``,
 DynamoDB Local and AWS are read the same way. From the sample:
 
-- the **type attribute**: an attribute on most items with few distinct short values (a name holding "type"
-  or "kind" wins a tie); its values are the entity types. Without one, items are grouped into key-prefix
-  families (``USER#u1`` / ``ORDER#o1#ITEM#3`` -> the families ``USER`` and ``ORDER#ITEM``);
+- the **type attribute** and, without one, the key-prefix **families** (``USER#u1`` / ``ORDER#o1#ITEM#3`` ->
+  ``USER`` and ``ORDER#ITEM``), with the delimiter the keys are split on --
+  :mod:`singletable.design._infer_groups`;
 - **uniqueness guards**: items with no type that hold little but their key (``PK = SK = USEREMAIL#x``,
   maybe one owner attribute) and whose key holds a value of some entity's field: ``unique=`` on that entity;
-- per entity and key attribute (table and every index), a **key template**: the key split on its delimiter
-  (``#``, or the one of ``| / ~ $`` most keys hold), each part a literal, a field slot or a key-only field,
-  and whether the key is **sparse** (some items lack it) -- :mod:`singletable.design._infer_keys`, which
-  also hangs uniqueness guards on their owners;
+- per entity and key attribute (table and every index), a **key template**: the key split on its
+  delimiter, each part a literal, a field slot or a key-only field (a label glued to either), and whether
+  the key is **sparse** (some items lack it) and on what condition -- :mod:`singletable.design._infer_keys`,
+  which also hangs uniqueness guards on their owners;
 - **attribute types** from the stored values (datetime strings recognised) and which are optional.
 
 Every guess keeps its evidence (counts), which :mod:`singletable.design._infer_render` writes next to it as

@@ -2,9 +2,11 @@
 
 A key is split on its delimiter (``#`` unless the table's keys use another): each part is a literal (the
 same on every item of the entity), a field slot (the part equals one of the item's attributes on every item,
-also zero-padded ``{n:03d}``, URL-encoded ``{x|url}`` or cut ``{x[:2]}``) or a key-only field (a value found
-nowhere else, named after the label before it). A guard item (little but a key) is hung on the entity whose
-field value its key holds: ``unique=`` on that entity.
+also zero-padded ``{n:03d}``, URL-encoded ``{x|url}``, cased ``{x|lower}`` or cut ``{x[:2]}``) or a key-only
+field (a value found nowhere else, named after the label before it); a label glued to the value
+(``employee_<id>``, ``EMPLOYEE1``) stays literal text before the slot. A sparse key's condition is read from
+the values or the presence of the fields on exactly its items. A guard item (little but a key) is hung on
+the entity whose field value its key holds: ``unique=`` on that entity.
 """
 
 from __future__ import annotations
