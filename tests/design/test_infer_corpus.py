@@ -329,3 +329,20 @@ def test_dynamodb_local_gives_the_same_design(tmp_path: Path, name: str, referen
     from_file = infer(db, corpus.table["TableName"], sample=10000)
     assert _keys(from_local) == _keys(from_file)
     assert (from_local.type_attribute, from_local.ttl_attribute) == (from_file.type_attribute, corpus.ttl)
+
+
+def test_dynamodb_toolbox_entity_attribute_tells_types_sharing_a_key_shape() -> None:
+    """DynamoDB-Toolbox marks items with ``_et`` (and ``_ct``/``_md`` timestamps): users and admins both
+    keyed ``USER#<id>`` are still two entities, told apart by what each holds."""
+    items = []
+    for n in range(60):
+        kind = "User" if n % 3 else "Admin"
+        item = {"pk": {"S": f"USER#u{n}"}, "sk": {"S": f"USER#u{n}"}, "_et": {"S": kind}, "id": {"S": f"u{n}"},
+                "_ct": {"S": "2024-01-01T00:00:00.000Z"}, "_md": {"S": "2024-01-02T00:00:00.000Z"}}  # fmt: skip
+        if kind == "Admin":
+            item["permissions"] = {"SS": ["billing"]}
+        items.append(item)
+    design = infer_items(two_key_table("Toolbox", "pk", "sk"), items)
+    assert (design.type_attribute, sorted(e.type for e in design.entities)) == ("_et", ["Admin", "User"])
+    for entity in design.entities:
+        assert {a: k.template for a, k in entity.keys.items()} == {"pk": "USER#{id}", "sk": "USER#{id}"}

@@ -27,8 +27,9 @@ from singletable.design._infer_keys import InferredEntity, key_text
 Item = dict[str, dict[str, Any]]
 DELIMITERS = ("#", "|", "/", "~", "$")  # what keys are split on: the one most keys hold
 _TYPE_VALUE = re.compile(r"[A-Za-z][A-Za-z0-9_.:-]{0,39}")
-# Names that say "type", likeliest first (a tie between two goes to the earlier word).
-_TYPE_NAMES = ("type", "kind", "__edb_e__", "entity", "model", "discriminator", "cls", "class")
+# Names that say "type", likeliest first (a tie between two goes to the earlier word); DynamoDB-Toolbox's
+# "_et" only as the whole name.
+_TYPE_NAMES = ("type", "kind", "__edb_e__", "_et", "entity", "model", "discriminator", "cls", "class")
 _WORD = re.compile(r"[A-Z][A-Z_-]*")  # an upper-case label: ORDER, HR-CONFIDENTIAL
 _GLUED = re.compile(r"([A-Z][A-Z_-]*?)[0-9]+")  # a label glued to a number: EMPLOYEE1
 _FIRST_WORD = re.compile(r"[A-Za-z_$][A-Za-z_$-]*")  # first in a key: account, $taskapp
@@ -164,7 +165,10 @@ def find_type_attribute(items: list[Item], pk: str, sk: str | None, delimiter: s
 def _rank(name: str) -> int:
     """How surely a name says "type": the index of the first type word it holds, or len(_TYPE_NAMES)."""
     lowered = name.lower()
-    return next((n for n, word in enumerate(_TYPE_NAMES) if word in lowered), len(_TYPE_NAMES))
+    return next(
+        (n for n, word in enumerate(_TYPE_NAMES) if (word == lowered if word == "_et" else word in lowered)),
+        len(_TYPE_NAMES),
+    )
 
 
 def _follows(counted: dict[Any, int], name: str, present: int) -> bool:
