@@ -337,8 +337,9 @@ def test_dynamodb_toolbox_entity_attribute_tells_types_sharing_a_key_shape() -> 
     items = []
     for n in range(60):
         kind = "User" if n % 3 else "Admin"
-        item = {"pk": {"S": f"USER#u{n}"}, "sk": {"S": f"USER#u{n}"}, "_et": {"S": kind}, "id": {"S": f"u{n}"},
-                "_ct": {"S": "2024-01-01T00:00:00.000Z"}, "_md": {"S": "2024-01-02T00:00:00.000Z"}}  # fmt: skip
+        stamp = {"S": "2024-01-01T00:00:00.000Z"}
+        key = {"S": f"USER#u{n}"}
+        item = {"pk": key, "sk": key, "_et": {"S": kind}, "id": {"S": f"u{n}"}, "_ct": stamp, "_md": stamp}
         if kind == "Admin":
             item["permissions"] = {"SS": ["billing"]}
         items.append(item)
