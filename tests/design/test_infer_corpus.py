@@ -347,3 +347,36 @@ def test_dynamodb_toolbox_entity_attribute_tells_types_sharing_a_key_shape() -> 
     assert (design.type_attribute, sorted(e.type for e in design.entities)) == ("_et", ["Admin", "User"])
     for entity in design.entities:
         assert {a: k.template for a, k in entity.keys.items()} == {"pk": "USER#{id}", "sk": "USER#{id}"}
+
+
+def test_colon_separated_keys_are_split_on_colons_unless_a_key_holds_a_time(tmp_path: Path) -> None:
+    """Redis-style keys (``tenant:acme:user:4``) split on ``:``; a table whose keys hold date-times
+    (``ORDER#2024-05-01T10:00:00Z``) never is, whatever else they hold."""
+    items = []
+    for tenant in ("acme", "globex", "initech"):
+        for user in range(5):
+            key = {"S": f"tenant:{tenant}:user:{user}"}
+            items.append(
+                {"pk": key, "sk": {"S": "profile"}, "name": {"S": f"n{user}"}, "tenant": {"S": tenant}}
+            )
+            items.append({"pk": key, "sk": {"S": f"order:{user}00{tenant}"}, "tenant": {"S": tenant}})
+    design = infer_items(two_key_table("Colons", "pk", "sk"), items)
+    assert design.delimiter == ":"
+    templates = sorted(sorted((a, k.template) for a, k in e.keys.items()) for e in design.entities)
+    assert templates == [
+        [("pk", "tenant:{tenant}:user:{user_id}"), ("sk", "order:{order_id}")],
+        [("pk", "tenant:{tenant}:user:{user_id}"), ("sk", "profile")],
+    ]
+    path = tmp_path / "colons_inferred.py"
+    path.write_text(design.source)
+
+    def kind(item: dict[str, Any], entities: dict[str, Any]) -> str:
+        return next(
+            t
+            for t, cls in entities.items()
+            if cls.keys["sk"].template.split(":")[0] == item["sk"]["S"].split(":")[0]
+        )
+
+    assert round_trip(load_module(path), items, {"pk", "sk"}, kind) == len(items)
+    timed = [{**i, "sk": {"S": f"{i['sk']['S']}#2024-05-01T10:00:00Z"}} for i in items]
+    assert infer_items(two_key_table("Colons", "pk", "sk"), timed).delimiter == "#"

@@ -2,8 +2,8 @@
 
 Three questions, answered from the sampled items alone:
 
-- what the keys are **split on**: of ``# | / ~ $``, the one most table keys hold *after their first
-  character* (ElectroDB's keys open with ``$`` and split on ``#``);
+- what the keys are **split on**: of ``# | / ~ $ :``, the one most table keys hold *after their first
+  character* (ElectroDB's keys open with ``$`` and split on ``#``), ``:`` only where no key holds a time;
 - which attribute, if any, is the **type attribute**: on most items, few distinct short values, and the
   values follow the items' shapes -- the labels of their keys, or (for an attribute named like a type:
   ``type``, ``kind``, ``entity``, ``model``, ``class``, ``cls``, ElectroDB's ``__edb_e__``) the labels and
@@ -25,7 +25,8 @@ from typing import Any
 from singletable.design._infer_keys import InferredEntity, key_text
 
 Item = dict[str, dict[str, Any]]
-DELIMITERS = ("#", "|", "/", "~", "$")  # what keys are split on: the one most keys hold
+DELIMITERS = ("#", "|", "/", "~", "$", ":")  # what keys are split on: the one most keys hold
+_TIME = re.compile(r"\d{2}:\d{2}")  # a key holding a time of day is never split on ":"
 _TYPE_VALUE = re.compile(r"[A-Za-z][A-Za-z0-9_.:-]{0,39}")
 # Names that say "type", likeliest first (a tie between two goes to the earlier word); DynamoDB-Toolbox's
 # "_et" only as the whole name.
@@ -39,16 +40,13 @@ _GUARD_EXTRA = 2  # a guard item holds its key and at most this many other attri
 
 
 def choose_delimiter(items: list[Item], table_keys: list[str]) -> str:
-    """What the keys are split on: of ``# | / ~ $``, the one the most table keys hold after their first
-    character (``#`` on a tie, or when none is in a tenth of them)."""
-    counts = Counter(
-        d
-        for item in items
-        for k in table_keys
-        if (text := key_text(item.get(k)))
-        for d in DELIMITERS
-        if d in text[1:]
-    )
+    """What the keys are split on: of ``# | / ~ $ :``, the one the most table keys hold after their first
+    character (``#`` on a tie, or when none is in a tenth of them); ``:`` (``user:42``) only when no key
+    holds a time of day, whose colons are no separators."""
+    texts = [text for item in items for k in table_keys if (text := key_text(item.get(k)))]
+    counts = Counter(d for text in texts for d in DELIMITERS if d in text[1:])
+    if any(_TIME.search(text) for text in texts):
+        counts.pop(":", None)
     best = max(DELIMITERS, key=lambda d: (counts[d], d == "#"))
     return best if counts[best] * 10 >= len(items) else "#"
 
