@@ -6,9 +6,18 @@ here, by these names, and never from the data package's private modules (``tests
 holds that). What users call is exported by :mod:`singletable.data` itself.
 """
 
-from singletable.data._json_items import dumps, loads, scalar_value, value_text
+from singletable.data._json_items import dumps, loads, scalar_value, to_plain, value_text
 from singletable.data._keys import split_argument
 from singletable.data._look import merge_into
 from singletable.data._targets import is_url
 
-__all__ = ["dumps", "is_url", "loads", "merge_into", "scalar_value", "split_argument", "value_text"]
+__all__ = [
+    "dumps",
+    "is_url",
+    "loads",
+    "merge_into",
+    "scalar_value",
+    "split_argument",
+    "to_plain",
+    "value_text",
+]

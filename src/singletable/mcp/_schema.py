@@ -68,6 +68,23 @@ def object_schema(
     return schema
 
 
+MAX_DEPTH = 32  # DynamoDB's own limit on nested lists and maps
+
+
+def check_depth(tool: str, arguments: Any) -> None:
+    """Refuse arguments nested deeper than any value can be stored, before anything walks them recursively;
+    the error names the path where the limit is passed. Iterative, so any depth is answered."""
+    stack: list[tuple[Any, str, int]] = [(arguments, "", 0)]
+    while stack:
+        value, where, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ArgumentError(f"{tool}: argument {where}: nested deeper than {MAX_DEPTH} levels")
+        if isinstance(value, dict):
+            stack += [(v, f"{where}.{k}" if where else str(k), depth + 1) for k, v in value.items()]
+        elif isinstance(value, list):
+            stack += [(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(value)]
+
+
 def check_arguments(tool: str, schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> None:
     """Raise :class:`ArgumentError` naming the first argument that does not fit ``schema``."""
     validator = jsonschema.Draft202012Validator(schema)
