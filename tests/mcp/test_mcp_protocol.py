@@ -6,64 +6,22 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
-import socket
 import stat
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
-import jsonschema
 import pytest
 from mcp_seeds import SEEDS, design_table
+from mcp_wire import DDB_LOCAL_CREDENTIALS, HTTPServer, check_listing, seed_file, session, stdio
 
-from mcp import Client, StdioServerParameters
-from reference import free_port
 from serving import run_cli
 from singletable.examples import DEMO_CLOCK
 from singletable.model import connect
 
 WAVYBLOG = SEEDS["wavyblog"][0]
 PLACES = SEEDS["places"][0]
-
-
-def seed_file(seed: str, path: Path) -> Path:
-    db = connect(design_table(seed), str(path), clock=lambda: DEMO_CLOCK)
-    db.create_table()
-    SEEDS[seed][1](db)
-    db.close()
-    return path
-
-
-def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k in ("PYTHONPATH", "HOME", "PATH")}
-    return {**env, **(extra or {})}
-
-
-def stdio(*args: str) -> StdioServerParameters:
-    return StdioServerParameters(
-        command=sys.executable, args=["-m", "singletable", "mcp", *args], env=child_env(), cwd=os.getcwd()
-    )
-
-
-async def session(server: Any, calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[Any], list[Any]]:
-    """The server's tool list and the results of ``calls``, through the SDK's client."""
-    async with Client(server, read_timeout_seconds=60) as client:
-        listed = (await client.list_tools()).tools
-        results = [await client.call_tool(name, arguments) for name, arguments in calls]
-    return listed, results
-
-
-def check_listing(tools: list[Any]) -> dict[str, Any]:
-    by_name = {t.name: t for t in tools}
-    for tool in tools:
-        jsonschema.Draft202012Validator.check_schema(tool.input_schema)
-        assert tool.description
-    return by_name
 
 
 def test_stdio_lists_calls_and_refuses(tmp_path: Path) -> None:
@@ -124,37 +82,6 @@ def test_stdio_writes_when_allowed(tmp_path: Path) -> None:
     assert got.structured_content["item"]["email"] == "zed@example.com"
 
 
-class HTTPServer:
-    """``singletable mcp ... --http PORT`` on 127.0.0.1, ready when its port accepts."""
-
-    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}/mcp"
-        command = [sys.executable, "-m", "singletable", "mcp", *args, "--http", str(self.port)]
-        self.process = subprocess.Popen(command, env=child_env(env), stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise AssertionError(f"singletable mcp exited: {self.process.stderr.read()}")
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
-                return
-            except OSError:
-                time.sleep(0.1)
-        self.stop()
-        raise AssertionError("singletable mcp --http did not start in 30 s")
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        if self.process.stderr:
-            self.process.stderr.close()
-
-
 @pytest.fixture
 def http_places(tmp_path: Path) -> Iterator[HTTPServer]:
     server = HTTPServer(PLACES, str(seed_file("places", tmp_path / "places.db")), "--max-page-size", "10")
@@ -202,17 +129,13 @@ def test_streamable_http_answers_loopback_hosts_only(http_places: HTTPServer) ->
 
 
 def test_streamable_http_on_dynamodb_local(reference_server: Any, table_name: str) -> None:
-    credentials = {
-        "AWS_ACCESS_KEY_ID": "local",
-        "AWS_SECRET_ACCESS_KEY": "local",
-        "AWS_DEFAULT_REGION": "us-east-1",
-    }
     client = reference_server.client()
     db = connect(design_table("wavyblog"), client, name=table_name, clock=lambda: DEMO_CLOCK)
     db.create_table()
     try:
         SEEDS["wavyblog"][1](db)
-        server = HTTPServer(WAVYBLOG, reference_server.endpoint, "--table", table_name, env=credentials)
+        endpoint = reference_server.endpoint
+        server = HTTPServer(WAVYBLOG, endpoint, "--table", table_name, env=DDB_LOCAL_CREDENTIALS)
         try:
             calls = [("post_all_posts", {"limit": 100}), ("get_user", {"username": 1})]
             listed, (posts, wrong) = anyio.run(session, server.url, calls)

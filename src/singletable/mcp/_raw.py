@@ -207,9 +207,10 @@ def _operands(tool: str, label: str, condition: dict[str, Any]) -> list[str]:
         if operator == "between"
         else ["value"]
     )
-    for name in ("value", "to", "values"):
-        if name in wanted and name not in condition:
+    for name in wanted:
+        if name not in condition:
             raise ArgumentError(f"{tool}: argument {label}.{name}: {operator} needs it")
+    for name in ("value", "to", "values"):
         if name not in wanted and name in condition:
             raise ArgumentError(f"{tool}: argument {label}.{name}: {operator} takes no {name}")
     return wanted

@@ -93,7 +93,7 @@ def check_arguments(tool: str, schema: Mapping[str, Any], arguments: Mapping[str
     if not errors:
         return
     error = errors[0]
-    where = ".".join(str(p) for p in error.path)
+    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.path).lstrip(".")
     if not where and error.validator == "required":
         raise ArgumentError(f"{tool}: {error.message}")
     if not where and error.validator == "additionalProperties":
