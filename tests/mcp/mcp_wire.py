@@ -93,15 +93,15 @@ class HTTPServer:
         return self.process.poll() is None
 
     def stop(self) -> str:
-        """Stop the server; what it wrote on stderr."""
+        """Stop the server (once); what it wrote on stderr."""
+        if self.process.stderr is None or self.process.stderr.closed:
+            return ""
         self.process.terminate()
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
-        text = ""
-        if self.process.stderr:
-            text = self.process.stderr.read()
-            self.process.stderr.close()
+        text = self.process.stderr.read()
+        self.process.stderr.close()
         return text

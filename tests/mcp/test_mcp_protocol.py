@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import http.client
 import json
+import select
 import stat
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -205,3 +209,166 @@ def test_stdio_offers_each_seed_s_tools(seed: str, tmp_path: Path) -> None:
     for (name, _), result in zip(calls[1:], reads, strict=True):
         assert result.is_error is False, (name, result.content)
         assert result.structured_content == {"items": [], "count": 0, "cursor": None}
+
+
+class RawSession:
+    """A streamable HTTP MCP session spoken by hand, to send what no SDK client would."""
+
+    HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.headers = dict(self.HEADERS)
+        status, _ = self.post(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 0,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": "2025-06-18",
+                        "capabilities": {},
+                        "clientInfo": {"name": "hand", "version": "1"},
+                    },
+                }
+            )
+        )
+        assert status == 200
+        self.post(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+
+    def post(self, body: str | bytes) -> tuple[int, str]:
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        try:
+            connection.request("POST", "/mcp", body, headers=self.headers)
+            response = connection.getresponse()
+            session_id = response.getheader("mcp-session-id")
+            if session_id:
+                self.headers["mcp-session-id"] = session_id
+            return response.status, response.read().decode(errors="replace")
+        finally:
+            connection.close()
+
+    def call(self, number: int, name: str, arguments: Any) -> tuple[int, str]:
+        request = {
+            "jsonrpc": "2.0",
+            "id": number,
+            "method": "tools/call",
+            "params": {"name": name, "arguments": arguments},
+        }
+        return self.post(json.dumps(request))
+
+
+def test_streamable_http_survives_hostile_requests(http_places: HTTPServer) -> None:
+    """Bodies no SDK client sends -- JSON nested 100,000 deep, 3 and 5 MB of text, arguments that are not an
+    object, broken JSON -- are refused or answered as tool errors; the server stays up, logs no traceback,
+    and answers the next call."""
+    raw = RawSession(http_places.port)
+    deep = '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "count", "arguments": '
+    deep += '{"pattern": "category_by_name", "arguments": {"where": ' + "[" * 100_000 + "]" * 100_000 + "}}}}"
+    status, _ = raw.post(deep)
+    assert status < 500
+    status, text = raw.call(2, "place_search", {"search_name": "x" * 5_000_000})
+    assert status == 413  # the SDK's own bound on a request body (4 MB)
+    status, text = raw.call(2, "place_search", {"search_name": "x" * 3_000_000})
+    assert status == 200 and (
+        '"isError":true' in text.replace(" ", "") or '"items":[]' in text.replace(" ", "")
+    )
+    status, text = raw.call(3, "category_by_name", ["not", "an", "object"])
+    assert status < 500 and "Traceback" not in text
+    status, _ = raw.post(b'{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {')
+    assert status < 500
+    status, text = raw.call(5, "category_by_name", {"limit": -5})
+    assert status == 200 and "argument limit: -5 is less than the minimum of 1" in text
+    assert http_places.alive()
+    _, (answer,) = anyio.run(session, http_places.url, [("category_by_name", {})])
+    assert answer.is_error is False and len(answer.structured_content["items"]) == 3
+    assert "Traceback" not in http_places.stop()
+
+
+def test_raw_tables_on_the_command_line(tmp_path: Path) -> None:
+    db = seed_file("wavyblog", tmp_path / "blog.db")
+    key = {"partition": {"attribute": "PK", "value": "USER#jane_smith"}}
+    calls = [
+        ("query_raw", {"table": "WavyBlog", "key": key, "projection": ["Email"]}),
+        ("scan_raw", {"table": "Other"}),
+    ]
+    listed, (found, refused) = anyio.run(session, stdio(WAVYBLOG, str(db), "--raw-table", "WavyBlog"), calls)
+    tools = check_listing(listed)
+    assert tools["query_raw"].input_schema["properties"]["table"]["enum"] == ["WavyBlog"]
+    assert tools["scan_raw"].annotations.read_only_hint is True
+    assert found.structured_content["items"] == [{"Email": "jane@example.com"}]
+    assert refused.is_error and "scan_raw: argument table: 'Other' is not one of ['WavyBlog']" in (
+        refused.content[0].text
+    )
+    bad = run_cli("mcp", WAVYBLOG, str(db), "--raw-table", "a b")
+    assert bad.returncode == 2 and "--raw-table 'a b': not a table name" in bad.stderr
+
+
+def test_stdio_survives_hostile_lines(tmp_path: Path) -> None:
+    """Over stdio, a line of JSON nested 100,000 deep, a broken line and arguments that are not an object
+    leave the server answering the next call."""
+    from mcp_wire import child_env
+
+    db = seed_file("places", tmp_path / "places.db")
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "h", "version": "1"},
+        },
+    }
+    deep = '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "count", "arguments": '
+    deep += '{"pattern": "category_by_name", "arguments": {"where": ' + "[" * 100_000 + "]" * 100_000 + "}}}}"
+    lines = [
+        json.dumps(initialize),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        deep,
+        '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {',
+        json.dumps(
+            {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "count", "arguments": [1]}}
+        ),
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 4,
+                "method": "tools/call",
+                "params": {"name": "category_by_name", "arguments": {}},
+            }
+        ),
+    ]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "singletable", "mcp", PLACES, str(db)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=child_env(),
+        text=True,
+    )
+    assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+    process.stdin.write("\n".join(lines) + "\n")
+    process.stdin.flush()
+    answers: dict[Any, Any] = {}
+    deadline = time.monotonic() + 60
+    while 4 not in answers and time.monotonic() < deadline:
+        ready, _, _ = select.select([process.stdout], [], [], 1.0)
+        if ready:
+            line = process.stdout.readline()
+            if not line:
+                break
+            message = json.loads(line)
+            answers[message.get("id")] = message
+    process.stdin.close()
+    process.wait(timeout=30)
+    stderr = process.stderr.read()
+    process.stdout.close()
+    process.stderr.close()
+    assert answers[4]["result"]["isError"] is False
+    assert [c["name"] for c in answers[4]["result"]["structuredContent"]["items"]] == [
+        "Census",
+        "Nonconformist chapels",
+        "Parish registers",
+    ]
+    assert "Traceback" not in stderr, stderr[-2000:]
