@@ -211,6 +211,23 @@ def test_stdio_offers_each_seed_s_tools(seed: str, tmp_path: Path) -> None:
         assert result.structured_content == {"items": [], "count": 0, "cursor": None}
 
 
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "hand", "version": "1"},
+    },
+}
+# A tools/call whose arguments nest 100,000 lists deep: more than any JSON parser's recursion allows.
+DEEP_CALL = (
+    '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "count", "arguments": '
+    '{"pattern": "category_by_name", "arguments": {"where": ' + "[" * 100_000 + "]" * 100_000 + "}}}}"
+)
+
+
 class RawSession:
     """A streamable HTTP MCP session spoken by hand, to send what no SDK client would."""
 
@@ -219,20 +236,7 @@ class RawSession:
     def __init__(self, port: int) -> None:
         self.port = port
         self.headers = dict(self.HEADERS)
-        status, _ = self.post(
-            json.dumps(
-                {
-                    "jsonrpc": "2.0",
-                    "id": 0,
-                    "method": "initialize",
-                    "params": {
-                        "protocolVersion": "2025-06-18",
-                        "capabilities": {},
-                        "clientInfo": {"name": "hand", "version": "1"},
-                    },
-                }
-            )
-        )
+        status, _ = self.post(json.dumps(INITIALIZE))
         assert status == 200
         self.post(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
 
@@ -263,9 +267,7 @@ def test_streamable_http_survives_hostile_requests(http_places: HTTPServer) -> N
     object, broken JSON -- are refused or answered as tool errors; the server stays up, logs no traceback,
     and answers the next call."""
     raw = RawSession(http_places.port)
-    deep = '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "count", "arguments": '
-    deep += '{"pattern": "category_by_name", "arguments": {"where": ' + "[" * 100_000 + "]" * 100_000 + "}}}}"
-    status, _ = raw.post(deep)
+    status, _ = raw.post(DEEP_CALL)
     assert status < 500
     status, text = raw.call(2, "place_search", {"search_name": "x" * 5_000_000})
     assert status == 413  # the SDK's own bound on a request body (4 MB)
@@ -310,22 +312,10 @@ def test_stdio_survives_hostile_lines(tmp_path: Path) -> None:
     from mcp_wire import child_env
 
     db = seed_file("places", tmp_path / "places.db")
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "h", "version": "1"},
-        },
-    }
-    deep = '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "count", "arguments": '
-    deep += '{"pattern": "category_by_name", "arguments": {"where": ' + "[" * 100_000 + "]" * 100_000 + "}}}}"
     lines = [
-        json.dumps(initialize),
+        json.dumps(INITIALIZE),
         json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        deep,
+        DEEP_CALL,
         '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {',
         json.dumps(
             {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "count", "arguments": [1]}}
