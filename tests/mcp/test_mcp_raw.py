@@ -386,3 +386,12 @@ def test_hostile_raw_arguments_are_answered_or_refused(
     else:
         json.dumps(result)
         assert result["count"] <= limit
+
+
+def test_an_allowlisted_table_that_does_not_exist_is_named(seeded) -> None:
+    db = seeded("wavyblog")
+    tools = DesignTools(db, Policy(raw_tables=frozenset({db.table_name, "NoSuchTable"})))
+    with pytest.raises(
+        ToolError, match="scan_raw: the table NoSuchTable does not exist on this server's target"
+    ):
+        tools.call("scan_raw", {"table": "NoSuchTable"})

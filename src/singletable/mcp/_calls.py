@@ -152,13 +152,13 @@ class DesignTools:
                     "note": "nothing was written: the server runs in --confirm mode",
                 }
         except Exception as error:
-            message = self._message(name, error)
+            message = self._message(name, error, arguments)
             self._record(name, arguments, ledger, message)
             raise ToolError(message) from None
         self._record(name, arguments, ledger, None)
         return result
 
-    def _message(self, name: str, error: Exception) -> str:
+    def _message(self, name: str, error: Exception, arguments: dict[str, Any]) -> str:
         if isinstance(error, (ToolError, ArgumentError)):
             return str(error)
         if isinstance(error, BudgetSpent):
@@ -170,7 +170,8 @@ class DesignTools:
         if isinstance(error, ValidationError):
             return _validation_words(name, error)
         if getattr(error, "code", None) == "ResourceNotFoundException":
-            return f"{name}: the table {self.db.table_name} does not exist on this server's target"
+            table = arguments.get("table") if name in ("query_raw", "scan_raw") else self.db.table_name
+            return f"{name}: the table {table} does not exist on this server's target"
         if any(c.__module__.startswith("botocore") for c in type(error).__mro__[:-2]):
             return f"{name}: {type(error).__name__}: {error}"  # the endpoint cannot be reached or refused us
         if isinstance(error, (ModelError, ValueError)):
