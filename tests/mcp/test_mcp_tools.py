@@ -185,6 +185,13 @@ def test_the_read_budget_stops_paging(seeded) -> None:
     first = tools.call("count", {"pattern": "category_all_categories"})
     assert first["complete"] is False and first["cursor"] and 0 < first["count"] < total
     assert "read budget (0.5 RCU) was spent" in first["note"] and first["capacity_units"] >= 0.5
+    forged = first["cursor"][:-3] + ("AAA" if not first["cursor"].endswith("AAA") else "BBB")
+    with pytest.raises(ToolError, match="count: InvalidCursor"):
+        tools.call("count", {"pattern": "category_all_categories", "cursor": forged})
+    with pytest.raises(
+        ToolError, match="count: InvalidCursor"
+    ):  # a count cursor continues its own count only
+        tools.call("count", {"pattern": "post_all_posts", "cursor": first["cursor"]})
     rest = DesignTools(db).call("count", {"pattern": "category_all_categories", "cursor": first["cursor"]})
     assert rest["complete"] is True and first["count"] + rest["count"] == total
     with pytest.raises(ToolError, match=r"read budget \(0.5 RCU\) was spent after"):

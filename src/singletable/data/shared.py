@@ -1,7 +1,8 @@
 """The data tools' interface for singletable's other packages -- not for users, and not a promise to them.
 
 The command line and the web console show items the way the data commands do (the same JSON text, the
-same one-line value), read a key the same way and merge pages the same way. They import those helpers from
+same one-line value), read a key the same way and merge pages the same way; the MCP server's raw reads
+answer items as the same plain JSON (``to_plain``). They import those helpers from
 here, by these names, and never from the data package's private modules (``tests/test_private_names.py``
 holds that). What users call is exported by :mod:`singletable.data` itself.
 """
