@@ -41,12 +41,17 @@ def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return {**env, **(extra or {})}
 
 
-def stdio(*args: str, env: dict[str, str] | None = None) -> StdioServerParameters:
+def stdio(
+    *args: str, env: dict[str, str] | None = None, without: tuple[str, ...] = ()
+) -> StdioServerParameters:
+    """``python -m singletable mcp ARGS`` for the SDK's stdio client; each module named in ``without``
+    cannot be imported in it (as if not installed)."""
+    start = ["-m", "singletable"]
+    if without:
+        hide = f"import runpy, sys; sys.modules.update(dict.fromkeys({list(without)!r}))"
+        start = ["-c", f"{hide}; runpy.run_module('singletable', run_name='__main__', alter_sys=True)"]
     return StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "singletable", "mcp", *args],
-        env=child_env(env),
-        cwd=os.getcwd(),
+        command=sys.executable, args=[*start, "mcp", *args], env=child_env(env), cwd=os.getcwd()
     )
 
 

@@ -153,6 +153,33 @@ def test_streamable_http_on_dynamodb_local(reference_server: Any, table_name: st
         db.delete_table()
 
 
+def test_an_endpoint_without_the_async_extra_is_served_by_a_db(
+    reference_server: Any, table_name: str
+) -> None:
+    """Without aiobotocore the command serves an endpoint through a DB whose requests run on worker
+    threads: the same tools and answers."""
+    db = connect(
+        design_table("wavyblog"), reference_server.client(), name=table_name, clock=lambda: DEMO_CLOCK
+    )
+    db.create_table()
+    try:
+        SEEDS["wavyblog"][1](db)
+        server = stdio(
+            WAVYBLOG,
+            reference_server.endpoint,
+            "--table",
+            table_name,
+            env=DDB_LOCAL_CREDENTIALS,
+            without=("aiobotocore",),
+        )
+        calls = [("post_by_user", {"author_id": "jane_smith"}), ("count", {"pattern": "post_all_posts"})]
+        _, (posts, counted) = anyio.run(session, server, calls)
+        assert {p["author_id"] for p in posts.structured_content["items"]} == {"jane_smith"}
+        assert counted.structured_content["count"] == 8
+    finally:
+        db.delete_table()
+
+
 def test_command_line_refusals(tmp_path: Path) -> None:
     db = seed_file("wavyblog", tmp_path / "blog.db")
     missing = run_cli("mcp", WAVYBLOG, str(db), without=("mcp",))
