@@ -471,3 +471,18 @@ def test_an_existing_record_file_open_to_others_is_made_private_and_appended_to(
         earlier == '{"earlier": true}'
         and json.loads(line)["error"] == "get_user: 'username' is a required property"
     )
+
+
+def test_huge_and_deep_arguments_are_refused_in_few_words(seeded) -> None:
+    """A megabyte-long name over a hundred thousand values, and nesting past DynamoDB's 32 levels, are
+    refused naming the argument, in a message of bounded length."""
+    tools = DesignTools(seeded("wavyblog"))
+    with pytest.raises(ToolError) as caught:
+        tools.call("post_by_user", {"author_id": "a", "x" * 1_000_000: [1] * 100_000})
+    assert "Additional properties are not allowed" in str(caught.value)
+    assert len(str(caught.value)) <= 2000 and str(caught.value).endswith("characters)")
+    deep: object = "v"
+    for _ in range(50_000):
+        deep = [deep]
+    with pytest.raises(ToolError, match=r"argument where\.is_published(\[0\]){31}: nested deeper than 32"):
+        tools.call("post_by_user", {"author_id": "a", "where": {"is_published": deep}})

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("singletable.mcp")
 
 PRIVATE = 0o600
+MAX_MESSAGE = 2000  # characters of a tool error's text
 
 
 @functools.cache
@@ -153,6 +154,8 @@ class DesignTools:
                 }
         except Exception as error:
             message = self._message(name, error, arguments)
+            if len(message) > MAX_MESSAGE:  # an argument's value quoted whole could be megabytes
+                message = message[: MAX_MESSAGE - 25] + f"... ({len(message)} characters)"
             self._record(name, arguments, ledger, message)
             raise ToolError(message) from None
         self._record(name, arguments, ledger, None)

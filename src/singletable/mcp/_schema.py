@@ -73,16 +73,31 @@ MAX_DEPTH = 32  # DynamoDB's own limit on nested lists and maps
 
 def check_depth(tool: str, arguments: Any) -> None:
     """Refuse arguments nested deeper than any value can be stored, before anything walks them recursively;
-    the error names the path where the limit is passed. Iterative, so any depth is answered."""
-    stack: list[tuple[Any, str, int]] = [(arguments, "", 0)]
+    the error names the path where the limit is passed. Iterative, so any depth is answered; each value's
+    path is kept as a link to its parent's, so a long key costs nothing per child."""
+    stack: list[tuple[Any, Any, int]] = [(arguments, None, 0)]
     while stack:
-        value, where, depth = stack.pop()
+        value, path, depth = stack.pop()
         if depth > MAX_DEPTH:
-            raise ArgumentError(f"{tool}: argument {where}: nested deeper than {MAX_DEPTH} levels")
+            raise ArgumentError(
+                f"{tool}: argument {_path_words(path)}: nested deeper than {MAX_DEPTH} levels"
+            )
         if isinstance(value, dict):
-            stack += [(v, f"{where}.{k}" if where else str(k), depth + 1) for k, v in value.items()]
+            stack += [(v, (path, k), depth + 1) for k, v in value.items()]
         elif isinstance(value, list):
-            stack += [(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(value)]
+            stack += [(v, (path, i), depth + 1) for i, v in enumerate(value)]
+
+
+def _path_words(path: Any) -> str:
+    """``where[3].x`` from a chain of (parent, step) links; a long name is cut to its first 40 characters."""
+    steps: list[Any] = []
+    while path is not None:
+        path, step = path
+        steps.append(step)
+    words = ""
+    for step in reversed(steps):
+        words += f"[{step}]" if isinstance(step, int) else f".{str(step)[:40]}"
+    return words.lstrip(".") or "(all)"
 
 
 def check_arguments(tool: str, schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> None:
