@@ -144,13 +144,7 @@ def test_each_seed_over_the_wire(seed: str, transport: str, served: Any) -> None
     hostile: list[tuple[str, dict[str, Any]]] = [
         (first_page, {**sampled[first_page], "limit": -1}),
         (first_page, {**sampled[first_page], "bogus": True}),
-        (
-            first_page,
-            {
-                **sampled[first_page],
-                "where": nested(40),
-            },
-        ),
+        (first_page, {**sampled[first_page], "where": nested(40)}),
         (
             "count",
             {
@@ -184,6 +178,7 @@ def test_each_seed_over_the_wire(seed: str, transport: str, served: Any) -> None
     tools = check_listing(listed)
     assert list(tools) == list(local.tools)
     assert not [n for n in tools if n.startswith(("put_", "update_", "delete_", "query_raw", "scan_raw"))]
+    assert results[0].structured_content == local.call("describe_design", {})
     for number, ((name, arguments), result) in enumerate(zip(calls, results, strict=True)):
         text = result.content[0].text if result.content else ""
         assert "internal error" not in text and "Traceback" not in text, (name, text)
