@@ -32,6 +32,7 @@ from singletable.data._checkpoint import (
     default_checkpoint,
     unwritable,
 )
+from singletable.data._fast_import import can_create, import_new_table
 from singletable.data._formats import FormatError, source_files
 from singletable.data._import_run import ImportRun, Rejects, check_unchanged, describe_key
 from singletable.data._json_items import item_from_json, item_to_json, render_item
@@ -118,10 +119,15 @@ def import_table(
     progress: Progress | None = None,
     stop_after_chunks: int | None = None,
     loader_options: dict[str, Any] | None = None,
+    sorted_build: bool = True,
 ) -> TransferSummary:
     """Load ``source`` (``format``: ``dynamodb`` export layout, ``jsonl`` or ``csv``) into ``table``,
     creating the table from ``schema`` when it is missing. See the module docstring for errors and resume;
-    ``stop_after_chunks`` stops (as Ctrl-C would) after that many committed chunks."""
+    ``stop_after_chunks`` stops (as Ctrl-C would) after that many committed chunks.
+
+    A table the import creates in a database file is built as DynamoDB's ImportTable builds one
+    (:mod:`._fast_import`): CREATING, unusable, until every item is in and each index is built and checked;
+    no checkpoint. ``sorted_build=False`` loads it as an existing table is loaded (chunks, checkpoints)."""
     if on_error not in ON_ERROR:
         raise ValueError(f"on_error must be one of {', '.join(ON_ERROR)}, not {on_error!r}")
     # A schema that cannot be read fails before anything (database, checkpoint, reject file) is created.
@@ -129,13 +135,31 @@ def import_table(
     source_name = str(source)
     files = source_files(source, format)
     point = Path(checkpoint) if checkpoint else default_checkpoint(source_name, table, "import")
+    if on_error == "reject" and reject_file is None:
+        reject_file = f"{source_name.rstrip('/')}.{table}.rejects.jsonl"
+    if settings is not None and sorted_build and not point.exists():
+        with _opened(target, create=True) as destination:
+            if can_create(destination, table, settings):
+                summary = TransferSummary("import", table)
+                rejects_path = Path(reject_file) if on_error == "reject" and reject_file is not None else None
+                import_new_table(
+                    destination,
+                    table,
+                    files,
+                    format,
+                    plain,
+                    settings,
+                    on_error,
+                    rejects_path,
+                    summary,
+                    progress,
+                )
+                return summary
     state = _start_checkpoint(point, "import", source_name, table, resume)
     check_unchanged(files, state)
     summary = TransferSummary("import", table, items=state.items, rejected=state.rejected, read=state.read)
     summary.overwritten, summary.damaged = state.overwritten, list(state.damaged)
     summary.resumed_from = state.items
-    if on_error == "reject" and reject_file is None:
-        reject_file = f"{source_name.rstrip('/')}.{table}.rejects.jsonl"
     rejects = Rejects(
         Path(reject_file) if on_error == "reject" and reject_file is not None else None, state.reject_bytes
     )
