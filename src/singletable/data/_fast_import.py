@@ -7,11 +7,12 @@ refusals a bulk load gives, each with its file, line and key -- while this proce
 (``engine/_storage/imports.py``). Then the engine builds the table and each index in sorted passes, checks
 each against what was staged, and makes the table ``ACTIVE``, in one transaction (``engine/_imports.py``).
 
-What the caller sees differs from an import into an existing table in three ways, all following from the
+What the caller sees differs from an import into an existing table in two ways, both following from the
 table not existing before: there is no checkpoint (an import that stops leaves no table, so there is nothing
-to resume: it is run again); with ``on_error="stop"`` the first bad line stops it with nothing imported;
-and a process killed mid-import leaves the table ``CREATING`` -- never usable half-filled -- which the next
-import of it replaces (or DeleteTable removes).
+to resume: it is run again), and a process killed mid-import leaves the table ``CREATING`` -- never usable
+half-filled -- which the next import of it replaces (or DeleteTable removes). With ``on_error="stop"`` a
+bad line makes the caller load the source in chunks instead (:class:`StoppedAtBadLine`), which stops at it
+exactly as an import into an existing table does.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import multiprocessing
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from singletable.data._checkpoint import TransferError, TransferInterrupted, TransferSummary
 from singletable.data._formats import SourceFile, SourceLine
@@ -31,6 +32,12 @@ from singletable.data._targets import Target
 
 Progress = Callable[[int, int], None]
 NOTHING_IMPORTED = "nothing was imported: the import removed the table it was creating"
+
+
+class StoppedAtBadLine(Exception):
+    """``on_error="stop"`` met a line it cannot import: the table is removed, and the caller loads the
+    source in chunks instead, which commits every line before that one and stops there (with its file, line
+    and key, and a checkpoint to resume from), as an import into an existing table does."""
 
 
 def can_create(target: Target, table: str, settings: TableSettings | None) -> bool:
@@ -95,6 +102,8 @@ class NewTableImport:
             reader.kill()
             abandon_import(self.engine, self.table)
             self._lost()
+            if isinstance(error, StoppedAtBadLine):
+                raise
             if isinstance(error, KeyboardInterrupt):
                 raise TransferInterrupted(f"interrupted: {NOTHING_IMPORTED}", self.summary) from None
             raise
@@ -123,13 +132,7 @@ class NewTableImport:
 
     def _refuse(self, batch: Batch) -> None:
         if self.stop:
-            first = batch.refused[0]
-            where = (
-                first.error
-                if first.whole_file
-                else f"{first.file} line {first.line}{first.key}: {first.error}"
-            )
-            raise TransferError(f"{where}; {NOTHING_IMPORTED}", self.summary)
+            raise StoppedAtBadLine()
         for refused in batch.refused:
             try:
                 self.rejects.add(_as_line(refused), refused.key, refused.error)
@@ -158,25 +161,26 @@ def _as_line(refused: RefusedLine) -> SourceLine:
     )
 
 
+class NewTable(NamedTuple):
+    """What an import into a table it creates reads, and how: see :func:`import_table`'s parameters."""
+
+    files: list[SourceFile]
+    format: str
+    plain: bool
+    settings: TableSettings
+    on_error: str
+    reject_file: Path | None
+
+
 def import_new_table(
-    target: Target,
-    table: str,
-    files: list[SourceFile],
-    format: str,
-    plain: bool,
-    settings: TableSettings,
-    on_error: str,
-    reject_file: Path | None,
-    summary: TransferSummary,
-    progress: Progress | None,
+    target: Target, table: str, build: NewTable, summary: TransferSummary, progress: Progress | None
 ) -> None:
     """Run :class:`NewTableImport`; ``summary`` is filled in as it goes (and its seconds at the end)."""
-    rejects = Rejects(reject_file, 0)
+    rejects = Rejects(build.reject_file, 0)
     started = time.monotonic()
     try:
-        NewTableImport(target, table, settings, summary, rejects, on_error).run(
-            files, format, plain, progress
-        )
+        run = NewTableImport(target, table, build.settings, summary, rejects, build.on_error)
+        run.run(build.files, build.format, build.plain, progress)
     finally:
         rejects.close()
         summary.seconds = time.monotonic() - started

@@ -10,8 +10,10 @@ source order, ending with a :class:`ReadEnd`. Every line is accounted for in its
 
 from __future__ import annotations
 
+import os
 import traceback
 from dataclasses import dataclass, field
+from queue import Full
 from typing import Any
 
 from singletable.data._formats import SourceFile, SourceLine, read_lines
@@ -69,6 +71,7 @@ def read_source(
     """The reader process's work (see the module docstring): ``description`` is the table's."""
     from singletable.engine.shared import ImportCatalog
 
+    queue = _Outbox(queue)
     try:
         catalog = ImportCatalog(description)
         batch = Batch()
@@ -90,6 +93,24 @@ def read_source(
         queue.put(ReadEnd())
     except BaseException:  # the importing process reports it; nothing of it is staged
         queue.put(ReadEnd(traceback.format_exc()))
+
+
+class _Outbox:
+    """The queue to the importing process, given up when that process is gone (killed: a reader blocked on
+    a full queue would otherwise wait for ever)."""
+
+    def __init__(self, queue: Any) -> None:
+        self.queue = queue
+        self.parent = os.getppid()
+
+    def put(self, message: Any) -> None:
+        while True:
+            try:
+                self.queue.put(message, timeout=1.0)
+                return
+            except Full:
+                if os.getppid() != self.parent:
+                    raise SystemExit(1) from None
 
 
 def _take(catalog: Any, line: SourceLine, keys: list[str], batch: Batch) -> RefusedLine | None:

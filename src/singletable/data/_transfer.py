@@ -32,7 +32,7 @@ from singletable.data._checkpoint import (
     default_checkpoint,
     unwritable,
 )
-from singletable.data._fast_import import can_create, import_new_table
+from singletable.data._fast_import import NewTable, StoppedAtBadLine, can_create, import_new_table
 from singletable.data._formats import FormatError, source_files
 from singletable.data._import_run import ImportRun, Rejects, check_unchanged, describe_key
 from singletable.data._json_items import item_from_json, item_to_json, render_item
@@ -127,7 +127,8 @@ def import_table(
 
     A table the import creates in a database file is built as DynamoDB's ImportTable builds one
     (:mod:`._fast_import`): CREATING, unusable, until every item is in and each index is built and checked;
-    no checkpoint. ``sorted_build=False`` loads it as an existing table is loaded (chunks, checkpoints)."""
+    no checkpoint. ``sorted_build=False`` (or ``chunk_size``, ``stop_after_chunks``, ``loader_options``, or
+    a checkpoint to resume from) loads it as an existing table is loaded (chunks, checkpoints)."""
     if on_error not in ON_ERROR:
         raise ValueError(f"on_error must be one of {', '.join(ON_ERROR)}, not {on_error!r}")
     # A schema that cannot be read fails before anything (database, checkpoint, reject file) is created.
@@ -137,24 +138,14 @@ def import_table(
     point = Path(checkpoint) if checkpoint else default_checkpoint(source_name, table, "import")
     if on_error == "reject" and reject_file is None:
         reject_file = f"{source_name.rstrip('/')}.{table}.rejects.jsonl"
-    if settings is not None and sorted_build and not point.exists():
-        with _opened(target, create=True) as destination:
-            if can_create(destination, table, settings):
-                summary = TransferSummary("import", table)
-                rejects_path = Path(reject_file) if on_error == "reject" and reject_file is not None else None
-                import_new_table(
-                    destination,
-                    table,
-                    files,
-                    format,
-                    plain,
-                    settings,
-                    on_error,
-                    rejects_path,
-                    summary,
-                    progress,
-                )
-                return summary
+    chunked = not sorted_build or chunk_size or stop_after_chunks or loader_options or point.exists()
+    if settings is not None and not chunked:
+        rejects_path = Path(reject_file) if on_error == "reject" and reject_file is not None else None
+        built = _import_new(
+            target, table, NewTable(files, format, plain, settings, on_error, rejects_path), progress
+        )
+        if built is not None:
+            return built
     state = _start_checkpoint(point, "import", source_name, table, resume)
     check_unchanged(files, state)
     summary = TransferSummary("import", table, items=state.items, rejected=state.rejected, read=state.read)
@@ -180,6 +171,23 @@ def import_table(
         summary.seconds = time.monotonic() - started
     point.unlink(missing_ok=True)
     return summary
+
+
+def _import_new(
+    target: Target | str, table: str, build: NewTable, progress: Progress | None
+) -> TransferSummary | None:
+    """The import into a table it creates, built CREATING (:mod:`._fast_import`); None when the table
+    exists, or when a bad line stopped it with ``on_error="stop"`` (the table removed): the caller then
+    loads in chunks, which commits every line before that one and stops at it with a checkpoint."""
+    with _opened(target, create=True) as destination:
+        if not can_create(destination, table, build.settings):
+            return None
+        summary = TransferSummary("import", table)
+        try:
+            import_new_table(destination, table, build, summary, progress)
+        except StoppedAtBadLine:
+            return None
+        return summary
 
 
 def _schema(schema: str | dict[str, Any] | TableSettings, summary: TransferSummary) -> TableSettings:
