@@ -32,6 +32,9 @@ from singletable.data._targets import Target
 
 Progress = Callable[[int, int], None]
 NOTHING_IMPORTED = "nothing was imported: the import removed the table it was creating"
+# Reader processes for a source of several files (an S3 export): each takes every other file. Two keep
+# both cores of a two-core machine busy reading while this process stages what they send.
+READERS = 2
 
 
 class StoppedAtBadLine(Exception):
@@ -88,18 +91,24 @@ class NewTableImport:
         methods = multiprocessing.get_all_start_methods()
         context: Any = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
         queue = context.Queue(QUEUED)
-        reader = context.Process(
-            target=read_source,
-            args=(files, format, plain, description, self.keys, self.stop, queue),
-            name="singletable-import-reader",
-            daemon=True,
-        )
-        reader.start()
+        shares = [list(enumerate(files))[first::READERS] for first in range(min(READERS, len(files)))]
+        readers = [
+            context.Process(
+                target=read_source,
+                args=(share, format, plain, description, self.keys, self.stop, queue),
+                name="singletable-import-reader",
+                daemon=True,
+            )
+            for share in shares
+        ]
+        for reader in readers:
+            reader.start()
         try:
-            self._stage(queue, progress)
+            self._stage(queue, len(readers), progress)
             self.summary.overwritten = finish_import(self.engine, self.table)
         except BaseException as error:
-            reader.kill()
+            for reader in readers:
+                reader.kill()
             abandon_import(self.engine, self.table)
             self._lost()
             if isinstance(error, StoppedAtBadLine):
@@ -108,18 +117,20 @@ class NewTableImport:
                 raise TransferInterrupted(f"interrupted: {NOTHING_IMPORTED}", self.summary) from None
             raise
         finally:
-            reader.join()
+            for reader in readers:
+                reader.join()
         self.rejects.sync()
         self.settings.apply_ttl(self.target, self.table, self.summary.warnings.append)
 
-    def _stage(self, queue: Any, progress: Progress | None) -> None:
+    def _stage(self, queue: Any, readers: int, progress: Progress | None) -> None:
         storage = self.engine.storage
-        while True:
+        while readers:
             message = queue.get()
             if isinstance(message, ReadEnd):
                 if message.failure is not None:
                     raise TransferError(f"reading the source failed:\n{message.failure}", self.summary)
-                return
+                readers -= 1
+                continue
             batch: Batch = message
             if batch.refused:
                 self._refuse(batch)

@@ -2,7 +2,8 @@
 
 Reading, parsing and checking each item (PutItem's checks, through the engine's ``staged_rows``) is most
 of an import's work; the other part is SQLite's. So an import into a table it creates reads in a process of
-its own while the importing process stages and builds: the two halves use both cores. The reader sends
+its own while the importing process stages and builds: the two halves use both cores (and a source of
+several files, such as an S3 export, is shared among two readers, see ``_fast_import``). A reader sends
 :class:`Batch`\\ es through a bounded queue (memory stays bounded: at most ``QUEUED`` batches wait), in
 source order, ending with a :class:`ReadEnd`. Every line is accounted for in its batch: staged, refused
 (:class:`RefusedLine`, with file, line, key and the reason, as a bulk load would refuse it), or blank.
@@ -21,6 +22,8 @@ from singletable.data._import_run import describe_key
 
 BATCH_ITEMS = 2_000
 QUEUED = 8
+# A staged item's ``seq`` is its file's place in the source, shifted by this, plus its place in the file.
+FILE_SHIFT = 36
 
 
 @dataclass(slots=True)
@@ -60,7 +63,7 @@ class ReadEnd:
 
 
 def read_source(
-    files: list[SourceFile],
+    files: list[tuple[int, SourceFile]],
     format: str,
     plain: bool,
     description: dict[str, Any],
@@ -68,14 +71,16 @@ def read_source(
     stop_at_error: bool,
     queue: Any,
 ) -> None:
-    """The reader process's work (see the module docstring): ``description`` is the table's."""
+    """The reader process's work (see the module docstring) on ``files``, each with its place in the source
+    (an import may share a source's files among several readers); ``description`` is the table's."""
     from singletable.engine.shared import ImportCatalog
 
     queue = _Outbox(queue)
     try:
         catalog = ImportCatalog(description)
         batch = Batch()
-        for source in files:
+        for index, source in files:
+            batch.seq = index << FILE_SHIFT  # the items' order in the source, whichever reader reads them
             for line in read_lines(source, format, plain=plain):
                 batch.bytes += line.size
                 refusal = _take(catalog, line, keys, batch)
