@@ -345,6 +345,14 @@ def _status(db: Path) -> str | None:
             return None
 
 
+def _group_alive(group: int) -> bool:
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 def test_a_killed_import_leaves_the_table_creating_and_a_rerun_replaces_it(tmp_path: Path) -> None:
     items = [
         {"PK": {"S": f"p{i % 500}"}, "SK": {"S": str(i)}, "G1": {"S": "g"}, "G1S": {"N": str(i)}}
@@ -365,8 +373,12 @@ def test_a_killed_import_leaves_the_table_creating_and_a_rerun_replaces_it(tmp_p
         time.sleep(0.3)
         os.kill(process.pid, signal.SIGKILL)  # the importing process alone: its reader must go by itself
         process.wait()
+        deadline = time.monotonic() + 30
+        while _group_alive(process.pid):
+            assert time.monotonic() < deadline, "the reader outlived its killed import"
+            time.sleep(0.1)
     finally:
-        if process.poll() is None:
+        if _group_alive(process.pid):
             os.killpg(process.pid, signal.SIGKILL)
     assert _status(db) == "CREATING"
     with Engine(str(db)) as engine:

@@ -64,7 +64,8 @@ class SourceLine:
     ``text``: the line (of a refused over-long line, its start only); ``size``: its bytes; ``seen``: the
     SHA-256 of the file's lines up to and including this one (for the checkpoint). ``whole_file``: the error
     is the file's, standing for ``count`` lines none of which is imported. ``lost``: the file is damaged,
-    items of it cannot be read at all (they are not in a reject file either)."""
+    items of it cannot be read at all (they are not in a reject file either). ``parsed``: ``item`` is the
+    line's JSON as parsed, not yet checked or converted (see :func:`read_lines`' ``as_parsed``)."""
 
     file: str
     line: int
@@ -76,6 +77,7 @@ class SourceLine:
     count: int = 1
     whole_file: bool = False
     lost: bool = False
+    parsed: bool = False
 
 
 @dataclass(slots=True)
@@ -113,10 +115,20 @@ def source_files(source: str | Path, format: str) -> list[SourceFile]:
 
 
 def read_lines(
-    source: SourceFile, format: str, *, plain: bool = False, resume: Resume | None = None
+    source: SourceFile,
+    format: str,
+    *,
+    plain: bool = False,
+    resume: Resume | None = None,
+    fingerprint: bool = True,
+    as_parsed: bool = False,
 ) -> Iterator[SourceLine]:
     """The items of one source file; with ``resume``, its first ``resume.line`` lines (done before) are read
-    past and checked to be the lines read then (:class:`SourceChanged` when not)."""
+    past and checked to be the lines read then (:class:`SourceChanged` when not). ``fingerprint=False``:
+    the lines' ``seen`` is not kept (an import that writes no checkpoint). ``as_parsed``: a DynamoDB JSON
+    line holding no binary value comes back as parsed, not checked or converted (``SourceLine.parsed``):
+    for a caller that checks it as the engine does, and converts it with :func:`line_item` only when that
+    check fails, for the message a converted line would get."""
     name = str(source.path)
     if source.manifest is not None:
         check = check_data_file(source.manifest)
@@ -126,8 +138,11 @@ def read_lines(
             return
     gzipped = format == "dynamodb" or name.endswith(".gz")
     checked = source.manifest is not None and source.manifest.md5 is not None
-    with LineReader(source.path, gzipped, md5=checked) as reader:
-        lines = _csv_lines(reader, name, plain) if format == "csv" else _json_lines(reader, name, plain)
+    with LineReader(source.path, gzipped, md5=checked, fingerprint=fingerprint) as reader:
+        if format == "csv":
+            lines = _csv_lines(reader, name, plain)
+        else:
+            lines = _json_lines(reader, name, plain, as_parsed and not plain)
         skip = resume.line if resume is not None else 0
         for line in lines:
             if line.line > skip:
@@ -168,7 +183,7 @@ def _problem(name: str, problem: LineProblem, seen: Any) -> SourceLine:
     )
 
 
-def _json_lines(reader: LineReader, name: str, plain: bool) -> Iterator[SourceLine]:
+def _json_lines(reader: LineReader, name: str, plain: bool, as_parsed: bool) -> Iterator[SourceLine]:
     while True:
         try:
             raw = next(reader, None)
@@ -186,17 +201,21 @@ def _json_lines(reader: LineReader, name: str, plain: bool) -> Iterator[SourceLi
         except LineProblem as problem:
             yield _problem(name, problem, reader.seen.copy())
             continue
-        line = _json_line(name, number, text, plain)
+        line = _json_line(name, number, text, plain, as_parsed)
         line.size, line.seen = len(raw), reader.seen.copy()
         yield line
 
 
-def _json_line(name: str, number: int, text: str, plain: bool) -> SourceLine:
+def _json_line(name: str, number: int, text: str, plain: bool, as_parsed: bool = False) -> SourceLine:
     try:
         value = loads(text, fast=not plain)  # plain JSON numbers need Decimal to keep their 38 digits
     except NotJSON as error:
         message = str(error) if error.too_deep else f"not JSON ({error.detail})"
         return SourceLine(name, number, error=message, text=text)
+    if as_parsed and type(value) is dict and '"B' not in text:  # no B or BS value: nothing to decode
+        if len(value) == 1 and type(value.get("Item")) is dict:
+            value = value["Item"]
+        return SourceLine(name, number, item=value, text=text, parsed=True)
     try:
         item = line_item(value, plain)
     except ValueError as error:
