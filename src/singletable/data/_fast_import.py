@@ -20,7 +20,6 @@ from __future__ import annotations
 import multiprocessing
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, NamedTuple
 
 from singletable.data._checkpoint import TransferError, TransferInterrupted, TransferSummary
@@ -119,7 +118,10 @@ class NewTableImport:
         finally:
             for reader in readers:
                 reader.join()
-        self.rejects.sync()
+        try:
+            self.rejects.sync()
+        except RejectsUnwritable as error:
+            raise TransferError(str(error), self.summary) from None
         self.settings.apply_ttl(self.target, self.table, self.summary.warnings.append)
 
     def _stage(self, queue: Any, readers: int, progress: Progress | None) -> None:
@@ -180,18 +182,16 @@ class NewTable(NamedTuple):
     plain: bool
     settings: TableSettings
     on_error: str
-    reject_file: Path | None
+    rejects: Rejects
 
 
 def import_new_table(
     target: Target, table: str, build: NewTable, summary: TransferSummary, progress: Progress | None
 ) -> None:
     """Run :class:`NewTableImport`; ``summary`` is filled in as it goes (and its seconds at the end)."""
-    rejects = Rejects(build.reject_file, 0)
     started = time.monotonic()
     try:
-        run = NewTableImport(target, table, build.settings, summary, rejects, build.on_error)
+        run = NewTableImport(target, table, build.settings, summary, build.rejects, build.on_error)
         run.run(build.files, build.format, build.plain, progress)
     finally:
-        rejects.close()
         summary.seconds = time.monotonic() - started

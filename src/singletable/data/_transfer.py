@@ -140,10 +140,15 @@ def import_table(
         reject_file = f"{source_name.rstrip('/')}.{table}.rejects.jsonl"
     chunked = not sorted_build or chunk_size or stop_after_chunks or loader_options or point.exists()
     if settings is not None and not chunked:
-        rejects_path = Path(reject_file) if on_error == "reject" and reject_file is not None else None
-        built = _import_new(
-            target, table, NewTable(files, format, plain, settings, on_error, rejects_path), progress
-        )
+        # Refused before anything is created, as below: the checkpoint a stop at a bad line would write,
+        # and the reject file.
+        check_writable(point)
+        rejects = Rejects(Path(reject_file) if on_error == "reject" and reject_file is not None else None, 0)
+        try:
+            new_table = NewTable(files, format, plain, settings, on_error, rejects)
+            built = _import_new(target, table, new_table, progress)
+        finally:
+            rejects.close()
         if built is not None:
             return built
     state = _start_checkpoint(point, "import", source_name, table, resume)
