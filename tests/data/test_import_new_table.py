@@ -182,7 +182,18 @@ _line = st.one_of(
     _item(),
     _item(),
     _item(),
-    st.sampled_from(['{"PK": {"S": "a"}', "[1, 2]", '{"PK": "plain", "SK": {"S": "1"}}', ""]),
+    st.sampled_from(
+        [
+            '{"PK": {"S": "a"}',
+            "[1, 2]",
+            '{"PK": "plain", "SK": {"S": "1"}}',
+            "",
+            '{"PK": {"S": "a"}, "SK": {"S": "9"}, "b": {"\\u0042": "AAE="}, "G2": {"B" : "AQ=="}}',
+            '{"Item": {"PK": {"S": "b"}, "SK": {"S": "9"}, "n": {"N": "01.50"}}}',
+            '{"PK": {"S": "b"}, "SK": {"S": "8"}, "z": {"NULL": false}}',
+            '{"PK": {"S": "b"}, "SK": {"S": "7"}, "s": {"SS": ["a", "a"]}}',
+        ]
+    ),
 )
 
 
@@ -193,6 +204,28 @@ def test_built_table_holds_what_the_chunked_load_leaves(tmp_path_factory: Any, l
     source = write_jsonl(tmp / "source.jsonl", lines)
     built, chunked = both_ways(tmp, source, "jsonl")
     assert built == chunked
+
+
+def test_lines_read_as_parsed_or_converted_give_the_same_rows(tmp_path: Path) -> None:
+    """Binary spelled with a \\u escape, the Item wrapper, numbers to normalize, refusals of every layer."""
+    lines = [
+        '{"PK": {"S": "a"}, "SK": {"S": "1"}, "b": {"\\u0042": "AAE="}, "G2": {"B" : "AQ=="}}',
+        '{"PK": {"S": "a"}, "SK": {"S": "2"}, "m": {"M": {"x": {"BS": ["AQ==", "Ag=="]}}}}',
+        '{"Item": {"PK": {"S": "b"}, "SK": {"S": "1"}, "n": {"N": "01.50"}, "G1S": {"N": "-0"}}}',
+        '{"PK": {"S": "b"}, "SK": {"S": "2"}, "z": {"NULL": false}}',
+        '{"PK": {"S": "b"}, "SK": {"S": "3"}, "s": {"SS": ["a", "a"]}}',
+        '{"PK": {"S": "b"}, "SK": {"S": "4"}, "s": {"X": "a"}}',
+        '{"PK": {"S": "b"}, "SK": {"S": "5"}, "s": {"N": 5}}',
+        '{"PK": {"S": "b"}, "SK": {"S": "6"}, "G2": {"S": "not binary"}}',
+        '{"PK": {"S": "\\u00e9"}, "SK": {"S": "7"}, "BOOL": {"BOOL": true}}',
+    ]
+    built, chunked = both_ways(tmp_path, write_jsonl(tmp_path / "s.jsonl", lines), "jsonl")
+    assert built == chunked
+    (items, rejected, _read, _overwritten), (stored, _entries), _refused = built
+    assert (items, rejected) == (4, 5)
+    assert [row[4] for row in stored if row[1] == b"a" and row[2] == b"1"] == [
+        b'\x01{"PK":{"S":"a"},"SK":{"S":"1"},"b":{"B":"AAE="},"G2":{"B":"AQ=="}}'
+    ]
 
 
 @pytest.mark.parametrize("fmt", ["dynamodb", "csv", "jsonl"])

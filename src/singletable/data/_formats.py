@@ -26,6 +26,7 @@ Formats (``FORMATS``):
 from __future__ import annotations
 
 import csv
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,6 +55,9 @@ from singletable.data._manifest import (
 __all__ = ["FILES", "FORMATS", "SUMMARY", "FormatError", "SourceFile", "SourceLine", "read_lines"]
 
 FORMATS = ("dynamodb", "jsonl", "csv")
+# A line that may hold a B or BS value (base64 text to decode): one naming "B" or "BS" as a member, or
+# spelling any name with a \u escape. Lines it misses hold none; what it catches goes through line_item.
+_MAY_HOLD_BINARY = re.compile(r'"BS?"\s*:|\\u')
 
 Item = dict[str, Any]
 
@@ -212,7 +216,7 @@ def _json_line(name: str, number: int, text: str, plain: bool, as_parsed: bool =
     except NotJSON as error:
         message = str(error) if error.too_deep else f"not JSON ({error.detail})"
         return SourceLine(name, number, error=message, text=text)
-    if as_parsed and type(value) is dict and '"B' not in text:  # no B or BS value: nothing to decode
+    if as_parsed and type(value) is dict and _MAY_HOLD_BINARY.search(text) is None:
         if len(value) == 1 and type(value.get("Item")) is dict:
             value = value["Item"]
         return SourceLine(name, number, item=value, text=text, parsed=True)
