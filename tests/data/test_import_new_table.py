@@ -30,7 +30,14 @@ from singletable.data import TransferError, import_table
 from singletable.data._json_items import item_to_json
 from singletable.data._writers import S3LayoutWriter
 from singletable.engine import DynamoDBError, Engine
-from singletable.engine.shared import abandon_import, begin_import, finish_import
+from singletable.engine.shared import (
+    ImportCatalog,
+    ImportUnverified,
+    abandon_import,
+    begin_import,
+    finish_import,
+    staged_rows,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -365,6 +372,45 @@ def test_serve_answers_for_a_table_being_imported_as_dynamodb_does(tmp_path: Pat
                 client.describe_table(TableName=TABLE)
         finally:
             server.stop()
+
+
+def test_a_build_that_does_not_hold_what_was_staged_is_not_activated(tmp_path: Path) -> None:
+    """A stray entry in the new table's index (written behind the import's back) fails the check: nothing
+    of the build is committed and the table stays CREATING."""
+    db = tmp_path / "t.db"
+    with Engine(str(db)) as importer:
+        description, _ = begin_import(importer, dict(PARAMS))
+        catalog = ImportCatalog(description)
+        item, entries = staged_rows(catalog, 0, {"PK": {"S": "a"}, "SK": {"S": "1"}, "G1": {"S": "g"}})
+        importer.storage.stage_import_rows([item], entries)
+        table_id, index_id = _ids(db)
+        stray = sqlite3.connect(db)
+        stray.execute(
+            "INSERT INTO st_index_entries VALUES (?, ?, 1, x'00', x'00', x'00', x'00', 1, 1, x'7b7d')",
+            (table_id, index_id),
+        )
+        stray.commit()
+        stray.close()
+        with pytest.raises(ImportUnverified) as raised:
+            finish_import(importer, TABLE)
+        assert str(raised.value) == (
+            f"the import of {TABLE} did not build what it staged (index byG1Include: staged Tally(rows=1, "
+            f"hashes={item[1]}, sizes=9, bytes=46), built Tally(rows=2, hashes={item[1] + 1}, sizes=10, "
+            "bytes=48))"
+        )
+        assert importer.describe_table(TableName=TABLE)["Table"]["TableStatus"] == "CREATING"
+        assert rows(db)[0] == []
+
+
+def _ids(db: Path) -> tuple[int, int]:
+    conn = sqlite3.connect(db)
+    try:
+        (description,) = conn.execute("SELECT description FROM st_tables").fetchone()
+        table_id = conn.execute("SELECT table_id FROM st_tables").fetchone()[0]
+    finally:
+        conn.close()
+    indexes = json.loads(description)["GlobalSecondaryIndexes"]
+    return table_id, next(i["_IndexId"] for i in indexes if i["IndexName"] == "byG1Include")
 
 
 # -- killed mid-import --------------------------------------------------------------------------------------
