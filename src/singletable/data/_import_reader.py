@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import os
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from queue import Full
 from typing import Any
 
 from singletable.data._formats import SourceFile, SourceLine, line_item, read_lines
 from singletable.data._import_run import describe_key
+from singletable.engine import DynamoDBError
 
 BATCH_ITEMS = 2_000
 QUEUED = 8
@@ -73,7 +75,7 @@ def read_source(
 ) -> None:
     """The reader process's work (see the module docstring) on ``files``, each with its place in the source
     (an import may share a source's files among several readers); ``description`` is the table's."""
-    from singletable.engine.shared import ImportCatalog
+    from singletable.engine.shared import ImportCatalog, staged_rows
 
     queue = _Outbox(queue)
     try:
@@ -83,7 +85,7 @@ def read_source(
             batch.seq = index << FILE_SHIFT  # the items' order in the source, whichever reader reads them
             for line in read_lines(source, format, plain=plain, fingerprint=False, as_parsed=True):
                 batch.bytes += line.size
-                refusal = _take(catalog, line, keys, batch)
+                refusal = _take(staged_rows, catalog, line, keys, batch)
                 if refusal is not None:
                     batch.refused.append(refusal)
                     batch.refused_before.append(len(batch.items))
@@ -120,11 +122,11 @@ class _Outbox:
                     os._exit(1)
 
 
-def _take(catalog: Any, line: SourceLine, keys: list[str], batch: Batch) -> RefusedLine | None:
-    """Add ``line``'s item to ``batch`` as staged rows, or say why it is refused."""
-    from singletable.engine import DynamoDBError
-    from singletable.engine.shared import staged_rows
-
+def _take(
+    staged_rows: Callable[..., Any], catalog: Any, line: SourceLine, keys: list[str], batch: Batch
+) -> RefusedLine | None:
+    """Add ``line``'s item to ``batch`` as staged rows (``staged_rows``: the engine's, looked up once, not
+    per line), or say why it is refused."""
     if line.error is not None:
         key = "" if line.whole_file else describe_key(line.item, keys)
         return RefusedLine(
