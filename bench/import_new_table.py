@@ -14,6 +14,13 @@ over all of them.
 Prints, per run, items/s by the wall clock and per CPU second (user + system time of the command and its
 reader process: on a shared machine the CPU rate says what the code does with a core to itself), then the
 min and median of each.
+
+    python3 bench/import_new_table.py --instructions [--n1 2000] [--n2 6000]
+
+counts instructions per item under valgrind's callgrind (repeatable under any load), in one process and from
+a JSON Lines file of the same items into the ``all-keys`` table: the reader's work alone (read, parse,
+PutItem's checks, the staged rows), the whole build (that, staging, the sorted passes and their check), and
+the chunked load; each figure is (Ir(n2) - Ir(n1)) / (n2 - n1), which cancels start-up and imports.
 """
 
 from __future__ import annotations
@@ -127,12 +134,76 @@ def run_import(directory: Path, export: Path, schema: Path, chunked: bool, items
     return items / wall, items / cpu
 
 
+_COUNTED = """
+import json, os, sys
+from singletable.data import import_table
+from singletable.data._formats import source_files
+from singletable.data._import_reader import Batch, read_source
+from singletable.data._settings import TableSettings
+from singletable.engine import Engine
+from singletable.engine.shared import begin_import, finish_import
+
+mode, source, schema, db = sys.argv[1:5]
+if mode == "chunked":
+    import_table(
+        db, "orders", source, format="jsonl", schema=schema, sorted_build=False, checkpoint=db + ".ck"
+    )
+    sys.exit(0)
+engine = Engine(db)
+params = TableSettings.from_json(json.load(open(schema))).create_params("orders")
+description, _ = begin_import(engine, params)
+batches = []
+
+class Queue:
+    def put(self, message, timeout=None):
+        if isinstance(message, Batch):
+            batches.append(message)
+
+files = list(enumerate(source_files(source, "jsonl")))
+read_source(files, "jsonl", False, description, ["PK", "SK"], False, Queue())
+if mode == "build":
+    for batch in batches:
+        engine.storage.stage_import_rows(batch.items, batch.entries)
+    finish_import(engine, "orders")
+engine.close()
+"""
+
+
+def instructions(n1: int, n2: int) -> None:
+    """Instructions per item of the reader, the whole build and the chunked load (see the docstring)."""
+    with tempfile.TemporaryDirectory() as temporary:
+        directory = Path(temporary)
+        schema = directory / "all-keys.json"
+        schema.write_text(json.dumps(description("all-keys")))
+        (directory / "counted.py").write_text(_COUNTED)
+        for n in (n1, n2):
+            with (directory / f"{n}.jsonl").open("w") as out:
+                out.writelines(json.dumps(order(i), ensure_ascii=False) + "\n" for i in range(n))
+        env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "PYTHONHASHSEED": "0"}
+        for mode in ("reader", "build", "chunked"):
+            counts = []
+            for n in (n1, n2):
+                out = directory / f"{mode}.{n}.cg"
+                database = directory / f"{mode}.{n}.db"
+                command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable]
+                command += [str(directory / "counted.py"), mode, str(directory / f"{n}.jsonl"), str(schema)]
+                done = subprocess.run([*command, str(database)], env=env, capture_output=True, text=True)
+                counts.append(int(done.stderr.split("Collected : ")[1].split()[0]))
+            print(f"{mode:8} {(counts[1] - counts[0]) / (n2 - n1):>10,.0f} instructions per item")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--items", type=int, default=200_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--shapes", default="all-keys,all-all")
+    parser.add_argument("--instructions", action="store_true")
+    parser.add_argument("--n1", type=int, default=2000)
+    parser.add_argument("--n2", type=int, default=6000)
     args = parser.parse_args(argv)
+    if args.instructions:
+        instructions(args.n1, args.n2)
+        return
     shapes = args.shapes.split(",")
     results: dict[str, list[tuple[float, float]]] = {}
     with tempfile.TemporaryDirectory() as temporary:
