@@ -474,6 +474,30 @@ def test_a_killed_import_leaves_the_table_creating_and_a_rerun_replaces_it(tmp_p
         assert counts == {"byG1": 60_000, "byG2": 0, "byG1Include": 60_000}
 
 
+def test_ctrl_c_removes_the_table_and_says_nothing_was_imported(tmp_path: Path) -> None:
+    items = [{"PK": {"S": f"p{i % 500}"}, "SK": {"S": str(i)}, "G1": {"S": "g"}} for i in range(60_000)]
+    source = write_jsonl(tmp_path / "s.jsonl", items)
+    (tmp_path / "schema.json").write_text(json.dumps(SCHEMA))
+    db = tmp_path / "t.db"
+    command = [sys.executable, "-m", "singletable", "import", str(db), TABLE, str(source)]
+    command += ["--schema", str(tmp_path / "schema.json")]
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    process = subprocess.Popen(command, env=env, start_new_session=True, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while db.exists() is False or _status(db) != "CREATING":
+            assert time.monotonic() < deadline and process.poll() is None, "the import never showed CREATING"
+            time.sleep(0.05)
+        os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole group
+        _, stderr = process.communicate(timeout=60)
+    finally:
+        if _group_alive(process.pid):
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 130, stderr
+    assert "nothing was imported: the import removed the table it was creating" in stderr
+    assert _status(db) is None
+
+
 def test_a_table_left_creating_by_a_dead_import_can_be_deleted(tmp_path: Path) -> None:
     db = tmp_path / "t.db"
     code = (
