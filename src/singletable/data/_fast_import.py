@@ -86,22 +86,7 @@ class NewTableImport:
             self.summary.warnings.append(
                 f"{self.table} was left CREATING by an import that stopped: imported again from the start"
             )
-        # fork: the reader starts at once, its modules already imported (it touches no connection).
-        methods = multiprocessing.get_all_start_methods()
-        context: Any = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-        queue = context.Queue(QUEUED)
-        shares = [list(enumerate(files))[first::READERS] for first in range(min(READERS, len(files)))]
-        readers = [
-            context.Process(
-                target=read_source,
-                args=(share, format, plain, description, self.keys, self.stop, queue),
-                name="singletable-import-reader",
-                daemon=True,
-            )
-            for share in shares
-        ]
-        for reader in readers:
-            reader.start()
+        queue, readers = self._start_readers(files, format, plain, description)
         try:
             self._stage(queue, len(readers), progress)
             self.summary.overwritten = finish_import(self.engine, self.table)
@@ -123,6 +108,28 @@ class NewTableImport:
         except RejectsUnwritable as error:
             raise TransferError(str(error), self.summary) from None
         self.settings.apply_ttl(self.target, self.table, self.summary.warnings.append)
+
+    def _start_readers(
+        self, files: list[SourceFile], format: str, plain: bool, description: dict[str, Any]
+    ) -> tuple[Any, list[Any]]:
+        """The queue and the reader processes (one per share of the files, see ``READERS``), started."""
+        # fork: a reader starts at once, its modules already imported (it touches no connection).
+        methods = multiprocessing.get_all_start_methods()
+        context: Any = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+        queue = context.Queue(QUEUED)
+        shares = [list(enumerate(files))[first::READERS] for first in range(min(READERS, len(files)))]
+        readers = [
+            context.Process(
+                target=read_source,
+                args=(share, format, plain, description, self.keys, self.stop, queue),
+                name="singletable-import-reader",
+                daemon=True,
+            )
+            for share in shares
+        ]
+        for reader in readers:
+            reader.start()
+        return queue, readers
 
     def _stage(self, queue: Any, readers: int, progress: Progress | None) -> None:
         storage = self.engine.storage
