@@ -19,18 +19,19 @@ from hypothesis import settings
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from backends import Backend
+from draws import THOROUGH
 from reference import DynamoDBLocal, ReferenceUnavailable, required
 from serving import ServerProcess
 
 # Property tests must not fail because the shared machine is loaded: no per-example deadline, project-wide.
 # Locally every run draws new examples (and replays saved failures), which is how the properties find bugs;
 # in CI (the CI variable set) the examples are derandomized and no database is kept, so a CI verdict depends
-# on the code alone and a failure there replays everywhere with the printed blob.
-settings.register_profile("singletable", deadline=None)
-settings.register_profile(
-    "singletable-ci", settings.get_profile("singletable"), derandomize=True, database=None, print_blob=True
-)
-settings.load_profile("singletable-ci" if os.environ.get("CI") else "singletable")
+# on the code alone and a failure there replays everywhere with the printed blob. The default profile draws a
+# quarter of what ``thorough`` (``--hypothesis-profile=thorough``, as .ci/run runs) draws: see draws.py.
+_ci = {"derandomize": True, "database": None, "print_blob": True} if os.environ.get("CI") else {}
+settings.register_profile("singletable", deadline=None, max_examples=25, **_ci)
+settings.register_profile("thorough", settings.get_profile("singletable"), max_examples=THOROUGH)
+settings.load_profile("singletable")
 
 BACKENDS = ["engine", "client", "http", "reference"]
 _names = itertools.count()

@@ -18,6 +18,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from draws import examples
 from singletable._cli import main
 from singletable.data import load_design
 from singletable.design import DesignDocs, SampleError, design_docs, write_docs
@@ -471,7 +472,7 @@ TEXT = st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=40)
 
 
 @given(key=TEXT, entity=TEXT)
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 def test_any_text_in_a_picture_is_read_back_as_the_same_text(key, entity) -> None:
     from singletable.design._collections import Cell, Partition
     from singletable.design._svg import render
@@ -484,7 +485,7 @@ def test_any_text_in_a_picture_is_read_back_as_the_same_text(key, entity) -> Non
 
 
 @given(text=TEXT)
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 def test_any_text_in_the_page_is_read_back_as_the_same_text(text) -> None:
     from html.parser import HTMLParser
 
@@ -526,7 +527,7 @@ def test_any_text_in_the_page_is_read_back_as_the_same_text(text) -> None:
 
 
 @given(key=st.text(max_size=40))
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 def test_a_key_with_characters_xml_cannot_hold_still_gives_a_valid_picture(key) -> None:
     """DynamoDB strings may hold control characters and XML 1.0 may not: they are drawn as U+FFFD."""
     from singletable.design._collections import Cell, Partition

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from backends import Backend, expect_error
+from draws import examples
 
 LOCAL_WORDS = "DynamoDB Local words a malformed value in its older layer only (docs/compatibility.md)"
 OVERFLOW = "Number overflow. Attempting to store a number with magnitude larger than supported range"
@@ -242,7 +243,9 @@ def test_arithmetic_out_of_range_keeps_its_plain_message(ddb: Backend, table_nam
         )
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.lists(st.sampled_from(["a", "b", "c", "é", "z"]), min_size=2, max_size=6))
 def test_string_set_duplicates_list_sorted_members_then_the_repeat(
     ddb: Backend, table: str, members: list[str]

@@ -30,6 +30,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import singletable
+from draws import examples
 from singletable.engine import Engine
 from singletable.testing import FaultPlan
 
@@ -496,7 +497,7 @@ OPERATIONS = [
 ]
 
 
-@settings(max_examples=100, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(100), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     operation=st.sampled_from(OPERATIONS),
     body=st.dictionaries(st.sampled_from(MEMBERS), json_values, max_size=4),
