@@ -12,6 +12,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -70,33 +71,58 @@ def http_client(http_server: ServerProcess):
     return http_server.client()
 
 
-def _make_backend(name: str, request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
+@pytest.fixture(scope="session")
+def engine_file(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One engine on a real SQLite file, shared by the session's ``engine`` backend tests as the ``http`` and
+    ``reference`` backends share their servers: each test works on its own tables (``table_name``), and
+    Backend.cleanup drops them. Opening and closing a file engine per test (its checkpointer thread, its WAL)
+    cost more than most of the tests themselves."""
+    from singletable.engine import Engine
+
+    engine = Engine(str(tmp_path_factory.mktemp("engine") / "engine.sqlite3"))
+    yield engine
+    engine.close()
+
+
+def _client_on_a_file(factory: pytest.TempPathFactory, **config: Any) -> Iterator[Any]:
+    from botocore.config import Config
+
+    import singletable
+    from singletable._client import close_engine
+
+    path = str(factory.mktemp("client") / "client.sqlite3")
+    yield singletable.client(path, config=Config(**config))
+    close_engine(path)
+
+
+@pytest.fixture(scope="session")
+def client_file(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One in-process boto3 client (``singletable.client``) on a real SQLite file, shared like engine_file,
+    without client-side validation, as for the reference: tests send invalid requests on purpose."""
+    yield from _client_on_a_file(tmp_path_factory, parameter_validation=False)
+
+
+@pytest.fixture(scope="session")
+def model_client_file(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The model layer's in-process boto3 client on its own file, as an application makes it (botocore's
+    own validation on), shared like engine_file."""
+    yield from _client_on_a_file(tmp_path_factory)
+
+
+def _make_backend(name: str, request: pytest.FixtureRequest) -> Backend:
     if name == "engine":
-        from singletable.engine import Engine
-
-        engine = Engine(str(tmp_path / "engine.sqlite3"))
-        request.addfinalizer(engine.close)
-        return Backend("engine", engine)
+        return Backend("engine", request.getfixturevalue("engine_file"))
     if name == "client":
-        from botocore.config import Config
-
-        import singletable
-        from singletable._client import close_engine
-
-        path = str(tmp_path / "client.sqlite3")
-        # No client-side validation, as for the reference: tests send invalid requests on purpose.
-        client = singletable.client(path, config=Config(parameter_validation=False))
-        request.addfinalizer(lambda: close_engine(path))
-        return Backend("client", client)
+        return Backend("client", request.getfixturevalue("client_file"))
     if name == "http":
         return Backend("http", request.getfixturevalue("http_client"))
     return Backend("reference", request.getfixturevalue("reference_client"))
 
 
 @pytest.fixture(params=BACKENDS)
-def ddb(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
+def ddb(request: pytest.FixtureRequest) -> Iterator[Backend]:
     """A backend called like a boto3 client: our engine (file-backed) or DynamoDB Local."""
-    backend = _make_backend(request.param, request, tmp_path)
+    backend = _make_backend(request.param, request)
     yield backend
     backend.cleanup()
 

@@ -4,7 +4,6 @@ MCP server's tests: ``seeded("wavyblog")`` is a DB holding the seed's sample, un
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,9 +15,9 @@ from singletable.model import DB, connect
 
 
 @pytest.fixture(params=["engine", "reference"])
-def mcp_target(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
+def mcp_target(request: pytest.FixtureRequest) -> Any:
     """The embedded engine on a file, then DynamoDB Local (skipped, saying why, when it is unavailable)."""
-    return make_target(request.param, request, tmp_path / "mcp.sqlite3")
+    return make_target(request.param, request)
 
 
 @pytest.fixture
