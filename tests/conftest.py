@@ -20,6 +20,7 @@ from hypothesis import settings
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from backends import Backend
+from browser import launched
 from draws import THOROUGH
 from reference import DynamoDBLocal, ReferenceUnavailable, required
 from serving import ServerProcess
@@ -53,6 +54,14 @@ def reference_server() -> Iterator[DynamoDBLocal]:
 @pytest.fixture(scope="session")
 def reference_client(reference_server: DynamoDBLocal):
     return reference_server.client()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """One headless Chromium for the session's browser tests (tests/browser.py): each test opens its own
+    context (its own cookies and storage), and launching Chromium cost more than most of them. Playwright's
+    synchronous API runs one driver at a time in a process, so no test launches another."""
+    yield from launched()
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -303,22 +302,6 @@ def test_markdown_escapes_text_and_fences_code(hostile_docs) -> None:
     assert md_text("a|b * _x_ [l](u) `c` #") == "a\\|b \\* \\_x\\_ \\[l\\](u) \\`c\\` #"
     assert md_text("#h") == "\\#h" and md_text("snake_case") == "snake_case"
     assert md_code("a``b") == "```a``b```" and md_code("`x") == "`` `x ``"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    executable = (
-        os.environ.get("SINGLETABLE_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-    )
-    with sync_api.sync_playwright() as playwright:
-        launched = (
-            playwright.chromium.launch(executable_path=executable)
-            if executable
-            else playwright.chromium.launch()
-        )
-        yield launched
-        launched.close()
 
 
 def test_the_html_page_runs_nothing_and_loads_nothing_in_a_browser(browser, hostile_docs, tmp_path) -> None:
