@@ -56,11 +56,11 @@ def reference_client(reference_server: DynamoDBLocal):
     return reference_server.client()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """One headless Chromium for the session's browser tests (tests/browser.py): each test opens its own
-    context (its own cookies and storage), and launching Chromium cost more than most of them. Playwright's
-    synchronous API runs one driver at a time in a process, so no test launches another."""
+    """A headless Chromium for a module's browser tests (tests/browser.py); each test opens its own context
+    (its own cookies and storage). Module-scoped: a live Playwright driver (synchronous API) holds an event
+    loop in its thread, which the next module's ``asyncio.run`` would find running."""
     yield from launched()
 
 
