@@ -12,7 +12,7 @@ import re
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tables import create
+from tables import create, create_keyed
 
 from backends import Backend, expect_error
 from draws import examples
@@ -32,12 +32,7 @@ def aws_only(ddb: Backend) -> None:
 
 @pytest.fixture
 def hash_table(ddb: Backend, table_name: str) -> str:
-    ddb.create_table(
-        TableName=table_name,
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    create_keyed(ddb, table_name)
     return table_name
 
 
@@ -312,12 +307,7 @@ def engine_table(tmp_path_factory: pytest.TempPathFactory):
     from singletable.engine import Engine
 
     engine = Engine(str(tmp_path_factory.mktemp("wording") / "db.sqlite3"))
-    engine.create_table(
-        TableName="tbl",
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    create_keyed(engine, "tbl")
     for i in range(30):
         engine.put_item(TableName="tbl", Item={"pk": s(f"k{i}")})
     yield engine
