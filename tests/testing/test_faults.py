@@ -22,7 +22,6 @@ from fault_support import (
     PROVISIONED_MESSAGE,
     TABLE,
     ThreadServer,
-    create_orders,
     dispatch,
     in_process,
 )
@@ -33,19 +32,6 @@ import singletable
 from draws import examples
 from singletable.engine import Engine
 from singletable.testing import FaultPlan
-
-
-@pytest.fixture
-def engine(tmp_path) -> Iterator[Engine]:
-    with Engine(str(tmp_path / "faults.sqlite3")) as engine:
-        create_orders(engine)
-        yield engine
-
-
-@pytest.fixture
-def faults(engine) -> Iterator[FaultPlan]:
-    with FaultPlan().attach(engine) as plan:
-        yield plan
 
 
 @pytest.fixture

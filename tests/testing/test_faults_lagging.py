@@ -7,7 +7,6 @@ hypothesis; the table's own reads stay strongly consistent throughout.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -19,19 +18,6 @@ from hypothesis import strategies as st
 from draws import examples
 from singletable.engine import Engine
 from singletable.testing import FaultPlan
-
-
-@pytest.fixture
-def engine(tmp_path) -> Iterator[Engine]:
-    with Engine(str(tmp_path / "lag.sqlite3")) as engine:
-        create_orders(engine)
-        yield engine
-
-
-@pytest.fixture
-def faults(engine) -> Iterator[FaultPlan]:
-    with FaultPlan().attach(engine) as plan:
-        yield plan
 
 
 def order(pk: str, customer: str | None = "ann", **extra: str) -> dict[str, Any]:
