@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from mcp_seeds import SEEDS, design_table
 
-from model_targets import make_target
+from model_targets import drop_tables, make_target
 from singletable.examples import DEMO_CLOCK
 from singletable.model import DB, connect
 
@@ -33,8 +33,4 @@ def seeded(mcp_target: Any, table_name: str) -> Iterator[Callable[[str], DB]]:
         return db
 
     yield open_
-    for db in opened:
-        try:
-            db.delete_table()
-        except Exception:
-            pass
+    drop_tables(opened)
