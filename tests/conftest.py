@@ -12,6 +12,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -19,18 +20,20 @@ from hypothesis import settings
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from backends import Backend
+from browser import launched
+from draws import THOROUGH
 from reference import DynamoDBLocal, ReferenceUnavailable, required
 from serving import ServerProcess
 
 # Property tests must not fail because the shared machine is loaded: no per-example deadline, project-wide.
 # Locally every run draws new examples (and replays saved failures), which is how the properties find bugs;
 # in CI (the CI variable set) the examples are derandomized and no database is kept, so a CI verdict depends
-# on the code alone and a failure there replays everywhere with the printed blob.
-settings.register_profile("singletable", deadline=None)
-settings.register_profile(
-    "singletable-ci", settings.get_profile("singletable"), derandomize=True, database=None, print_blob=True
-)
-settings.load_profile("singletable-ci" if os.environ.get("CI") else "singletable")
+# on the code alone and a failure there replays everywhere with the printed blob. The default profile draws a
+# quarter of what ``thorough`` (``--hypothesis-profile=thorough``, as .ci/run runs) draws: see draws.py.
+_ci = {"derandomize": True, "database": None, "print_blob": True} if os.environ.get("CI") else {}
+settings.register_profile("singletable", deadline=None, max_examples=25, **_ci)
+settings.register_profile("thorough", settings.get_profile("singletable"), max_examples=THOROUGH)
+settings.load_profile("singletable")
 
 BACKENDS = ["engine", "client", "http", "reference"]
 _names = itertools.count()
@@ -53,6 +56,14 @@ def reference_client(reference_server: DynamoDBLocal):
     return reference_server.client()
 
 
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """A headless Chromium for a module's browser tests (tests/browser.py); each test opens its own context
+    (its own cookies and storage). Module-scoped: a live Playwright driver (synchronous API) holds an event
+    loop in its thread, which the next module's ``asyncio.run`` would find running."""
+    yield from launched()
+
+
 @pytest.fixture(scope="session")
 def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     """One real ``singletable serve`` on a free loopback port, shared by the whole session.
@@ -69,33 +80,58 @@ def http_client(http_server: ServerProcess):
     return http_server.client()
 
 
-def _make_backend(name: str, request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
+@pytest.fixture(scope="session")
+def engine_file(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One engine on a real SQLite file, shared by the session's ``engine`` backend tests as the ``http`` and
+    ``reference`` backends share their servers: each test works on its own tables (``table_name``), and
+    Backend.cleanup drops them. Opening and closing a file engine per test (its checkpointer thread, its WAL)
+    cost more than most of the tests themselves."""
+    from singletable.engine import Engine
+
+    engine = Engine(str(tmp_path_factory.mktemp("engine") / "engine.sqlite3"))
+    yield engine
+    engine.close()
+
+
+def _client_on_a_file(factory: pytest.TempPathFactory, **config: Any) -> Iterator[Any]:
+    from botocore.config import Config
+
+    import singletable
+    from singletable._client import close_engine
+
+    path = str(factory.mktemp("client") / "client.sqlite3")
+    yield singletable.client(path, config=Config(**config))
+    close_engine(path)
+
+
+@pytest.fixture(scope="session")
+def client_file(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One in-process boto3 client (``singletable.client``) on a real SQLite file, shared like engine_file,
+    without client-side validation, as for the reference: tests send invalid requests on purpose."""
+    yield from _client_on_a_file(tmp_path_factory, parameter_validation=False)
+
+
+@pytest.fixture(scope="session")
+def model_client_file(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The model layer's in-process boto3 client on its own file, as an application makes it (botocore's
+    own validation on), shared like engine_file."""
+    yield from _client_on_a_file(tmp_path_factory)
+
+
+def _make_backend(name: str, request: pytest.FixtureRequest) -> Backend:
     if name == "engine":
-        from singletable.engine import Engine
-
-        engine = Engine(str(tmp_path / "engine.sqlite3"))
-        request.addfinalizer(engine.close)
-        return Backend("engine", engine)
+        return Backend("engine", request.getfixturevalue("engine_file"))
     if name == "client":
-        from botocore.config import Config
-
-        import singletable
-        from singletable._client import close_engine
-
-        path = str(tmp_path / "client.sqlite3")
-        # No client-side validation, as for the reference: tests send invalid requests on purpose.
-        client = singletable.client(path, config=Config(parameter_validation=False))
-        request.addfinalizer(lambda: close_engine(path))
-        return Backend("client", client)
+        return Backend("client", request.getfixturevalue("client_file"))
     if name == "http":
         return Backend("http", request.getfixturevalue("http_client"))
     return Backend("reference", request.getfixturevalue("reference_client"))
 
 
 @pytest.fixture(params=BACKENDS)
-def ddb(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
+def ddb(request: pytest.FixtureRequest) -> Iterator[Backend]:
     """A backend called like a boto3 client: our engine (file-backed) or DynamoDB Local."""
-    backend = _make_backend(request.param, request, tmp_path)
+    backend = _make_backend(request.param, request)
     yield backend
     backend.cleanup()
 

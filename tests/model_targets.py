@@ -15,10 +15,10 @@ runs each awaited call to its end on one event loop thread, so a test and its as
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import threading
 from collections.abc import Callable, Coroutine, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -129,13 +129,13 @@ def parametrize_async_twins(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("api", APIS, ids=["DB", "AsyncDB"])
 
 
-def make_async_target(name: str, request: pytest.FixtureRequest, path: Path) -> Any:
+def make_async_target(name: str, request: pytest.FixtureRequest) -> Any:
     """What ``connect_async(table, target)`` receives for ``name``."""
     if name == "http":
         return request.getfixturevalue("http_server").endpoint  # connect_async makes an aiobotocore client
     if name == "reference":
         return request.getfixturevalue("reference_aio_client")
-    return make_target(name, request, path)  # the engine and the in-process client, in a worker thread
+    return make_target(name, request)  # the engine and the in-process client, in a worker thread
 
 
 @pytest.fixture(scope="session")
@@ -158,25 +158,17 @@ def reference_aio_client(reference_server: Any) -> Iterator[Any]:
     loop.run(context.__aexit__(None, None, None))
 
 
-def make_target(name: str, request: pytest.FixtureRequest, path: Path) -> Any:
-    """What ``connect(table, target)`` receives for ``name``; anything opened here is closed by ``request``.
+def make_target(name: str, request: pytest.FixtureRequest) -> Any:
+    """What ``connect(table, target)`` receives for ``name``.
 
-    ``path`` is the SQLite file for the in-process targets (the http server and DynamoDB Local are shared by
-    the session, so tests keep apart by table name).
+    The engine and the in-process client are each one per session on a real SQLite file (``engine_file``,
+    ``model_client_file`` in tests/conftest.py), as the http server and DynamoDB Local are: tests keep apart
+    by table name.
     """
     if name == "engine":
-        from singletable.engine import Engine
-
-        engine = Engine(str(path))
-        request.addfinalizer(engine.close)
-        return engine
+        return request.getfixturevalue("engine_file")
     if name == "client":
-        import singletable
-        from singletable._client import close_engine
-
-        client = singletable.client(str(path))
-        request.addfinalizer(lambda: close_engine(str(path)))
-        return client
+        return request.getfixturevalue("model_client_file")
     if name == "http":
         return request.getfixturevalue("http_client")
     if name == "reference":
@@ -185,11 +177,11 @@ def make_target(name: str, request: pytest.FixtureRequest, path: Path) -> Any:
 
 
 @pytest.fixture(params=ALL_TARGETS)
-def target(request: pytest.FixtureRequest, tmp_path: Path, api: str) -> Any:
+def target(request: pytest.FixtureRequest, api: str) -> Any:
     """Each test once per target (conftests import this fixture); for ``api="async"``, what
     ``connect_async`` takes."""
     make = make_async_target if api == "async" else make_target
-    return make(request.param, request, tmp_path / "model.sqlite3")
+    return make(request.param, request)
 
 
 @pytest.fixture
@@ -233,10 +225,15 @@ def open_db(target: Any, table_name: str, api: str) -> Iterator[Callable[..., DB
         return db
 
     yield open_
-    for db in opened:
-        try:
-            db.delete_table()
-        except Exception:
-            pass
-        if api == "async":
+    drop_tables(opened)
+    if api == "async":
+        for db in opened:
             db.close()
+
+
+def drop_tables(dbs: list[Any]) -> None:
+    """A test's teardown: each DB's table deleted (on the shared targets it would stay), one the test already
+    dropped, or could not make, passed over."""
+    for db in dbs:
+        with contextlib.suppress(Exception):
+            db.delete_table()

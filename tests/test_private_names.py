@@ -24,6 +24,7 @@ The rule, checked by parsing every module under ``src/singletable`` with :mod:`a
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -123,13 +124,14 @@ def defined_names(tree: ast.Module) -> set[str]:
 
 
 def attribute_offences(trees: dict[Path, ast.Module]) -> list[str]:
+    defined = {path: defined_names(tree) for path, tree in trees.items()}
     by_package: dict[str, set[str]] = {}
-    for path, tree in trees.items():
-        by_package.setdefault(package_of(path), set()).update(defined_names(tree))
+    for path, names in defined.items():
+        by_package.setdefault(package_of(path), set()).update(names)
     anywhere = set().union(*by_package.values())
     found = []
     for path, tree in trees.items():
-        package, module = by_package[package_of(path)], defined_names(tree)
+        package, module = by_package[package_of(path)], defined[path]
         for node in ast.walk(tree):
             if isinstance(node, ast.Attribute) and is_private(node.attr) and node.attr in anywhere:
                 own = isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
@@ -138,16 +140,21 @@ def attribute_offences(trees: dict[Path, ast.Module]) -> list[str]:
     return found
 
 
+@functools.cache
+def parsed() -> dict[Path, ast.Module]:
+    """Every module of the package, parsed once for both checks below (the tests only read the trees)."""
+    return {path: ast.parse(path.read_text(), str(path)) for path in modules()}
+
+
 def test_no_import_names_another_packages_private_module_or_name() -> None:
     offences = []
-    for path in modules():
-        offences += import_offences(path, ast.parse(path.read_text(), str(path)))
+    for path, tree in parsed().items():
+        offences += import_offences(path, tree)
     assert offences == [], "\n".join(offences)
 
 
 def test_no_attribute_read_names_another_packages_private_member() -> None:
-    trees = {path: ast.parse(path.read_text(), str(path)) for path in modules()}
-    offences = attribute_offences(trees)
+    offences = attribute_offences(parsed())
     assert offences == [], "\n".join(offences)
 
 

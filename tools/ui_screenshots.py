@@ -2,7 +2,7 @@
 
 Loads the example's deterministic sample data into a fresh database file, serves the console on it (a real
 uvicorn on a free loopback port), and photographs the main pages in headless Chromium -- Debian's
-``chromium`` driven by Playwright, exactly as tests/ui/browser.py launches it (no browser download).
+``chromium`` driven by Playwright, exactly as tests/browser.py launches it (no browser download).
 
     python3 tools/ui_screenshots.py [OUT_DIR]      # default: docs/ui/
 """
@@ -19,13 +19,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT / "tests"))  # reference.py, which tests/ui/browser.py reads
-sys.path.insert(0, str(ROOT / "tests" / "ui"))
+sys.path.insert(0, str(ROOT / "tests"))  # browser.py and reference.py, which it reads
 
 import uvicorn  # noqa: E402
-from browser import ARGS, CHROMIUM  # noqa: E402  (the tests' launch: system Chromium, its flags)
 from playwright.sync_api import sync_playwright  # noqa: E402
 
+from browser import ARGS, CHROMIUM  # noqa: E402  (the tests' launch: system Chromium, its flags)
 from singletable.data import Target, open_target  # noqa: E402
 from singletable.examples import DEMO_CLOCK  # noqa: E402
 from singletable.examples.blog_api import design, sample  # noqa: E402

@@ -17,6 +17,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from transfer_support import SPEC
 
+from draws import examples
 from serving import run_cli
 from singletable.data import FormatError, TransferError, import_table
 
@@ -39,7 +40,7 @@ ESCAPES = st.sampled_from(
 )
 
 
-@settings(max_examples=12)
+@settings(max_examples=examples(12))
 @given(key=ESCAPES, position=st.integers(0, 2))
 def test_a_data_file_key_leading_out_of_the_export_is_refused_naming_the_entry(key, position):
     with tempfile.TemporaryDirectory() as temporary:
@@ -72,7 +73,7 @@ JSON_VALUES = st.recursive(
 FIELDS = st.sampled_from(["dataFileS3Key", "itemCount", "md5Checksum"])
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @example(field="itemCount", value=3, whole=None)  # more items promised than the file holds
 @given(field=FIELDS, value=JSON_VALUES, whole=st.none() | JSON_VALUES)
 def test_every_malformed_manifest_entry_is_a_one_line_error_naming_file_and_line(field, value, whole):
@@ -160,7 +161,7 @@ def _damage(data: bytes, entry: dict, damage: tuple) -> tuple[bytes, bool]:
     return data, False
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(
     sizes=st.lists(st.integers(0, 40), min_size=1, max_size=4),
     damages=st.lists(DAMAGE, min_size=4, max_size=4),

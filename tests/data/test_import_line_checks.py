@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from transfer_support import SPEC
 
+from draws import examples
 from serving import run_cli
 from singletable.data import TransferError, export_table, import_table, open_target
 
@@ -66,7 +67,7 @@ def _write_lines(lines: list[tuple[str, object]], bom: bool) -> tuple[bytes, dic
     return (b"\xef\xbb\xbf" + data if bom else data), kinds
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(lines=LINES, bom=st.booleans(), gzipped=st.booleans(), cut=st.none() | st.floats(0, 0.99))
 def test_every_json_line_is_committed_or_rejected_and_the_counts_add_up(lines, bom, gzipped, cut):
     with tempfile.TemporaryDirectory() as temporary:
@@ -102,7 +103,7 @@ def test_every_json_line_is_committed_or_rejected_and_the_counts_add_up(lines, b
         assert set(table) == wanted
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(lines=LINES)
 def test_stop_mode_stops_at_the_first_bad_line_with_its_number(lines):
     with tempfile.TemporaryDirectory() as temporary:
@@ -206,7 +207,7 @@ def test_a_gzip_bomb_streams_through_in_bounded_memory(tmp_path):
 CELLS = st.text(st.characters(blacklist_categories=("Cs",)), max_size=20).map(lambda t: "x" + t)
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(
     rows=st.lists(st.tuples(CELLS, CELLS), max_size=15),
     bom=st.booleans(),

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from transfer_support import SPEC
 
+from draws import examples
 from singletable.data import FormatError, TransferInterrupted, import_table
 
 SCHEMA = {"Table": SPEC}
@@ -46,7 +47,7 @@ CHANGES = st.one_of(
 )
 
 
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(change=CHANGES)
 def test_resuming_a_changed_json_lines_file_is_refused_saying_what_changed(change):
     with tempfile.TemporaryDirectory() as temporary:

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from draws import examples
 from singletable.data import import_table, item_from_json, item_to_json, open_target, read_json, render_item
 from singletable.data._json_items import MAX_JSON_DEPTH, NotJSON, dumps, loads, value_text
 
@@ -190,7 +191,7 @@ def test_nesting_is_refused_past_dynamodbs_32_levels_never_with_a_recursion_erro
 levels = st.sampled_from([("[", "]"), ('{"a":', "}"), ('{"M":{"a":', "}}")])
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(depth=st.integers(1, 200_000), level=levels)
 def test_read_json_refuses_text_past_its_depth_bound_and_never_by_a_recursion_error(depth, level):
     opening, closing = level

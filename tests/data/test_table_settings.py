@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from tests.data.look_support import run
 from transfer_support import table_name
 
+from draws import examples
 from singletable.data import IndexSettings, TableSettings, Throughput, open_target
 from singletable.engine import Engine
 
@@ -237,7 +238,7 @@ def table_settings(draw: Any) -> TableSettings:
     )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(table_settings())
 def test_any_settings_survive_json_and_a_round_trip_through_a_target(wanted: TableSettings) -> None:
     assert TableSettings.from_json(json.loads(json.dumps(wanted.to_json("t-any")))) == wanted
@@ -265,7 +266,7 @@ MEMBERS = st.sampled_from(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.dictionaries(MEMBERS, JSON | st.dictionaries(MEMBERS, JSON, max_size=4), max_size=6))
 def test_a_hostile_schema_is_a_value_error_naming_it(data: dict) -> None:
     """Whatever a schema file holds, reading it answers settings or a ValueError naming the schema."""

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -18,6 +17,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from draws import examples
 from singletable._cli import main
 from singletable.data import load_design
 from singletable.design import DesignDocs, SampleError, design_docs, write_docs
@@ -304,22 +304,6 @@ def test_markdown_escapes_text_and_fences_code(hostile_docs) -> None:
     assert md_code("a``b") == "```a``b```" and md_code("`x") == "`` `x ``"
 
 
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    executable = (
-        os.environ.get("SINGLETABLE_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-    )
-    with sync_api.sync_playwright() as playwright:
-        launched = (
-            playwright.chromium.launch(executable_path=executable)
-            if executable
-            else playwright.chromium.launch()
-        )
-        yield launched
-        launched.close()
-
-
 def test_the_html_page_runs_nothing_and_loads_nothing_in_a_browser(browser, hostile_docs, tmp_path) -> None:
     write_docs(hostile_docs, tmp_path)
     page = browser.new_page()
@@ -471,7 +455,7 @@ TEXT = st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=40)
 
 
 @given(key=TEXT, entity=TEXT)
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 def test_any_text_in_a_picture_is_read_back_as_the_same_text(key, entity) -> None:
     from singletable.design._collections import Cell, Partition
     from singletable.design._svg import render
@@ -484,7 +468,7 @@ def test_any_text_in_a_picture_is_read_back_as_the_same_text(key, entity) -> Non
 
 
 @given(text=TEXT)
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 def test_any_text_in_the_page_is_read_back_as_the_same_text(text) -> None:
     from html.parser import HTMLParser
 
@@ -526,7 +510,7 @@ def test_any_text_in_the_page_is_read_back_as_the_same_text(text) -> None:
 
 
 @given(key=st.text(max_size=40))
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 def test_a_key_with_characters_xml_cannot_hold_still_gives_a_valid_picture(key) -> None:
     """DynamoDB strings may hold control characters and XML 1.0 may not: they are drawn as U+FFFD."""
     from singletable.design._collections import Cell, Partition

@@ -23,6 +23,7 @@ from design_support import DESIGNS, SEEDS, TRACKER, table_of
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from draws import examples
 from serving import run_cli
 from singletable._cli import main
 from singletable.design import (
@@ -467,7 +468,7 @@ _documents = st.recursive(
 )
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.dictionaries(_text, _documents, max_size=5))
 @example({"": ["A:"]})  # a text ending in ":" read back as a key when left unquoted
 @example({"Description": "Patterns:", "Fn::Sub": "a:b"})

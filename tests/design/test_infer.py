@@ -29,6 +29,8 @@ from singletable.examples import run_demo
 sys.path.insert(0, str(Path(__file__).parent))
 from infer_support import differences, indexes, load_module, renamed, round_trip, two_key_table, uniques
 
+from draws import examples
+
 SEEDS = {
     "fus-main": ("fus_main", 6),
     "hustlehub": ("hustlehub", 3),
@@ -256,7 +258,7 @@ def _designs(draw: st.DrawFn) -> tuple[dict[str, Any], list[dict[str, Any]], dic
     return description, items, templates
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=_designs())
 def test_random_designs_infer_templates_that_rebuild_their_keys(
     case: tuple[dict[str, Any], list[dict[str, Any]], dict[str, dict[str, str]]], tmp_path_factory: Any
@@ -460,7 +462,7 @@ def _wild_items(draw: st.DrawFn) -> list[dict[str, Any]]:
     return list(unique.values())
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(items=_wild_items())
 def test_any_items_give_a_module_that_loads(items: list[dict[str, Any]], tmp_path_factory: Any) -> None:
     description = {

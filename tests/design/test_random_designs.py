@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from draws import examples
 from singletable._cli import main
 
 _names = itertools.count()
@@ -116,7 +117,10 @@ def _runs_cleanly(result, what: str) -> None:  # type: ignore[no-untyped-def]
         assert errors, (what, result.output)
 
 
-@settings(max_examples=20, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=examples(20),
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(source=designs())
 def test_every_tool_answers_on_any_small_design(tmp_path: Path, source: str) -> None:
     n = next(_names)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from tables import create_keyed
 
 from backends import Backend
 
@@ -11,10 +12,5 @@ from backends import Backend
 def table(ddb: Backend, table_name: str) -> str:
     """A fresh on-demand table keyed by a string ``pk`` alone, on the backend under test; a test module
     that needs another shape declares its own ``table``."""
-    ddb.create_table(
-        TableName=table_name,
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    create_keyed(ddb, table_name)
     return table_name

@@ -52,3 +52,14 @@ def create(ddb: Any, name: str, *, sk_type: str | None = "S", gsi: bool = False,
     params["AttributeDefinitions"] = definitions
     ddb.create_table(**params)
     return name
+
+
+def create_keyed(ddb: Any, name: str, attribute_type: str = "S") -> str:
+    """An on-demand table keyed by ``pk`` (of ``attribute_type``) alone: the shape most engine tests need."""
+    ddb.create_table(
+        TableName=name,
+        KeySchema=key_schema("pk"),
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": attribute_type}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    return name

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from draws import examples
 from singletable.engine import _numbers
 from singletable.engine._attribute_values import (
     MAX_ITEM_SIZE,
@@ -36,7 +37,7 @@ from singletable.engine._attribute_values import (
 from singletable.engine._errors import DynamoDBError, ValueProblem
 from singletable.engine._sizes import sized_number
 
-FAST = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def error_of(call: Any, *args: Any, **kwargs: Any) -> tuple[str, str]:

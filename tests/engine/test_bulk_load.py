@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tables import create
 
+from draws import examples
 from singletable.engine import DynamoDBError, Engine
 from singletable.engine._bulk_load import bulk_put
 
@@ -60,7 +61,9 @@ items = st.lists(
 )
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(first=items, second=items)
 def test_bulk_load_leaves_what_the_same_put_items_leave(tmp_path_factory, first, second):
     directory = tmp_path_factory.mktemp("bulk")

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tables import create
 
+from draws import examples
 from singletable.engine import DynamoDBError
 
 INVALID = "One or more parameter values were invalid: "
@@ -375,7 +376,9 @@ def _conditions(draw: Any) -> tuple[str, list[dict]]:
     return op, [first, second] if op == "IN" else [first]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(value=st.one_of(st.none(), _values), condition=_conditions())
 def test_legacy_condition_agrees_with_expression(ddb, table, value, condition):
     op, operands = condition

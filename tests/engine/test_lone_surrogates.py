@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from draws import examples
 from singletable.engine import DynamoDBError, Engine
 
 TABLE = "surrogates"
@@ -67,7 +68,7 @@ def _requests(text: str) -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(text=BROKEN)
 def test_a_lone_surrogate_is_a_dynamodb_error_and_writes_nothing(engine: Engine, text: str) -> None:
     for operation, params in _requests(text):

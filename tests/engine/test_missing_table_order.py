@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from tables import create_keyed
 
 from backends import Backend, expect_error
 
@@ -25,12 +26,7 @@ def absent(ddb: Backend, table_name: str) -> str:
 
 @pytest.fixture
 def present(ddb: Backend, table_name: str) -> str:
-    ddb.create_table(
-        TableName=table_name,
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    create_keyed(ddb, table_name)
     return table_name
 
 

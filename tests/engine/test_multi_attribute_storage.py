@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_index_entries import assert_entries_agree
 
+from draws import examples
 from singletable.engine import DynamoDBError, Engine
 from singletable.engine._bulk_load import bulk_put
 from singletable.engine._keys import encode_key, join_key_parts, parts_end
@@ -152,7 +153,7 @@ def wire(kind: str, value: Any) -> dict[str, Any]:
     return {kind: value}
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     data=st.data(), kinds=st.lists(st.sampled_from(KINDS), min_size=2, max_size=4), prefix=st.integers(0, 3)
 )
@@ -202,7 +203,9 @@ def _matches(op: str, value: Any, operands: list[Any]) -> bool:
     return value[: len(operands[0])] == operands[0]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.data(), forward=st.booleans(), limit=st.integers(1, 6), equal=st.integers(0, 3))
 def test_query_equals_a_filter_and_sort_of_the_items(
     engine: Engine, data, forward: bool, limit: int, equal: int
@@ -335,7 +338,9 @@ def _refusal_of(name: str, value: dict[str, Any]) -> str:
     )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(rows=st.lists(st.fixed_dictionaries({name: hostile_values for name in KEY_TYPES}), max_size=8))
 def test_hostile_key_values_are_refused_or_indexed_exactly(engine: Engine, rows) -> None:
     table = f"hostile{next(_tables)}"

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tables import create
 
+from draws import examples
 from singletable.engine import DynamoDBError
 from singletable.engine._partiql import parse_statement
 
@@ -556,7 +557,7 @@ _WORDS = [
 ]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(
     st.one_of(
         st.text(alphabet=string.printable, max_size=80),

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from tables import create
 
 from backends import Backend, expect_error
+from draws import examples
 from singletable.engine import DynamoDBError
 from singletable.engine._partiql import parse_statement
 
@@ -276,7 +277,7 @@ def _check_refusal(error: DynamoDBError) -> None:
         assert error.message[len(MALFORMED) :] in DETAILS, error.message
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_soups())
 def test_token_soup_parses_or_is_refused_in_aws_words(text: str) -> None:
     try:
@@ -289,7 +290,9 @@ def test_token_soup_parses_or_is_refused_in_aws_words(text: str) -> None:
         _check_refusal(error)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(_soups())
 def test_token_soup_over_the_wire(ddb: Backend, text: str) -> None:
     """On every surface a soup never meets a 500 or a traceback: it runs, or is refused in AWS's words."""

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from draws import examples
 from singletable.engine import Engine
 
 numbers = st.decimals(
@@ -52,7 +53,9 @@ def engine(tmp_path_factory: pytest.TempPathFactory):
 _partition = iter(range(10**9))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.data(), kind=st.sampled_from(["N", "S", "B"]), forward=st.booleans(), limit=st.integers(1, 7))
 def test_query_matches_model(engine: Engine, data, kind: str, forward: bool, limit: int):
     values_strategy = {"N": numbers, "S": strings, "B": binaries}[kind]

@@ -22,6 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from draws import examples
 from singletable.engine import DynamoDBError, Engine
 from singletable.engine._storage.migration import (
     NotASingletableDatabase,
@@ -385,7 +386,9 @@ def test_side_files_it_made_are_removed(database: Path) -> None:
 OPERATIONS = st.sampled_from([w for w in WRITES] + [("Scan", {"TableName": TABLE})])
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.lists(OPERATIONS, min_size=1, max_size=8), st.booleans())
 def test_any_sequence_of_requests_leaves_the_file_as_it_was(
     database: Path, calls: list, consistent: bool

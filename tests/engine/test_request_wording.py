@@ -12,9 +12,10 @@ import re
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tables import create
+from tables import create, create_keyed
 
 from backends import Backend, expect_error
+from draws import examples
 
 LOCAL_WORDS = "DynamoDB Local words this error differently (docs/compatibility.md)"
 MIN_ONE = "failed to satisfy constraint: Member must have value greater than or equal to 1"
@@ -31,12 +32,7 @@ def aws_only(ddb: Backend) -> None:
 
 @pytest.fixture
 def hash_table(ddb: Backend, table_name: str) -> str:
-    ddb.create_table(
-        TableName=table_name,
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    create_keyed(ddb, table_name)
     return table_name
 
 
@@ -311,19 +307,16 @@ def engine_table(tmp_path_factory: pytest.TempPathFactory):
     from singletable.engine import Engine
 
     engine = Engine(str(tmp_path_factory.mktemp("wording") / "db.sqlite3"))
-    engine.create_table(
-        TableName="tbl",
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    create_keyed(engine, "tbl")
     for i in range(30):
         engine.put_item(TableName="tbl", Item={"pk": s(f"k{i}")})
     yield engine
     engine.close()
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(segment=st.integers(0, 999_999), total=st.integers(1, 1_000_000))
 def test_any_segment_is_served_or_refused_never_empty_by_mistake(
     engine_table, segment: int, total: int
@@ -340,7 +333,9 @@ def test_any_segment_is_served_or_refused_never_empty_by_mistake(
         assert page["Count"] == len(page["Items"])
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(50), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(total=st.integers(1, 12))
 def test_segments_of_any_count_partition_the_table(engine_table, total: int) -> None:
     seen: list[str] = []
@@ -352,7 +347,9 @@ def test_segments_of_any_count_partition_the_table(engine_table, total: int) -> 
     assert sorted(seen) == sorted(f"k{i}" for i in range(30))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(limit=st.integers(-(2**31), 0))
 def test_any_query_limit_below_one_names_limit_without_echo(engine_table, limit: int) -> None:
     with expect_error("ValidationException", f"1 validation error detected: Value at 'Limit' {MIN_ONE}"):

@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from backends import Backend
+from draws import examples
 from singletable.engine import Engine
 
 KEY = {"pk": {"S": "k"}}
@@ -211,7 +212,9 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Any:
         yield engine
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.data(), tag=st.sampled_from(["SS", "NS", "BS"]))
 def test_any_written_order_reads_back_in_one_order(engine: Engine, data: st.DataObject, tag: str) -> None:
     unique = st.lists(members[tag], min_size=1, max_size=6, unique_by=lambda v: v)

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from backends import Backend, expect_error
+from draws import examples
 from singletable.engine._errors import DynamoDBError
 from singletable.engine._validation import SHAPES, check_shape, walker
 from singletable.engine._validation.shapes import (
@@ -186,7 +187,7 @@ _CHECKED_INPUTS = [
 ]
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(_CHECKED_INPUTS).flatmap(lambda name: st.tuples(st.just(name), _requests(name))))
 @example(("BatchWriteItemInput", {"RequestItems": {"a": [{}]}}))  # a REQUIRED-ruled member, present and valid
 @example(("CreateTableInput", {"TableName": "bench"}))

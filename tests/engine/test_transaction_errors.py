@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from backends import Backend, expect_error
+from draws import examples
 
 LOCAL_SURFACE = (
     "DynamoDB Local fails the whole request where AWS cancels with a reason (docs/compatibility.md)"
@@ -171,7 +172,9 @@ def test_transact_get_projection_matching_nothing_answers_no_item(ddb: Backend, 
     assert response["Responses"] == [{}, {"Item": {"a": {"S": "y"}}}]
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.lists(st.sampled_from(["ok", "wrong", "list"]), min_size=1, max_size=5))
 def test_reasons_are_positional_and_nothing_is_written(ddb: Backend, table: str, shapes: list[str]) -> None:
     if ddb.is_reference:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from tables import create_keyed
 
 from backends import Backend, expect_error
 
@@ -24,12 +25,7 @@ LOCAL = "DynamoDB Local measures only the finished item (docs/compatibility.md)"
 def table(ddb: Backend, table_name: str) -> str:
     if ddb.is_reference:
         pytest.skip(LOCAL)
-    ddb.create_table(
-        TableName=table_name,
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    create_keyed(ddb, table_name)
     return table_name
 
 

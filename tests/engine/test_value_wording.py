@@ -16,8 +16,10 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tables import create_keyed
 
 from backends import Backend, expect_error
+from draws import examples
 
 LOCAL_WORDS = "DynamoDB Local words a malformed value in its older layer only (docs/compatibility.md)"
 OVERFLOW = "Number overflow. Attempting to store a number with magnitude larger than supported range"
@@ -66,12 +68,7 @@ DUPLICATES = [
 def table(ddb: Backend, table_name: str) -> str:
     if ddb.is_reference:
         pytest.skip(LOCAL_WORDS)
-    ddb.create_table(
-        TableName=table_name,
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    create_keyed(ddb, table_name)
     return table_name
 
 
@@ -79,12 +76,7 @@ def table(ddb: Backend, table_name: str) -> str:
 def number_table(ddb: Backend, table_name: str) -> str:
     if ddb.is_reference:
         pytest.skip(LOCAL_WORDS)
-    ddb.create_table(
-        TableName=f"{table_name}_n",
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "N"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    create_keyed(ddb, f"{table_name}_n", "N")
     return f"{table_name}_n"
 
 
@@ -226,12 +218,7 @@ def test_arithmetic_out_of_range_keeps_its_plain_message(ddb: Backend, table_nam
     """An ADD whose result overflows is the computation's error, not a malformed request value: the plain
     message on every operation (DynamoDB Local's too)."""
     table = table_name
-    ddb.create_table(
-        TableName=table,
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    create_keyed(ddb, table)
     ddb.put_item(TableName=table, Item={"pk": {"S": "a"}, "n": {"N": "9e125"}})
     with refused(OVERFLOW):
         ddb.update_item(
@@ -242,7 +229,9 @@ def test_arithmetic_out_of_range_keeps_its_plain_message(ddb: Backend, table_nam
         )
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.lists(st.sampled_from(["a", "b", "c", "é", "z"]), min_size=2, max_size=6))
 def test_string_set_duplicates_list_sorted_members_then_the_repeat(
     ddb: Backend, table: str, members: list[str]

@@ -15,6 +15,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from draws import examples
 from singletable.engine import DynamoDBError, Engine
 
 TENANTS = ("t1", "t2")
@@ -76,7 +77,7 @@ def av(numbers: list[float]) -> dict[str, Any]:
     return {"L": [{"N": repr(n)} for n in numbers]}
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_search_vectors_equals_brute_force(case: dict[str, Any]) -> None:
     engine = Engine(":memory:")
@@ -199,7 +200,7 @@ TOKENS = [
 ]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     condition=st.lists(st.sampled_from(TOKENS), max_size=8).map(" ".join),
     names=st.dictionaries(st.sampled_from(["#t", "#c", "#x"]), st.sampled_from(["tenant", "category", "x"])),

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tables import create
 
+from draws import examples
 from singletable import Engine
 from singletable._protocol import Dispatcher
 from singletable._protocol import wire_json as wire
@@ -122,7 +123,9 @@ def _all_pages(engine: Engine, operation: str, params: dict[str, Any]) -> list[d
 limits = st.one_of(st.none(), st.integers(1, 4))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(partition=partitions, limit=limits, forward=st.booleans(), capacity=st.sampled_from([None, "INDEXES"]))
 def test_reads_are_byte_identical_on_the_wire(
     engine: Engine, partition: list, limit: int | None, forward: bool, capacity: str | None

@@ -27,6 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tables import create
 
+from draws import examples
 from singletable.engine import Engine
 
 LOCAL_NO_PARTIQL_CAPACITY = "DynamoDB Local leaves ConsumedCapacity out of PartiQL responses"
@@ -229,7 +230,9 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Any:
     engine.close()
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(first=_attributes, second=_attributes, shuffle=st.randoms(use_true_random=False))
 def test_index_arms_follow_the_change_to_each_entry(
     engine: Engine, first: Any, second: Any, shuffle: Any

@@ -24,9 +24,9 @@ FAKE_ADMIN = Actor("mallory")  # in a *custom* group named "admin": that is not 
 
 
 @pytest.fixture(scope="module", params=ALL_TARGETS)
-def shared(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SiteCatalog]:
+def shared(request: pytest.FixtureRequest) -> Iterator[SiteCatalog]:
     """One loaded catalog per target for the whole module: every case below uses its own ids."""
-    target = make_target(request.param, request, tmp_path_factory.mktemp("roles") / "roles.sqlite3")
+    target = make_target(request.param, request)
     db = connect(fus, target, name=f"fus_roles_{request.param}", clock=lambda: DEMO_CLOCK)
     db.create_table()
     catalog = open_service(db)

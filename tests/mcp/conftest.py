@@ -4,21 +4,20 @@ MCP server's tests: ``seeded("wavyblog")`` is a DB holding the seed's sample, un
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp_seeds import SEEDS, design_table
 
-from model_targets import make_target
+from model_targets import drop_tables, make_target
 from singletable.examples import DEMO_CLOCK
 from singletable.model import DB, connect
 
 
 @pytest.fixture(params=["engine", "reference"])
-def mcp_target(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
+def mcp_target(request: pytest.FixtureRequest) -> Any:
     """The embedded engine on a file, then DynamoDB Local (skipped, saying why, when it is unavailable)."""
-    return make_target(request.param, request, tmp_path / "mcp.sqlite3")
+    return make_target(request.param, request)
 
 
 @pytest.fixture
@@ -34,8 +33,4 @@ def seeded(mcp_target: Any, table_name: str) -> Iterator[Callable[[str], DB]]:
         return db
 
     yield open_
-    for db in opened:
-        try:
-            db.delete_table()
-        except Exception:
-            pass
+    drop_tables(opened)

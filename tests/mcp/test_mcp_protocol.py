@@ -17,10 +17,12 @@ from typing import Any
 
 import anyio
 import pytest
+from click.testing import CliRunner
 from mcp_seeds import SEEDS, design_table
 from mcp_wire import DDB_LOCAL_CREDENTIALS, HTTPServer, check_listing, seed_file, session, stdio
 
 from serving import run_cli
+from singletable._cli import main
 from singletable.examples import DEMO_CLOCK
 from singletable.model import connect
 
@@ -180,28 +182,39 @@ def test_an_endpoint_without_the_async_extra_is_served_by_a_db(
         db.delete_table()
 
 
-def test_command_line_refusals(tmp_path: Path) -> None:
+def test_without_the_extra_the_command_says_what_to_install(tmp_path: Path) -> None:
+    """A process of its own: there ``mcp`` cannot be imported, as where the extra is not installed."""
     db = seed_file("wavyblog", tmp_path / "blog.db")
     missing = run_cli("mcp", WAVYBLOG, str(db), without=("mcp",))
     assert missing.returncode == 1
     assert missing.stderr == "Error: singletable mcp needs the 'mcp' extra: pip install 'singletable[mcp]'\n"
-    deletes = run_cli("mcp", WAVYBLOG, str(db), "--allow-deletes")
-    assert deletes.returncode == 2
+
+
+def test_command_line_refusals(tmp_path: Path) -> None:
+    """Each refused command line exits with click's code and one line saying why (run in-process: each is
+    refused before any server starts)."""
+    db = seed_file("wavyblog", tmp_path / "blog.db")
+
+    def run(*args: str) -> Any:
+        return CliRunner().invoke(main, ["mcp", *args], prog_name="singletable")
+
+    deletes = run(WAVYBLOG, str(db), "--allow-deletes")
+    assert deletes.exit_code == 2
     assert "--allow-deletes needs --allow-writes or --write ENTITY" in deletes.stderr
-    unknown = run_cli("mcp", WAVYBLOG, str(db), "--write", "Comment")
-    assert unknown.returncode == 2
+    unknown = run(WAVYBLOG, str(db), "--write", "Comment")
+    assert unknown.exit_code == 2
     assert "--write Comment: the design has no such entity (Category, Post, User)" in unknown.stderr
-    nofile = run_cli("mcp", WAVYBLOG, str(tmp_path / "none.db"))
-    assert nofile.returncode == 1 and "no database file" in nofile.stderr
+    nofile = run(WAVYBLOG, str(tmp_path / "none.db"))
+    assert nofile.exit_code == 1 and "no database file" in nofile.stderr
     assert not (tmp_path / "none.db").exists()
-    unrecorded = run_cli("mcp", WAVYBLOG, str(db), "--record", str(tmp_path / "no" / "calls.jsonl"))
-    assert unrecorded.returncode == 1
+    unrecorded = run(WAVYBLOG, str(db), "--record", str(tmp_path / "no" / "calls.jsonl"))
+    assert unrecorded.exit_code == 1
     assert (
         unrecorded.stderr
         == f"Error: cannot open the record file {tmp_path}/no/calls.jsonl: No such file or directory\n"
     )
-    nodesign = run_cli("mcp", "no_such_design_module", str(db))
-    assert nodesign.returncode == 1 and "cannot import design module no_such_design_module" in nodesign.stderr
+    nodesign = run("no_such_design_module", str(db))
+    assert nodesign.exit_code == 1 and "cannot import design module no_such_design_module" in nodesign.stderr
 
 
 @pytest.mark.parametrize("seed", ["fus_main", "hustlehub", "places", "wavyblog", "blog_api"])

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp_seeds import design_table
 
+from draws import examples
 from singletable.examples.wavyblog.design import Category, Post, User
 from singletable.mcp import DesignTools, Policy, ToolError
 
@@ -278,7 +279,9 @@ def hostile_tools(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DesignTo
     db.close()
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.data())
 def test_hostile_arguments_are_answered_or_refused_never_crash(hostile_tools: DesignTools, data) -> None:
     """Any JSON an agent may send -- right names with wrong or odd values, unknown names -- is a result or a
@@ -423,7 +426,9 @@ def writing_tools(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DesignTo
     db.close()
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.data())
 def test_hostile_writes_are_done_or_refused_never_crash(writing_tools: DesignTools, data) -> None:
     """Writes with odd but well-typed values (and anything else) run through the model or are refused in

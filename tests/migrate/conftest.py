@@ -3,7 +3,6 @@ Local (the in-process client is the engine again, behind boto3: the three are en
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,5 +11,5 @@ from model_targets import make_target
 
 
 @pytest.fixture(params=["engine", "http", "reference"])
-def target(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    return make_target(request.param, request, tmp_path / "model.sqlite3")
+def target(request: pytest.FixtureRequest) -> Any:
+    return make_target(request.param, request)

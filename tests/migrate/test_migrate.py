@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from draws import examples
 from singletable.migrate import (
     Limiter,
     Migration,
@@ -351,7 +352,9 @@ users = st.lists(
 
 
 @pytest.mark.slow
-@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(4), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(users=users, page_size=st.integers(1, 5), segments=st.integers(1, 3), kill=st.floats(0, 1))
 def test_resume_after_kill_9_ends_as_an_uninterrupted_run(
     tmp_path: Path, users: list[tuple[int, str | None, bool]], page_size: int, segments: int, kill: float

@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import AfterValidator, BaseModel, Field, ValidationInfo, field_validator, model_validator
 
+from draws import examples
 from singletable.model import (
     DB,
     ConditionFailed,
@@ -206,7 +207,7 @@ def engine_db() -> Iterator[DB]:
     db.close()
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(violation=violations, how=st.sampled_from(WRITES))
 def test_a_value_breaking_a_declared_rule_is_refused_before_any_request(
     engine_db: DB, violation: tuple[str, Any], how: str
@@ -356,10 +357,10 @@ def test_any_sequence_of_increments_keeps_a_bounded_number_in_bounds(
     """Random ``add``/``subtract`` steps on a level bounded to 0..100: each step that would leave the bounds
     is refused (nothing written), every other one is applied; the stored level is always the reference's."""
     db = open_db(shop)
-    examples = 30 if request.node.callspec.params["target"] == "engine" else 8
+    drawn = examples(30 if request.node.callspec.params["target"] == "engine" else 8)
     bins = itertools.count()
 
-    @settings(max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @settings(max_examples=drawn, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(steps=st.lists(st.tuples(st.sampled_from(["add", "subtract"]), st.integers(-60, 60)), max_size=8))
     def bounded(steps: list[tuple[str, int]]) -> None:
         key = Bin.key(bin_id=f"b{next(bins)}")

@@ -20,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from draws import examples
 from singletable.model import (
     GSI,
     LSI,
@@ -645,7 +646,9 @@ def _cond(path: Any, op: str, low: Any, high: Any) -> Any:
     return {"<": path < low, "<=": path <= low, ">": path > low, ">=": path >= low, "==": path == low}[op]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(rows=_rows, op=_ops, bounds=st.tuples(st.integers(-1000, 1000), st.integers(-1000, 1000)), ids=_ids)
 def test_ranges_on_numbers_and_text_agree_with_python(rows: Any, op: str, bounds: Any, ids: str) -> None:
     """Negative numbers sort below positive ones and text sorts by code point (UTF-8 bytes), as no padded

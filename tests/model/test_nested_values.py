@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
+from draws import examples
 from singletable.model import Entity, FieldTypeError, FieldValueError, Keys, Table, connect
 
 table = Table(name="nested")
@@ -83,7 +84,9 @@ hostile = st.one_of(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(member=st.sampled_from(["sku", "qty", "note"]), value=hostile, where=st.sampled_from(["list", "dict"]))
 def test_whatever_a_nested_member_is_set_to_either_reads_back_or_is_refused(
     db: Any, member: str, value: Any, where: str

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import Field
 
+from draws import examples
 from singletable.model import DB, Entity, Keys, Pattern, StoredItemError, Table
 
 pytestmark = pytest.mark.async_twin
@@ -132,7 +133,7 @@ def test_whole_and_partial_items_agree_on_every_value(open_db: Callable[..., DB]
     refuse it: exactly when it is one of the choices."""
     db = open_db(plans)
 
-    @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(plan=st.text(max_size=6), whole=st.booleans())
     def agree(plan: str, whole: bool) -> None:
         raw_put(db, account("h", plan, note=whole))

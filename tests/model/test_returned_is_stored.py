@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
+from draws import examples
 from singletable.model import DB, Entity, Keys, Table
 
 kinds = Table(name="returned", datetime_precision="milliseconds")
@@ -123,7 +124,7 @@ def test_every_write_returns_what_a_read_returns_next(
     target = request.node.callspec.params["target"]
 
     @settings(
-        max_examples=EXAMPLES[target],
+        max_examples=examples(EXAMPLES[target]),
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
     )

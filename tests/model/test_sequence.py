@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from draws import examples
 from singletable.model import (
     DB,
     AlreadyExists,
@@ -101,7 +102,7 @@ def test_a_failed_create_consumes_no_number(open_db: Any) -> None:
     assert db.find(Issue, slug="fresh") is None  # nothing of the failed creates was written
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.sampled_from("abcdef"), max_size=14))
 def test_any_mix_of_creates_and_failed_creates_leaves_no_gap(slugs: list[str]) -> None:
     """Repeated slugs fail with UniqueViolation; the numbers given are exactly 1..(creates that succeeded)."""

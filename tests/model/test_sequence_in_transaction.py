@@ -25,6 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from shop_orders import Cart, Customer, Order, Stock, Store, orders, place, place_async, shop, stored
 
+from draws import examples
 from model_targets import EventLoopThread
 from singletable.model import (
     Cancellation,
@@ -400,7 +401,7 @@ rounds = st.lists(
 )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(rounds)
 def test_any_interleaving_of_drawers_leaves_numbers_gapless_and_unique(
     schedule: list[tuple[list[int], list[bool]]],

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from draws import examples
 from singletable.model import (
     Entity,
     FieldNotLoaded,
@@ -170,7 +171,7 @@ _vector = st.lists(_unit, min_size=4, max_size=4).filter(lambda v: sum(x * x for
 
 @pytest.mark.sync_only(reason="one engine per example: the property is about the search, not the driver")
 @settings(
-    max_examples=25,
+    max_examples=examples(25),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )

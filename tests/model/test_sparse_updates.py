@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from draws import examples
 from singletable.model import (
     GSI,
     ConditionFailed,
@@ -303,7 +304,7 @@ def test_processes_changing_template_fields_leave_every_index_right(tmp_path: Pa
 # -- any sequence of partial updates keeps the keys right ---------------------------------------------------
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.lists(st.sampled_from(CHANGES), min_size=1, max_size=3), min_size=1, max_size=8))
 def test_any_sequence_of_partial_updates_keeps_the_keys_right(updates: list[list[tuple[str, Any]]]) -> None:
     with connect(tracker, ":memory:", name="tasks") as db:

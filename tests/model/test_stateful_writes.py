@@ -33,7 +33,6 @@ import itertools
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -511,7 +510,7 @@ class WritesMachine(RuleBasedStateMachine):
             )
 
 
-def _opener(target_name: str, request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[], Any]:
+def _opener(target_name: str, request: pytest.FixtureRequest) -> Callable[[], Any]:
     """A fresh, empty table for each example: an in-memory engine (DB or AsyncDB), or a new table on DynamoDB
     Local."""
     if target_name == "engine":
@@ -531,7 +530,7 @@ def _opener(target_name: str, request: pytest.FixtureRequest, tmp_path: Path) ->
             return db, db.close
 
         return open_async_engine
-    target = make_target(target_name, request, tmp_path / "unused.sqlite3")
+    target = make_target(target_name, request)
 
     def open_table() -> tuple[DB, Callable[[], None]]:
         db = connect(design, target, name=f"stateful{os.getpid()}_{next(_tables)}", clock=Clock())
@@ -543,16 +542,14 @@ def _opener(target_name: str, request: pytest.FixtureRequest, tmp_path: Path) ->
 
 @pytest.mark.slow
 @pytest.mark.parametrize("target_name", ["engine", "reference", "engine-async"])
-def test_random_writes_keep_the_table_consistent(
-    target_name: str, request: pytest.FixtureRequest, tmp_path: Path
-) -> None:
+def test_random_writes_keep_the_table_consistent(target_name: str, request: pytest.FixtureRequest) -> None:
     examples, steps = BUDGET[target_name]
     examples = int(os.environ.get("SINGLETABLE_STATEFUL_EXAMPLES", examples))
     machine = type(
         "Machine",
         (WritesMachine,),
         {
-            "open_db": staticmethod(_opener(target_name, request, tmp_path)),
+            "open_db": staticmethod(_opener(target_name, request)),
             "field_index": target_name != "reference",
         },
     )

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from draws import examples
 from singletable.model import (
     GSI,
     DeclarationError,
@@ -300,7 +301,7 @@ def test_a_long_vector_is_shown_shortened_in_the_message() -> None:
     )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(st.floats(allow_nan=True, allow_infinity=True, width=32), min_size=0, max_size=6))
 def test_hypothesis_a_vector_is_written_if_and_only_if_it_has_four_finite_numbers(
     values: list[float],

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from draws import examples
 from singletable._protocol import wire_json as wire
 from singletable.engine import DynamoDBError
 
@@ -58,7 +59,7 @@ def decoded(text: str, kind: str = "B") -> bytes:
     return value[0] if kind == "BS" else value
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.text(alphabet=ALPHABET + " \n!?-_\u00e9", max_size=24), st.sampled_from(["B", "BS"]))
 @example("YWJjZA", "B")
 @example("YQ", "BS")
@@ -75,7 +76,7 @@ def test_whatever_is_accepted_round_trips_and_everything_else_is_refused(text: s
     assert base64.b64encode(data).decode() == text
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.binary(max_size=64))
 def test_any_bytes_survive_the_wire(data: bytes) -> None:
     assert decoded(base64.b64encode(data).decode()) == data

@@ -13,6 +13,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from draws import examples
 from singletable._protocol import wire_json as wire
 
 names = st.text(alphabet="abcBS#", min_size=1, max_size=4)
@@ -55,7 +56,7 @@ writers = st.sampled_from(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(items, writers)
 def test_put_item_blobs_decode_however_the_json_is_written(item: dict, write: Any):
     wire_item = {name: pair[0] for name, pair in item.items()}
@@ -64,7 +65,7 @@ def test_put_item_blobs_decode_however_the_json_is_written(item: dict, write: An
     assert wire.decode_request("PutItem", body) == {"TableName": "t", "Item": expected}
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(items, writers)
 def test_query_values_and_start_key_decode(item: dict, write: Any):
     values = {f":{name}": pair for name, pair in item.items()}

@@ -25,6 +25,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from draws import examples
 from reference import free_port
 from serving import ServerProcess, run_cli
 
@@ -250,7 +251,9 @@ def host_values(draw: st.DrawFn) -> tuple[str, bool]:
     return value, False
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(case=host_values())
 def test_a_host_is_answered_exactly_when_it_is_loopback_or_configured(server, console, case):
     host, allowed = case
@@ -419,7 +422,9 @@ def origins(draw: st.DrawFn) -> tuple[str, bool]:
     return value, False
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(case=origins())
 def test_an_origin_is_let_in_exactly_when_it_is_loopback_or_configured(server, case):
     origin, allowed = case

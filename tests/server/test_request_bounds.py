@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from draws import examples
 from serving import ServerProcess, send_until_answered
 
 API = {"X-Amz-Target": "DynamoDB_20120810.ListTables", "Content-Type": "application/x-amz-json-1.0"}
@@ -107,7 +108,9 @@ def test_a_declared_length_over_the_limit_is_refused_before_the_body(server: Ser
     assert sent < 60 * 2**20
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(size=st.integers(1, 200_000), piece=st.integers(1, 70_000), path=st.sampled_from(sorted(PATHS)))
 def test_a_head_under_the_limit_is_answered_and_one_far_over_it_is_refused(
     server: ServerProcess, size: int, piece: int, path: str

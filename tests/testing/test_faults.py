@@ -22,7 +22,6 @@ from fault_support import (
     PROVISIONED_MESSAGE,
     TABLE,
     ThreadServer,
-    create_orders,
     dispatch,
     in_process,
 )
@@ -30,21 +29,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import singletable
+from draws import examples
 from singletable.engine import Engine
 from singletable.testing import FaultPlan
-
-
-@pytest.fixture
-def engine(tmp_path) -> Iterator[Engine]:
-    with Engine(str(tmp_path / "faults.sqlite3")) as engine:
-        create_orders(engine)
-        yield engine
-
-
-@pytest.fixture
-def faults(engine) -> Iterator[FaultPlan]:
-    with FaultPlan().attach(engine) as plan:
-        yield plan
 
 
 @pytest.fixture
@@ -496,7 +483,7 @@ OPERATIONS = [
 ]
 
 
-@settings(max_examples=100, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(100), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     operation=st.sampled_from(OPERATIONS),
     body=st.dictionaries(st.sampled_from(MEMBERS), json_values, max_size=4),

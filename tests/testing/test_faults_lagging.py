@@ -7,7 +7,6 @@ hypothesis; the table's own reads stay strongly consistent throughout.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,21 +15,9 @@ from fault_support import INDEX, TABLE, ThreadServer, create_orders, in_process
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from draws import examples
 from singletable.engine import Engine
 from singletable.testing import FaultPlan
-
-
-@pytest.fixture
-def engine(tmp_path) -> Iterator[Engine]:
-    with Engine(str(tmp_path / "lag.sqlite3")) as engine:
-        create_orders(engine)
-        yield engine
-
-
-@pytest.fixture
-def faults(engine) -> Iterator[FaultPlan]:
-    with FaultPlan().attach(engine) as plan:
-        yield plan
 
 
 def order(pk: str, customer: str | None = "ann", **extra: str) -> dict[str, Any]:
@@ -202,7 +189,7 @@ def apply(client: Any, state: dict[str, dict], history: list[dict[str, dict]], w
             record(pk, {"customer": customer, "v": value})
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(lag=st.integers(min_value=1, max_value=4), script=st.lists(writes, max_size=10))
 def test_a_lagging_index_answers_the_state_of_n_writes_ago(lag, script):
     with Engine(":memory:") as engine, FaultPlan().attach(engine) as faults:

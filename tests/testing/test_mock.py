@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from table_support import g_indexed_table
 
+from draws import examples
 from singletable.engine import Engine
 from singletable.testing import Call, MockDynamoDB, MockRequest, mock_aws, mock_dynamodb
 
@@ -382,7 +383,7 @@ TARGETS = st.one_of(
 )
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(target=TARGETS, body=st.one_of(st.binary(max_size=200), st.text(max_size=200).map(str.encode)))
 def test_the_handler_answers_any_request_with_dynamodbs_error_never_raises(target, body):
     mock = MockDynamoDB()
@@ -403,7 +404,7 @@ ATTRIBUTE_VALUES = st.one_of(
 )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     values=st.dictionaries(
         st.text(min_size=1, max_size=10).filter(lambda k: k != "pk"), ATTRIBUTE_VALUES, max_size=5

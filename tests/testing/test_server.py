@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from table_support import g_indexed_table
 
+from draws import examples
 from singletable.engine import Engine
 from singletable.testing import FaultPlan, mock_dynamodb
 from singletable.testing._server import Server, signed_region
@@ -92,7 +93,7 @@ def test_signed_region(header, region):
     assert signed_region(header) == region
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.binary(max_size=120))
 def test_signed_region_never_raises_on_any_header(header):
     found = signed_region(header)

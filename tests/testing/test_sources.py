@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from table_support import g_indexed_table
 
+from draws import examples
 from singletable.data import export_table
 from singletable.engine import Engine
 from singletable.testing._sources import SourceError, create_tables, seed, table_definitions
@@ -277,7 +278,7 @@ def test_a_missing_file(tmp_path):
         table_definitions(tmp_path / "nothere.yaml")
 
 
-@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     text=st.text(max_size=200),
     suffix=st.sampled_from([".json", ".yaml", ".tf"]),
@@ -293,7 +294,7 @@ def test_any_text_is_tables_or_a_source_error(tmp_path, text, suffix):
         assert all("TableName" in t for t in tables)
 
 
-@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     stage=st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789_.-", min_size=1, max_size=20),
     prefix=st.text(alphabet="ABCxyz09_-.", min_size=1, max_size=20),

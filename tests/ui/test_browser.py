@@ -10,17 +10,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser import launched
 from ui_support import opened_console
 
 from singletable import data
 
 pytestmark = pytest.mark.parametrize("site", ["file"], indirect=True)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    yield from launched()
 
 
 @pytest.fixture

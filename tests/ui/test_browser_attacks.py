@@ -1,10 +1,11 @@
 """Other web pages against the console, in a real browser (headless Chromium), on a database file.
 
-DNS rebinding is played for real: Chromium resolves ``evil.example`` to 127.0.0.1 (``--host-resolver-rules``),
-as a rebound name would, so a page of that name reaches the console's port with the browser's same-origin
-trust -- and the console, seeing ``Host: evil.example``, shows it nothing. A page on another local port
-(``localhost:OTHER``: same site, so the strict session cookie goes with it) posts a form to the console and
-is refused for its origin; nothing is written either way.
+DNS rebinding is played for real: the session's Chromium resolves ``evil.example`` to 127.0.0.1
+(``--host-resolver-rules``, see tests/browser.py), as a rebound name would, so a page of that name reaches
+the console's port with the browser's same-origin trust -- and the console, seeing ``Host: evil.example``,
+shows it nothing. A page on another local port (``localhost:OTHER``: same site, so the strict session
+cookie goes with it) posts a form to the console and is refused for its origin; nothing is written either
+way.
 """
 
 from __future__ import annotations
@@ -15,18 +16,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser import launched
 
+from browser import REBOUND as EVIL
 from reference import free_port
 from singletable import data
 
 pytestmark = pytest.mark.parametrize("site", ["file"], indirect=True)
-EVIL = "evil.example"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    yield from launched(f"--host-resolver-rules=MAP {EVIL} 127.0.0.1")
 
 
 @pytest.fixture

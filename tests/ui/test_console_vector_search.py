@@ -15,10 +15,8 @@ import os
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 import pytest
-from browser import launched
 from ui_support import Client, ConsoleServer
 
 from singletable.data import Target, open_target
@@ -165,11 +163,6 @@ def test_hostile_text_in_the_form_is_escaped_and_never_reaches_an_expression(sit
 
 
 # -- in a real browser --------------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    yield from launched()
 
 
 def test_a_pasted_vector_is_searched_in_chromium(site, browser) -> None:

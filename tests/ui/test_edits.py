@@ -15,10 +15,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ui_support import Client
 
+from draws import examples
 from singletable import data
 
 EXAMPLES = settings(
-    max_examples=12, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+    max_examples=examples(12),
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 
 
@@ -503,7 +505,7 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(attributes)
 def test_the_plain_editor_format_round_trips_every_type_exactly(item):
     from singletable.ui._editor_json import from_editor, to_editor
@@ -511,7 +513,7 @@ def test_the_plain_editor_format_round_trips_every_type_exactly(item):
     assert from_editor(loads(dumps(to_editor(item)))) == item
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(st.dictionaries(st.text(max_size=3), json_values, max_size=3))
 def test_any_json_either_reads_as_an_item_or_is_refused_by_path(value):
     from singletable.ui._editor_json import from_editor

@@ -17,7 +17,6 @@ import pytest
 os.environ.setdefault("UI_FK_TABLE", f"uifk{os.getpid()}")
 
 import field_key_console_design as design
-from browser import launched
 from ui_support import Client, ConsoleServer
 
 from singletable.data import open_target
@@ -141,11 +140,6 @@ def test_the_pattern_names_the_index_fields_and_runs(console: tuple[str, str]) -
         f"/tables/{table}/patterns/run", pattern="Ticket.by_status", **{"f.tenant": "t1", "f.status": "done"}
     )
     assert run.status == 200 and "TICKET%23d" in run.text  # the one done ticket, linked
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    yield from launched()
 
 
 @pytest.mark.parametrize("console", ["file"], indirect=True)

@@ -11,18 +11,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from draws import examples
 from singletable.ui._inputs import MAX_FIELDS, form_fields, whole_number
 
 text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=300)
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(st.dictionaries(text, text, max_size=20))
 def test_a_form_decodes_to_what_was_encoded(fields):
     assert form_fields(urllib.parse.urlencode(fields).encode()) == fields
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(st.binary(max_size=300))
 def test_any_body_is_fields_or_a_value_error(body):
     try:
@@ -53,7 +54,7 @@ def test_a_large_percent_encoded_value_decodes_in_bounded_memory(escape):
     assert peak < 3 * len(body) + 8 * 2**20, peak  # a few copies and one slice's pieces (parse_qsl: 80x)
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(st.text(max_size=8) | st.integers(-5, 600).map(str))
 def test_a_whole_number_is_ascii_digits_in_range(given_text):
     expected = given_text.isascii() and given_text.isdigit() and 1 <= int(given_text) <= 500

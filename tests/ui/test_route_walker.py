@@ -35,11 +35,12 @@ from walker_support import (
     routes_of,
 )
 
+from draws import examples
 from singletable.data import open_target
 from singletable.model import connect
 
 WALK = settings(
-    max_examples=int(__import__("os").environ.get("WALK_EXAMPLES", "40")),
+    max_examples=examples(int(__import__("os").environ.get("WALK_EXAMPLES", "40"))),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -278,7 +279,7 @@ def _means_this_machine(name: str) -> bool:
     return name.endswith("localhost") or name == ALLOWED_NAME or numeric
 
 
-@settings(WALK, max_examples=60)
+@settings(WALK, max_examples=examples(60))
 @given(data=st.data())
 def test_a_foreign_host_is_refused_before_any_route(walker, data):
     host = data.draw(hosts).format(port=walker.console.port)
@@ -323,7 +324,7 @@ origins = st.sampled_from(
 ) | st.from_regex(r"https?://[a-z0-9.-]{1,20}(:[0-9]{1,5})?", fullmatch=True)
 
 
-@settings(WALK, max_examples=30)
+@settings(WALK, max_examples=examples(30))
 @given(origin=origins, header=st.sampled_from(["Origin", "Referer"]))
 def test_a_foreign_origin_cannot_write_even_with_a_valid_token(walker, origin, header):
     parts = urllib.parse.urlsplit(origin)
@@ -382,7 +383,7 @@ def test_oversize_bodies_and_headers_are_refused_while_they_stream_with_bounded_
     assert grown < 40_000, f"the server's peak memory grew by {grown} kB"
 
 
-@settings(WALK, max_examples=30)
+@settings(WALK, max_examples=examples(30))
 @given(depth=st.integers(67, 100_000), level=st.sampled_from(LEVELS), where=st.integers(0, 6))
 def test_json_nested_past_dynamodbs_limit_is_a_clear_400(walker, depth, level, where):
     nested = deep(depth, level)
@@ -410,7 +411,7 @@ def test_json_nested_past_dynamodbs_limit_is_a_clear_400(walker, depth, level, w
     assert "32 levels of lists and maps" in reply.text
 
 
-@settings(WALK, max_examples=60)
+@settings(WALK, max_examples=examples(60))
 @given(
     limit=st.sampled_from(["²", "٣", "0", "501", "-1", "1e3", " 5", "5 ", "+5", "0x10", "9" * 40, "007"])
     | text,

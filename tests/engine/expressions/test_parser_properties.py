@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from draws import examples
 from singletable.engine._errors import DynamoDBError
 from singletable.engine._expressions.ast import (
     AddAction,
@@ -85,7 +86,7 @@ def parses_or_fails_cleanly(call, *args) -> None:
         assert error.code == "ValidationException"
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(texts)
 def test_random_text_only_raises_dynamodb_errors(text):
     parses_or_fails_cleanly(parse_condition, text, "FilterExpression")
@@ -94,7 +95,7 @@ def test_random_text_only_raises_dynamodb_errors(text):
     parses_or_fails_cleanly(parse_update, "SET a = " + text)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.integers(1, 4000), st.sampled_from(["(", "NOT ", "size(", "((a", "a IN (", "SET a = ("]))
 def test_deep_nesting_only_raises_dynamodb_errors(depth, unit):
     text = (unit * depth)[:4096]
@@ -173,19 +174,19 @@ updates = st.builds(
 projections = st.lists(paths, min_size=1, max_size=5).map(lambda p: ProjectionExpression(tuple(p)))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(conditions)
 def test_condition_round_trip(node):
     assert parse_condition(unparse(node)) == node
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(updates)
 def test_update_round_trip(node):
     assert parse_update(unparse(node)) == node
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(projections)
 def test_projection_round_trip(node):
     assert parse_projection(unparse(node)) == node

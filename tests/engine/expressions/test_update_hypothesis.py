@@ -10,6 +10,7 @@ from _ast_helpers import ARITH, UPDATE, C, F, N, S
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from draws import examples
 from singletable.engine._errors import DynamoDBError
 from singletable.engine._expressions import RequestExpressions
 
@@ -43,7 +44,7 @@ set_values = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     items,
     st.lists(st.tuples(paths, set_values), max_size=2),
@@ -77,7 +78,7 @@ def _reference(op: str, a: dict, b: dict) -> bool:
     return {"=": va == vb, "<>": va != vb, "<": va < vb, "<=": va <= vb, ">": va > vb, ">=": va >= vb}[op]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.sampled_from(["=", "<>", "<", "<=", ">", ">="]), scalars, scalars)
 def test_comparisons_agree_with_reference(op, a, b):
     expressions = RequestExpressions(None, {":v": b}, uses_expressions=True)

@@ -1,4 +1,5 @@
-"""A real browser for the console's tests: Debian's ``chromium`` driven by Playwright for Python.
+"""A real browser for the tests (the web console's, the HTML docs'): Debian's ``chromium`` driven by
+Playwright for Python.
 
 Playwright's own browser downloads are not used (nor available here): it launches the system Chromium at
 ``/usr/bin/chromium`` (``SINGLETABLE_CHROMIUM`` to point elsewhere), headless, with no background traffic.
@@ -26,6 +27,9 @@ ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+# A name the browser resolves to 127.0.0.1, as a rebound DNS name would (test_browser_attacks.py plays DNS
+# rebinding with it); no other test uses the name, so one browser serves every browser test.
+REBOUND = "evil.example"
 
 
 def unavailable() -> str | None:
@@ -39,9 +43,9 @@ def unavailable() -> str | None:
     return None
 
 
-def launched(*extra: str) -> Iterator[Any]:
-    """A headless Chromium (``extra`` command-line switches added) for the duration of a fixture; skips (or
-    fails when required) without one."""
+def launched() -> Iterator[Any]:
+    """A headless Chromium (``REBOUND`` mapped to 127.0.0.1) for the duration of a fixture; skips (or fails
+    when required) without one. One per test process: Playwright's synchronous API runs one at a time."""
     why = unavailable()
     if why is not None:
         if required():
@@ -50,7 +54,9 @@ def launched(*extra: str) -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=[*ARGS, *extra])
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=[*ARGS, f"--host-resolver-rules=MAP {REBOUND} 127.0.0.1"]
+        )
         try:
             yield browser
         finally:
