@@ -25,6 +25,7 @@ from botocore.config import Config
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from draws import examples
 from serving import ServerProcess
 from singletable.data import TransferError, import_table
 from singletable.data._json_items import item_to_json
@@ -204,7 +205,7 @@ _line = st.one_of(
 )
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=list(HealthCheck))
 @given(lines=st.lists(_line, min_size=1, max_size=25))
 def test_built_table_holds_what_the_chunked_load_leaves(tmp_path_factory: Any, lines: list[Any]) -> None:
     tmp = tmp_path_factory.mktemp("same")

@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import singletable
+from draws import examples
 from singletable._cli import main
 from singletable._designs import load_design
 from singletable.design import InferredDesign, infer, infer_items
@@ -251,7 +252,7 @@ def test_a_key_in_two_formats_says_how_many_items_have_each() -> None:
 _VALUE = st.text(string.ascii_letters + string.digits + " .@_-", min_size=1, max_size=10)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     labels=st.lists(
         st.text(string.ascii_lowercase, min_size=2, max_size=6), min_size=2, max_size=2, unique=True

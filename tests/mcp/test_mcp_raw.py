@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp_seeds import SEEDS, design_table
 
+from draws import examples
 from singletable.examples.wavyblog.design import Category, Post
 from singletable.mcp import DesignTools, Policy, ToolError, output_schema
 
@@ -362,7 +363,9 @@ CONDITIONS = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     tool=st.sampled_from(["query_raw", "scan_raw"]),
     partition=SCALARS,

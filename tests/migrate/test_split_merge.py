@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_migrate import snapshot
 
+from draws import examples
 from singletable.migrate import Migration, MigrationError, merge, plan, split, status, up
 from singletable.model import DB, Entity, Keys, Table, UniqueViolation, connect
 
@@ -215,7 +216,9 @@ def test_declarations_are_checked() -> None:
         merge([dict], into=Contact)  # type: ignore[list-item]
 
 
-@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(5), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     kinds=st.lists(st.sampled_from(["person", "company"]), min_size=1, max_size=10),
     page_size=st.integers(1, 4),
@@ -281,7 +284,7 @@ hostile = st.lists(
     st.tuples(
         st.sampled_from(["person", "company"]),
         st.text(min_size=1, max_size=20),
-        st.one_of(st.none(), st.text(max_size=30)),
+        st.one_of(st.none(), st.text(st.characters(blacklist_characters="#"), max_size=30)),
         unknown,
     ),
     min_size=1,
@@ -289,12 +292,12 @@ hostile = st.lists(
 )
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(contacts=hostile, page_size=st.integers(1, 4))
 def test_split_then_merge_keeps_every_value(
     contacts: list[tuple[str, str, str | None, dict[str, Any]]], page_size: int
 ) -> None:
-    """Any names, emails (unique, any text) and attributes no declaration knows, of every type and nesting:
+    """Any names, emails (unique, any text without the key delimiter, which the model refuses in a key) and attributes no declaration knows, of every type and nesting:
     a split then a merge gives the table back exactly."""
     db = connect(before, ":memory:")
     db.create_table()
@@ -334,7 +337,7 @@ def test_a_directory_mixing_the_before_and_after_declarations(tmp_path: Path) ->
     db.create_table()
     seed(db, [contact(1, "person"), contact(2, "company")])
     db.close()
-    env = {"PYTHONPATH": os.pathsep.join([str(here), os.environ.get("PYTHONPATH", "")])}
+    env = {"PYTHONPATH": os.pathsep.join([str(here), str(here.parent), os.environ.get("PYTHONPATH", "")])}
     done = run_cli("migrate", "up", "--progress-every", "3600", str(directory), str(file), env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0].startswith("0001-split-contacts: applied")

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from draws import examples
 from singletable.migrate import Migration, MigrationError, finish, rekey, up
 from singletable.model import (
     DB,
@@ -197,7 +198,7 @@ operations = st.lists(
 
 
 @pytest.mark.sync_only("hypothesis drives a synchronous DB on the engine")
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(ops=operations)
 def test_any_sequence_of_writes_keeps_both_shapes_equal(ops: list[tuple[str, int, int]]) -> None:
     """Whatever the writes (some refused), every member written only through the window is stored in both

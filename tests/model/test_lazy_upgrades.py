@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from draws import examples
 from singletable.model import (
     DB,
     GSI,
@@ -288,7 +289,9 @@ def test_write_back_loses_to_a_concurrent_writer_silently(
     assert stored(db, "1") == newer  # the concurrent writer's item, untouched
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     first=st.text(min_size=1, max_size=20),
     last=st.text(min_size=1, max_size=20),
