@@ -2,9 +2,10 @@
 run, resumable, rate-limited, recorded in the table.
 
 A migration module declares ``migration = Migration(id=..., description=..., steps=[...])`` with steps built
-from the verbs :func:`backfill`, :func:`rekey`, :func:`rename`, :func:`each`, :func:`add_index` and
-:func:`drop_index`. :func:`plan` counts what it would do (never writing), :func:`up` applies it, resuming
-from the table's own checkpoint after any interruption, and :func:`status` says what is applied. Everything
+from the verbs :func:`backfill`, :func:`rekey`, :func:`rename`, :func:`each`, :func:`add_index`,
+:func:`drop_index` and :func:`copy_table` (from another table). :func:`plan` counts what it would do
+(never writing), :func:`up` applies it, resuming from the table's own checkpoint after any interruption,
+and :func:`status` says what is applied. Everything
 goes through a model :class:`~singletable.model.DB`, so it runs the same on the embedded engine, ``serve``,
 DynamoDB Local and AWS. docs/migrations.md has a worked example per verb and the guarantees.
 """
@@ -15,6 +16,7 @@ if _extras.missing(("pydantic",)):
     raise _extras.MissingExtra("model", "singletable.migrate")
 
 from singletable.migrate._calls import Limiter, capacity_share
+from singletable.migrate._copy import AddToSet, copy_table
 from singletable.migrate._migration import Migration, load_migrations
 from singletable.migrate._plan import Plan, StepPlan, Violation, plan
 from singletable.migrate._record import RECORD_ID
@@ -32,6 +34,7 @@ from singletable.migrate._steps import (
 
 __all__ = [
     "RECORD_ID",
+    "AddToSet",
     "Delete",
     "Limiter",
     "Migration",
@@ -46,6 +49,7 @@ __all__ = [
     "add_index",
     "backfill",
     "capacity_share",
+    "copy_table",
     "drop_index",
     "each",
     "load_migrations",
