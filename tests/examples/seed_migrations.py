@@ -3,7 +3,8 @@ writing during the run, and the check that the table ends in the state the new d
 
 *Before*: the design's table without the indexes the migration adds, loaded with the seed's sample
 (through its service) and some more items of the migrated entity, then aged: items a ``rekey`` moves are
-written back in their old shape, and the key attributes of an added index that no other index uses are removed.
+written back in their old shape, and the key attributes of an added index that no other
+index uses are removed.
 
 *During*: :class:`Writers` is the application, running the new code in a thread while the migration runs:
 it creates entities in the new shape and edits (or deletes) existing ones, finding an item not yet moved
