@@ -157,6 +157,8 @@ class Writers:
     edit: Callable[[DB, dict[str, Any], int], Ack | None]
     existing: list[dict[str, Any]]
     seed: int = 0
+    most: int = 200  # writes at most, so a slow backend's run is not outgrown by the writers
+    pause: float = 0.005  # seconds between writes
     acks: list[Ack] = field(default_factory=list)
     created: Counter[str] = field(default_factory=Counter)
     deleted: Counter[str] = field(default_factory=Counter)
@@ -183,7 +185,7 @@ class Writers:
         rng.shuffle(edits)
         n = 0
         try:
-            while not self._stop.is_set():
+            while not self._stop.is_set() and n < self.most:
                 n += 1
                 if n % 2 or not edits:
                     self._create(n)
@@ -200,7 +202,7 @@ class Writers:
                         self.acks = [a for a in self.acks if a.key != ack.key] + [ack]
                         if ack.deleted:
                             self.deleted[ack.kind] += 1
-                self._stop.wait(0.005)
+                self._stop.wait(self.pause)
         except BaseException as error:  # surfaced by stop()
             self.errors.append(error)
 

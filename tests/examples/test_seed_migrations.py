@@ -39,6 +39,7 @@ from singletable.migrate import Migration, Progress, status, up
 from singletable.model import DB, Entity, connect
 
 SEEDS = ["fus_main", "blog_api", "hustlehub", "wavyblog"]
+KILLS = 4  # SIGKILLs per run of a slow test
 EXTRA = 12  # more items of the migrated entity than the sample holds, so a run has pages to interrupt
 
 
@@ -213,23 +214,35 @@ def run_up(seed: str, endpoint: str, table: str) -> subprocess.Popen[str]:
 
 
 def kill_until_done(seed: str, endpoint: str, db: DB, migration: Migration, rng: random.Random) -> int:
-    """Run ``migrate up`` and SIGKILL it at a random moment, again and again, until a run finishes; return
-    how many runs were killed while the migration was half done."""
-    killed_mid_run = 0
-    for attempt in range(40):
+    """Run ``migrate up`` and SIGKILL it a random number of items after its checkpoint last moved (then a
+    random moment more, so it dies mid-page as often as between pages), again and again, until a run
+    finishes by itself; return how many runs were killed with the migration half done."""
+    killed = 0
+    for _ in range(KILLS + 1):
         process = run_up(seed, endpoint, db.table_name)
-        if attempt < 30:
-            time.sleep(rng.uniform(0.3, 2.5))
-            if process.poll() is None:
+        start = _scanned(db, migration)
+        more = rng.randint(1, 8)
+        while process.poll() is None and killed < KILLS:
+            scanned = _scanned(db, migration)
+            if scanned is not None and (start is None or scanned >= start + more):
+                time.sleep(rng.uniform(0, 0.05))
                 process.send_signal(signal.SIGKILL)
-                process.wait(timeout=60)
-                killed_mid_run += status([migration], db)[0].state == "running"
-                continue
+                break
+            time.sleep(0.01)
         out, err = process.communicate(timeout=300)
+        if process.returncode == -signal.SIGKILL:
+            killed += status([migration], db)[0].state == "running"
+            continue
         assert process.returncode == 0, err
-        assert out.startswith(f"{migration.id}: applied") or "already applied" in out, out
-        return killed_mid_run
+        assert out.startswith(f"{migration.id}: applied"), out
+        return killed
     raise AssertionError("migrate up never finished")
+
+
+def _scanned(db: DB, migration: Migration) -> int | None:
+    """Items the running migration has checkpointed (None before its first checkpoint)."""
+    [state] = status([migration], db)
+    return state.scanned if state.state == "running" else None
 
 
 @pytest.fixture(params=["engine", "http", "reference"])
@@ -250,7 +263,8 @@ def test_seed_migration_killed_at_random_moments(seed: str, endpoint: tuple[str,
     try:
         before = counts(db)
         rng = random.Random(f"{seed}-kill")
-        writers = Writers(app, spec.make, spec.edit, existing(db, spec), seed=rng.randrange(1000)).start()
+        writers = Writers(app, spec.make, spec.edit, existing(db, spec), rng.randrange(1000), 120, 0.02)
+        writers.start()
         try:
             killed = kill_until_done(seed, where, db, migration, rng)
         finally:
