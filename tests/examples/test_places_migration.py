@@ -1,5 +1,5 @@
 """The move from the older layout (numeric PK, non-sparse GSI, one GSI partition for all records) to the
-design's current one, as the migration ``places/migrations/0001_string_ids.py`` (a ``copy_table``) run by
+design's current one, as the migration ``places/migrations/0001_string_ids.py`` (a ``copy_from``) run by
 ``singletable.migrate``: complete, idempotent, resumable after an interruption, the old table only read, on
 every target."""
 

@@ -23,7 +23,7 @@ from singletable.migrate import (
     Migration,
     add_index,
     backfill,
-    copy_table,
+    copy_from,
     drop_index,
     each,
     rekey,
@@ -99,7 +99,7 @@ def copied(item: dict[str, Any]) -> list[Entity | AddToSet]:
 def steps_for(choices: list[bool], source_name: str) -> list[Step]:
     """The steps chosen, in an order where each makes sense after the ones before it."""
     pool: list[Step] = [
-        copy_table(source, each=copied, name=source_name),
+        copy_from(source, each=copied, name=source_name),
         drop_index("byName"),
         backfill(Item, set=upper_name, where=lambda v: v.get("score") is not None),
         rename(Item.f.nick, "nickname"),

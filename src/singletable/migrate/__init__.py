@@ -3,7 +3,7 @@ run, resumable, rate-limited, recorded in the table.
 
 A migration module declares ``migration = Migration(id=..., description=..., steps=[...])`` with steps built
 from the verbs :func:`backfill`, :func:`rekey`, :func:`rename`, :func:`each`, :func:`add_index`,
-:func:`drop_index` and :func:`copy_table` (from another table). :func:`plan` counts what it would do
+:func:`drop_index` and :func:`copy_from` (from another table). :func:`plan` counts what it would do
 (never writing), :func:`up` applies it, resuming from the table's own checkpoint after any interruption,
 and :func:`status` says what is applied. Everything
 goes through a model :class:`~singletable.model.DB`, so it runs the same on the embedded engine, ``serve``,
@@ -16,7 +16,7 @@ if _extras.missing(("pydantic",)):
     raise _extras.MissingExtra("model", "singletable.migrate")
 
 from singletable.migrate._calls import Limiter, capacity_share
-from singletable.migrate._copy import AddToSet, copy_table
+from singletable.migrate._copy import AddToSet, copy_from
 from singletable.migrate._migration import Migration, load_migrations
 from singletable.migrate._plan import Plan, StepPlan, Violation, plan
 from singletable.migrate._record import RECORD_ID
@@ -49,7 +49,7 @@ __all__ = [
     "add_index",
     "backfill",
     "capacity_share",
-    "copy_table",
+    "copy_from",
     "drop_index",
     "each",
     "load_migrations",

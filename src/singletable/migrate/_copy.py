@@ -1,4 +1,4 @@
-"""``copy_table``: a step that reads another table and writes what each of its items becomes into the
+"""``copy_from``: a step that reads another table and writes what each of its items becomes into the
 migration's own table -- for a change DynamoDB cannot make in place (a key attribute's type, a key schema, a
 table merged into another).
 
@@ -30,7 +30,7 @@ REFUSED = frozenset({"ConditionalCheckFailedException"})
 
 @dataclass(slots=True)
 class AddToSet:
-    """What ``copy_table``'s function returns to add members to a set field of an item that several source
+    """What ``copy_from``'s function returns to add members to a set field of an item that several source
     items feed (a word index): ``entity`` carries the key fields and the members to add in ``field``; the
     item is created from it when absent. Written with ``ADD``, so a member added twice is there once."""
 
@@ -39,19 +39,19 @@ class AddToSet:
 
 
 @dataclass(slots=True)
-class CopyTable(Step):
-    """Copy every item of ``source`` into the migration's table; see :func:`copy_table`."""
+class CopyFrom(Step):
+    """Copy every item of ``source`` into the migration's table; see :func:`copy_from`."""
 
     source: Table
     fn: Callable[[Item], Iterable[Entity | AddToSet]]
     source_name: str | None = None
-    kind = "copy_table"
+    kind = "copy_from"
 
     def __post_init__(self) -> None:
         if not isinstance(self.source, Table):
-            raise TypeError(f"copy_table() takes the source's Table(...), not {self.source!r}")
+            raise TypeError(f"copy_from() takes the source's Table(...), not {self.source!r}")
         if not callable(self.fn):
-            raise TypeError(f"copy_table() needs each=, a function of one source item, not {self.fn!r}")
+            raise TypeError(f"copy_from() needs each=, a function of one source item, not {self.fn!r}")
 
     def name(self) -> str:
         """The source table's name: given, or the source design's (its environment variable read now)."""
@@ -75,12 +75,12 @@ class CopyTable(Step):
                 out.append(_put_if_absent(result))
             else:
                 raise MigrationError(
-                    f"copy_table({self.name()}): each returned {result!r}: return entities or AddToSet(...)"
+                    f"copy_from({self.name()}): each returned {result!r}: return entities or AddToSet(...)"
                 )
         for write in out:
             for new in write.new:
                 if table.type_attribute not in new:
-                    raise MigrationError(f"copy_table({self.name()}): {new} is not an item of the target")
+                    raise MigrationError(f"copy_from({self.name()}): {new} is not an item of the target")
         return out
 
     def describe(self) -> str:
@@ -96,7 +96,7 @@ def _refuse_owned(entity: Entity, verb: str) -> Any:
     if meta.unique or meta.derived:
         owned = "uniqueness guards" if meta.unique else "derived items"
         raise MigrationError(
-            f"copy_table: {meta.type} has {owned}, which {verb} does not write; copy such entities with "
+            f"copy_from: {meta.type} has {owned}, which {verb} does not write; copy such entities with "
             "each() after the copy, or write them through the model"
         )
     return meta
@@ -140,7 +140,7 @@ def _add_to_set(add: AddToSet) -> Write:
     return Write("UpdateItem", params, None, [item])
 
 
-def copy_item(call: Caller, step: CopyTable, item: Item, table: Table) -> int:
+def copy_item(call: Caller, step: CopyFrom, item: Item, table: Table) -> int:
     """Write what ``step`` makes of one source ``item``; a put refused because its key is taken is an item
     already there, kept. Returns 1 if anything was written."""
     try:
@@ -169,12 +169,12 @@ def _key_of(write: Write, table: Table) -> Item:
     return {n: item[n] for n in (table.pk_name, table.sk_name) if n and n in item}
 
 
-def copy_table(
+def copy_from(
     source: Table, each: Callable[[Item], Iterable[Entity | AddToSet]], *, name: str | None = None
-) -> CopyTable:
+) -> CopyFrom:
     """Read every item of the table ``source`` declares (``name``: another table name) and write what
     ``each(item)`` returns into the migration's table: entities, put only where their key is free, and
     :class:`AddToSet`, added with ``ADD``. The source is only read. Make ``each`` depend only on the item it
     is given, so a page read again writes the same. Entities with uniqueness guards or derived items are
     refused (this step writes single items)."""
-    return CopyTable(source, each, name)
+    return CopyFrom(source, each, name)

@@ -1,11 +1,11 @@
-"""What a ``copy_table`` step would do, counted on its source without writing: the source items read, the
+"""What a ``copy_from`` step would do, counted on its source without writing: the source items read, the
 target items each entity type would get, the units and the index-key violations, as ``plan`` counts them
 for the steps that read the migration's own table."""
 
 from __future__ import annotations
 
 from singletable.migrate._calls import Caller
-from singletable.migrate._copy import CopyTable
+from singletable.migrate._copy import CopyFrom
 from singletable.migrate._items import Item
 from singletable.migrate._plan import MAX_VIOLATIONS, StepPlan, _read_units, _units, _violations
 from singletable.migrate._runner import _scan_params
@@ -14,7 +14,7 @@ from singletable.model import Index, Table
 
 
 def plan_copy(
-    call: Caller, step: CopyTable, one: StepPlan, table: Table, indexes: list[Index], sample: int | None
+    call: Caller, step: CopyFrom, one: StepPlan, table: Table, indexes: list[Index], sample: int | None
 ) -> int:
     """Fill ``one`` for ``step`` from a read-only scan of its source (at most ``sample`` items); returns the
     source items read."""

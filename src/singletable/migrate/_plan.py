@@ -17,7 +17,7 @@ from typing import Any
 
 from singletable.design import Prices, load_prices
 from singletable.migrate._calls import Caller, Limiter
-from singletable.migrate._copy import CopyTable
+from singletable.migrate._copy import CopyFrom
 from singletable.migrate._items import Item, item_size, key_text, value_size, write_units
 from singletable.migrate._migration import Migration
 from singletable.migrate._record import Record, is_record
@@ -162,11 +162,11 @@ def _plan_copies(
     sample: int | None,
     result: Plan,
 ) -> None:
-    """Steps that read another table (``copy_table``) are counted on that table."""
+    """Steps that read another table (``copy_from``) are counted on that table."""
     from singletable.migrate._copy_plan import plan_copy  # it builds on this module
 
     for step, one, indexes in steps:
-        if isinstance(step, CopyTable):
+        if isinstance(step, CopyFrom):
             seen = plan_copy(call, step, one, table, indexes, sample)
             if result.sampled is not None:
                 result.sampled = max(result.sampled, seen)
@@ -175,7 +175,7 @@ def _plan_copies(
 def _carry(item: Item, steps: list[tuple[Step, StepPlan, list[Index]]], table: Table) -> None:
     image: Item | None = item
     for step, one, indexes in steps:
-        if image is None or isinstance(step, CopyTable):
+        if image is None or isinstance(step, CopyFrom):
             return
         kind = image.get(table.type_attribute, {}).get("S", "(no type)")
         if isinstance(step, AddIndex):

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from singletable.migrate._calls import Caller, Limiter
-from singletable.migrate._copy import CopyTable, copy_item
+from singletable.migrate._copy import CopyFrom, copy_item
 from singletable.migrate._items import Item, key_text, same_item
 from singletable.migrate._migration import Migration
 from singletable.migrate._record import Applied, Checkpoint, Record, Segment, is_record
@@ -159,7 +159,7 @@ def _scan_step(
     stop = threading.Event()
     pages = [0]
     read, handle = call, _migrate_item
-    if isinstance(step, CopyTable):  # reads another table: its source, never written
+    if isinstance(step, CopyFrom):  # reads another table: its source, never written
         read, handle = step.reader(call), copy_item  # type: ignore[assignment]
 
     def run_segment(number: int) -> None:

@@ -1,7 +1,7 @@
 """0001: the older layout (:mod:`singletable.examples.places.legacy`) copied into the design's current one.
 
 The old ``PK`` is a Number and the new one a String, and DynamoDB cannot change a table's key schema, so this
-migration runs on the NEW table (create it from the design first) and copies into it: ``copy_table`` scans the
+migration runs on the NEW table (create it from the design first) and copies into it: ``copy_from`` scans the
 old table page by page (it is only read) and writes what each item becomes, each put only where its key is
 free. The word index is rebuilt from the places -- each place ``ADD``s its ID to its words' string sets --
 instead of copying the old word items, whose words were not folded. An old item of no known shape stops the
@@ -33,7 +33,7 @@ from singletable.examples.places.design import (
     words,
 )
 from singletable.examples.places.legacy import legacy
-from singletable.migrate import AddToSet, Migration, MigrationError, copy_table
+from singletable.migrate import AddToSet, Migration, MigrationError, copy_from
 from singletable.model import Entity
 
 
@@ -170,7 +170,7 @@ def convert(item: dict[str, Any]) -> Converted:
 
 
 def copied(item: dict[str, Any]) -> list[Entity | AddToSet]:
-    """What ``copy_table`` writes for one old item: its entities, and its place ID added to each word."""
+    """What ``copy_from`` writes for one old item: its entities, and its place ID added to each word."""
     converted = convert(item)
     adds = [AddToSet(PlaceWord(word=word, place_ids={id_}), "place_ids") for word, id_ in converted.word_ids]
     return [*converted.puts, *adds]
@@ -179,6 +179,6 @@ def copied(item: dict[str, Any]) -> list[Entity | AddToSet]:
 migration = Migration(
     id="0001-string-ids",
     description="copy the older layout (numeric PK, GSISK on every item) into the string-PK table",
-    steps=[copy_table(legacy, each=copied)],
+    steps=[copy_from(legacy, each=copied)],
     table=places,
 )
