@@ -21,19 +21,8 @@ from singletable.examples.fus_main import design
 from singletable.migrate import Migration, add_index, rekey
 from singletable.model import GSI, Entity, Keys, Pattern, Table
 
-fus = Table(
-    name=design.fus.name,
-    pk="PK",
-    sk="SK",
-    type_attribute="entityType",
-    indexes=[
-        GSI("byEntity", pk="entityType", sk="entitySk"),
-        GSI("byTag", pk="tag", sk="siteId"),
-        GSI("byStars", pk=("starRating", "N"), sk="siteId"),
-        GSI("byGroup", pk="groupName", sk="userId"),
-        GSI("bySite", pk="siteId", sk="commentSk"),
-    ],
-)
+# The design's table again (same name, keys and indexes), to declare the comment as it becomes beside it.
+fus = Table(name=design.fus.name, pk="PK", sk="SK", type_attribute="entityType", indexes=design.fus.indexes)
 
 
 class Comment(Entity, table=fus, type="COMMENT"):
