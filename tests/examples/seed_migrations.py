@@ -150,7 +150,7 @@ class Writers:
     """The application on the new code, writing in a thread while the migration runs; see the module
     docstring. ``make(n)`` is the nth new entity (created with ``db.create``); ``edit(db, old_values, n)``
     changes one existing entity (given by its field values as read before the run) and returns what it
-    acknowledged."""
+    acknowledged, or None when the entity is not there yet (it is edited again later)."""
 
     db: DB
     make: Callable[[int], Entity]
@@ -198,7 +198,9 @@ class Writers:
                             raise
                         edits.insert(0, values)  # not acknowledged: edited again later
                         continue
-                    if ack is not None:
+                    if ack is None:  # the item is not there yet (a copy has not reached it)
+                        edits.insert(0, values)
+                    else:
                         self.acks = [a for a in self.acks if a.key != ack.key] + [ack]
                         if ack.deleted:
                             self.deleted[ack.kind] += 1

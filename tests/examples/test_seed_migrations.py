@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -36,7 +37,7 @@ from seed_migrations import (
 
 from model_targets import make_target
 from singletable.migrate import Migration, Progress, status, up
-from singletable.model import DB, Entity, connect
+from singletable.model import DB, Entity, NotFound, connect
 
 SEEDS = ["fus_main", "blog_api", "hustlehub", "wavyblog"]
 KILLS = 4  # SIGKILLs per run of a slow test
@@ -201,7 +202,7 @@ def test_seed_migration_interrupted_while_the_application_writes(seed: str, targ
 # -- kill -9 at random moments ------------------------------------------------------------------------------
 
 
-def run_up(seed: str, endpoint: str, table: str) -> subprocess.Popen[str]:
+def run_up(seed: str, endpoint: str, table: str, env: dict[str, str]) -> subprocess.Popen[str]:
     command = [sys.executable, "-m", "singletable", "migrate", "up", "--page-size", "2"]
     directory = str(EXAMPLES / seed / "migrations")
     return subprocess.Popen(
@@ -209,17 +210,24 @@ def run_up(seed: str, endpoint: str, table: str) -> subprocess.Popen[str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env={**os.environ, "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local"},
+        env={**os.environ, "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local", **env},
     )
 
 
-def kill_until_done(seed: str, endpoint: str, db: DB, migration: Migration, rng: random.Random) -> int:
+def kill_until_done(
+    seed: str,
+    endpoint: str,
+    db: DB,
+    migration: Migration,
+    rng: random.Random,
+    env: dict[str, str] | None = None,
+) -> int:
     """Run ``migrate up`` and SIGKILL it a random number of items after its checkpoint last moved (then a
     random moment more, so it dies mid-page as often as between pages), again and again, until a run
     finishes by itself; return how many runs were killed with the migration half done."""
     killed = 0
     for _ in range(KILLS + 1):
-        process = run_up(seed, endpoint, db.table_name)
+        process = run_up(seed, endpoint, db.table_name, env or {})
         start = _scanned(db, migration)
         more = rng.randint(1, 8)
         while process.poll() is None and killed < KILLS:
@@ -278,4 +286,95 @@ def test_seed_migration_killed_at_random_moments(seed: str, endpoint: tuple[str,
 
 def test_every_seed_has_a_tested_migration() -> None:
     with_migrations = sorted(p.parent.parent.name for p in EXAMPLES.glob("*/migrations/0*.py"))
-    assert with_migrations == sorted([*SEEDS, "places"]), with_migrations  # one each
+    assert with_migrations == sorted([*SEEDS, "places"]), with_migrations  # one each (places: below)
+
+
+# -- places: a copy into a new table, while the new code writes to it ------------------------------------
+
+
+def places_before(target: Any) -> tuple[Migration, DB, DB, Counter[str]]:
+    """The old-layout table loaded with the sample, the new table empty, the copy migration reading the
+    former, and the counts one uninterrupted copy without writers leaves (on a third table)."""
+    from singletable.examples.places.design import places
+    from singletable.examples.places.legacy import legacy, legacy_items
+    from singletable.examples.places.migrate import copy_migration
+
+    suffix = uuid.uuid4().hex[:10]
+    source = connect(legacy, target, name=f"places_v1_{suffix}")
+    source.create_table()
+    for item in legacy_items():
+        source.call("PutItem", {"TableName": source.table_name, "Item": item})
+    migration = copy_migration(source.table_name)
+    straight = connect(places, target, name=f"places_straight_{suffix}")
+    straight.create_table()
+    up(migration, straight, page_size=50)
+    expected = counts(straight)
+    straight.delete_table()
+    dest = connect(places, target, name=f"places_{suffix}")
+    dest.create_table()
+    return migration, source, dest, expected
+
+
+def places_writers(dest: DB, target: Any, seed: int, most: int = 200, pause: float = 0.005) -> Writers:
+    """The new code on the new table during the copy: new posts, and settings edited once copied."""
+    from singletable.examples.places import sample
+    from singletable.examples.places.design import Post, Setting
+
+    def make(n: int) -> Entity:
+        return Post(id=f"9{n:05d}", collection_id="1011", title=f"written during the copy {n}")
+
+    def edit(db: DB, values: dict[str, Any], n: int) -> Ack | None:
+        try:
+            db.update(Setting.key(name=values["name"]), value=f"edited {n}")
+        except NotFound:
+            return None
+        return Ack(Setting.model_entity().primary_key(values), {"value": {"S": f"edited {n}"}})
+
+    app = connect(dest.table, target, name=dest.table_name)
+    settings = [{"name": name} for name, _ in sample.SETTINGS] * 3
+    return Writers(app, make, edit, settings, seed, most, pause)
+
+
+def test_places_copy_interrupted_while_the_new_code_writes(target: Any) -> None:
+    migration, source, dest, expected = places_before(target)
+    before = scan(source)
+    try:
+        writers = places_writers(dest, target, seed=5).start()
+        pages = [0]
+
+        def interrupt(progress: Progress) -> None:
+            pages[0] += 1
+            if pages[0] == 3:
+                raise Interrupted
+
+        try:
+            with pytest.raises(Interrupted):
+                up(migration, dest, page_size=5, on_page=interrupt)
+            [result] = up(migration, dest, page_size=5)
+        finally:
+            writers.stop()
+        assert result.resumed and writers.created["post"] > 0
+        verify(dest, migration, expected + writers.created, writers.acks)
+        assert scan(source) == before  # only read
+    finally:
+        source.delete_table()
+        dest.delete_table()
+
+
+@pytest.mark.slow
+def test_places_copy_killed_at_random_moments(endpoint: tuple[str, Any]) -> None:
+    where, target = endpoint
+    migration, source, dest, expected = places_before(target)
+    try:
+        rng = random.Random("places-kill")
+        writers = places_writers(dest, target, rng.randrange(1000), 120, 0.02).start()
+        try:
+            legacy = {"PLACES_LEGACY_TABLE": source.table_name}
+            killed = kill_until_done("places", where, dest, migration, rng, legacy)
+        finally:
+            writers.stop()
+        assert killed >= 1, "no kill landed while the copy was half done"
+        verify(dest, migration, expected + writers.created, writers.acks)
+    finally:
+        source.delete_table()
+        dest.delete_table()
