@@ -195,3 +195,34 @@ def test_the_command_line_entry(tmp_path) -> None:
     assert shown.stdout.startswith("0001-string-ids: applied at "), shown.stderr
     target = connect(places, file, name="new")
     assert up(copy_migration("old"), target)[0].state == "already applied"
+
+
+def test_the_migrate_command_plans_the_copy_and_names_a_missing_source(tmp_path) -> None:
+    import os
+
+    from singletable.model import connect
+
+    file = str(tmp_path / "places.db")
+    source = connect(legacy, file, name="old")
+    source.create_table()
+    for item in legacy_items():
+        source.call("PutItem", {"TableName": "old", "Item": item})
+    connect(places, file, name="new").create_table()
+    command = [sys.executable, "-m", "singletable", "migrate"]
+
+    def run(verb: str, legacy_name: str) -> subprocess.CompletedProcess[str]:
+        env = {**os.environ, "PLACES_LEGACY_TABLE": legacy_name}
+        arguments = [*command, verb, str(MIGRATIONS), file, "--table", "new"]
+        return subprocess.run(arguments, capture_output=True, text=True, timeout=120, env=env)
+
+    planned = run("plan", "old")
+    assert planned.returncode == 0, planned.stderr
+    assert "0001-string-ids: copy old: copied" in planned.stdout
+    words = sum(1 for i in legacy_items() if i["SK"]["S"] == "placeWord")  # rebuilt, so not written
+    read, writing = len(legacy_items()), len(legacy_items()) - words
+    assert f"  source old: {read} scanned, {writing} to write" in planned.stdout
+    assert "  place: " in planned.stdout and "index" not in planned.stderr
+    missing = run("up", "nowhere")
+    assert missing.returncode == 1
+    assert missing.stderr.startswith("Error: ResourceNotFoundException: ")
+    assert len(missing.stderr.strip().splitlines()) == 1

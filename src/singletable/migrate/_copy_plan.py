@@ -37,6 +37,8 @@ def plan_copy(
                 if len(one.problems) < MAX_VIOLATIONS:
                     one.problems.append(f"{step.describe()}: {type(problem).__name__}: {problem}")
                 continue
+            if writes:
+                one.touched[source] += 1  # source items that lead to writes
             for write in writes:
                 one.write_units += _units(write, table, indexes, one)
                 for new in write.new:
