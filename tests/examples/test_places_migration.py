@@ -5,6 +5,7 @@ every target."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from typing import Any
@@ -18,6 +19,7 @@ from singletable.examples.places.migrate import MIGRATIONS, copy_migration, migr
 from singletable.examples.places.sample import load
 from singletable.examples.places.service import Archive
 from singletable.migrate import MigrationError, plan, status, up
+from singletable.model import connect
 
 RECORD = "_singletable#migrations"
 
@@ -161,15 +163,19 @@ def test_plan_counts_the_copy_on_its_source(open_db) -> None:
     assert _contents(target) == {}  # a plan writes nothing
 
 
-def test_the_command_line_entry(tmp_path) -> None:
-    from singletable.model import connect
-
+def _old_file(tmp_path) -> str:
+    """A database file holding the old layout's table ``old``."""
     file = str(tmp_path / "places.db")
     source = connect(legacy, file, name="old")
     source.create_table()
     for item in legacy_items():
         source.call("PutItem", {"TableName": "old", "Item": item})
     source.close()
+    return file
+
+
+def test_the_command_line_entry(tmp_path) -> None:
+    file = _old_file(tmp_path)
     entry = [
         sys.executable,
         "-m",
@@ -193,20 +199,11 @@ def test_the_command_line_entry(tmp_path) -> None:
         timeout=120,
     )
     assert shown.stdout.startswith("0001-string-ids: applied at "), shown.stderr
-    target = connect(places, file, name="new")
-    assert up(copy_migration("old"), target)[0].state == "already applied"
+    assert up(copy_migration("old"), connect(places, file, name="new"))[0].state == "already applied"
 
 
 def test_the_migrate_command_plans_the_copy_and_names_a_missing_source(tmp_path) -> None:
-    import os
-
-    from singletable.model import connect
-
-    file = str(tmp_path / "places.db")
-    source = connect(legacy, file, name="old")
-    source.create_table()
-    for item in legacy_items():
-        source.call("PutItem", {"TableName": "old", "Item": item})
+    file = _old_file(tmp_path)
     connect(places, file, name="new").create_table()
     command = [sys.executable, "-m", "singletable", "migrate"]
 

@@ -48,6 +48,18 @@ class Interrupted(Exception):
     pass
 
 
+def interrupt_at(page: int) -> Callable[[Progress], None]:
+    """An ``on_page`` that interrupts the run at its ``page``-th checkpoint."""
+    pages = [0]
+
+    def interrupt(progress: Progress) -> None:
+        pages[0] += 1
+        if pages[0] == page:
+            raise Interrupted
+
+    return interrupt
+
+
 @dataclass
 class Spec:
     """What the application does to one seed's migrated entity: ``old`` and ``new`` its shapes."""
@@ -177,16 +189,9 @@ def test_seed_migration_interrupted_while_the_application_writes(seed: str, targ
         before = counts(db)
         assert before[spec.old.model_entity().type] >= EXTRA
         writers = Writers(app, spec.make, spec.edit, existing(db, spec), seed=SEEDS.index(seed)).start()
-        pages = [0]
-
-        def interrupt(progress: Progress) -> None:
-            pages[0] += 1
-            if pages[0] == 4:
-                raise Interrupted
-
         try:
             with pytest.raises(Interrupted):
-                up(migration, db, page_size=3, on_page=interrupt)
+                up(migration, db, page_size=3, on_page=interrupt_at(4))
             assert status([migration], db)[0].state == "running"
             [result] = up(migration, db, page_size=3)
         finally:
@@ -340,16 +345,9 @@ def test_places_copy_interrupted_while_the_new_code_writes(target: Any) -> None:
     before = scan(source)
     try:
         writers = places_writers(dest, target, seed=5).start()
-        pages = [0]
-
-        def interrupt(progress: Progress) -> None:
-            pages[0] += 1
-            if pages[0] == 3:
-                raise Interrupted
-
         try:
             with pytest.raises(Interrupted):
-                up(migration, dest, page_size=5, on_page=interrupt)
+                up(migration, dest, page_size=5, on_page=interrupt_at(3))
             [result] = up(migration, dest, page_size=5)
         finally:
             writers.stop()
