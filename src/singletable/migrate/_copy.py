@@ -23,7 +23,7 @@ from singletable.migrate._calls import Caller
 from singletable.migrate._items import Item, absent, key_text
 from singletable.migrate._record import RECORD_ID
 from singletable.migrate._steps import MigrationError, Step, Write
-from singletable.model import Entity, RequestError, Table
+from singletable.model import Entity, EntityMeta, RequestError, Table
 
 REFUSED = frozenset({"ConditionalCheckFailedException"})
 
@@ -91,7 +91,7 @@ def _is_record(item: Item, source: Table) -> bool:
     return item.get(source.pk_name) in ({"S": RECORD_ID}, {"B": RECORD_ID.encode()})
 
 
-def _refuse_owned(entity: Entity, verb: str) -> Any:
+def _refuse_owned(entity: Entity, verb: str) -> EntityMeta:
     meta = entity.model_entity()
     if meta.unique or meta.derived:
         owned = "uniqueness guards" if meta.unique else "derived items"
