@@ -96,8 +96,8 @@ def _refuse_owned(entity: Entity, verb: str) -> EntityMeta:
     if meta.unique or meta.derived:
         owned = "uniqueness guards" if meta.unique else "derived items"
         raise MigrationError(
-            f"copy_from: {meta.type} has {owned}, which {verb} does not write; copy such entities with "
-            "each() after the copy, or write them through the model"
+            f"copy_from: {meta.type} has {owned}, which {verb} does not write; create such entities "
+            "through the model (db.create) once the copy is done"
         )
     return meta
 
