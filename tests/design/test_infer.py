@@ -8,7 +8,6 @@ model and write back with the same keys. A hypothesis test does the same for ran
 
 from __future__ import annotations
 
-import importlib.util
 import socket
 import string
 import sys
@@ -28,7 +27,7 @@ from singletable.design import InferError, diff_table, infer, infer_items
 from singletable.examples import run_demo
 
 sys.path.insert(0, str(Path(__file__).parent))
-from infer_support import differences, indexes, renamed, uniques
+from infer_support import differences, indexes, load_module, renamed, round_trip, two_key_table, uniques
 
 SEEDS = {
     "fus-main": ("fus_main", 6),
@@ -66,42 +65,6 @@ def _closed_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _load(path: Path) -> Any:
-    spec = importlib.util.spec_from_file_location(f"inferred_{path.stem}", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # pydantic resolves the module's annotations through sys.modules
-    spec.loader.exec_module(module)
-    return module
-
-
-def _round_trip(
-    module: Any, items: list[dict[str, Any]], key_attributes: set[str], kind_of: Any = None
-) -> int:
-    """Every item of a declared type reads into its entity and writes back with the same keys;
-    ``kind_of(item, entities)`` names an item's type where the items carry none."""
-    from singletable.model import Entity
-
-    entities = {
-        cls.__entity_meta__.type: cls
-        for cls in vars(module).values()
-        if isinstance(cls, type) and issubclass(cls, Entity) and cls is not Entity and cls.__entity_meta__
-    }
-    table = module.table
-    checked = 0
-    for item in items:
-        kind = kind_of(item, entities) if kind_of else item.get(table.type_attribute, {}).get("S")
-        if kind not in entities:
-            continue
-        meta = entities[kind].__entity_meta__
-        written = meta.to_item(meta.values(meta.from_item(item)))
-        want = {a: v for a, v in item.items() if a in key_attributes}
-        got = {a: v for a, v in written.items() if a in key_attributes}
-        assert got == want, (kind, item)
-        checked += 1
-    return checked
-
-
 @pytest.mark.parametrize("seed", sorted(SEEDS))
 def test_a_seed_design_is_recovered_from_its_table(tmp_path: Path, seed: str) -> None:
     package, entity_count = SEEDS[seed]
@@ -127,11 +90,11 @@ def test_a_seed_design_is_recovered_from_its_table(tmp_path: Path, seed: str) ->
     for index in described.get("GlobalSecondaryIndexes", []):
         key_attributes |= {k["AttributeName"] for k in index["KeySchema"]}
     key_attributes.discard(inferred["table"].get("type_attribute", ""))
-    assert _round_trip(_load(out), items, key_attributes) > 0
+    assert round_trip(load_module(out), items, key_attributes) > 0
     # The live table matches the inferred design (keys, indexes, billing, TTL, stream).
     assert diff_table(load_design(str(out)).table, db) == []
     # The linter and the docs run on the module.
-    checked = CliRunner().invoke(main, ["check", str(out)])
+    checked = CliRunner().invoke(main, ["check", str(out), "--strict", "--fail-on", "error"])
     assert checked.exit_code == 0, checked.output  # warnings at most, as the shipped designs have
     docs = CliRunner().invoke(main, ["docs", str(out), "-o", str(tmp_path / "docs")])
     assert docs.exit_code == 0, docs.output
@@ -172,6 +135,23 @@ def test_uniqueness_guards_become_unique_on_their_owner(tmp_path: Path) -> None:
     assert unique["user"] == [("email", "USER_EMAIL#{email}")]
     assert ("slug", "SLUG#listing#{slug}") in unique["listing"]
     assert design.unexplained == 0
+
+
+def test_a_sparse_key_is_conditioned_on_the_values_that_hold_it(tmp_path: Path) -> None:
+    """HustleHub writes GSI3 keys for admin roles only: the data shows exactly which roles hold them, and
+    GSI3SK spells role, so the condition is on role (the design's is_admin(role); "admin" itself is on no
+    demo user, so it is not among the values)."""
+    db, table = _fill(tmp_path, "hustlehub")
+    design = infer(db, table)
+    user = next(e for e in design.entities if e.type == "user")
+    for attribute in ("GSI3PK", "GSI3SK"):
+        key = user.keys[attribute]
+        assert (key.when_present, key.when_values) == ("role", ("editor", "super_admin"))
+        assert (
+            "present exactly where role is 'editor' x2, 'super_admin' x1; absent where it is 'member' x3"
+            in (key.evidence)
+        )
+    assert "GSI3PK=Key('ADMINS', when=lambda role: role in ('editor', 'super_admin'))," in design.source
 
 
 def test_every_failure_is_one_clear_line(tmp_path: Path) -> None:
@@ -290,7 +270,7 @@ def test_random_designs_infer_templates_that_rebuild_their_keys(
         assert len(design.entities) == len(templates)  # one family per type: each has its own PK label
     path = tmp_path_factory.mktemp("random") / "inferred.py"
     path.write_text(design.source)
-    module = _load(path)
+    module = load_module(path)
 
     def family(item: dict[str, Any], entities: dict[str, Any]) -> str:
         label = item["PK"]["S"].split("#")[0] + "#"
@@ -298,7 +278,7 @@ def test_random_designs_infer_templates_that_rebuild_their_keys(
         return kind
 
     keys = {"PK", "SK", "GSI1PK", "GSI2PK", "GSI2SK"}
-    checked = _round_trip(module, items, keys, None if typed else family)
+    checked = round_trip(module, items, keys, None if typed else family)
     assert checked == len(items)
 
 
@@ -368,7 +348,7 @@ def test_a_table_without_a_type_attribute_is_read_as_key_prefix_families(tmp_pat
         )
 
     assert (
-        _round_trip(_load(path), items, {"PK", "SK", "GSI1PK"}, family) == 21
+        round_trip(load_module(path), items, {"PK", "SK", "GSI1PK"}, family) == 21
     )  # 3 users, 6 orders, 12 lines (guards are not entities)
 
 
@@ -419,13 +399,13 @@ def test_names_and_values_a_template_cannot_spell_still_give_a_module_that_loads
     path = tmp_path / "hostile_inferred.py"
     path.write_text(design.source)
     assert "LSI('ByN', sk=('n', 'N'), projection='KEYS_ONLY')" in design.source
-    module = _load(path)  # loads; the model reads no field back from a binary table key, so the
+    module = load_module(path)  # loads; the model reads no field back from a binary table key, so the
     # round trip is over the items with the binary sort key made a string one
     assert module.T.keys["sort key"].template == "{sort_key_value}"
     texts = [{**i, "sort key": {"S": f"s}}{n}"}} for n, i in enumerate(items)]
     description["AttributeDefinitions"][1]["AttributeType"] = "S"
     path.write_text(infer_items(description, texts).source.replace("Hostile", "Hostile2"))
-    assert _round_trip(_load(path), texts, {"pk-1", "sort key", "n"}) == 4
+    assert round_trip(load_module(path), texts, {"pk-1", "sort key", "n"}) == 4
 
 
 def test_a_provisioned_table_keeps_its_capacity_and_no_indexes_means_none() -> None:
@@ -501,7 +481,7 @@ def test_any_items_give_a_module_that_loads(items: list[dict[str, Any]], tmp_pat
     design = infer_items(description, items)
     path = tmp_path_factory.mktemp("wild") / "wild_inferred.py"
     path.write_text(design.source)
-    _load(path)
+    load_module(path)
 
 
 def test_ttl_and_stream_are_read_and_the_table_then_matches_the_design(tmp_path: Path) -> None:
@@ -532,14 +512,7 @@ def test_ttl_and_stream_are_read_and_the_table_then_matches_the_design(tmp_path:
 
 
 def test_keys_split_on_another_delimiter(tmp_path: Path) -> None:
-    description = {
-        "TableName": "Pipes",
-        "KeySchema": [
-            {"AttributeName": "pk", "KeyType": "HASH"},
-            {"AttributeName": "sk", "KeyType": "RANGE"},
-        ],
-        "AttributeDefinitions": [{"AttributeName": a, "AttributeType": "S"} for a in ("pk", "sk")],
-    }
+    description = two_key_table("Pipes", "pk", "sk")
     items = [
         {"pk": {"S": f"USER|{u}"}, "sk": {"S": f"ORDER|{o:04d}|#{o}"}, "_et": {"S": "order"},
          "total": {"N": str(o)}, "ref": {"S": f"#{o}"}}
@@ -555,4 +528,4 @@ def test_keys_split_on_another_delimiter(tmp_path: Path) -> None:
     assert "delimiter='|'" in design.source
     path = tmp_path / "pipes_inferred.py"
     path.write_text(design.source)
-    assert _round_trip(_load(path), items, {"pk", "sk"}) == 6
+    assert round_trip(load_module(path), items, {"pk", "sk"}) == 6

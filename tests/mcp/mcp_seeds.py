@@ -28,11 +28,26 @@ def load_blog_api(db: DB) -> None:
     load(open_service(db))
 
 
+def load_fus_main(db: DB) -> None:
+    from singletable.examples.fus_main.sample import load, open_service
+
+    load(open_service(db))
+
+
+def load_hustlehub(db: DB) -> None:
+    from singletable.examples.hustlehub.sample import load, open_service
+
+    load(open_service(db))
+
+
 SEEDS: dict[str, tuple[str, Callable[[DB], None]]] = {
     "blog_api": ("singletable.examples.blog_api.design", load_blog_api),
     "wavyblog": ("singletable.examples.wavyblog.design", load_wavyblog),
     "places": ("singletable.examples.places.design", load_places),
+    "fus_main": ("singletable.examples.fus_main.design", load_fus_main),
+    "hustlehub": ("singletable.examples.hustlehub.design", load_hustlehub),
 }
+FIVE_SEEDS = sorted(SEEDS)
 
 
 def design_table(seed: str) -> Any:

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
-import socket
+import select
 import stat
 import subprocess
 import sys
@@ -17,53 +16,16 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import jsonschema
 import pytest
 from mcp_seeds import SEEDS, design_table
+from mcp_wire import DDB_LOCAL_CREDENTIALS, HTTPServer, check_listing, seed_file, session, stdio
 
-from mcp import Client, StdioServerParameters
-from reference import free_port
 from serving import run_cli
 from singletable.examples import DEMO_CLOCK
 from singletable.model import connect
 
 WAVYBLOG = SEEDS["wavyblog"][0]
 PLACES = SEEDS["places"][0]
-
-
-def seed_file(seed: str, path: Path) -> Path:
-    db = connect(design_table(seed), str(path), clock=lambda: DEMO_CLOCK)
-    db.create_table()
-    SEEDS[seed][1](db)
-    db.close()
-    return path
-
-
-def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k in ("PYTHONPATH", "HOME", "PATH")}
-    return {**env, **(extra or {})}
-
-
-def stdio(*args: str) -> StdioServerParameters:
-    return StdioServerParameters(
-        command=sys.executable, args=["-m", "singletable", "mcp", *args], env=child_env(), cwd=os.getcwd()
-    )
-
-
-async def session(server: Any, calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[Any], list[Any]]:
-    """The server's tool list and the results of ``calls``, through the SDK's client."""
-    async with Client(server, read_timeout_seconds=60) as client:
-        listed = (await client.list_tools()).tools
-        results = [await client.call_tool(name, arguments) for name, arguments in calls]
-    return listed, results
-
-
-def check_listing(tools: list[Any]) -> dict[str, Any]:
-    by_name = {t.name: t for t in tools}
-    for tool in tools:
-        jsonschema.Draft202012Validator.check_schema(tool.input_schema)
-        assert tool.description
-    return by_name
 
 
 def test_stdio_lists_calls_and_refuses(tmp_path: Path) -> None:
@@ -91,7 +53,7 @@ def test_stdio_lists_calls_and_refuses(tmp_path: Path) -> None:
     assert wrong.is_error is True
     assert wrong.content[0].text == "post_by_user: argument author_id: 7 is not of type 'string'"
     assert refused.is_error is True and "no tool 'put_user'" in refused.content[0].text
-    assert counted.structured_content == {"count": 8, "complete": True, "cursor": None}
+    assert counted.structured_content["count"] == 8 and counted.structured_content["complete"] is True
     assert stat.S_IMODE(record.stat().st_mode) == 0o600
     lines = [json.loads(line) for line in record.read_text().splitlines()]
     assert [line["tool"] for line in lines] == [name for name, _ in calls]
@@ -122,37 +84,6 @@ def test_stdio_writes_when_allowed(tmp_path: Path) -> None:
     assert put.is_error is False and put.structured_content["item"]["username"] == "zed"
     assert duplicate.is_error is True and "UniqueViolation" in duplicate.content[0].text
     assert got.structured_content["item"]["email"] == "zed@example.com"
-
-
-class HTTPServer:
-    """``singletable mcp ... --http PORT`` on 127.0.0.1, ready when its port accepts."""
-
-    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}/mcp"
-        command = [sys.executable, "-m", "singletable", "mcp", *args, "--http", str(self.port)]
-        self.process = subprocess.Popen(command, env=child_env(env), stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise AssertionError(f"singletable mcp exited: {self.process.stderr.read()}")
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
-                return
-            except OSError:
-                time.sleep(0.1)
-        self.stop()
-        raise AssertionError("singletable mcp --http did not start in 30 s")
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        if self.process.stderr:
-            self.process.stderr.close()
 
 
 @pytest.fixture
@@ -202,17 +133,13 @@ def test_streamable_http_answers_loopback_hosts_only(http_places: HTTPServer) ->
 
 
 def test_streamable_http_on_dynamodb_local(reference_server: Any, table_name: str) -> None:
-    credentials = {
-        "AWS_ACCESS_KEY_ID": "local",
-        "AWS_SECRET_ACCESS_KEY": "local",
-        "AWS_DEFAULT_REGION": "us-east-1",
-    }
     client = reference_server.client()
     db = connect(design_table("wavyblog"), client, name=table_name, clock=lambda: DEMO_CLOCK)
     db.create_table()
     try:
         SEEDS["wavyblog"][1](db)
-        server = HTTPServer(WAVYBLOG, reference_server.endpoint, "--table", table_name, env=credentials)
+        endpoint = reference_server.endpoint
+        server = HTTPServer(WAVYBLOG, endpoint, "--table", table_name, env=DDB_LOCAL_CREDENTIALS)
         try:
             calls = [("post_all_posts", {"limit": 100}), ("get_user", {"username": 1})]
             listed, (posts, wrong) = anyio.run(session, server.url, calls)
@@ -222,6 +149,33 @@ def test_streamable_http_on_dynamodb_local(reference_server: Any, table_name: st
         assert len(posts.structured_content["items"]) == 8
         assert wrong.is_error is True
         assert "argument username: 1 is not of type 'string'" in wrong.content[0].text
+    finally:
+        db.delete_table()
+
+
+def test_an_endpoint_without_the_async_extra_is_served_by_a_db(
+    reference_server: Any, table_name: str
+) -> None:
+    """Without aiobotocore the command serves an endpoint through a DB whose requests run on worker
+    threads: the same tools and answers."""
+    db = connect(
+        design_table("wavyblog"), reference_server.client(), name=table_name, clock=lambda: DEMO_CLOCK
+    )
+    db.create_table()
+    try:
+        SEEDS["wavyblog"][1](db)
+        server = stdio(
+            WAVYBLOG,
+            reference_server.endpoint,
+            "--table",
+            table_name,
+            env=DDB_LOCAL_CREDENTIALS,
+            without=("aiobotocore",),
+        )
+        calls = [("post_by_user", {"author_id": "jane_smith"}), ("count", {"pattern": "post_all_posts"})]
+        _, (posts, counted) = anyio.run(session, server, calls)
+        assert {p["author_id"] for p in posts.structured_content["items"]} == {"jane_smith"}
+        assert counted.structured_content["count"] == 8
     finally:
         db.delete_table()
 
@@ -282,3 +236,157 @@ def test_stdio_offers_each_seed_s_tools(seed: str, tmp_path: Path) -> None:
     for (name, _), result in zip(calls[1:], reads, strict=True):
         assert result.is_error is False, (name, result.content)
         assert result.structured_content == {"items": [], "count": 0, "cursor": None}
+
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "hand", "version": "1"},
+    },
+}
+# A tools/call whose arguments nest 100,000 lists deep: more than any JSON parser's recursion allows.
+DEEP_CALL = (
+    '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "count", "arguments": '
+    '{"pattern": "category_by_name", "arguments": {"where": ' + "[" * 100_000 + "]" * 100_000 + "}}}}"
+)
+
+
+class RawSession:
+    """A streamable HTTP MCP session spoken by hand, to send what no SDK client would."""
+
+    HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.headers = dict(self.HEADERS)
+        status, _ = self.post(json.dumps(INITIALIZE))
+        assert status == 200
+        self.post(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+
+    def post(self, body: str | bytes) -> tuple[int, str]:
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        try:
+            connection.request("POST", "/mcp", body, headers=self.headers)
+            response = connection.getresponse()
+            session_id = response.getheader("mcp-session-id")
+            if session_id:
+                self.headers["mcp-session-id"] = session_id
+            return response.status, response.read().decode(errors="replace")
+        finally:
+            connection.close()
+
+    def call(self, number: int, name: str, arguments: Any) -> tuple[int, str]:
+        request = {
+            "jsonrpc": "2.0",
+            "id": number,
+            "method": "tools/call",
+            "params": {"name": name, "arguments": arguments},
+        }
+        return self.post(json.dumps(request))
+
+
+def test_streamable_http_survives_hostile_requests(http_places: HTTPServer) -> None:
+    """Bodies no SDK client sends -- JSON nested 100,000 deep, 3 and 5 MB of text, arguments that are not an
+    object, broken JSON -- are refused or answered as tool errors; the server stays up, logs no traceback,
+    and answers the next call."""
+    raw = RawSession(http_places.port)
+    status, _ = raw.post(DEEP_CALL)
+    assert status < 500
+    status, text = raw.call(2, "place_search", {"search_name": "x" * 5_000_000})
+    assert status == 413  # the SDK's own bound on a request body (4 MB)
+    status, text = raw.call(2, "place_search", {"search_name": "x" * 3_000_000})
+    assert status == 200 and (
+        '"isError":true' in text.replace(" ", "") or '"items":[]' in text.replace(" ", "")
+    )
+    status, text = raw.call(3, "category_by_name", ["not", "an", "object"])
+    assert status < 500 and "Traceback" not in text
+    status, _ = raw.post(b'{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {')
+    assert status < 500
+    status, text = raw.call(5, "category_by_name", {"limit": -5})
+    assert status == 200 and "argument limit: -5 is less than the minimum of 1" in text
+    assert http_places.alive()
+    _, (answer,) = anyio.run(session, http_places.url, [("category_by_name", {})])
+    assert answer.is_error is False and len(answer.structured_content["items"]) == 3
+    assert "Traceback" not in http_places.stop()
+
+
+def test_raw_tables_on_the_command_line(tmp_path: Path) -> None:
+    db = seed_file("wavyblog", tmp_path / "blog.db")
+    key = {"partition": {"attribute": "PK", "value": "USER#jane_smith"}}
+    calls = [
+        ("query_raw", {"table": "WavyBlog", "key": key, "projection": ["Email"]}),
+        ("scan_raw", {"table": "Other"}),
+    ]
+    listed, (found, refused) = anyio.run(session, stdio(WAVYBLOG, str(db), "--raw-table", "WavyBlog"), calls)
+    tools = check_listing(listed)
+    assert tools["query_raw"].input_schema["properties"]["table"]["enum"] == ["WavyBlog"]
+    assert tools["scan_raw"].annotations.read_only_hint is True
+    assert found.structured_content["items"] == [{"Email": "jane@example.com"}]
+    assert refused.is_error and "scan_raw: argument table: 'Other' is not one of ['WavyBlog']" in (
+        refused.content[0].text
+    )
+    bad = run_cli("mcp", WAVYBLOG, str(db), "--raw-table", "a b")
+    assert bad.returncode == 2 and "--raw-table 'a b': not a table name" in bad.stderr
+
+
+def test_stdio_survives_hostile_lines(tmp_path: Path) -> None:
+    """Over stdio, a line of JSON nested 100,000 deep, a broken line and arguments that are not an object
+    leave the server answering the next call."""
+    from mcp_wire import child_env
+
+    db = seed_file("places", tmp_path / "places.db")
+    lines = [
+        json.dumps(INITIALIZE),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        DEEP_CALL,
+        '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {',
+        json.dumps(
+            {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "count", "arguments": [1]}}
+        ),
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 4,
+                "method": "tools/call",
+                "params": {"name": "category_by_name", "arguments": {}},
+            }
+        ),
+    ]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "singletable", "mcp", PLACES, str(db)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=child_env(),
+        text=True,
+    )
+    assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+    process.stdin.write("\n".join(lines) + "\n")
+    process.stdin.flush()
+    answers: dict[Any, Any] = {}
+    deadline = time.monotonic() + 180
+    while 4 not in answers and time.monotonic() < deadline:
+        ready, _, _ = select.select([process.stdout], [], [], 1.0)
+        if ready:
+            line = process.stdout.readline()
+            if not line:
+                break
+            message = json.loads(line)
+            answers[message.get("id")] = message
+    process.stdin.close()
+    process.wait(timeout=30)
+    stderr = process.stderr.read()
+    process.stdout.close()
+    process.stderr.close()
+    assert 4 in answers, (answers, stderr[-3000:])
+    assert answers[4]["result"]["isError"] is False
+    assert [c["name"] for c in answers[4]["result"]["structuredContent"]["items"]] == [
+        "Census",
+        "Nonconformist chapels",
+        "Parish registers",
+    ]
+    assert "Traceback" not in stderr, stderr[-2000:]

@@ -98,11 +98,8 @@ def test_reads_page_filter_get_count(seeded) -> None:
     got = tools.call("get_user", {"username": username})["item"]
     assert got == db.get(User, username=username).model_dump(mode="json")
     assert tools.call("get_user", {"username": "nobody"}) == {"item": None}
-    assert tools.call("count", {"pattern": "post_all_posts"}) == {
-        "count": len(everything),
-        "complete": True,
-        "cursor": None,
-    }
+    counted = tools.call("count", {"pattern": "post_all_posts"})
+    assert (counted["count"], counted["complete"], counted["cursor"]) == (len(everything), True, None)
     design = tools.call("describe_design", {})
     assert design["table"]["name"] == db.table_name
     assert {e["entity"] for e in design["entities"]} == {"User", "Post", "Category"}
@@ -180,12 +177,21 @@ def test_confirm_returns_the_planned_requests_and_writes_nothing(seeded) -> None
 
 def test_the_read_budget_stops_paging(seeded) -> None:
     db = seeded("wavyblog")
-    bulk = [Category(category_id=f"c{i}", slug=f"bulk-{i:03d}", name="x" * 300) for i in range(120)]
+    # 1.5 MB of categories: a count (Select=COUNT) reads 1 MB per request, so it needs two
+    bulk = [Category(category_id=f"c{i}", slug=f"bulk-{i:03d}", name="x" * 5000) for i in range(300)]
     db.batch_write(put=bulk)
     total = len(list(db.query(Category.all_categories())))
     tools = DesignTools(db, Policy(max_rcu_per_call=0.5))
     first = tools.call("count", {"pattern": "category_all_categories"})
     assert first["complete"] is False and first["cursor"] and 0 < first["count"] < total
+    assert "read budget (0.5 RCU) was spent" in first["note"] and first["capacity_units"] >= 0.5
+    forged = first["cursor"][:-3] + ("AAA" if not first["cursor"].endswith("AAA") else "BBB")
+    with pytest.raises(ToolError, match="count: InvalidCursor"):
+        tools.call("count", {"pattern": "category_all_categories", "cursor": forged})
+    with pytest.raises(
+        ToolError, match="count: InvalidCursor"
+    ):  # a count cursor continues its own count only
+        tools.call("count", {"pattern": "post_all_posts", "cursor": first["cursor"]})
     rest = DesignTools(db).call("count", {"pattern": "category_all_categories", "cursor": first["cursor"]})
     assert rest["complete"] is True and first["count"] + rest["count"] == total
     with pytest.raises(ToolError, match=r"read budget \(0.5 RCU\) was spent after"):
@@ -354,7 +360,7 @@ def test_a_collection_tool_pages_its_members_with_their_types(seeded) -> None:
     rest = tools.call("collection_thread", {"post_id": HOT_POST, "cursor": first["cursor"]})
     assert first["items"] + rest["items"] == expected and rest["cursor"] is None
     counted = tools.call("count", {"pattern": "collection_thread", "arguments": {"post_id": HOT_POST}})
-    assert counted == {"count": len(expected), "complete": True, "cursor": None}
+    assert (counted["count"], counted["complete"], counted["cursor"]) == (len(expected), True, None)
     assert tools.call("collection_thread", {"post_id": "nothing-here"})["items"] == []
 
 
@@ -465,3 +471,18 @@ def test_an_existing_record_file_open_to_others_is_made_private_and_appended_to(
         earlier == '{"earlier": true}'
         and json.loads(line)["error"] == "get_user: 'username' is a required property"
     )
+
+
+def test_huge_and_deep_arguments_are_refused_in_few_words(seeded) -> None:
+    """A megabyte-long name over a hundred thousand values, and nesting past DynamoDB's 32 levels, are
+    refused naming the argument, in a message of bounded length."""
+    tools = DesignTools(seeded("wavyblog"))
+    with pytest.raises(ToolError) as caught:
+        tools.call("post_by_user", {"author_id": "a", "x" * 1_000_000: [1] * 100_000})
+    assert "Additional properties are not allowed" in str(caught.value)
+    assert len(str(caught.value)) <= 2000 and str(caught.value).endswith("characters)")
+    deep: object = "v"
+    for _ in range(50_000):
+        deep = [deep]
+    with pytest.raises(ToolError, match=r"argument where\.is_published(\[0\]){31}: nested deeper than 32"):
+        tools.call("post_by_user", {"author_id": "a", "where": {"is_published": deep}})

@@ -41,6 +41,19 @@ def migration_file(directory: Path) -> Path:
     return path
 
 
+def shop_file(directory: Path, items: list[dict[str, Any]], name: str = "live.db") -> tuple[Path, Path]:
+    """A database file holding ``items`` in the old table, and a fresh copy of the shop migration."""
+    module = migration_file(directory)
+    [migration] = load_migrations(str(module))
+    assert migration.table is not None
+    file = directory / name
+    db = connect(migration.table, str(file))
+    old_table(db)
+    seed(db, items)
+    db.close()
+    return file, module
+
+
 def old_table(db: DB) -> None:
     """The table as it was before the migration: keys only, no GSI."""
     db.call(
@@ -715,41 +728,3 @@ def test_throttled_requests_are_sent_again(tmp_path: Path) -> None:
         assert [i["PK"]["S"] for i in snapshot(db)] == [f"USER#{i}" for i in range(4)]
     finally:
         close_engine(file)
-
-
-def test_a_share_of_provisioned_capacity(tmp_path: Path) -> None:
-    from singletable.migrate import capacity_share
-
-    [migration] = load_migrations(str(migration_file(tmp_path)))
-    assert migration.table is not None
-    db = connect(migration.table, str(tmp_path / "t.db"))
-    params = migration.table.create_table_params(db.table_name)
-    db.call(
-        "CreateTable",
-        {
-            **params,
-            "BillingMode": "PROVISIONED",
-            "ProvisionedThroughput": {"ReadCapacityUnits": 40, "WriteCapacityUnits": 20},
-            "GlobalSecondaryIndexes": [
-                {**g, "ProvisionedThroughput": {"ReadCapacityUnits": 1, "WriteCapacityUnits": 1}}
-                for g in params["GlobalSecondaryIndexes"]
-            ],
-        },
-    )
-    assert capacity_share(db, 50, "write") == 10.0
-    assert capacity_share(db, 25, "read") == 10.0
-    with pytest.raises(
-        ValueError, match="a share of capacity is a percentage above 0 and at most 100, not 150"
-    ):
-        capacity_share(db, 150, "read")
-    on_demand = connect(migration.table, str(tmp_path / "o.db"))
-    on_demand.create_table()
-    with pytest.raises(
-        MigrationError, match=r"is on-demand with no maximum throughput: .* give --max-wcu in units"
-    ):
-        capacity_share(on_demand, 10, "write")
-    on_demand.close()
-    done = run_cli("migrate", "up", "--max-wcu", "10%", str(migration_file(tmp_path)), str(tmp_path / "o.db"))
-    assert done.returncode == 1 and "is on-demand with no maximum throughput" in done.stderr
-    bad = run_cli("migrate", "up", "--max-wcu", "150%", str(migration_file(tmp_path)), str(tmp_path / "o.db"))
-    assert bad.returncode == 2 and "give units above 0, or a percentage above 0 and at most 100" in bad.stderr

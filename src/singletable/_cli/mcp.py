@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import re
+from dataclasses import dataclass
+from typing import Any
 
 import click
 
@@ -20,6 +23,13 @@ from singletable._extras import require
 )
 @click.option("--allow-deletes", is_flag=True, help="Also offer delete_ tools for the entities written.")
 @click.option("--confirm", is_flag=True, help="Write tools answer with the requests they would send.")
+@click.option(
+    "--raw-table",
+    "raw_tables",
+    multiple=True,
+    metavar="NAME",
+    help="Offer query_raw and scan_raw (typed conditions, no expression text) on this table.",
+)
 @click.option("--max-page-size", default=100, show_default=True, type=click.IntRange(1, 1000))
 @click.option(
     "--max-rcu-per-call",
@@ -50,6 +60,7 @@ def mcp_command(
     write_entities: tuple[str, ...],
     allow_deletes: bool,
     confirm: bool,
+    raw_tables: tuple[str, ...],
     max_page_size: int,
     max_rcu_per_call: float,
     record: str | None,
@@ -62,11 +73,14 @@ def mcp_command(
     import anyio
 
     from singletable._designs import DesignError, load_design
-    from singletable.mcp import DesignTools, Policy, mcp_server, serve_http, serve_stdio, unknown_entities
-    from singletable.model import ModelError, connect
+    from singletable.mcp import Policy, unknown_entities
 
     if allow_deletes and not (allow_writes or write_entities):
         raise click.UsageError("--allow-deletes needs --allow-writes or --write ENTITY")
+    bad_names = [name for name in raw_tables if not TABLE_NAME.fullmatch(name)]
+    if bad_names:
+        wrong = bad_names[0]
+        raise click.UsageError(f"--raw-table {wrong!r}: not a table name (3 to 255 of a-z A-Z 0-9 _ . -)")
     remote = target.startswith(("http://", "https://"))
     if not remote and not os.path.isfile(target):
         raise click.ClickException(f"no database file {target} (give an existing file or an http(s):// URL)")
@@ -85,27 +99,67 @@ def mcp_command(
         confirm=confirm,
         max_page_size=max_page_size,
         max_rcu_per_call=max_rcu_per_call,
+        raw_tables=frozenset(raw_tables),
     )
+    serving = Serving(design.table, target, table_name, policy, record, http_port, log_level)
     try:
-        db = connect(design.table, target, name=table_name)
-    except (ModelError, OSError, ValueError) as error:
-        raise click.ClickException(str(error)) from None
-    try:
-        tools = DesignTools(db, policy, record=record)
-    except OSError as error:
-        db.close()
-        raise click.ClickException(
-            f"cannot open the record file {record}: {error.strerror or error}"
-        ) from None
-    server = mcp_server(tools)
-    try:
-        if http_port is not None:
-            click.echo(f"singletable mcp on http://127.0.0.1:{http_port}/mcp", err=True)
-            serve_http(server, http_port, log_level=log_level)
-        else:
-            anyio.run(serve_stdio, server)
+        anyio.run(serving.run)
     except KeyboardInterrupt:  # Ctrl-C in a terminal: the server stops, no traceback
         raise SystemExit(130) from None
-    finally:
-        tools.close()
-        db.close()
+
+
+TABLE_NAME = re.compile(r"[a-zA-Z0-9_.-]{3,255}")
+
+
+@dataclass(slots=True)
+class Serving:
+    """What ``singletable mcp`` serves, and :meth:`run`, which connects and serves inside one event loop
+    (an AsyncDB's client belongs to the loop it was made in)."""
+
+    table: Any
+    target: str
+    table_name: str | None
+    policy: Any
+    record: str | None
+    http_port: int | None
+    log_level: str
+
+    async def connect(self) -> Any:
+        """An AsyncDB on the target; a DB (requests on worker threads) on an endpoint when the ``async``
+        extra (aiobotocore) is not installed."""
+        from singletable._extras import missing
+        from singletable.model import ModelError, connect, connect_async
+
+        try:
+            if self.target.startswith(("http://", "https://")) and missing(("aiobotocore",)):
+                return connect(self.table, self.target, name=self.table_name)
+            return await connect_async(self.table, self.target, name=self.table_name)
+        except (ModelError, OSError, ValueError) as error:
+            raise click.ClickException(str(error)) from None
+
+    async def run(self) -> None:
+        from singletable.mcp import DesignTools, mcp_server, serve_http_async, serve_stdio
+        from singletable.model import DB
+
+        db = await self.connect()
+        try:
+            try:
+                tools = DesignTools(db, self.policy, record=self.record)
+            except OSError as error:
+                raise click.ClickException(
+                    f"cannot open the record file {self.record}: {error.strerror or error}"
+                ) from None
+            server = mcp_server(tools)
+            try:
+                if self.http_port is not None:
+                    click.echo(f"singletable mcp on http://127.0.0.1:{self.http_port}/mcp", err=True)
+                    await serve_http_async(server, self.http_port, log_level=self.log_level)
+                else:
+                    await serve_stdio(server)
+            finally:
+                tools.close()
+        finally:
+            if isinstance(db, DB):
+                db.close()
+            else:
+                await db.close()

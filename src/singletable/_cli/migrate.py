@@ -5,9 +5,7 @@ asks for ``--yes`` before writing to anything but a local file or a loopback end
 
 from __future__ import annotations
 
-import contextlib
 import sys
-from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlparse
 
@@ -28,31 +26,32 @@ def _local(target: str) -> bool:
 def _open(module: str, target: str, table_name: str | None, *, read_only: bool) -> tuple[list[Any], Any]:
     """The migrations in MODULE and a DB for their table on TARGET (a file read-only when asked)."""
     from singletable.data import open_target
-    from singletable.migrate import MigrationError, load_migrations
+    from singletable.migrate import load_migrations, one_table
     from singletable.model import connect
 
     migrations = load_migrations(module)
-    tables = {id(m.table) for m in migrations}
-    if len(tables) != 1:
-        raise MigrationError(
-            f"{module}: the migrations are for {len(tables)} different tables; run them apart"
-        )
-    table = migrations[0].table
-    assert table is not None  # Migration() refuses a migration without one
+    table = one_table(migrations, module)
     if _local(target) and not target.startswith(("http://", "https://")):
         opened = open_target(target, read_only=read_only, create=False)
         return migrations, connect(table, opened.engine, name=table_name)
     return migrations, connect(table, target, name=table_name)
 
 
-def _units(db: Any, rate: tuple[float, bool] | None, kind: str) -> float | None:
-    """A ``--max-rcu``/``--max-wcu`` value in units per second (a percentage: of the table's capacity)."""
-    from singletable.migrate import capacity_share
+def _units(
+    db: Any, rate: tuple[float, bool] | None, kind: str, observed: float | None = None
+) -> float | None:
+    """A ``--max-rcu``/``--max-wcu`` value in units per second (a percentage: of the table's capacity, said
+    on stderr with where the capacity comes from)."""
+    from singletable.migrate import share_of_capacity
 
     if rate is None:
         return None
     number, percent = rate
-    return capacity_share(db, number, kind) if percent else number
+    if not percent:
+        return number
+    share = share_of_capacity(db, number, kind, observed)
+    click.echo(share.describe(), err=True)
+    return share.units
 
 
 def _failing(run: Any) -> Any:
@@ -201,6 +200,38 @@ def _show_plan(report: Any) -> None:
     show_default=True,
     help="Parallel-scan segments read at once (a resumed step keeps its own).",
 )
+@click.option(
+    "--max-share",
+    type=RATE,
+    default=None,
+    help="Both rates at most this share of the table's capacity (25%): provisioned, warm or observed; "
+    "--max-rcu/--max-wcu win.",
+)
+@click.option(
+    "--observed-rcu",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Read capacity to take a share of.",
+)
+@click.option(
+    "--observed-wcu",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Write capacity to take a share of (units per second the table takes, e.g. from CloudWatch).",
+)
+@click.option(
+    "--items",
+    type=click.IntRange(0),
+    default=None,
+    help="The table's item count, for the ETA (default: DescribeTable's ItemCount estimate).",
+)
+@click.option(
+    "--progress-every",
+    type=click.FloatRange(0),
+    default=10.0,
+    show_default=True,
+    help="Seconds between progress lines when stderr is not a terminal.",
+)
 @click.option("--dry-run", is_flag=True, help="Plan instead: show what would be written, write nothing.")
 @click.option(
     "--yes", is_flag=True, help="Write to a target that is not a local file or a loopback endpoint."
@@ -213,28 +244,39 @@ def up(
     max_wcu: tuple[float, bool] | None,
     page_size: int,
     segments: int,
+    max_share: tuple[float, bool] | None,
+    observed_rcu: float | None,
+    observed_wcu: float | None,
+    items: int | None,
+    progress_every: float,
     dry_run: bool,
     yes: bool,
 ) -> None:
     """Apply the pending migrations in MODULE to TARGET, in id order. Resumes from the table's checkpoint
-    after
-    a crash or Ctrl-C; every write is conditional, so a redone page changes nothing twice."""
+    after a crash or Ctrl-C; every write is conditional, so a redone page changes nothing twice. Shows a
+    progress bar with an ETA on a terminal, plain lines on stderr elsewhere."""
     require("model", ("pydantic",), "singletable migrate")
     if dry_run:
         plan.callback(module, target, table_name, max_rcu, None, None)  # type: ignore[misc]
         return
     if not _local(target) and not yes:
         raise click.UsageError(f"{target} is not local: pass --yes to migrate it")
+    if max_share is not None and not max_share[1]:
+        raise click.BadParameter("give a percentage, like 25%", param_hint="--max-share")
+    from singletable._cli.migrate_progress import progress
+    from singletable.migrate import expected_reads
     from singletable.migrate import up as apply
 
     def run() -> None:
         migrations, db = _open(module, target, table_name, read_only=False)
-        with _progress() as on_page:
+        rcu = _units(db, max_rcu or max_share, "read", observed_rcu)
+        wcu = _units(db, max_wcu or max_share, "write", observed_wcu)
+        with progress(expected_reads(migrations, db, items), progress_every) as on_page:
             results = apply(
                 migrations,
                 db,
-                max_rcu=_units(db, max_rcu, "read"),
-                max_wcu=_units(db, max_wcu, "write"),
+                max_rcu=rcu,
+                max_wcu=wcu,
                 page_size=page_size,
                 segments=segments,
                 on_page=on_page,
@@ -254,31 +296,6 @@ def up(
                 click.echo(f"{result.id}: {result.state}")
 
     _failing(run)
-
-
-@contextlib.contextmanager
-def _progress() -> Iterator[Callable[[Any], None] | None]:
-    """On a terminal, a live line on stderr (migration, step, pages, items, elapsed); elsewhere nothing, so
-    logs and pipes get only the summary."""
-    if not sys.stderr.isatty():
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-    with Progress(
-        SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=Console(stderr=True)
-    ) as bar:
-        task = bar.add_task("starting", total=None)
-
-        def on_page(progress: Any) -> None:
-            bar.update(
-                task,
-                description=f"{progress.migration}: step {progress.step + 1}, "
-                f"{progress.scanned:,} items scanned, {progress.written:,} written",
-            )
-
-        yield on_page
 
 
 @migrate.command()

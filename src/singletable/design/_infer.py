@@ -4,15 +4,15 @@ Teams with a table and no model in code start here. The table is read through th
 (DescribeTable and a parallel Scan, bounded by ``sample``), so a database file, ``singletable serve``,
 DynamoDB Local and AWS are read the same way. From the sample:
 
-- the **type attribute**: an attribute on most items with few distinct short values (a name holding "type"
-  or "kind" wins a tie); its values are the entity types. Without one, items are grouped into key-prefix
-  families (``USER#u1`` / ``ORDER#o1#ITEM#3`` -> the families ``USER`` and ``ORDER#ITEM``);
+- the **type attribute** and, without one, the key-prefix **families** (``USER#u1`` / ``ORDER#o1#ITEM#3`` ->
+  ``USER`` and ``ORDER#ITEM``), with the delimiter the keys are split on --
+  :mod:`singletable.design._infer_groups`;
 - **uniqueness guards**: items with no type that hold little but their key (``PK = SK = USEREMAIL#x``,
   maybe one owner attribute) and whose key holds a value of some entity's field: ``unique=`` on that entity;
-- per entity and key attribute (table and every index), a **key template**: the key split on its delimiter
-  (``#``, or the one of ``| / ~ $`` most keys hold), each part a literal, a field slot or a key-only field,
-  and whether the key is **sparse** (some items lack it) -- :mod:`singletable.design._infer_keys`, which
-  also hangs uniqueness guards on their owners;
+- per entity and key attribute (table and every index), a **key template**: the key split on its
+  delimiter, each part a literal, a field slot or a key-only field (a label glued to either), and whether
+  the key is **sparse** (some items lack it) and on what condition -- :mod:`singletable.design._infer_keys`,
+  which also hangs uniqueness guards on their owners;
 - **attribute types** from the stored values (datetime strings recognised) and which are optional.
 
 Every guess keeps its evidence (counts), which :mod:`singletable.design._infer_render` writes next to it as
@@ -26,25 +26,30 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from singletable.design._infer_groups import (
+    choose_delimiter,
+    families,
+    find_type_attribute,
+    looks_like_guard,
+    other_formats,
+    shape,
+    words_first,
+)
 from singletable.design._infer_keys import (
     InferredEntity,
     InferredField,
     assign_guards,
     fits,
-    has_value,
     infer_key,
     key_text,
     sparse_conditions,
     unique_name,
 )
 
-DELIMITERS = ("#", "|", "/", "~", "$")  # what keys are split on: the first most keys hold
 DEFAULT_SAMPLE = 1000
+_NUMBER = re.compile(r"-?\d+(\.\d+)?")
 _SEGMENTS = 4
 _DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})")
-_TYPE_VALUE = re.compile(r"[A-Za-z][A-Za-z0-9_.:-]{0,39}")
-_LABEL = re.compile(r"[A-Z][A-Z0-9_]*")
-_GUARD_EXTRA = 2  # a guard item holds its key and at most this many other attributes
 
 
 class InferError(ValueError):
@@ -136,8 +141,8 @@ def infer_items(
     items = sorted(items, key=lambda i: tuple(str(key_text(i.get(k)) or "") for k in key_attributes[:2]))
     table_keys = 1 + (sk is not None)
     sk_name = sk[0] if sk else None
-    delimiter = _delimiter(items, key_attributes[:table_keys])
-    type_attribute, type_evidence = _type_attribute(items, pk[0], sk_name, delimiter)
+    delimiter = choose_delimiter(items, key_attributes[:table_keys])
+    type_attribute, type_evidence = find_type_attribute(items, pk[0], sk_name, delimiter)
     groups: dict[str, list[Item]] = {}
     untyped: list[Item] = []
     for item in items:
@@ -146,23 +151,32 @@ def infer_items(
             untyped.append(item)
         else:
             groups.setdefault(value, []).append(item)
-    guards = [i for i in untyped if _looks_like_guard(i, pk[0], sk_name, delimiter)]
+    guards = [i for i in untyped if looks_like_guard(i, pk[0], sk_name, delimiter)]
     guard_ids = {id(g) for g in guards}
-    families = _families([i for i in untyped if id(i) not in guard_ids], pk[0], sk_name, delimiter)
-    keys = key_attributes, table_keys, type_attribute, delimiter
+    found = families([i for i in untyped if id(i) not in guard_ids], pk[0], sk_name, delimiter)
+    keys = (
+        key_attributes,
+        table_keys,
+        type_attribute,
+        delimiter,
+        _plain_keys(items, key_attributes[table_keys:], delimiter),
+    )
     entities: list[InferredEntity] = []
     for name, members in groups.items():
         entities.append(
             _entity(name, members, f"{len(members)} items with {type_attribute} = {name!r}", *keys)
         )
-    for name, members in families.items():
+    words = [words_first(items, k, delimiter) for k in key_attributes[:table_keys]]
+    for name, members in found.items():
         shapes = sorted(
-            {" / ".join(_shape(key_text(m.get(k)), delimiter, True) for k in key_attributes[:table_keys])
+            {" / ".join(shape(key_text(m.get(k)), delimiter, True, words[n])
+                        for n, k in enumerate(key_attributes[:table_keys]))
              for m in members}
         )  # fmt: skip
         evidence = f"{len(members)} items with no type attribute keyed {', '.join(shapes[:3])}"
         entities.append(_entity(name, members, evidence, *keys))
     leftover = assign_guards(guards, entities, pk[0], delimiter)
+    other_formats(entities, set(groups))
     precision = _datetime_precision(items)
     return InferredDesign(
         table_name=description["TableName"],
@@ -230,63 +244,6 @@ def _indexes(description: dict[str, Any], types: dict[str, str]) -> list[Inferre
     return sorted(found, key=lambda i: (i.local, i.name))  # DescribeTable promises no order
 
 
-def _type_attribute(items: list[Item], pk: str, sk: str | None, delimiter: str) -> tuple[str | None, str]:
-    """The attribute naming each item's entity type, and the evidence; (None, why) when none fits.
-
-    It is on most items (guard items, which hold little but a key, are not counted), its values are few
-    and short, and they follow the keys: items whose keys have the same shape (``USER#*``/``ORDER#*``)
-    carry the same value, nine times in ten -- a status or a category, which varies among items of one
-    shape, is not a type."""
-    counts: dict[str, Counter[str]] = {}
-    by_shape: dict[str, dict[str, Counter[str]]] = {}
-    kept = [i for i in items if not _looks_like_guard(i, pk, sk, delimiter)]
-    for item in kept:
-        shape = _shape(key_text(item.get(pk)), delimiter, True)
-        shape += " " + _shape(key_text(item.get(sk)) if sk else None, delimiter, True)
-        for name, value in item.items():
-            if name not in (pk, sk) and "S" in value:
-                counts.setdefault(name, Counter())[value["S"]] += 1
-                by_shape.setdefault(name, {}).setdefault(shape, Counter())[value["S"]] += 1
-    candidates = []
-    for name, values in counts.items():
-        present = sum(values.values())
-        if present * 2 <= len(kept) or len(values) > 50 or len(values) >= max(2, present):
-            continue
-        if not all(_TYPE_VALUE.fullmatch(v) for v in values):
-            continue
-        following = sum(c.most_common(1)[0][1] for c in by_shape[name].values())
-        if following * 10 < present * 9:
-            continue
-        named = any(word in name.lower() for word in ("type", "kind"))
-        candidates.append((not named, -present, len(values), name))
-    if not candidates:
-        return None, (
-            f"no attribute is on most of the {len(kept)} sampled items (guards aside) with few distinct "
-            "short values that follow the keys' shapes"
-        )
-    *_, best = min(candidates)
-    values = counts[best]
-    return best, (
-        f"on {sum(values.values())} of {len(kept)} sampled items (guards aside), {len(values)} distinct "
-        "short values, one per key shape"
-    )
-
-
-def _delimiter(items: list[Item], table_keys: list[str]) -> str:
-    """What the keys are split on: of ``# | / ~ $``, the one the most table keys hold (``#`` on a tie or
-    when none is in a tenth of them)."""
-    counts = Counter(
-        d
-        for item in items
-        for k in table_keys
-        if (text := key_text(item.get(k)))
-        for d in DELIMITERS
-        if d in text
-    )
-    best = max(DELIMITERS, key=lambda d: (counts[d], d == "#"))
-    return best if counts[best] * 10 >= len(items) else "#"
-
-
 def _datetime_precision(items: list[Item]) -> str | None:
     fractions: Counter[str] = Counter()
     for item in items:
@@ -301,41 +258,6 @@ def _datetime_precision(items: list[Item]) -> str | None:
     return None
 
 
-def _looks_like_guard(item: Item, pk: str, sk: str | None, delimiter: str) -> bool:
-    key = key_text(item.get(pk))
-    if key is None or delimiter not in key:
-        return False
-    if sk is not None and key_text(item.get(sk)) != key:
-        return False
-    return len([a for a in item if a not in (pk, sk)]) <= _GUARD_EXTRA
-
-
-def _shape(value: str | None, delimiter: str, placeholders: bool = False) -> str:
-    """A key's labels: ``ORDER#o1#ITEM#3`` -> ``ORDER#ITEM`` (``ORDER#*#ITEM#*`` with ``placeholders``)."""
-    if value is None:
-        return ""
-    parts = value.split(delimiter)
-    kept = [p if (i == 0 and not has_value(p)) or _LABEL.fullmatch(p) else "*" for i, p in enumerate(parts)]
-    return delimiter.join(kept if placeholders else [p for p in kept if p != "*"])
-
-
-def _families(items: list[Item], pk: str, sk: str | None, delimiter: str) -> dict[str, list[Item]]:
-    """Items with no type grouped by the literal labels of their keys: ``USER#u1``/``PROFILE`` -> USER."""
-    families: dict[tuple[str, str], list[Item]] = {}
-    for item in items:
-        pk_shape = _shape(key_text(item.get(pk)), delimiter)
-        sk_shape = _shape(key_text(item.get(sk)) if sk else None, delimiter)
-        families.setdefault((pk_shape, sk_shape), []).append(item)
-    named: dict[str, list[Item]] = {}
-    for (pk_shape, sk_shape), members in families.items():
-        constant_sk = len({key_text(m.get(sk)) for m in members}) == 1 if sk else True
-        name = (pk_shape if constant_sk or not sk_shape else sk_shape) or pk_shape or "ITEM"
-        while name in named:
-            name += "_"
-        named[name] = members
-    return named
-
-
 def _entity(
     type_name: str,
     items: list[Item],
@@ -344,6 +266,7 @@ def _entity(
     table_keys: int,
     type_attribute: str | None,
     delimiter: str,
+    plain: set[str],
 ) -> InferredEntity:
     entity = InferredEntity(type_name, len(items), evidence, key_attributes[0], delimiter)
     names: set[str] = set()
@@ -352,12 +275,7 @@ def _entity(
     for attribute in key_attributes[
         table_keys:
     ]:  # an index key that is a plain value no attribute holds: a field
-        texts = [key_text(i.get(attribute)) for i in items if attribute in i]
-        if (
-            len(set(texts)) > 1
-            and all(t is not None and delimiter not in t for t in texts)
-            and attribute != type_attribute
-        ):
+        if attribute in plain and attribute != type_attribute and any(attribute in i for i in items):
             column = [(n, t) for n, i in enumerate(items) if (t := key_text(i.get(attribute))) is not None]
             if not any(fits(f, column) == "" for f in entity.fields.values()):
                 entity.fields[attribute] = _field(attribute, items, names)
@@ -372,6 +290,17 @@ def _entity(
         entity.keys[attribute] = infer_key(entity, attribute, items, names)
     sparse_conditions(entity)
     return entity
+
+
+def _plain_keys(items: list[Item], index_keys: list[str], delimiter: str) -> set[str]:
+    """The index keys that are plain values on every item holding them (``status``, ``created_at``), with
+    more than one value in the table: fields, on every entity, even one whose sample shows one value."""
+    plain = set()
+    for attribute in index_keys:
+        texts = {key_text(i.get(attribute)) for i in items if attribute in i}
+        if len(texts) > 1 and all(t is not None and delimiter not in t for t in texts):
+            plain.add(attribute)
+    return plain
 
 
 def _field(attribute: str, items: list[Item], names: set[str]) -> InferredField:
@@ -403,6 +332,8 @@ def _python_type(tags: Counter[str], values: list[dict[str, Any]]) -> tuple[str,
         texts = [v["S"] for v in values]
         if all(_DATETIME.fullmatch(t) for t in texts):
             return "datetime", "ISO 8601 date-time strings"
+        if texts and all(_NUMBER.fullmatch(t) for t in texts):
+            return "str", "S holding numbers (numbers written as text)"
         return "str", "S"
     if tag == "N":
         numbers = [v["N"] for v in values]

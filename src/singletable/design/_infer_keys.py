@@ -2,9 +2,11 @@
 
 A key is split on its delimiter (``#`` unless the table's keys use another): each part is a literal (the
 same on every item of the entity), a field slot (the part equals one of the item's attributes on every item,
-also zero-padded ``{n:03d}``, URL-encoded ``{x|url}`` or cut ``{x[:2]}``) or a key-only field (a value found
-nowhere else, named after the label before it). A guard item (little but a key) is hung on the entity whose
-field value its key holds: ``unique=`` on that entity.
+also zero-padded ``{n:03d}``, URL-encoded ``{x|url}``, cased ``{x|lower}`` or cut ``{x[:2]}``) or a key-only
+field (a value found nowhere else, named after the label before it); a label glued to the value
+(``employee_<id>``, ``EMPLOYEE1``) stays literal text before the slot. A sparse key's condition is read from
+the values or the presence of the fields on exactly its items. A guard item (little but a key) is hung on
+the entity whose field value its key holds: ``unique=`` on that entity.
 """
 
 from __future__ import annotations
@@ -19,7 +21,24 @@ from singletable.design._infra import snake
 from singletable.design._workbench_import import _field_name
 
 Item = dict[str, dict[str, Any]]
+_PROBE = 32  # rows a field must fit before the whole column is tried
+# What a key-only value looks like, said in its evidence: the id scheme or date format the writer used.
+_ID_KINDS = (
+    ("; UUIDs", re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")),
+    ("; ULIDs", re.compile(r"[0-7][0-9A-HJKMNP-TV-Z]{25}")),
+    ("; KSUIDs", re.compile(r"[0-9A-Za-z]{27}")),
+    (
+        "; ISO 8601 date-times",
+        re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?"),
+    ),
+    ("; ISO 8601 dates", re.compile(r"\d{4}-\d{2}-\d{2}")),
+)
+_FEW = 10  # at most this many distinct values make a field a sparse key's condition
 _SLOT = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)")
+# A label glued to its value: a word ending in _ or - (employee_, Bucket-), or an upper-case word.
+_GLUES = (re.compile(r"[A-Z][A-Z_-]*"), re.compile(r"\$?[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)*[_-]"))
+# A key attribute named for its place, not its value: PK, sk, GSI1PK, gs1sk, pk-1, partitionKey.
+_PLACE_NAME = re.compile(r"(?i)[a-z]*\d*[-_]?(pk|sk)[-_]?\d*|.*(partition|sort|hash|range).*")
 
 
 @dataclass(slots=True)
@@ -47,6 +66,18 @@ class InferredKey:
     otherwise: str | None = None  # the literal written where the template's fields are missing
     when_present: str | None = None  # a sparse key written only where this field is set
     when_candidates: list[InferredField] = field(default_factory=list, repr=False)
+    when_values: tuple[str, ...] = ()  # ... or only where field when_present holds one of these values
+    value_candidates: list[ValueCondition] = field(default_factory=list, repr=False)
+
+
+@dataclass(slots=True)
+class ValueCondition:
+    """A sparse key on exactly the items whose ``field`` holds one of ``values`` (``role`` in editor,
+    super_admin), none of the items without it holding any of them."""
+
+    field: InferredField
+    values: tuple[str, ...]
+    evidence: str
 
 
 @dataclass(slots=True)
@@ -107,18 +138,22 @@ def infer_key(entity: InferredEntity, attribute: str, items: list[Item], names: 
         return _whole_key(entity, attribute, items, names, evidence)
     is_number = "N" in items[holders_text[0][0]][attribute]
     delimiter = entity.delimiter
-    shapes = Counter(len(t.split(delimiter)) for _, t in holders_text)
+    split = [(n, t.split(delimiter)) for n, t in holders_text]
+    shapes = Counter(len(p) for _, p in split)
     width, common = shapes.most_common(1)[0]
     unfit = ""
-    if len(shapes) > 1:
-        others = ", ".join(f"{n} parts x{c}" for n, c in shapes.items() if n != width)
+    if len(shapes) > 1:  # said, never dropped: another key format (an older one, often) and how many
+        example = {len(p): delimiter.join(p) for _, p in reversed(split)}
+        others = ", ".join(f"{n} parts x{c}, e.g. {example[n]!r}" for n, c in shapes.items() if n != width)
         unfit = f"{common} items have {width} {delimiter!r}-separated parts; the rest do not fit ({others})"
         evidence.append(unfit)
-    rows = [(n, t.split(delimiter)) for n, t in holders_text if len(t.split(delimiter)) == width]
+    rows = [(n, p) for n, p in split if len(p) == width]
     parts: list[str] = []
     for position in range(width):
         column = [(n, p[position]) for n, p in rows]
-        parts.append(_part(entity, attribute, column, parts, is_number, sparse, evidence, names))
+        parts.append(
+            _part(entity, attribute, column, parts, is_number, sparse, evidence, names, whole=width == 1)
+        )
     key = InferredKey(attribute, delimiter.join(parts), len(holders), evidence)
     majority = {n for n, _ in rows}
     rest = {t for n, t in holders_text if n not in majority}
@@ -142,14 +177,43 @@ def infer_key(entity: InferredEntity, attribute: str, items: list[Item], names: 
             for f in entity.fields.values()
             if not f.key_only and {n for n, v in enumerate(f.values) if v is not None} == present
         ]
+        key.value_candidates = _value_conditions(entity, present)
     return key
 
 
+def _value_conditions(entity: InferredEntity, present: set[int]) -> list[ValueCondition]:
+    """Fields of few distinct text values, set on every item, whose values alone tell the items holding a
+    sparse key from the rest (``role``: editor and super_admin hold it, member does not)."""
+    found = []
+    for f in entity.fields.values():
+        if f.key_only or f.python != "str" or any(v is None for v in f.values):
+            continue
+        inside = Counter(v for n, v in enumerate(f.values) if n in present)
+        outside = Counter(v for n, v in enumerate(f.values) if n not in present)
+        if not inside or not outside or len(inside) + len(outside) > _FEW or set(inside) & set(outside):
+            continue
+        values = tuple(sorted(v for v in inside if v is not None))
+        spelled = ", ".join(f"{v!r} x{c}" for v, c in sorted(inside.items()))
+        others = ", ".join(f"{v!r} x{c}" for v, c in sorted(outside.items()))
+        found.append(
+            ValueCondition(
+                f, values, f"present exactly where {f.attribute} is {spelled}; absent where it is {others}"
+            )
+        )
+    return found
+
+
 def sparse_conditions(entity: InferredEntity) -> None:
-    """A sparse key with no optional field of its own is written where some field is set: of the fields
-    present on exactly its items, one another key uses (GSI3SK's ``{role}`` for GSI3PK = ADMINS)."""
+    """A sparse key with no optional field of its own is written where some field says so: a field another
+    key spells whose values tell its items from the rest (``role in ('editor', 'super_admin')``), else of
+    the fields present on exactly its items, one another key uses, else any."""
     for key in entity.keys.values():
-        if key.when_candidates:
+        by_value = [c for c in key.value_candidates if c.field.used]  # a field a key spells: role
+        if by_value:
+            chosen = min(by_value, key=lambda c: (len(c.values), c.field.name))
+            key.when_present, key.when_values = chosen.field.name, chosen.values
+            key.evidence.append(chosen.evidence)
+        elif key.when_candidates:
             best = min(key.when_candidates, key=lambda f: (not f.used, f.name))
             key.when_present = best.name
             key.evidence.append(f"present exactly where {best.attribute} is")
@@ -179,6 +243,8 @@ def _part(
     sparse: bool,
     evidence: list[str],
     names: set[str],
+    *,
+    whole: bool = False,
 ) -> str:
     """One ``#``-separated part of a key: a field slot, a literal or a new key-only field."""
     texts = {t for _, t in column}
@@ -188,11 +254,22 @@ def _part(
     if len(texts) == 1 and not stored and (len(column) > 1 or not matches) and spellable:
         return next(iter(texts))
     label = next((p for p in reversed(before) if "{" not in p), "")
+    glued = ""
+    for prefix in [] if stored else _glued_prefixes(texts):  # EMPLOYEE1, employee_<id>: glued labels
+        cut = [(n, t[len(prefix) :]) for n, t in column]
+        found = [(f, spec) for f in entity.fields.values() if (spec := fits(f, cut)) is not None]
+        if not glued or any(not f.key_only for f, _ in found):  # the longest, or one a stored field fits
+            glued, column, matches = prefix, cut, found
+            if any(not f.key_only for f, _ in found):
+                break
+    if glued:
+        texts = {t for _, t in column}
+        label = glued.rstrip("_-")
     if matches:
         best, spec = _best_match(matches, label, before, entity)
-        slot = "{" + best.name + spec + "}"
+        slot = glued + "{" + best.name + spec + "}"
         if not best.key_only:
-            how = {"": "=", "|url": "URL-encoded ="}.get(spec, "from")
+            how = {"": "=", "|url": "URL-encoded =", "|lower": "lower-cased ="}.get(spec, "from")
             evidence.append(
                 f"{slot} {how} attribute {best.attribute} on {len(column)} of {len(column)} items"
             )
@@ -203,9 +280,12 @@ def _part(
     padded = all(t.isdigit() for t in texts) and len({len(t) for t in texts}) == 1
     padded = padded and any(t.startswith("0") and len(t) > 1 for t in texts)
     if label and not label[0].isdigit():
-        base = f"{label.lower()}_id"
+        base = f"{label.lower().lstrip('$')}_id"
     else:
-        base = "id" if attribute == entity.table_pk and not before else snake(attribute) + "_value"
+        if whole and not _PLACE_NAME.fullmatch(attribute):  # account_id, seq: the key is the field
+            base = snake(attribute)
+        else:
+            base = "id" if attribute == entity.table_pk and not before else snake(attribute) + "_value"
     name = unique_name(base, names)
     values: list[str | None] = [None] * entity.count
     for n, t in column:
@@ -229,13 +309,44 @@ def _part(
         evidence.append(
             f"{{{name}:0{size}d}}: {len(column)} values of {size} digits, zero-padded, in no attribute"
         )
-        return "{" + name + f":0{size}d}}"
-    evidence.append(f"{{{name}}}: {len(texts)} distinct values found in no attribute (a key-only field)")
-    return "{" + name + "}"
+        return glued + "{" + name + f":0{size}d}}"
+    kind = next((what for what, pattern in _ID_KINDS if all(pattern.fullmatch(t) for t in texts)), "")
+    evidence.append(
+        f"{{{name}}}: {len(texts)} distinct values found in no attribute (a key-only field{kind})"
+    )
+    return glued + "{" + name + "}"
+
+
+def _glued_prefixes(texts: set[str]) -> list[str]:
+    """The labels every text of a key part may open with, glued to a value, longest first: ``employee_``
+    of ``employee_<id>``, ``EMPLOYEE`` of ``EMPLOYEE1``. A word ending in ``_`` or ``-`` (over two or more
+    distinct values), or an upper-case word before digits (three or more); a shorter one is offered too,
+    for values that themselves hold ``_`` or ``-`` (``task_ab_1``, ``task_ab_2``: ``task_``)."""
+    if len(texts) < 2:
+        return []
+    first, last = min(texts), max(texts)  # what the least and the greatest share, all share
+    size = next(
+        (i for i, (a, b) in enumerate(zip(first, last, strict=False)) if a != b), min(len(first), len(last))
+    )
+    common = first[:size]
+    found: list[str] = []
+    upper = _GLUES[0].match(common)
+    if upper and len(texts) > 2 and all(t[len(upper[0]) : len(upper[0]) + 1].isdigit() for t in texts):
+        found.append(upper[0])
+    ends = [i + 1 for i in range(len(common) - 1, 0, -1) if common[i] in "_-"]
+    found += [common[:end] for end in ends if _GLUES[1].fullmatch(common[:end])]
+    return [p for p in found if all(len(t) > len(p) for t in texts)]
 
 
 def fits(f: InferredField, column: list[tuple[int, str]]) -> str | None:
-    """How field ``f`` renders every text of ``column``: "" (as is), ":03d", "|url", "[:2]"; None if not."""
+    """How field ``f`` renders every text of ``column``: "" (as is), ":03d", "|url", "[:2]"; None if not.
+    A few rows are tried first: most fields fit no part, and a large sample need not be read to say so."""
+    if len(column) > _PROBE and _fits(f, column[:_PROBE]) is None:
+        return None
+    return _fits(f, column)
+
+
+def _fits(f: InferredField, column: list[tuple[int, str]]) -> str | None:
     values = [(f.values[n], t) for n, t in column]
     if any(v is None for v, _ in values):
         return None
@@ -248,6 +359,9 @@ def fits(f: InferredField, column: list[tuple[int, str]]) -> str | None:
         return None
     if all(quote(v or "", safe="") == t for v, t in values):
         return "|url"
+    for case in ("lower", "upper"):  # ElectroDB lower-cases key values, the attributes keep their case
+        if all(getattr(v or "", case)() == t for v, t in values):
+            return "|" + case
     widths = {len(t) for _, t in values}
     size = widths.pop() if len(widths) == 1 else 0
     prefixes = 0 < size <= 4 and len(column) > 1 and all((v or "").startswith(t) for v, t in values)

@@ -118,6 +118,11 @@ def _index(index: InferredIndex) -> str:
 
 def _entity_lines(design: InferredDesign, entity: InferredEntity, class_name: str) -> list[str]:
     keywords = ["table=table", f"type={entity.type!r}", "timestamps=False"]
+    ttl = next(
+        (f for f in entity.fields.values() if f.attribute == design.ttl_attribute and not f.key_only), None
+    )
+    if ttl is not None and ttl.python == "int":  # the table's TTL: epoch seconds, read as a datetime
+        keywords.append(f"ttl={ttl.name!r}")
     if entity.unique:
         uniques = ", ".join(
             f"{u.field!r}: " + (repr((u.template, u.owner_field)) if u.owner_field else repr(u.template))
@@ -137,7 +142,7 @@ def _entity_lines(design: InferredDesign, entity: InferredEntity, class_name: st
     lines.append(header)
     fields = sorted(entity.fields.values(), key=lambda f: (f.key_only, f.name))
     for item in fields:
-        lines.append(f"    {_field_line(design, item)}")
+        lines.append(f"    {_field_line(design, item, item is ttl and ttl.python == 'int')}")
     if not entity.keys:
         return lines
     lines.append("    keys = Keys(")
@@ -154,14 +159,18 @@ def _entity_lines(design: InferredDesign, entity: InferredEntity, class_name: st
 def _key_value(key: InferredKey) -> str:
     if key.otherwise is not None:
         return f"Key({key.template!r}, otherwise={key.otherwise!r})"
+    if key.when_present is not None and key.when_values:
+        name, values = key.when_present, key.when_values
+        test = f"{name} == {values[0]!r}" if len(values) == 1 else f"{name} in {values!r}"
+        return f"Key({key.template!r}, when=lambda {name}: {test})"
     if key.when_present is not None:
         name = key.when_present
         return f"Key({key.template!r}, when=lambda {name}: {name} is not None)"
     return repr(key.template)
 
 
-def _field_line(design: InferredDesign, item: InferredField) -> str:
-    python = item.python
+def _field_line(design: InferredDesign, item: InferredField, ttl: bool = False) -> str:
+    python = "datetime" if ttl else item.python
     if python == "datetime" and design.datetime_precision is None:
         python = "str"  # the sample's date-times disagree on precision: kept as written
     annotation = f"{python} | None" if item.optional else python
@@ -170,4 +179,5 @@ def _field_line(design: InferredDesign, item: InferredField) -> str:
         value = f" = Field(None, {alias})" if alias else " = None"
     else:
         value = f" = Field({alias})" if alias else ""
-    return f"{item.name}: {annotation}{value}  # {item.evidence}"
+    note = "; the table's TTL attribute, epoch seconds read as a datetime" if ttl else ""
+    return f"{item.name}: {annotation}{value}  # {item.evidence}{note}"

@@ -87,6 +87,7 @@ def render(engine: OperationEngine, table_id: int, stored: dict[str, Any], statu
     }
     if "BillingModeSummary" in public:
         out["BillingModeSummary"] = public["BillingModeSummary"]
+    on_demand = public.get("BillingModeSummary", {}).get("BillingMode") == "PAY_PER_REQUEST"
     for kind in ("LocalSecondaryIndexes", "GlobalSecondaryIndexes"):
         if kind not in stored:
             continue
@@ -104,6 +105,9 @@ def render(engine: OperationEngine, table_id: int, stored: dict[str, Any], statu
                 if "Backfilling" in index:
                     entry["Backfilling"] = index["Backfilling"]
                 entry["ProvisionedThroughput"] = index_public["ProvisionedThroughput"]
+                entry["WarmThroughput"] = warm_throughput(
+                    index_public["ProvisionedThroughput"], on_demand, entry["IndexStatus"]
+                )
             entry["IndexSizeBytes"] = index_size
             entry["ItemCount"] = index_count
             entry["IndexArn"] = engine.arn(name, index_public["IndexName"])
@@ -127,5 +131,25 @@ def render(engine: OperationEngine, table_id: int, stored: dict[str, Any], statu
     for key in ("SSEDescription", "TableClassSummary", "OnDemandThroughput"):
         if key in public:
             out[key] = public[key]
+    out["WarmThroughput"] = warm_throughput(public["ProvisionedThroughput"], on_demand, status)
     out["DeletionProtectionEnabled"] = public.get("DeletionProtectionEnabled", False)
     return out
+
+
+# A table or GSI whose warm throughput was never raised: AWS documents that a new on-demand table (and a new
+# on-demand GSI) starts at 12,000 read and 4,000 write units per second; a provisioned one is reported at its
+# provisioned capacity, which it can serve at once.
+ON_DEMAND_WARM = {"ReadUnitsPerSecond": 12000, "WriteUnitsPerSecond": 4000}
+
+
+def warm_throughput(provisioned: dict[str, Any], on_demand: bool, status: str) -> dict[str, Any]:
+    """DescribeTable's ``WarmThroughput`` of a table or GSI: read and write units per second it can serve
+    at once, and its status (CREATING with a new table, else ACTIVE)."""
+    if on_demand:
+        units = dict(ON_DEMAND_WARM)
+    else:
+        units = {
+            "ReadUnitsPerSecond": max(1, int(provisioned.get("ReadCapacityUnits", 0))),
+            "WriteUnitsPerSecond": max(1, int(provisioned.get("WriteCapacityUnits", 0))),
+        }
+    return {**units, "Status": "CREATING" if status == "CREATING" else "ACTIVE"}

@@ -1,49 +1,56 @@
-"""Running a tool call over the model's :class:`~singletable.model.DB`, within the server's policy.
+"""Running a tool call over the model's :class:`~singletable.model.DB` or
+:class:`~singletable.model.AsyncDB`, within the server's policy.
 
 Every call is checked against its tool's schema and converted through the entity's field types before the
 model sees it, so no text from the agent becomes an expression: key conditions come from the patterns'
-templates, filters from typed equality on named fields. Each call runs inside a ``db.trace()``; a guard on
-the DB's request function stops a call whose read capacity reached ``max_rcu_per_call`` before it sends
-another request, and in confirm mode keeps every write request instead of sending it (the reads a write
-plans with still run). Calls run one at a time (a lock): the guard replaces the DB's request function.
+templates, filters from typed equality on named fields, raw reads from typed conditions
+(:mod:`singletable.mcp._raw`). Each call goes through a :class:`~singletable.mcp._door.Door` of its own,
+which records its requests, stops it before a read once its reads consumed ``max_rcu_per_call``, and in
+confirm mode keeps every write request instead of sending it (the reads a write plans with still run).
+Nothing is shared between calls but the DB and the record file, so calls run side by side.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import stat
 import threading
 import time
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
+import anyio
 import orjson
 from pydantic import ValidationError
 
+from singletable.mcp._count import count_items
 from singletable.mcp._describe import describe_design
-from singletable.mcp._schema import ArgumentError, check_arguments, converted, converted_value
+from singletable.mcp._door import BudgetSpent, CallLedger, Door, is_async
+from singletable.mcp._raw import plain_items, raw_request, raw_tools, request_scope
+from singletable.mcp._schema import ArgumentError, check_arguments, check_depth, converted, converted_value
 from singletable.mcp._tools import Policy, ToolSpec, design_tools
-from singletable.model import DB, Collection, Cond, EntityMeta, ModelError, Page, Pattern, Query, Trace
+from singletable.model import DB, Collection, Cond, EntityMeta, ModelError, Page, Pattern, Query, cursor
+
+if TYPE_CHECKING:
+    from singletable.model import AsyncDB
 
 log = logging.getLogger("singletable.mcp")
 
-WRITE_OPERATIONS = frozenset({"PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem"})
-READ_OPERATIONS = frozenset({"GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems"})
 PRIVATE = 0o600
-COUNT_PAGE = 100  # entities per page while counting
+MAX_MESSAGE = 2000  # characters of a tool error's text
+
+
+@functools.cache
+def process_secret() -> bytes:
+    """``SINGLETABLE_CURSOR_SECRET``, else one key for this process: every DesignTools of the process signs
+    alike, and a restarted server refuses the cursors of the one before."""
+    return cursor.default_secret()
 
 
 class ToolError(Exception):
     """A call that cannot be answered: the message, for the agent, says what to change."""
-
-
-class BudgetSpent(Exception):
-    """The call's read capacity reached its limit before its next request."""
-
-    def __init__(self, spent: float, requests: int) -> None:
-        super().__init__(spent, requests)
-        self.spent, self.requests = spent, requests
 
 
 def open_private(path: str) -> int:
@@ -80,59 +87,81 @@ def _no_tool(name: str) -> str:
 
 
 class DesignTools:
-    """The tools of ``db``'s design under ``policy``; :meth:`call` runs one. ``record``: a file that gets one
-    JSON line per call (created 0600)."""
+    """The tools of ``db``'s design under ``policy``; :meth:`call_async` (or :meth:`call`) runs one.
 
-    def __init__(self, db: DB, policy: Policy | None = None, *, record: str | None = None) -> None:
+    ``db`` is a :class:`~singletable.model.DB` or an :class:`~singletable.model.AsyncDB`. Calls do not
+    wait for each other: each runs through a :class:`~singletable.mcp._door.Door` of its own, an AsyncDB's
+    requests awaited on the event loop, a DB's on worker threads. ``record``: a file that gets one JSON line
+    per call (created 0600). ``cursor_secret`` signs the raw and counting tools' cursors (default
+    ``SINGLETABLE_CURSOR_SECRET``, else a key of this process); pages of access patterns carry the DB's."""
+
+    def __init__(
+        self,
+        db: DB | AsyncDB,
+        policy: Policy | None = None,
+        *,
+        record: str | None = None,
+        cursor_secret: bytes | str | None = None,
+    ) -> None:
         self.db = db
         self.table = db.table
         self.policy = policy or Policy()
-        self.tools = design_tools(self.table, self.policy)
+        self.tools = {**design_tools(self.table, self.policy), **raw_tools(self.policy)}
         self.record_path = record
+        secret = cursor_secret or process_secret()
+        self.cursor_secret = secret.encode() if isinstance(secret, str) else secret
         self._record_fd = open_private(record) if record else -1
-        self._lock = threading.Lock()
+        self._record_lock = threading.Lock()
 
     def close(self) -> None:
         """Close the record file (the DB is the caller's)."""
-        if self._record_fd >= 0:
-            fd, self._record_fd = self._record_fd, -1
-            os.close(fd)
+        with self._record_lock:
+            if self._record_fd >= 0:
+                fd, self._record_fd = self._record_fd, -1
+                os.close(fd)
 
     # -- one call ---------------------------------------------------------------------------------------
 
     def call(self, name: str, arguments: Mapping[str, Any] | None) -> Any:
-        """The result of tool ``name`` (plain JSON data); :class:`ToolError` when it cannot be answered."""
-        arguments = dict(arguments or {})
-        with self._lock:
-            planned: list[dict[str, Any]] | None = [] if self.policy.confirm else None
-            trace: Trace | None = None
-            try:
-                spec = self.tools.get(name)
-                if spec is None:
-                    raise ToolError(_no_tool(name))
-                check_arguments(name, spec.input_schema, arguments)
-                with self.db.trace() as trace:
-                    traced = self.db.call
-                    self.db.call = self._guard(trace, traced, planned if not spec.read_only else None)
-                    try:
-                        result = self._run(spec, arguments)
-                    finally:
-                        self.db.call = traced
-                if planned is not None and not spec.read_only:
-                    result = {
-                        "confirm": True,
-                        "written": False,
-                        "planned_requests": planned,
-                        "note": "nothing was written: the server runs in --confirm mode",
-                    }
-            except Exception as error:
-                message = self._message(name, error)
-                self._record(name, arguments, trace, planned, message)
-                raise ToolError(message) from None
-            self._record(name, arguments, trace, planned, None)
-            return result
+        """:meth:`call_async` for synchronous code, over a synchronous DB (its requests run inline)."""
+        if is_async(self.db):
+            raise TypeError("these DesignTools run over an AsyncDB: await tools.call_async(name, arguments)")
+        return anyio.run(functools.partial(self._call, name, arguments, threaded=False))
 
-    def _message(self, name: str, error: Exception) -> str:
+    async def call_async(self, name: str, arguments: Mapping[str, Any] | None) -> Any:
+        """The result of tool ``name`` (plain JSON data); :class:`ToolError` when it cannot be answered."""
+        return await self._call(name, arguments, threaded=True)
+
+    async def _call(self, name: str, arguments: Mapping[str, Any] | None, *, threaded: bool) -> Any:
+        arguments = dict(arguments or {})
+        spec = self.tools.get(name)
+        writes = spec is not None and not spec.read_only
+        ledger = CallLedger(
+            self.policy.max_rcu_per_call, planned=[] if writes and self.policy.confirm else None
+        )
+        try:
+            if spec is None:
+                raise ToolError(_no_tool(name))
+            check_depth(name, arguments)
+            check_arguments(name, spec.input_schema, arguments)
+            result = await self._run(spec, arguments, Door(self.db, ledger, threaded=threaded))
+            if ledger.planned is not None:
+                result = {
+                    "confirm": True,
+                    "written": False,
+                    "planned_requests": ledger.planned,
+                    "note": "nothing was written: the server runs in --confirm mode",
+                }
+        except Exception as error:
+            message = self._message(name, error, arguments)
+            if len(message) > MAX_MESSAGE:  # an argument's value quoted whole could be megabytes
+                message = message[: MAX_MESSAGE - 25] + f"... ({len(message)} characters)"
+            self._record(name, arguments, ledger, message)
+            raise ToolError(message) from None
+        self._record(name, arguments, ledger, None)
+        return result
+
+    def _message(self, name: str, error: Exception, arguments: dict[str, Any]) -> str:
         if isinstance(error, (ToolError, ArgumentError)):
             return str(error)
         if isinstance(error, BudgetSpent):
@@ -144,7 +173,8 @@ class DesignTools:
         if isinstance(error, ValidationError):
             return _validation_words(name, error)
         if getattr(error, "code", None) == "ResourceNotFoundException":
-            return f"{name}: the table {self.db.table_name} does not exist on this server's target"
+            table = arguments.get("table") if name in ("query_raw", "scan_raw") else self.db.table_name
+            return f"{name}: the table {table} does not exist on this server's target"
         if any(c.__module__.startswith("botocore") for c in type(error).__mro__[:-2]):
             return f"{name}: {type(error).__name__}: {error}"  # the endpoint cannot be reached or refused us
         if isinstance(error, (ModelError, ValueError)):
@@ -152,53 +182,82 @@ class DesignTools:
         log.exception("singletable mcp: tool %s failed", name)
         return f"{name}: internal error ({type(error).__name__}); the server's log has the details"
 
-    def _guard(
-        self, trace: Trace, send: Callable[[str, dict[str, Any]], Any], planned: list[dict[str, Any]] | None
-    ) -> Callable[[str, dict[str, Any]], Any]:
-        budget = self.policy.max_rcu_per_call
-
-        def guarded(operation: str, params: dict[str, Any]) -> Any:
-            if planned is not None and operation in WRITE_OPERATIONS:
-                planned.append({"operation": operation, "params": params})
-                return {}
-            reads = [r for r in trace.requests if r.operation in READ_OPERATIONS]
-            spent = sum(r.capacity_units for r in reads)
-            if operation in READ_OPERATIONS and spent >= budget:
-                raise BudgetSpent(spent, len(reads))
-            return send(operation, params)
-
-        return guarded
-
     # -- what each kind of tool does --------------------------------------------------------------------
 
-    def _run(self, spec: ToolSpec, arguments: dict[str, Any]) -> Any:
-        kind = spec.kind
+    async def _run(self, spec: ToolSpec, arguments: dict[str, Any], door: Door) -> Any:
+        kind, handle = spec.kind, door.handle
         if kind == "describe":
             return describe_design(self.table, self.db.table_name, self.tools)
         if kind in ("pattern", "collection"):
             query = self._query(spec, arguments)
             limit = int(arguments.get("limit", min(25, self.policy.max_page_size)))
-            page = self.db.page(query, size=limit, cursor=arguments.get("cursor"))
+            page = await door.run(handle.page, query, size=limit, cursor=arguments.get("cursor"))
             return self._page(spec, page)
         if kind == "count":
-            return self._count(arguments)
+            counted = self.tools[arguments["pattern"]]
+            given = dict(arguments.get("arguments") or {})
+            for paging in ("limit", "cursor"):
+                if paging in given:
+                    raise ToolError(f"count: arguments.{paging}: count pages by itself; `cursor` counts on")
+            check_arguments(f"count ({counted.name})", counted.input_schema, given)
+            query = self._query(counted, given)
+            return await count_items(door, query, self.cursor_secret, arguments.get("cursor"))
+        if kind in ("query_raw", "scan_raw"):
+            return await self._raw(spec, arguments, door)
         meta = spec.entity
         assert meta is not None
         if kind == "get":
-            found = self.db.get(meta.cls, **converted(spec.name, meta, arguments))
+            found = await door.run(handle.get, meta.cls, **converted(spec.name, meta, arguments))
             return {"item": None if found is None else _json(found)}
         if kind == "put":
-            stored = self.db.put(meta.cls.model_validate(arguments))
+            stored = await door.run(handle.put, meta.cls.model_validate(arguments))
             return {"item": _json(stored)}
         if kind == "update":
             key = converted(spec.name, meta, arguments["key"], "key.")
             sets = converted(spec.name, meta, arguments["set"], "set.")
-            updated = self.db.update(meta.cls.key(**key), **sets)
+            updated = await door.run(handle.update, meta.cls.key(**key), **sets)
             return {"item": _json(updated)}
         if kind == "delete":
-            self.db.delete(meta.cls, **converted(spec.name, meta, arguments))
+            await door.run(handle.delete, meta.cls, **converted(spec.name, meta, arguments))
             return {"deleted": dict(arguments)}
         raise AssertionError(kind)
+
+    async def _raw(self, spec: ToolSpec, arguments: dict[str, Any], door: Door) -> dict[str, Any]:
+        """One page of a raw Query or Scan: requests until ``limit`` items, the end, or the read budget."""
+        operation, params = raw_request(spec.name, arguments)
+        scope = request_scope(spec.name, operation, params)
+        given = arguments.get("cursor")
+        start = cursor.decode(self.cursor_secret, scope, given) if given else None
+        limit = int(arguments.get("limit", min(25, self.policy.max_page_size)))
+        items: list[dict[str, Any]] = []
+        scanned, stopped = 0, False
+        while len(items) < limit:
+            request = {**params, "Limit": limit - len(items)}
+            if start:
+                request["ExclusiveStartKey"] = start
+            try:
+                response = await door.request(operation, request)
+            except BudgetSpent:
+                stopped = True
+                break
+            items += response.get("Items", [])
+            scanned += int(response.get("ScannedCount", 0))
+            start = response.get("LastEvaluatedKey")
+            if not start:
+                break
+        note = None
+        if stopped:
+            note = (
+                f"stopped when this call's read budget ({self.policy.max_rcu_per_call:g} RCU) was spent; "
+                "`cursor` continues"
+            )
+        return {
+            "items": plain_items(items),
+            "count": len(items),
+            "scanned_count": scanned,
+            "cursor": cursor.encode(self.cursor_secret, scope, start) if start else None,
+            "note": note,
+        }
 
     def _query(self, spec: ToolSpec, arguments: Mapping[str, Any]) -> Query:
         given = {n: arguments[n] for n in spec.arguments if n in arguments}
@@ -239,57 +298,44 @@ class DesignTools:
             items = [_json(e) for e in page.items]
         return {"items": items, "count": len(items), "cursor": page.cursor}
 
-    def _count(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        spec = self.tools[arguments["pattern"]]
-        given = dict(arguments.get("arguments") or {})
-        for paging in ("limit", "cursor"):
-            if paging in given:
-                raise ToolError(f"count: arguments.{paging}: count pages by itself; `cursor` counts on")
-        check_arguments(f"count ({spec.name})", spec.input_schema, given)
-        query = self._query(spec, given)
-        total, cursor, complete = 0, arguments.get("cursor"), False
-        while True:
-            try:
-                page = self.db.page(query, size=COUNT_PAGE, cursor=cursor)
-            except BudgetSpent:
-                break
-            total += len(page.items)
-            cursor = page.cursor
-            if cursor is None:
-                complete = True
-                break
-        return {"count": total, "complete": complete, "cursor": None if complete else cursor}
-
     # -- the record -------------------------------------------------------------------------------------
 
     def _record(
         self,
         name: str,
         arguments: dict[str, Any],
-        trace: Trace | None,
-        planned: list[dict[str, Any]] | None,
+        ledger: CallLedger,
         error: str | None,
     ) -> None:
         """One JSON line for the call; a line that cannot be written stops recording (said on the log)."""
         if self._record_fd < 0:
             return
-        requests = [r.record() for r in trace.requests] if trace is not None else []
+        trace, planned = ledger.trace, ledger.planned
+        requests = [r.record() for r in trace.requests]
         line: dict[str, Any] = {
             "time": time.time(),
             "tool": name,
             "arguments": arguments,
             "ok": error is None,
             "error": error,
-            "capacity_units": sum(r.capacity_units for r in trace.requests) if trace is not None else 0,
+            "capacity_units": trace.capacity_units,
             "requests": requests,
         }
         if planned:
             line["planned_requests"] = planned
         try:
             data = orjson.dumps(line, default=str) + b"\n"
-            while data:
-                written = os.write(self._record_fd, data)
-                data = data[written:]
-        except Exception as problem:
-            log.error("singletable mcp: cannot write %s (%s); recording stopped", self.record_path, problem)
-            self.close()
+        except Exception as problem:  # arguments orjson cannot write (an integer past 64 bits)
+            data = orjson.dumps({**line, "arguments": repr(arguments)[:10_000]}, default=str) + b"\n"
+            log.warning("singletable mcp: the arguments of %s recorded as text (%s)", name, problem)
+        with self._record_lock:
+            try:
+                while data and self._record_fd >= 0:
+                    written = os.write(self._record_fd, data)
+                    data = data[written:]
+            except OSError as problem:
+                log.error(
+                    "singletable mcp: cannot write %s (%s); recording stopped", self.record_path, problem
+                )
+                fd, self._record_fd = self._record_fd, -1
+                os.close(fd)

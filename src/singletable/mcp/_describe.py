@@ -86,7 +86,14 @@ def describe_design(table: Table, table_name: str, tools: dict[str, ToolSpec]) -
             f"{len(entities)} entity types, told apart by the attribute {head['type_attribute']}. Keys are "
             "built from templates: {field} is replaced by the field's value. Read with the access-pattern "
             "and collection tools (each names the key fields it needs), get_<entity> for one entity by its "
-            "primary key, and count; results page with the returned cursor. There is no free-form query."
+            "primary key, and count; results page with the returned cursor. There is no free-form query "
+            "expression."
+            + (
+                " query_raw and scan_raw read the allowlisted tables from typed conditions; prefer the "
+                "access-pattern tools."
+                if "query_raw" in tools
+                else ""
+            )
         ),
         "table": {
             "name": table_name,

@@ -32,7 +32,26 @@ def _closed(properties: dict[str, Any], defs: dict[str, Any] | None = None) -> d
 
 
 CURSOR = {"type": ["string", "null"]}
-COUNT = _closed({"count": {"type": "integer"}, "complete": {"type": "boolean"}, "cursor": CURSOR})
+NOTE = {"type": ["string", "null"]}
+COUNT = _closed(
+    {
+        "count": {"type": "integer"},
+        "complete": {"type": "boolean"},
+        "cursor": CURSOR,
+        "scanned_count": {"type": "integer"},
+        "capacity_units": {"type": "number"},
+        "note": NOTE,
+    }
+)
+RAW_PAGE = _closed(
+    {
+        "items": {"type": "array", "items": {"type": "object"}},
+        "count": {"type": "integer"},
+        "scanned_count": {"type": "integer"},
+        "cursor": CURSOR,
+        "note": NOTE,
+    }
+)
 PLANNED = _closed(
     {
         "confirm": {"const": True},
@@ -69,6 +88,8 @@ def output_schema(spec: ToolSpec, policy: Policy) -> dict[str, Any] | None:
         return _page(item, defs)
     if spec.kind == "count":
         return COUNT
+    if spec.kind in ("query_raw", "scan_raw"):
+        return RAW_PAGE
     if spec.kind == "describe":
         return None
     if not spec.read_only and policy.confirm:

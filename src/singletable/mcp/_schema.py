@@ -68,6 +68,38 @@ def object_schema(
     return schema
 
 
+MAX_DEPTH = 32  # DynamoDB's own limit on nested lists and maps
+
+
+def check_depth(tool: str, arguments: Any) -> None:
+    """Refuse arguments nested deeper than any value can be stored, before anything walks them recursively;
+    the error names the path where the limit is passed. Iterative, so any depth is answered; each value's
+    path is kept as a link to its parent's, so a long key costs nothing per child."""
+    stack: list[tuple[Any, Any, int]] = [(arguments, None, 0)]
+    while stack:
+        value, path, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ArgumentError(
+                f"{tool}: argument {_path_words(path)}: nested deeper than {MAX_DEPTH} levels"
+            )
+        if isinstance(value, dict):
+            stack += [(v, (path, k), depth + 1) for k, v in value.items()]
+        elif isinstance(value, list):
+            stack += [(v, (path, i), depth + 1) for i, v in enumerate(value)]
+
+
+def _path_words(path: Any) -> str:
+    """``where[3].x`` from a chain of (parent, step) links; a long name is cut to its first 40 characters."""
+    steps: list[Any] = []
+    while path is not None:
+        path, step = path
+        steps.append(step)
+    words = ""
+    for step in reversed(steps):
+        words += f"[{step}]" if isinstance(step, int) else f".{str(step)[:40]}"
+    return words.lstrip(".") or "(all)"
+
+
 def check_arguments(tool: str, schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> None:
     """Raise :class:`ArgumentError` naming the first argument that does not fit ``schema``."""
     validator = jsonschema.Draft202012Validator(schema)
@@ -76,7 +108,7 @@ def check_arguments(tool: str, schema: Mapping[str, Any], arguments: Mapping[str
     if not errors:
         return
     error = errors[0]
-    where = ".".join(str(p) for p in error.path)
+    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.path).lstrip(".")
     if not where and error.validator == "required":
         raise ArgumentError(f"{tool}: {error.message}")
     if not where and error.validator == "additionalProperties":

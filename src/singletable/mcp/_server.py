@@ -3,11 +3,13 @@
 
 A tool's result is its JSON text and the same data as structured content; a call that cannot be answered
 is a tool error (``isError``) whose text says why, never a protocol error, so the agent can correct itself.
-Calls run on a worker thread (the DB is synchronous) one at a time.
+Calls do not wait for each other: over an AsyncDB they are awaited on the event loop, over a DB their
+requests run on worker threads (:meth:`DesignTools.call_async <singletable.mcp.DesignTools.call_async>`).
 """
 
 from __future__ import annotations
 
+import functools
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
@@ -24,7 +26,8 @@ from singletable.mcp._outputs import output_schema
 INSTRUCTIONS = (
     "This server reads (and, where allowed, writes) one DynamoDB single-table design's data through its "
     "declared access patterns. Call describe_design first: it lists the entities, their key templates, and "
-    "which tool serves each access pattern. There is no free-form query or scan."
+    "which tool serves each access pattern. There is no free-form query expression: query_raw and "
+    "scan_raw, where offered, take typed conditions on allowlisted tables."
 )
 
 
@@ -62,7 +65,7 @@ def mcp_server(tools: DesignTools, *, name: str = "singletable") -> Server[Any]:
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         try:
-            result = await anyio.to_thread.run_sync(tools.call, params.name, params.arguments)
+            result = await tools.call_async(params.name, params.arguments)
         except ToolError as error:
             words = [types.TextContent(type="text", text=str(error))]
             return types.CallToolResult(content=words, is_error=True)
@@ -99,6 +102,12 @@ def http_app(server: Server[Any], port: int) -> Any:
 
 def serve_http(server: Server[Any], port: int, *, log_level: str = "warning") -> None:
     """Serve streamable HTTP on http://127.0.0.1:PORT/mcp until interrupted."""
+    anyio.run(functools.partial(serve_http_async, server, port, log_level=log_level))
+
+
+async def serve_http_async(server: Server[Any], port: int, *, log_level: str = "warning") -> None:
+    """:func:`serve_http` inside a running event loop: where an AsyncDB was connected."""
     import uvicorn
 
-    uvicorn.run(http_app(server, port), host="127.0.0.1", port=port, log_level=log_level)
+    config = uvicorn.Config(http_app(server, port), host="127.0.0.1", port=port, log_level=log_level)
+    await uvicorn.Server(config).serve()

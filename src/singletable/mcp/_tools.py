@@ -31,6 +31,7 @@ class Policy:
     confirm: bool = False
     max_page_size: int = 100
     max_rcu_per_call: float = 50.0
+    raw_tables: frozenset[str] = frozenset()  # tables query_raw and scan_raw may read; none by default
 
     def writes(self, meta: EntityMeta) -> bool:
         return self.allow_writes or bool({meta.cls.__name__, meta.type} & self.write_entities)
@@ -68,7 +69,7 @@ def unknown_entities(table: Table, names: frozenset[str]) -> list[str]:
     return sorted(names - known)
 
 
-def _paging(policy: Policy) -> dict[str, Any]:
+def paging_schema(policy: Policy) -> dict[str, Any]:
     return {
         "limit": {
             "type": "integer",
@@ -132,7 +133,7 @@ def pattern_tool(meta: EntityMeta, pattern: Pattern, policy: Policy) -> ToolSpec
     if sk_fields and not pattern.scan:
         properties["range"] = _range_schema(meta, sk_fields, defs)
     properties["where"] = _where_schema(meta, defs)
-    properties.update(_paging(policy))
+    properties.update(paging_schema(policy))
     where = f"index {pattern.index}" if pattern.index else "the table"
     how = "Scans" if pattern.scan else "Queries"
     keys = "; ".join(filter(None, (_key_words(described["pk"]), _key_words(described["sk"]))))
@@ -161,7 +162,7 @@ def collection_tool(collection: Collection, policy: Policy) -> ToolSpec:
         name: (key_schema if name in pk_fields else field_schema)(owners[name], name, defs)
         for name in collection.arguments
     }
-    properties.update(_paging(policy))
+    properties.update(paging_schema(policy))
     names = ", ".join(m.cls.__name__ for m in collection.metas)
     where = f"index {collection.index}" if collection.index else "the table"
     prefix = f", sort key starting {collection.sk_prefix!r}" if collection.sk_prefix else ""

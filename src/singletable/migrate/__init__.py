@@ -2,10 +2,11 @@
 run, resumable, rate-limited, recorded in the table.
 
 A migration module declares ``migration = Migration(id=..., description=..., steps=[...])`` with steps built
-from the verbs :func:`backfill`, :func:`rekey`, :func:`rename`, :func:`each`, :func:`add_index`,
-:func:`drop_index` and :func:`copy_from` (from another table). :func:`plan` counts what it would do
-(never writing), :func:`up` applies it, resuming from the table's own checkpoint after any interruption,
-and :func:`status` says what is applied. Everything
+from the verbs :func:`backfill`, :func:`rekey`, :func:`rename`, :func:`split`, :func:`merge`, :func:`each`,
+:func:`add_index`, :func:`drop_index` and :func:`copy_from` (from another table). :func:`plan` counts what
+it would do (never writing), :func:`up` applies it, resuming from the table's own checkpoint after any
+interruption, :func:`status` says what is applied and :func:`rehearse` runs it on a local copy and verifies
+the result. Everything
 goes through a model :class:`~singletable.model.DB`, so it runs the same on the embedded engine, ``serve``,
 DynamoDB Local and AWS. docs/migrations.md has a worked example per verb and the guarantees.
 """
@@ -15,12 +16,16 @@ from singletable import _extras
 if _extras.missing(("pydantic",)):
     raise _extras.MissingExtra("model", "singletable.migrate")
 
-from singletable.migrate._calls import Limiter, capacity_share
+from singletable.migrate._calls import Limiter
 from singletable.migrate._copy import AddToSet, copy_from
-from singletable.migrate._migration import Migration, load_migrations
+from singletable.migrate._eta import Eta, expected_reads
+from singletable.migrate._migration import Migration, load_migrations, one_table
 from singletable.migrate._plan import Plan, StepPlan, Violation, plan
 from singletable.migrate._record import RECORD_ID
+from singletable.migrate._rehearse import EntityCount, Problem, Rehearsal, rehearse
 from singletable.migrate._runner import MigrationChanged, Progress, Result, Status, status, up
+from singletable.migrate._share import Share, capacity_share, share_of_capacity
+from singletable.migrate._split import merge, split
 from singletable.migrate._steps import (
     Delete,
     MigrationError,
@@ -36,13 +41,18 @@ __all__ = [
     "RECORD_ID",
     "AddToSet",
     "Delete",
+    "EntityCount",
+    "Eta",
     "Limiter",
     "Migration",
     "MigrationChanged",
     "MigrationError",
     "Plan",
+    "Problem",
     "Progress",
+    "Rehearsal",
     "Result",
+    "Share",
     "Status",
     "StepPlan",
     "Violation",
@@ -52,10 +62,16 @@ __all__ = [
     "copy_from",
     "drop_index",
     "each",
+    "expected_reads",
     "load_migrations",
+    "merge",
+    "one_table",
     "plan",
+    "rehearse",
     "rekey",
     "rename",
+    "share_of_capacity",
+    "split",
     "status",
     "up",
 ]

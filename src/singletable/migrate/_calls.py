@@ -135,25 +135,3 @@ class Caller:
                 )
             self.sleep(poll)
             poll = min(poll * 2, 10.0)
-
-
-def capacity_share(db: DB, percent: float, kind: str) -> float:
-    """``percent`` of the table's provisioned read or write capacity (``kind`` "read" / "write") in units per
-    second; on-demand, of its maximum on-demand throughput when one is set. Else MigrationError: there is
-    no capacity to take a share of, so give the units."""
-    if not 0 < percent <= 100:
-        raise ValueError(f"a share of capacity is a percentage above 0 and at most 100, not {percent:g}")
-    table = db.call("DescribeTable", {"TableName": db.table_name})["Table"]
-    name = "ReadCapacityUnits" if kind == "read" else "WriteCapacityUnits"
-    provisioned = table.get("ProvisionedThroughput", {}).get(name, 0)
-    on_demand_name = "MaxReadRequestUnits" if kind == "read" else "MaxWriteRequestUnits"
-    on_demand = table.get("OnDemandThroughput", {}).get(on_demand_name, 0)
-    if table.get("BillingModeSummary", {}).get("BillingMode") == "PAY_PER_REQUEST":
-        provisioned = 0
-    base = provisioned or (on_demand if on_demand and on_demand > 0 else 0)
-    if not base:
-        raise MigrationError(
-            f"table {db.table_name} is on-demand with no maximum throughput: a percentage has nothing to be "
-            f"a share of; give --max-{'rcu' if kind == 'read' else 'wcu'} in units per second"
-        )
-    return float(base) * percent / 100

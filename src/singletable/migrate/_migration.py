@@ -37,7 +37,8 @@ class Migration:
             )
         if not all(isinstance(step, Step) for step in self.steps):
             raise TypeError(
-                "a migration's steps are built with backfill, rekey, rename, each, add_index, drop_index"
+                "a migration's steps are built with backfill, rekey, rename, split, merge, each, add_index, "
+                "drop_index"
             )
         if not self.steps:
             raise ValueError(f"migration {self.id} has no steps")
@@ -57,6 +58,25 @@ def _table_of(steps: list[Step]) -> Table | None:
         if entity is not None:
             return entity.model_entity().table
     return None
+
+
+def one_table(migrations: list[Migration], where: str) -> Table:
+    """The one table ``migrations`` run on, or MigrationError naming ``where``. The declarations of a table
+    before and after a change (``rekey(Old, to=New)``, ``split``) are separate Table objects; they are one
+    table when they name it alike and key it alike. The last migration's declaration is returned."""
+    tables = {_stored_as(m.table) for m in migrations if m.table is not None}
+    if len(tables) != 1:
+        raise MigrationError(
+            f"{where}: the migrations are for {len(tables)} different tables; run them apart"
+        )
+    table = migrations[-1].table
+    assert table is not None  # Migration() refuses a migration without one
+    return table
+
+
+def _stored_as(table: Table | None) -> tuple[str | None, ...]:
+    assert table is not None
+    return (table.resolved_name(), table.pk_name, table.pk_type, table.sk_name, table.sk_type)
 
 
 def source_checksum(path: Path) -> str:

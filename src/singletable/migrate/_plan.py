@@ -286,6 +286,16 @@ def _index_units(old: Item, new: Item, table: Table, indexes: list[Index], one: 
 
 
 def _violations(item: Item, table: Table, indexes: list[Index], one: StepPlan) -> None:
+    for violation in key_violations(item, table, indexes):
+        one.violation_count += 1
+        if len(one.violations) < MAX_VIOLATIONS:
+            one.violations.append(violation)
+
+
+def key_violations(item: Item, table: Table, indexes: list[Index]) -> list[Violation]:
+    """The index-key values of ``item`` DynamoDB would refuse on a write and leave out of a newly built
+    index: of another type than the index key's, empty, or too long."""
+    found = []
     for index in indexes:
         for attribute, kind, role in ((index.pk, index.pk_type, "HASH"), (index.sk, index.sk_type, "RANGE")):
             if attribute is None or attribute not in item:
@@ -302,12 +312,10 @@ def _violations(item: Item, table: Table, indexes: list[Index], one: StepPlan) -
                 problem = (
                     f"is {value_size(av)} bytes, over the {KEY_LIMITS[role]}-byte limit of a {which} key"
                 )
-            if problem is None:
-                continue
-            one.violation_count += 1
-            if len(one.violations) < MAX_VIOLATIONS:
+            if problem is not None:
                 key = key_text({n: item[n] for n in (table.pk_name, table.sk_name) if n and n in item})
-                one.violations.append(Violation(key, index.name, attribute, problem))
+                found.append(Violation(key, index.name, attribute, problem))
+    return found
 
 
 __all__ = ["MigrationError", "Plan", "StepPlan", "Violation", "plan"]

@@ -53,6 +53,9 @@ class Progress:
     pages: int
     scanned: int
     written: int
+    examined: int = 0  # items this run's scans read, of every type (DynamoDB's ScannedCount)
+    read_units: float = 0.0  # consumed by this run so far
+    write_units: float = 0.0
 
 
 @dataclass(slots=True)
@@ -133,7 +136,7 @@ def _run(
         point.segments = []
         record.save(migration.id, point)
         if scan.on_page is not None:
-            scan.on_page(Progress(migration.id, point.step - 1, 0, point.scanned, point.written))
+            scan.on_page(scan.progress(migration.id, point.step - 1, 0, point, call))
     record.finish(migration.id, migration.checksum, migration.description, point.written)
     return Result(migration.id, "applied", point.scanned, point.written, resumed)
 
@@ -145,6 +148,20 @@ class _Scan:
     page_size: int
     segments: int
     on_page: Callable[[Progress], None] | None
+    examined: int = 0
+
+    def progress(self, migration: str, step: int, pages: int, point: Checkpoint, call: Caller) -> Progress:
+        usage = call.usage
+        return Progress(
+            migration,
+            step,
+            pages,
+            point.scanned,
+            point.written,
+            self.examined,
+            usage.read_units,
+            usage.write_units,
+        )
 
 
 def _scan_step(
@@ -181,8 +198,9 @@ def _scan_step(
                 segment.done = not segment.last_key
                 record.save(migration_id, point)
                 pages[0] += 1
+                scan.examined += response.get("ScannedCount", len(response.get("Items", [])))
                 if scan.on_page is not None:
-                    scan.on_page(Progress(migration_id, point.step, pages[0], point.scanned, point.written))
+                    scan.on_page(scan.progress(migration_id, point.step, pages[0], point, call))
 
     if total == 1:
         run_segment(0)

@@ -10,6 +10,7 @@ one); the modules with a leading underscore are the implementation and may chang
 """
 
 from importlib import import_module as _import_module
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from singletable import _extras
 
@@ -121,6 +122,10 @@ __all__ = [
     "env",
     "guard_key",
 ]
+
+if _TYPE_CHECKING:  # for type checkers; at run time they load on first use (below)
+    from singletable.model._async_adapter import AsyncAdapter
+    from singletable.model._async_db import AsyncDB, connect_async
 
 # The async names load on first use: they import asyncio, which synchronous applications need not pay for.
 _ASYNC_NAMES = {

@@ -1,0 +1,332 @@
+"""``rehearse``: run migrations on a fresh local copy of a table, then check the result item by item.
+
+The copy is made by the data tools, never by code of its own: ``copy_table`` from a database file or an
+endpoint (which opens the source read-only: a file's bytes stay as they were, an endpoint gets only reads), or
+``import_table`` from a DynamoDB export to S3 (a directory). It goes into a *new* database file, so nothing
+but that file is ever written. The migrations then run on the copy with ``up``, and one more Scan of the copy
+verifies what they leave:
+
+- every item of an entity the migrations leave declared has the keys its templates compute now -- primary,
+  index keys and type attribute -- and validates as that entity;
+- no item is left of a type a ``split`` or ``merge`` retired;
+- each unique field's guard is stored and names its owner, and each stored guard's owner is there and holds
+  it; each owner's derived items are stored;
+- no index-key value has a type, length or emptiness DynamoDB would leave out of an index.
+
+Verification reads one item at a time (a guard, an owner, a derived item by its key), so it holds no more
+than a page and the bounded list of problems, whatever the table's size.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from singletable.data import TableSettings, TransferSummary, copy_table, import_table, open_target
+from singletable.data.shared import is_url
+from singletable.migrate._calls import Caller
+from singletable.migrate._items import Item, canonical, key_text, same_item
+from singletable.migrate._migration import Migration, one_table
+from singletable.migrate._plan import key_violations
+from singletable.migrate._record import Record, is_record
+from singletable.migrate._runner import Result, _scan_params, up
+from singletable.migrate._split import Retype, _guard_of
+from singletable.migrate._steps import MigrationError, Step
+from singletable.model import DB, EntityMeta, Index, ModelError, Table, connect
+
+MAX_PROBLEMS = 20
+Report = Callable[[Item, str, str], None]
+GUARD = "(guard)"
+UNTYPED = "(no type)"
+
+
+@dataclass(slots=True)
+class Problem:
+    """One item the verification refuses: its key, which check, and what is wrong."""
+
+    key: str
+    check: str  # "keys", "entity", "retired type", "guard", "derived", "index key"
+    detail: str
+
+
+@dataclass(slots=True)
+class EntityCount:
+    type: str
+    before: int = 0
+    after: int = 0
+
+
+@dataclass(slots=True)
+class Rehearsal:
+    """What a rehearsal did and found. ``copy`` is the database file it ran on (deleted unless kept)."""
+
+    copy: str
+    kept: bool
+    table: str
+    transfer: TransferSummary
+    results: list[Result]
+    counts: list[EntityCount]
+    problems: list[Problem] = field(default_factory=list)  # the first MAX_PROBLEMS
+    problem_count: int = 0
+    checked: int = 0  # items verified against a declaration
+    unverified: dict[str, int] = field(default_factory=dict)  # types no migration's design declares
+
+    @property
+    def ok(self) -> bool:
+        return self.problem_count == 0
+
+
+def rehearse(
+    migrations: list[Migration] | Migration,
+    source: str,
+    *,
+    table_name: str | None = None,
+    copy_to: str | Path | None = None,
+    schema: str | dict[str, Any] | None = None,
+    page_size: int = 100,
+    segments: int = 1,
+) -> Rehearsal:
+    """Copy ``source`` (a database file, an endpoint URL, or a directory holding a DynamoDB export to S3)
+    into a new database file, run ``migrations`` there and verify the result; see the module docstring.
+
+    ``copy_to`` names the new file and keeps it (it must not exist); by default the copy goes to a temporary
+    directory removed at the end. ``schema`` creates the table an export is imported into (a DescribeTable
+    JSON file or a design module, as ``singletable import`` takes; default: the migrations' table as
+    declared)."""
+    todo = [migrations] if isinstance(migrations, Migration) else list(migrations)
+    if not todo:
+        raise MigrationError("rehearse: no migration to rehearse")
+    table = one_table(todo, "rehearse")
+    name = table_name or table.resolved_name()
+    scratch = None
+    if copy_to is None:
+        scratch = Path(tempfile.mkdtemp(prefix="singletable-rehearse-"))
+        path = scratch / "rehearsal.db"
+    else:
+        path = Path(copy_to)
+        _check_new(path, source)
+    try:
+        transfer = _copy(source, path, name, table, schema)
+        with open_target(str(path), create=False) as copy:
+            assert copy.engine is not None  # a database file opens on the embedded engine
+            db = connect(table, copy.engine, name=name)
+            before = _count(db)
+            results = up(todo, db, page_size=page_size, segments=segments)
+            found = Rehearsal(str(path), scratch is None, name, transfer, results, [])
+            after = _verify(db, todo, found)
+        found.counts = [
+            EntityCount(kind, before.get(kind, 0), after.get(kind, 0)) for kind in sorted({*before, *after})
+        ]
+        return found
+    finally:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _check_new(path: Path, source: str) -> None:
+    if path.exists():
+        raise MigrationError(f"{path} exists: a rehearsal makes a new copy; name a file that does not exist")
+    if not is_url(source) and Path(source).resolve() == path.resolve():
+        raise MigrationError(f"{path} is the source: a rehearsal never writes its source")
+
+
+def _copy(
+    source: str, path: Path, name: str, table: Table, schema: str | dict[str, Any] | None
+) -> TransferSummary:
+    """The source's items in a new database file at ``path``: copied from a file or an endpoint (opened
+    read-only), or imported from an export directory; checkpoints beside the copy, never the source."""
+    point = path.with_name(path.name + ".checkpoint.json")
+    if not is_url(source) and Path(source).is_dir():
+        settings: str | dict[str, Any] = schema if schema is not None else _design_schema(table, name)
+        return import_table(str(path), name, source, format="dynamodb", schema=settings, checkpoint=point)
+    if not is_url(source) and not Path(source).is_file():
+        raise MigrationError(f"{source}: no such database file or export directory")
+    return copy_table(source, str(path), name, checkpoint=point)
+
+
+def _design_schema(table: Table, name: str) -> dict[str, Any]:
+    return TableSettings.from_json(table.create_table_params(name)).to_json(name)
+
+
+def _count(db: DB) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    for item in _items(Caller(db, read_only=True), db.table):
+        counts[_kind(item, db.table)] += 1
+    return counts
+
+
+def _items(call: Caller, table: Table) -> Iterator[Item]:
+    """Every item but the migrations' record, a page at a time."""
+    record = Record(call, table).key
+    start: Item | None = None
+    while True:
+        page = call("Scan", _scan_params(Step(), table, 500, start))
+        for item in page.get("Items", []):
+            if not is_record(item, record):
+                yield item
+        start = page.get("LastEvaluatedKey")
+        if not start:
+            return
+
+
+def _kind(item: Item, table: Table) -> str:
+    kind = item.get(table.type_attribute, {}).get("S")
+    if kind is not None:
+        return str(kind)
+    return GUARD if "owner" in item else UNTYPED
+
+
+@dataclass(slots=True)
+class _Design:
+    """The entities the migrations leave declared, by type, and the types they retire."""
+
+    entities: dict[str, EntityMeta]
+    retired: dict[str, str]  # retired type -> what it became
+    indexes: list[Index]
+
+
+def design_after(migrations: list[Migration]) -> _Design:
+    """Each type's declaration after the migrations: the tables their steps write to, in order, a later
+    declaration of a type replacing an earlier one; minus the types a split or merge turns into others."""
+    entities: dict[str, EntityMeta] = {}
+    produced: list[EntityMeta] = []
+    sources: dict[str, str] = {}
+    for migration in migrations:
+        assert migration.table is not None
+        entities.update(migration.table.entities)
+        for step in migration.steps:
+            made = _produced(step)
+            for meta in made:
+                entities.update(meta.table.entities)
+            produced += made
+            if isinstance(step, Retype):
+                for cls in step.sources():
+                    sources[cls.model_entity().type] = step.describe()
+    for meta in produced:
+        entities[meta.type] = meta
+    made_types = {m.type for m in produced}
+    retired = {kind: how for kind, how in sources.items() if kind not in made_types}
+    for kind in retired:
+        entities.pop(kind, None)
+    last = produced[-1].table if produced else migrations[-1].table
+    assert last is not None
+    return _Design(entities, retired, list(last.indexes))
+
+
+def _produced(step: Step) -> list[EntityMeta]:
+    """The entity classes a step writes items of."""
+    into = getattr(step, "into", None)
+    if isinstance(into, dict):
+        return [cls.model_entity() for cls in into.values()]
+    cls = getattr(step, "to", None) or getattr(step, "entity", None)
+    return [cls.model_entity()] if cls is not None else []
+
+
+def _verify(db: DB, migrations: list[Migration], found: Rehearsal) -> Counter[str]:
+    """One Scan of the migrated copy, each item checked (module docstring); returns the counts by type."""
+    call = Caller(db, read_only=True)
+    design = design_after(migrations)
+    counts: Counter[str] = Counter()
+    unverified: Counter[str] = Counter()
+
+    def problem(item: Item, check: str, detail: str) -> None:
+        found.problem_count += 1
+        if len(found.problems) < MAX_PROBLEMS:
+            found.problems.append(Problem(key_text(_primary(item, db.table)), check, detail))
+
+    for item in _items(call, db.table):
+        kind = _kind(item, db.table)
+        counts[kind] += 1
+        for violation in key_violations(item, db.table, design.indexes):
+            problem(
+                item, "index key", f"{violation.attribute} for index {violation.index} {violation.problem}"
+            )
+        if kind in design.retired:
+            problem(item, "retired type", f"still a {kind}, which {design.retired[kind]} converts")
+        elif kind == GUARD:
+            _check_guard(call, item, design, problem, unverified)
+        elif kind in design.entities:
+            found.checked += 1
+            _check_entity(call, item, design.entities[kind], problem)
+        else:
+            unverified[kind] += 1
+    found.unverified = dict(sorted(unverified.items()))
+    return counts
+
+
+def _primary(item: Item, table: Table) -> Item:
+    return {n: item[n] for n in (table.pk_name, table.sk_name) if n and n in item}
+
+
+def _check_entity(call: Caller, item: Item, meta: EntityMeta, problem: Report) -> None:
+    try:
+        values = meta.decode(item)
+        computed = meta.to_item(values)
+    except (ModelError, ValueError, TypeError) as error:
+        problem(item, "entity", f"not a valid {meta.type}: {str(error).splitlines()[0]}")
+        return
+    table = meta.table
+    for attribute in [*table.key_types, table.type_attribute]:
+        stored, wanted = item.get(attribute), computed.get(attribute)
+        if (stored is None) != (wanted is None) or (
+            stored is not None and wanted is not None and canonical(stored) != canonical(wanted)
+        ):
+            problem(
+                item,
+                "keys",
+                f"{attribute} is {_shown(stored)}, the {meta.type} templates give {_shown(wanted)}",
+            )
+    owner = _primary(item, table)
+    for name in meta.unique:
+        key = _guard_of(meta, name, values)
+        if key is None:
+            continue
+        guard = call("GetItem", {"Key": key, "ConsistentRead": True}).get("Item")
+        if guard is None:
+            problem(item, "guard", f"the guard of {name} ({key_text(key)}) is missing")
+        elif not same_item(guard.get("owner", {}).get("M", {}), owner):
+            problem(item, "guard", f"the guard of {name} ({key_text(key)}) names another owner")
+    for derived in meta.derived:
+        for entity in derived.items(values):
+            target = entity.model_entity()
+            key = target.primary_key(target.values(entity))
+            stored = call("GetItem", {"Key": key, "ConsistentRead": True}).get("Item")
+            if stored is None or stored.get(table.type_attribute) != target.type_av:
+                problem(item, "derived", f"its {derived.name} item {key_text(key)} is missing")
+
+
+def _check_guard(
+    call: Caller, item: Item, design: _Design, problem: Report, unverified: Counter[str]
+) -> None:
+    owner_key = item["owner"].get("M")
+    if not isinstance(owner_key, dict) or not owner_key:
+        problem(item, "guard", "its owner attribute is not a key")
+        return
+    owner = call("GetItem", {"Key": owner_key, "ConsistentRead": True}).get("Item")
+    if owner is None:
+        problem(item, "guard", f"its owner {key_text(owner_key)} is not stored")
+        return
+    meta = design.entities.get(owner.get(call.db.table.type_attribute, {}).get("S", ""))
+    if meta is None:
+        unverified[GUARD] += 1
+        return
+    try:
+        values = meta.decode(owner)
+        keys = [_guard_of(meta, name, values) for name in meta.unique]
+    except (ModelError, ValueError, TypeError):
+        return  # the owner's own check names it
+    here = _primary(item, meta.table)
+    if not any(key is not None and same_item(key, here) for key in keys):
+        problem(item, "guard", f"its owner {key_text(owner_key)} ({meta.type}) holds no such unique value")
+
+
+def _shown(av: dict[str, Any] | None) -> str:
+    if av is None:
+        return "absent"
+    (kind, value), *_ = av.items()
+    return f"{value!r} ({kind})"

@@ -1,0 +1,228 @@
+"""The five seed designs served by ``singletable mcp`` over stdio and over streamable HTTP, on an engine file
+and on DynamoDB Local, driven by the SDK's own client: the tool list and its schemas (checked as JSON Schema),
+sample arguments from the seed's own data (checked against the listed input schemas), every read tool's and
+``count``'s answers (equal to the library's in-process answers), ``get_<entity>``, wrong types, write
+refusals and hostile arguments (huge text, deep nesting, unknown names, negative limits, tampered cursors)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import anyio
+import jsonschema
+import pytest
+from mcp_seeds import FIVE_SEEDS, SEEDS, design_table
+from mcp_wire import DDB_LOCAL_CREDENTIALS, HTTPServer, check_listing, seed_file, session, stdio
+
+from singletable.examples import DEMO_CLOCK
+from singletable.mcp import DesignTools, ToolError
+from singletable.model import DB, connect
+
+SECRET = "mcp-wire-tests"  # the server's and the test's cursors alike
+
+
+class Served(NamedTuple):
+    """A seeded table: the command line's TARGET and options, its environment, and a DB on the same data."""
+
+    args: list[str]
+    env: dict[str, str]
+    db: DB
+
+
+@pytest.fixture(params=["engine", "reference"])
+def served(request: pytest.FixtureRequest, tmp_path: Path, table_name: str) -> Iterator[Any]:
+    def serve(seed: str) -> Served:
+        module = SEEDS[seed][0]
+        env = {"SINGLETABLE_CURSOR_SECRET": SECRET}
+        if request.param == "engine":
+            path = seed_file(seed, tmp_path / f"{seed}.db")
+            db = connect(design_table(seed), str(path), cursor_secret=SECRET)
+            request.addfinalizer(db.close)
+            return Served([module, str(path)], env, db)
+        reference = request.getfixturevalue("reference_server")
+        db = connect(
+            design_table(seed),
+            reference.client(),
+            name=table_name,
+            clock=lambda: DEMO_CLOCK,
+            cursor_secret=SECRET,
+        )
+        db.create_table()
+        request.addfinalizer(db.delete_table)
+        SEEDS[seed][1](db)
+        return Served(
+            [module, reference.endpoint, "--table", table_name], {**env, **DDB_LOCAL_CREDENTIALS}, db
+        )
+
+    yield serve
+
+
+def samples(db: DB) -> dict[str, dict[str, Any]]:
+    """One stored entity of each type, as plain JSON (the seeds are small: one Scan page holds them)."""
+    table = db.table
+    found: dict[str, dict[str, Any]] = {}
+    for item in db.call("Scan", {"TableName": db.table_name})["Items"]:
+        for meta in table.entities.values():
+            if meta.type not in found and item.get(table.type_attribute) == {"S": meta.type}:
+                found[meta.type] = meta.from_item(item).model_dump(mode="json")
+    return found
+
+
+def sample_arguments(tools: DesignTools, found: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """For each pattern and collection tool: its required arguments, from an entity that has them."""
+    out: dict[str, dict[str, Any]] = {}
+    for name, spec in tools.tools.items():
+        if spec.kind not in ("pattern", "collection"):
+            continue
+        required = spec.input_schema.get("required", [])
+        metas = [spec.entity] if spec.kind == "pattern" else spec.source.metas
+        for meta in metas:
+            entity = found.get(meta.type)
+            if entity is not None and all(entity.get(r) is not None for r in required):
+                out[name] = {r: entity[r] for r in required} | {"limit": 5}
+                break
+    return out
+
+
+def wrong_type(schema: dict[str, Any], good: dict[str, Any]) -> dict[str, Any]:
+    """``good`` with its first required argument of the wrong JSON type."""
+    name = schema["required"][0]
+    declared = schema["properties"][name]
+    return {**good, name: 7 if declared.get("type") == "string" or "enum" in declared else ["x"]}
+
+
+def every_entity(tools: DesignTools, name: str, arguments: dict[str, Any]) -> list[Any]:
+    """All pages of a read tool, in-process."""
+    page = tools.call(name, {**arguments, "limit": 100})
+    items = page["items"]
+    while page["cursor"]:
+        page = tools.call(name, {**arguments, "limit": 100, "cursor": page["cursor"]})
+        items += page["items"]
+    return items
+
+
+def nested(depth: int) -> Any:
+    value: Any = 1
+    for level in range(depth):
+        value = [value] if level % 2 else {"x": value}
+    return value
+
+
+def without_limit(arguments: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in arguments.items() if k != "limit"}
+
+
+def tampered(cursor: str) -> str:
+    middle = len(cursor) // 2
+    return cursor[:middle] + ("A" if cursor[middle] != "A" else "B") + cursor[middle + 1 :]
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+@pytest.mark.parametrize("seed", FIVE_SEEDS)
+def test_each_seed_over_the_wire(seed: str, transport: str, served: Any) -> None:
+    target = served(seed)
+    local = DesignTools(target.db, cursor_secret=SECRET)
+    found = samples(target.db)
+    sampled = sample_arguments(local, found)
+    assert sampled, f"{seed}: no access pattern could be called with sample data"
+    gets = {
+        name: {f: found[spec.entity.type][f] for f in spec.input_schema.get("required", [])}
+        for name, spec in local.tools.items()
+        if spec.kind == "get" and spec.entity.type in found
+    }
+    wrong = {
+        name: wrong_type(local.tools[name].input_schema, good)
+        for name, good in (sampled | gets).items()
+        if local.tools[name].input_schema.get("required")
+    }
+    first_page = next(name for name in sampled)
+    keyed = next((name for name, arguments in sampled.items() if without_limit(arguments)), first_page)
+    page = local.call(first_page, {**sampled[first_page], "limit": 1})
+    writer = next(f"put_{name[4:]}" for name in gets)
+    hostile: list[tuple[str, dict[str, Any]]] = [
+        (first_page, {**sampled[first_page], "limit": -1}),
+        (first_page, {**sampled[first_page], "bogus": True}),
+        (first_page, {**sampled[first_page], "where": nested(40)}),
+        (
+            "count",
+            {
+                "pattern": keyed,
+                "arguments": {k: "é" * 300_000 for k in without_limit(sampled[keyed])},
+            },
+        ),
+        (writer, {"anything": 1}),
+    ]
+    if page["cursor"]:
+        hostile.append((first_page, {**sampled[first_page], "cursor": tampered(page["cursor"])}))
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("describe_design", {}),
+        *sampled.items(),
+        *gets.items(),
+        *(("count", {"pattern": n, "arguments": without_limit(a)}) for n, a in sampled.items()),
+        *wrong.items(),
+        *hostile,
+    ]
+    if transport == "stdio":
+        listed, results = anyio.run(session, stdio(*target.args, env=target.env), calls)
+    else:
+        server = HTTPServer(*target.args, env=target.env)
+        try:
+            listed, results = anyio.run(session, server.url, calls)
+            assert server.alive()
+        finally:
+            stderr = server.stop()
+        assert "Traceback" not in stderr, stderr
+
+    tools = check_listing(listed)
+    assert list(tools) == list(local.tools)
+    assert not [n for n in tools if n.startswith(("put_", "update_", "delete_", "query_raw", "scan_raw"))]
+    assert results[0].structured_content == local.call("describe_design", {})
+    for number, ((name, arguments), result) in enumerate(zip(calls, results, strict=True)):
+        text = result.content[0].text if result.content else ""
+        assert "internal error" not in text and "Traceback" not in text, (name, text)
+        if number == 0 or number > len(sampled) * 2 + len(gets):
+            continue
+        assert result.is_error is False, (name, text)
+        jsonschema.validate(result.structured_content, tools[name].output_schema)
+        if name == "count":
+            counted = result.structured_content
+            assert counted["complete"] is True and counted["cursor"] is None
+            everything = every_entity(local, arguments["pattern"], arguments.get("arguments", {}))
+            if counted["note"] is None:  # the count filtered by type: exactly the entities
+                assert counted["count"] == len(everything), arguments
+            else:
+                assert counted["count"] >= len(everything), arguments
+            continue
+        jsonschema.validate(arguments, tools[name].input_schema)  # the samples fit the listed schema
+        expected = local.call(name, arguments)
+        if "items" in expected:
+            assert result.structured_content["items"] == expected["items"], name
+        else:
+            assert result.structured_content == expected, name
+    refusals = results[len(calls) - len(hostile) - len(wrong) : len(calls) - len(hostile)]
+    for name, refused in zip(wrong, refusals, strict=True):
+        field = local.tools[name].input_schema["required"][0]
+        assert refused.is_error is True
+        assert f"{name}: argument {field}: " in refused.content[0].text, refused.content[0].text
+    negative, unknown, deep, huge, write, *forged = results[len(calls) - len(hostile) :]
+    assert "argument limit: -1 is less than the minimum of 1" in negative.content[0].text
+    assert "('bogus' was unexpected)" in unknown.content[0].text
+    assert deep.is_error and "nested deeper than 32 levels" in deep.content[0].text
+    assert huge.is_error is True or huge.structured_content["count"] == 0, huge.content[0].text
+    assert write.is_error and f"no tool {writer!r} (writes need --allow-writes" in write.content[0].text
+    for refused in forged:
+        assert refused.is_error and "InvalidCursor" in refused.content[0].text
+
+
+def test_the_wire_samples_cover_every_seed() -> None:
+    """Every seed has sample data for a pattern tool, so the test above calls something on each."""
+    for seed in FIVE_SEEDS:
+        db = connect(design_table(seed), ":memory:", clock=lambda: DEMO_CLOCK)
+        db.create_table()
+        SEEDS[seed][1](db)
+        tools = DesignTools(db)
+        assert len(sample_arguments(tools, samples(db))) >= 2, seed
+        with pytest.raises(ToolError):
+            tools.call("count", {"pattern": "nope"})
