@@ -221,5 +221,5 @@ def test_the_migrate_command_plans_the_copy_and_names_a_missing_source(tmp_path)
     assert "  place: " in planned.stdout and "index" not in planned.stderr
     missing = run("up", "nowhere")
     assert missing.returncode == 1
-    assert missing.stderr.startswith("Error: ResourceNotFoundException: ")
+    assert missing.stderr.startswith("Error: copy_from: the source table nowhere is not on this database")
     assert len(missing.stderr.strip().splitlines()) == 1

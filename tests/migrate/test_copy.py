@@ -21,7 +21,7 @@ from singletable.migrate import (
     status,
     up,
 )
-from singletable.model import DB, Entity, Keys, ModelError, Table, connect
+from singletable.model import DB, Entity, Keys, Table, connect
 
 RECORD = {"S": "_singletable#migrations"}
 
@@ -225,7 +225,7 @@ def test_refusals_name_what_is_wrong(tmp_path: Path) -> None:
     with pytest.raises(TypeError, match=r"copy_from\(\) needs each=, a function of one source item"):
         copy_from(old, each=None)  # type: ignore[arg-type]
     missing = Migration("0009", "no source", [copy_from(old, each=things, name="nowhere")], table=new)
-    with pytest.raises(ModelError, match="ResourceNotFoundException"):
+    with pytest.raises(MigrationError, match=r"^copy_from: the source table nowhere is not on this database"):
         up(missing, dest)
     from singletable.migrate._calls import Caller
 

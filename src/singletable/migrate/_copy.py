@@ -57,12 +57,26 @@ class CopyFrom(Step):
         """The source table's name: given, or the source design's (its environment variable read now)."""
         return self.source_name or self.source.resolved_name()
 
-    def reader(self, call: Caller) -> Caller:
-        """A caller on the source table, on the same connection and rate limit, that refuses every write."""
+    def reader(self, call: Caller) -> Callable[[str, dict[str, Any]], dict[str, Any]]:
+        """A caller on the source table, on the same connection and rate limit, that refuses every write;
+        a source that is not there is a MigrationError naming it."""
         source = Caller(call.db, call.limiter, read_only=True)
         source.table_name = self.name()
         source.usage, source._lock = call.usage, call._lock  # one run's units, wherever consumed
-        return source
+
+        def read(operation: str, params: dict[str, Any]) -> dict[str, Any]:
+            try:
+                return source(operation, params)
+            except RequestError as error:
+                if error.code != "ResourceNotFoundException":
+                    raise
+                raise MigrationError(
+                    f"copy_from: the source table {self.name()} is not on this database or endpoint "
+                    "(the migration reads it beside its own table; a rehearsal's copy holds only the "
+                    "migration's table)"
+                ) from None
+
+        return read
 
     def writes(self, item: Item, table: Table) -> list[Write]:
         if _is_record(item, self.source):
