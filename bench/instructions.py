@@ -117,18 +117,20 @@ def _child(operation: str, backend: str, n: int, n_max: int) -> None:
 
 def count(operation: str, backend: str, n: int, n_max: int) -> int:
     """Instructions (Ir) of one child run under callgrind."""
+    return callgrind(__file__, ["--child", operation, backend, str(n), str(n_max)])
+
+
+def callgrind(script: str, arguments: list[str]) -> int:
+    """Instructions (Ir) of ``python script *arguments`` under callgrind (``PYTHONHASHSEED=0``); also
+    bench/model_instructions.py's."""
     with tempfile.TemporaryDirectory() as out:
         command = [
             "valgrind",
             "--tool=callgrind",
             f"--callgrind-out-file={os.path.join(out, 'cg.out')}",
             sys.executable,
-            __file__,
-            "--child",
-            operation,
-            backend,
-            str(n),
-            str(n_max),
+            script,
+            *arguments,
         ]
         env = {**os.environ, "PYTHONHASHSEED": "0"}
         done = subprocess.run(command, capture_output=True, text=True, env=env, check=True)

@@ -22,6 +22,7 @@ from singletable._cli.infer import infer
 from singletable._cli.look import COMMANDS as LOOK_COMMANDS
 from singletable._cli.mcp import mcp_command
 from singletable._cli.migrate import migrate
+from singletable._cli.migrate_finish import finish as migrate_finish
 from singletable._cli.migrate_rehearse import rehearse
 from singletable._cli.serve import serve
 from singletable._cli.synth import COMMANDS as SYNTH_COMMANDS
@@ -77,5 +78,6 @@ for _command in SYNTH_COMMANDS:
 main.add_command(diff)
 main.add_command(mcp_command)
 main.add_command(infer)
+migrate.add_command(migrate_finish)
 migrate.add_command(rehearse)
 main.add_command(migrate)

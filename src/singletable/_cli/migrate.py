@@ -101,6 +101,19 @@ max_rcu_option = click.option(
     help="Read units per second at most, or a share of the table's capacity (10%).",
 )
 
+max_wcu_option = click.option(
+    "--max-wcu",
+    type=RATE,
+    default=None,
+    help="Write units per second at most, or a share of the table's capacity (10%).",
+)
+page_size_option = click.option(
+    "--page-size", type=click.IntRange(1, 1000), default=100, show_default=True, help="Items per Scan page."
+)
+yes_option = click.option(
+    "--yes", is_flag=True, help="Write to a target that is not a local file or a loopback endpoint."
+)
+
 
 @click.group()
 def migrate() -> None:
@@ -184,15 +197,8 @@ def _show_plan(report: Any) -> None:
 @click.argument("target")
 @table_option
 @max_rcu_option
-@click.option(
-    "--max-wcu",
-    type=RATE,
-    default=None,
-    help="Write units per second at most, or a share of the table's capacity (10%).",
-)
-@click.option(
-    "--page-size", type=click.IntRange(1, 1000), default=100, show_default=True, help="Items per Scan page."
-)
+@max_wcu_option
+@page_size_option
 @click.option(
     "--segments",
     type=click.IntRange(1, 1000000),
@@ -233,9 +239,7 @@ def _show_plan(report: Any) -> None:
     help="Seconds between progress lines when stderr is not a terminal.",
 )
 @click.option("--dry-run", is_flag=True, help="Plan instead: show what would be written, write nothing.")
-@click.option(
-    "--yes", is_flag=True, help="Write to a target that is not a local file or a loopback endpoint."
-)
+@yes_option
 def up(
     module: str,
     target: str,

@@ -196,6 +196,12 @@ def _old_design_export(
 @click.option("--reject-file", help="Where rejected lines go (default SOURCE.TABLE.rejects.jsonl).")
 @checkpoint_options("import", "Checkpoint file (default SOURCE.TABLE.import-checkpoint.json).")
 @click.option("--chunk-size", type=click.IntRange(1, 1000000), help="Items per committed chunk.")
+@click.option(
+    "--chunked",
+    is_flag=True,
+    help="A table this import creates in a database file is loaded in committed chunks with a checkpoint "
+    "(usable while it fills, resumable) instead of built CREATING and made ACTIVE once checked.",
+)
 @json_option("Print the summary as JSON.")
 def import_(
     target: str,
@@ -209,6 +215,7 @@ def import_(
     checkpoint: str | None,
     resume: bool,
     chunk_size: int | None,
+    chunked: bool,
     as_json: bool,
 ) -> None:
     """Import SOURCE into TABLE of TARGET (a database file or an endpoint URL)."""
@@ -229,6 +236,7 @@ def import_(
             resume=resume,
             chunk_size=chunk_size,
             progress=progress,
+            sorted_build=not chunked,
         )
     _report(summary, as_json, _import_text(summary, table))
     if summary.damaged:

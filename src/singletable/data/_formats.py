@@ -26,6 +26,7 @@ Formats (``FORMATS``):
 from __future__ import annotations
 
 import csv
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,6 +55,9 @@ from singletable.data._manifest import (
 __all__ = ["FILES", "FORMATS", "SUMMARY", "FormatError", "SourceFile", "SourceLine", "read_lines"]
 
 FORMATS = ("dynamodb", "jsonl", "csv")
+# A line that may hold a B or BS value (base64 text to decode): one naming "B" or "BS" as a member, or
+# spelling any name with a \u escape. Lines it misses hold none; what it catches goes through line_item.
+_MAY_HOLD_BINARY = re.compile(r'"BS?"\s*:|\\u')
 
 Item = dict[str, Any]
 
@@ -64,7 +68,8 @@ class SourceLine:
     ``text``: the line (of a refused over-long line, its start only); ``size``: its bytes; ``seen``: the
     SHA-256 of the file's lines up to and including this one (for the checkpoint). ``whole_file``: the error
     is the file's, standing for ``count`` lines none of which is imported. ``lost``: the file is damaged,
-    items of it cannot be read at all (they are not in a reject file either)."""
+    items of it cannot be read at all (they are not in a reject file either). ``parsed``: ``item`` is the
+    line's JSON as parsed, not yet checked or converted (see :func:`read_lines`' ``as_parsed``)."""
 
     file: str
     line: int
@@ -76,6 +81,7 @@ class SourceLine:
     count: int = 1
     whole_file: bool = False
     lost: bool = False
+    parsed: bool = False
 
 
 @dataclass(slots=True)
@@ -113,10 +119,20 @@ def source_files(source: str | Path, format: str) -> list[SourceFile]:
 
 
 def read_lines(
-    source: SourceFile, format: str, *, plain: bool = False, resume: Resume | None = None
+    source: SourceFile,
+    format: str,
+    *,
+    plain: bool = False,
+    resume: Resume | None = None,
+    fingerprint: bool = True,
+    as_parsed: bool = False,
 ) -> Iterator[SourceLine]:
     """The items of one source file; with ``resume``, its first ``resume.line`` lines (done before) are read
-    past and checked to be the lines read then (:class:`SourceChanged` when not)."""
+    past and checked to be the lines read then (:class:`SourceChanged` when not). ``fingerprint=False``:
+    the lines' ``seen`` is not kept (an import that writes no checkpoint). ``as_parsed``: a DynamoDB JSON
+    line holding no binary value comes back as parsed, not checked or converted (``SourceLine.parsed``):
+    for a caller that checks it as the engine does, and converts it with :func:`line_item` only when that
+    check fails, for the message a converted line would get."""
     name = str(source.path)
     if source.manifest is not None:
         check = check_data_file(source.manifest)
@@ -126,8 +142,11 @@ def read_lines(
             return
     gzipped = format == "dynamodb" or name.endswith(".gz")
     checked = source.manifest is not None and source.manifest.md5 is not None
-    with LineReader(source.path, gzipped, md5=checked) as reader:
-        lines = _csv_lines(reader, name, plain) if format == "csv" else _json_lines(reader, name, plain)
+    with LineReader(source.path, gzipped, md5=checked, fingerprint=fingerprint) as reader:
+        if format == "csv":
+            lines = _csv_lines(reader, name, plain)
+        else:
+            lines = _json_lines(reader, name, plain, as_parsed and not plain)
         skip = resume.line if resume is not None else 0
         for line in lines:
             if line.line > skip:
@@ -168,7 +187,7 @@ def _problem(name: str, problem: LineProblem, seen: Any) -> SourceLine:
     )
 
 
-def _json_lines(reader: LineReader, name: str, plain: bool) -> Iterator[SourceLine]:
+def _json_lines(reader: LineReader, name: str, plain: bool, as_parsed: bool) -> Iterator[SourceLine]:
     while True:
         try:
             raw = next(reader, None)
@@ -186,17 +205,21 @@ def _json_lines(reader: LineReader, name: str, plain: bool) -> Iterator[SourceLi
         except LineProblem as problem:
             yield _problem(name, problem, reader.seen.copy())
             continue
-        line = _json_line(name, number, text, plain)
+        line = _json_line(name, number, text, plain, as_parsed)
         line.size, line.seen = len(raw), reader.seen.copy()
         yield line
 
 
-def _json_line(name: str, number: int, text: str, plain: bool) -> SourceLine:
+def _json_line(name: str, number: int, text: str, plain: bool, as_parsed: bool = False) -> SourceLine:
     try:
         value = loads(text, fast=not plain)  # plain JSON numbers need Decimal to keep their 38 digits
     except NotJSON as error:
         message = str(error) if error.too_deep else f"not JSON ({error.detail})"
         return SourceLine(name, number, error=message, text=text)
+    if as_parsed and type(value) is dict and _MAY_HOLD_BINARY.search(text) is None:
+        if len(value) == 1 and type(value.get("Item")) is dict:
+            value = value["Item"]
+        return SourceLine(name, number, item=value, text=text, parsed=True)
     try:
         item = line_item(value, plain)
     except ValueError as error:

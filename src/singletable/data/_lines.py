@@ -131,18 +131,33 @@ def decode(raw: bytes, line: int) -> str:
         ) from None
 
 
+class NoDigest:
+    """Stands for :attr:`LineReader.seen` where no checkpoint will ask for it: hashes nothing."""
+
+    def update(self, data: bytes) -> None:
+        pass
+
+    def copy(self) -> NoDigest:
+        return self
+
+    def hexdigest(self) -> str:
+        return ""
+
+
 class LineReader:
     """Iterates the physical lines (bytes, with their ``\\n``) of ``path``, gunzipped when ``gzipped``;
     ``number`` is the last line's number (1-based); ``md5``: keep the MD5 of the stored bytes
-    (``stored.md5``). See the module docstring for what it raises."""
+    (``stored.md5``); ``fingerprint=False``: keep no SHA-256 of the lines read (nothing will resume from
+    them). See the module docstring for what it raises."""
 
-    def __init__(self, path: Path, gzipped: bool, *, md5: bool = False) -> None:
+    def __init__(self, path: Path, gzipped: bool, *, md5: bool = False, fingerprint: bool = True) -> None:
         self.stored = StoredBytes(path, md5)
         raw: io.RawIOBase = Gunzip(self.stored) if gzipped else self.stored
         self.stream = io.BufferedReader(raw, _BLOCK)
         self.gzipped = gzipped
         self.number = 0
-        self.seen = hashlib.sha256()  # of every line read so far, as read (decompressed)
+        # Of every line read so far, as read (decompressed).
+        self.seen: Any = hashlib.sha256() if fingerprint else NoDigest()
         self.ended = False
 
     def __iter__(self) -> LineReader:

@@ -164,7 +164,8 @@ def check_data_file(data_file: DataFile) -> DataFileCheck:
     over-long line is counted (it is reported on its own when imported); a damaged gzip stream is a problem
     of the whole file. ``lines`` of a file with a problem is what it holds or promises, the larger."""
     lines, broken = 0, None
-    with LineReader(data_file.path, gzipped=True, md5=data_file.md5 is not None) as reader:
+    md5 = data_file.md5 is not None
+    with LineReader(data_file.path, gzipped=True, md5=md5, fingerprint=False) as reader:
         while True:
             try:
                 for raw in reader:

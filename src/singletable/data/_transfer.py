@@ -32,6 +32,7 @@ from singletable.data._checkpoint import (
     default_checkpoint,
     unwritable,
 )
+from singletable.data._fast_import import NewTable, StoppedAtBadLine, can_create, import_new_table
 from singletable.data._formats import FormatError, source_files
 from singletable.data._import_run import ImportRun, Rejects, check_unchanged, describe_key
 from singletable.data._json_items import item_from_json, item_to_json, render_item
@@ -118,10 +119,16 @@ def import_table(
     progress: Progress | None = None,
     stop_after_chunks: int | None = None,
     loader_options: dict[str, Any] | None = None,
+    sorted_build: bool = True,
 ) -> TransferSummary:
     """Load ``source`` (``format``: ``dynamodb`` export layout, ``jsonl`` or ``csv``) into ``table``,
     creating the table from ``schema`` when it is missing. See the module docstring for errors and resume;
-    ``stop_after_chunks`` stops (as Ctrl-C would) after that many committed chunks."""
+    ``stop_after_chunks`` stops (as Ctrl-C would) after that many committed chunks.
+
+    A table the import creates in a database file is built as DynamoDB's ImportTable builds one
+    (:mod:`._fast_import`): CREATING, unusable, until every item is in and each index is built and checked;
+    no checkpoint. ``sorted_build=False`` (or ``chunk_size``, ``stop_after_chunks``, ``loader_options``, or
+    a checkpoint to resume from) loads it as an existing table is loaded (chunks, checkpoints)."""
     if on_error not in ON_ERROR:
         raise ValueError(f"on_error must be one of {', '.join(ON_ERROR)}, not {on_error!r}")
     # A schema that cannot be read fails before anything (database, checkpoint, reject file) is created.
@@ -129,13 +136,26 @@ def import_table(
     source_name = str(source)
     files = source_files(source, format)
     point = Path(checkpoint) if checkpoint else default_checkpoint(source_name, table, "import")
+    if on_error == "reject" and reject_file is None:
+        reject_file = f"{source_name.rstrip('/')}.{table}.rejects.jsonl"
+    chunked = not sorted_build or chunk_size or stop_after_chunks or loader_options or point.exists()
+    if settings is not None and not chunked:
+        # Refused before anything is created, as below: the checkpoint a stop at a bad line would write,
+        # and the reject file.
+        check_writable(point)
+        rejects = Rejects(Path(reject_file) if on_error == "reject" and reject_file is not None else None, 0)
+        try:
+            new_table = NewTable(files, format, plain, settings, on_error, rejects)
+            built = _import_new(target, table, new_table, progress)
+        finally:
+            rejects.close()
+        if built is not None:
+            return built
     state = _start_checkpoint(point, "import", source_name, table, resume)
     check_unchanged(files, state)
     summary = TransferSummary("import", table, items=state.items, rejected=state.rejected, read=state.read)
     summary.overwritten, summary.damaged = state.overwritten, list(state.damaged)
     summary.resumed_from = state.items
-    if on_error == "reject" and reject_file is None:
-        reject_file = f"{source_name.rstrip('/')}.{table}.rejects.jsonl"
     rejects = Rejects(
         Path(reject_file) if on_error == "reject" and reject_file is not None else None, state.reject_bytes
     )
@@ -156,6 +176,23 @@ def import_table(
         summary.seconds = time.monotonic() - started
     point.unlink(missing_ok=True)
     return summary
+
+
+def _import_new(
+    target: Target | str, table: str, build: NewTable, progress: Progress | None
+) -> TransferSummary | None:
+    """The import into a table it creates, built CREATING (:mod:`._fast_import`); None when the table
+    exists, or when a bad line stopped it with ``on_error="stop"`` (the table removed): the caller then
+    loads in chunks, which commits every line before that one and stops at it with a checkpoint."""
+    with _opened(target, create=True) as destination:
+        if not can_create(destination, table, build.settings):
+            return None
+        summary = TransferSummary("import", table)
+        try:
+            import_new_table(destination, table, build, summary, progress)
+        except StoppedAtBadLine:
+            return None
+        return summary
 
 
 def _schema(schema: str | dict[str, Any] | TableSettings, summary: TransferSummary) -> TableSettings:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from singletable.engine._background import BackgroundThreads, Subscription
 from singletable.engine._errors import DynamoDBError, ValueProblem, unencodable
+from singletable.engine._import_state import IMPORT_OWNER
 from singletable.engine._registry import (
     BY_NAME,
     CACHED_CATALOG_READS,
@@ -115,6 +116,9 @@ class Engine(OperationMethods):
         self.vectors = VectorMatrices(self.storage)
         self.storage.on_vector_commit = self.vectors.committed
         self._tables: dict[str, TableSchema] = {}
+        # Tables an import is filling (CREATING): described and listed, never read or written (see
+        # ``_imports``).
+        self._creating: dict[str, TableSchema] = {}
         self._catalog_version = -1
         self._data_version = -1
         self._routes: dict[str, tuple[Handler, str]] = {}
@@ -188,10 +192,12 @@ class Engine(OperationMethods):
 
     def _load_catalog(self, version: int) -> None:
         self._catalog_version = version
-        self._tables = {
+        tables = {
             name: TableSchema.from_description(table_id, description)
             for name, (table_id, description) in self.storage.load_tables().items()
         }
+        self._creating = {name: table for name, table in tables.items() if IMPORT_OWNER in table.description}
+        self._tables = {name: schema for name, schema in tables.items() if name not in self._creating}
         self.background.catalog_loaded(self._tables)
         # Matrices of vector indexes the catalog no longer has (dropped indexes and tables) are let go.
         self.vectors.retain(
@@ -224,6 +230,13 @@ class Engine(OperationMethods):
 
     def find_table(self, name: str) -> TableSchema | None:
         return self._tables.get(name)
+
+    def creating_table(self, name: str) -> TableSchema | None:
+        """A table an import is still filling (CREATING), or None."""
+        return self._creating.get(name)
+
+    def creating_names(self) -> list[str]:
+        return sorted(self._creating)
 
     def table(self, name: str) -> TableSchema:
         """The table, or DynamoDB's ResourceNotFoundException."""

@@ -43,7 +43,15 @@ class OperationEngine(TableCatalog, Protocol):
     clock: Callable[[], float]
 
     def table_names(self) -> list[str]:
-        """Every table's name, sorted."""
+        """Every usable table's name, sorted."""
+        ...
+
+    def creating_table(self, name: str) -> TableSchema | None:
+        """A table an import is still creating (see ``_import_state``), or None."""
+        ...
+
+    def creating_names(self) -> list[str]:
+        """The names of the tables imports are still creating, sorted."""
         ...
 
     def arn(self, table: str, index: str | None = None) -> str:

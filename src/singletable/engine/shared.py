@@ -6,8 +6,9 @@ tables and functions that a boto3 client has no word for: which operations exist
 these names, and never from the engine's private modules (``tests/test_private_names.py`` holds that), so
 the engine can rearrange its modules without breaking them. Users import :mod:`singletable.engine`.
 
-The bulk loader and the expression parser load on first use (importing the modeling layer, which needs only
-the tables, does not load them), as they did when their users imported them inside a function.
+The bulk loader, an import's table building and the expression parser load on first use (importing the
+modeling layer, which needs only the tables, does not load them), as they did when their users imported
+them inside a function.
 """
 
 from importlib import import_module
@@ -22,6 +23,14 @@ if TYPE_CHECKING:
     from singletable.engine._bulk_load import BulkResult, bulk_put
     from singletable.engine._expressions.ast import And, Comparison, NamePlaceholder, Path, ValuePlaceholder
     from singletable.engine._expressions.parser import parse_condition
+    from singletable.engine._imports import (
+        ImportCatalog,
+        ImportUnverified,
+        abandon_import,
+        begin_import,
+        finish_import,
+        staged_rows,
+    )
 
 _LAZY = {
     "BulkResult": "singletable.engine._bulk_load",
@@ -32,6 +41,12 @@ _LAZY = {
     "Path": "singletable.engine._expressions.ast",
     "ValuePlaceholder": "singletable.engine._expressions.ast",
     "parse_condition": "singletable.engine._expressions.parser",
+    "ImportCatalog": "singletable.engine._imports",
+    "ImportUnverified": "singletable.engine._imports",
+    "abandon_import": "singletable.engine._imports",
+    "begin_import": "singletable.engine._imports",
+    "finish_import": "singletable.engine._imports",
+    "staged_rows": "singletable.engine._imports",
 }
 
 
@@ -49,10 +64,16 @@ __all__ = [
     "And",
     "BulkResult",
     "Comparison",
+    "ImportCatalog",
+    "ImportUnverified",
     "NamePlaceholder",
     "Path",
     "ValuePlaceholder",
+    "abandon_import",
+    "begin_import",
     "bulk_put",
+    "finish_import",
     "item_size",
     "parse_condition",
+    "staged_rows",
 ]

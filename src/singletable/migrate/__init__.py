@@ -5,8 +5,8 @@ A migration module declares ``migration = Migration(id=..., description=..., ste
 from the verbs :func:`backfill`, :func:`rekey`, :func:`rename`, :func:`split`, :func:`merge`, :func:`each`,
 :func:`add_index`, :func:`drop_index` and :func:`copy_from` (from another table). :func:`plan` counts what
 it would do (never writing), :func:`up` applies it, resuming from the table's own checkpoint after any
-interruption, :func:`status` says what is applied and :func:`rehearse` runs it on a local copy and verifies
-the result. Everything
+interruption, :func:`status` says what is applied, :func:`rehearse` runs it on a local copy and verifies the
+result, and :func:`finish` closes a re-keying's dual-write window (``rekey(..., keep_old=True)``). Everything
 goes through a model :class:`~singletable.model.DB`, so it runs the same on the embedded engine, ``serve``,
 DynamoDB Local and AWS. docs/migrations.md has a worked example per verb and the guarantees.
 """
@@ -19,6 +19,7 @@ if _extras.missing(("pydantic",)):
 from singletable.migrate._calls import Limiter
 from singletable.migrate._copy import AddToSet, copy_from
 from singletable.migrate._eta import Eta, expected_reads
+from singletable.migrate._finish import Finished, finish, finished_at
 from singletable.migrate._migration import Migration, load_migrations, one_table
 from singletable.migrate._plan import Plan, StepPlan, Violation, plan
 from singletable.migrate._record import RECORD_ID
@@ -43,6 +44,7 @@ __all__ = [
     "Delete",
     "EntityCount",
     "Eta",
+    "Finished",
     "Limiter",
     "Migration",
     "MigrationChanged",
@@ -63,6 +65,8 @@ __all__ = [
     "drop_index",
     "each",
     "expected_reads",
+    "finish",
+    "finished_at",
     "load_migrations",
     "merge",
     "one_table",

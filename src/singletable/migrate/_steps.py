@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from singletable.migrate._items import Item, absent, key_text, same_item, unchanged
-from singletable.model import Entity, EntityMeta, Index, ModelError, Path, Table, guard_key
+from singletable.model import Entity, EntityMeta, Index, ModelError, Path, Table, guard_key, upgraded_item
 
 if TYPE_CHECKING:
     from singletable.migrate._runner import Caller
@@ -143,7 +143,8 @@ class Backfill(Step):
         unknown = [name for name in computed if name not in meta.fields]
         if unknown:
             raise MigrationError(f"backfill({meta.type}) sets {unknown}, which are not fields of {meta.type}")
-        new = _carried(item, _convert(meta, {**values, **computed}, item, "backfill"), meta)
+        current = upgraded_item(meta, item)  # an older schema version, through its @upgrade chain
+        new = _carried(current, _convert(meta, {**values, **computed}, item, "backfill"), meta)
         if _primary(new, table) != _primary(item, table):
             raise MigrationError(
                 f"backfill({meta.type}) would change the primary key of {key_text(_primary(item, table))} "
@@ -174,7 +175,7 @@ class Rekey(Step):
                 "move them with each()"
             )
         values = old_meta.decode(item)
-        new = _carried(item, _convert(new_meta, values, item, "rekey"), new_meta)
+        new = _carried(upgraded_item(old_meta, item), _convert(new_meta, values, item, "rekey"), new_meta)
         old_key, new_key = _primary(item, table), _primary(new, table)
         if old_key == new_key:
             return _put_if_unchanged(item, new, new_meta)
@@ -182,10 +183,10 @@ class Rekey(Step):
             {"Put": {"Item": new, **absent(new_key)}},
             {"Delete": {"Key": old_key, **unchanged(item)}},
         ]
-        parts += self._guards(old_meta, new_meta, item, values, new_key)
+        parts += self.guard_parts(old_meta, new_meta, item, values, new_key)
         return [Write("TransactWriteItems", {"TransactItems": parts}, item, [new], [old_key])]
 
-    def _guards(
+    def guard_parts(
         self, old: EntityMeta, new: EntityMeta, item: Item, values: Mapping[str, Any], owner: Item
     ) -> list[dict[str, Any]]:
         """The guard items follow their owner: each is rewritten naming the new key (moved, when its own
@@ -397,10 +398,17 @@ def backfill(
     return Backfill(entity, set, where)
 
 
-def rekey(entity: type[Entity], to: type[Entity] | None = None) -> Rekey:
+def rekey(entity: type[Entity], to: type[Entity] | None = None, *, keep_old: bool = False) -> Rekey:
     """Move every stored ``entity`` item to the primary key that ``to`` (default: ``entity`` as declared
     now) computes from its fields: one transaction puts the item under its new key (if that key is free),
-    deletes the old item (if unchanged) and rewrites its uniqueness guards to name the new key."""
+    deletes the old item (if unchanged) and rewrites its uniqueness guards to name the new key.
+
+    ``keep_old=True`` (a dual-write window: ``connect(..., migrating={to: entity})``) copies instead: the old
+    items stay until ``migrate finish`` verifies the new ones and removes them."""
+    if keep_old:
+        from singletable.migrate._finish import RekeyKeepingOld  # it builds on Rekey, defined above
+
+        return RekeyKeepingOld(entity, to)
     return Rekey(entity, to)
 
 

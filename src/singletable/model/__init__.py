@@ -46,6 +46,7 @@ from singletable.model._errors import (
     TransactionFailed,
     UniqueViolation,
     UnknownArgument,
+    UpgradeError,
     VersionConflict,
 )
 from singletable.model._expr import Action, Cond, Path
@@ -56,6 +57,7 @@ from singletable.model._similar import Scored, Similar
 from singletable.model._table import GSI, LSI, Index, Table, env
 from singletable.model._templates import Key, Keys
 from singletable.model._trace import Trace, TracedRequest
+from singletable.model._upgrades import upgrade, upgraded_item
 from singletable.model._vector_index import VectorIndex
 from singletable.model._vectors import Vector
 from singletable.model._write_keys import guard_key
@@ -112,6 +114,7 @@ __all__ = [
     "TransactionFailed",
     "UniqueViolation",
     "UnknownArgument",
+    "UpgradeError",
     "Vector",
     "VectorIndex",
     "VersionConflict",
@@ -121,6 +124,8 @@ __all__ = [
     "cursor",
     "env",
     "guard_key",
+    "upgrade",
+    "upgraded_item",
 ]
 
 if _TYPE_CHECKING:  # for type checkers; at run time they load on first use (below)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -29,6 +29,7 @@ from singletable.model._steps import AsyncCall, Request, Steps, T
 from singletable.model._table import Table
 from singletable.model._trace import Trace
 from singletable.model._transaction import TransactionParts
+from singletable.model._upgrades import writing_back_async
 from singletable.model._write_target import WriteTarget
 
 E = TypeVar("E", bound=Entity)
@@ -72,6 +73,9 @@ class AsyncDB(TableHandle):
 
     def _tracing(self, recording: Trace, call: Any) -> Any:
         return recording.traced_async(call)
+
+    def _writing_back(self, call: Any) -> Any:
+        return writing_back_async(self.table, self.table_name, call)
 
     async def close(self) -> None:
         """Release the adapter (an engine or aiobotocore client ``connect_async`` opened, its worker thread);
@@ -269,13 +273,23 @@ async def connect_async(
     name: str | None = None,
     cursor_secret: bytes | str | None = None,
     clock: Callable[[], datetime] | None = None,
+    write_back_upgrades: bool = False,
+    migrating: Mapping[Any, Any] | None = None,
 ) -> AsyncDB:
     """An :class:`AsyncDB` for ``table`` on an Engine, a SQLite path / ":memory:" (the engine, in a worker
     thread), an http(s) URL or an aiobotocore client (the ``async`` extra), or a boto3 client (in worker
     threads). Arguments as for :func:`~singletable.model.connect`."""
     adapter = await adapt_async(target)
     try:
-        return AsyncDB(table, adapter, name=name, cursor_secret=cursor_secret, clock=clock)
+        return AsyncDB(
+            table,
+            adapter,
+            name=name,
+            cursor_secret=cursor_secret,
+            clock=clock,
+            write_back_upgrades=write_back_upgrades,
+            migrating=migrating,
+        )
     except BaseException:
         await adapter.close()
         raise

@@ -10,7 +10,7 @@ with the adapter's synchronous call, as :class:`~singletable.model.AsyncDB` does
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime
 from typing import Any, TypeVar, overload
 
@@ -28,6 +28,7 @@ from singletable.model._steps import Steps, T, run
 from singletable.model._table import Table
 from singletable.model._trace import Trace
 from singletable.model._transaction import Transaction
+from singletable.model._upgrades import writing_back
 
 __all__ = ["DB", "Page", "checked_table_name", "connect"]
 
@@ -48,6 +49,9 @@ class DB(TableHandle):
 
     def _tracing(self, recording: Trace, call: Any) -> Any:
         return recording.traced(call)
+
+    def _writing_back(self, call: Any) -> Any:
+        return writing_back(self.table, self.table_name, call)
 
     def close(self) -> None:
         """Release the adapter (an engine ``connect`` opened from a path); every later call raises
@@ -226,10 +230,21 @@ def connect(
     name: str | None = None,
     cursor_secret: bytes | str | None = None,
     clock: Callable[[], datetime] | None = None,
+    write_back_upgrades: bool = False,
+    migrating: Mapping[Any, Any] | None = None,
 ) -> DB:
     """A :class:`DB` for ``table`` on an Engine, a boto3 client, a SQLite path / ":memory:", or a URL.
 
     ``name`` overrides the declared table name (tests, per-tenant tables); ``cursor_secret`` signs cursors
-    (default: ``SINGLETABLE_CURSOR_SECRET``, else a per-process key).
+    (default: ``SINGLETABLE_CURSOR_SECRET``, else a per-process key). ``write_back_upgrades=True`` stores
+    each item of an older ``schema_version`` a read returns, upgraded, conditioned on the image read.
     """
-    return DB(table, adapt(target), name=name, cursor_secret=cursor_secret, clock=clock)
+    return DB(
+        table,
+        adapt(target),
+        name=name,
+        cursor_secret=cursor_secret,
+        clock=clock,
+        write_back_upgrades=write_back_upgrades,
+        migrating=migrating,
+    )

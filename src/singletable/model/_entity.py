@@ -33,6 +33,7 @@ from singletable.model._patterns import Pattern
 from singletable.model._similar import Similar
 from singletable.model._table import Table
 from singletable.model._templates import BoundKey, Key, Keys, KeyTemplate
+from singletable.model._upgrades import Upgrade, install, upgrade_chain
 from singletable.model._vectors import vector_codec, vector_shape
 
 
@@ -72,12 +73,13 @@ class Entity(BaseModel):
     of field name to guard key template, or to ``(template, *key_fields)`` when the guard item should also
     store some of the owner's primary-key fields, which never change), ``version`` (an int field for
     optimistic locking), ``ttl`` (a datetime field stored as epoch seconds), ``timestamps=False`` to opt out
-    of created/updated upkeep.
+    of created/updated upkeep, ``schema_version`` (the version items are stored at; older ones are upgraded
+    on read by the ``@upgrade`` functions of the body).
     In the body: ``keys = Keys(...)``, named access patterns, derived items.
     """
 
     model_config = ConfigDict(
-        ignored_types=(Keys, Key, Pattern, Similar, Derived), populate_by_name=True, extra="ignore"
+        ignored_types=(Keys, Key, Pattern, Similar, Derived, Upgrade), populate_by_name=True, extra="ignore"
     )
 
     __entity_meta__: ClassVar[EntityMeta | None] = None
@@ -121,17 +123,22 @@ class Entity(BaseModel):
         version: str | None = None,
         ttl: str | None = None,
         timestamps: bool = True,
+        schema_version: int | None = None,
         **kwargs: Any,
     ) -> None:
         if kwargs:
             raise DeclarationError(
                 f"{cls.__name__}: unknown class keyword(s) {', '.join(kwargs)}; an entity takes "
-                "table, type, unique, version, ttl, timestamps"
+                "table, type, unique, version, ttl, timestamps, schema_version"
             )
         super().__pydantic_init_subclass__()
         if table is None:
             return
         meta = _compile(cls, table, type or cls.__name__.upper(), unique, version, ttl, timestamps)
+        key_names = tuple(n for n in (table.pk_name, table.sk_name) if n)
+        chain = upgrade_chain(cls, meta.type, schema_version, key_names)
+        if chain is not None:
+            install(meta, chain)
         cls.__entity_meta__ = meta
         cls.f = Fields(meta)
         if meta.type in table.entities and table.entities[meta.type].cls.__qualname__ != cls.__qualname__:

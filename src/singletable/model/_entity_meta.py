@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # annotations only: these modules import this one
     from singletable.model._patterns import Pattern
     from singletable.model._similar import Similar
     from singletable.model._table import Table
+    from singletable.model._upgrades import UpgradeChain
 
 
 @dataclass(eq=False)
@@ -78,6 +79,8 @@ class EntityMeta:
     guard_carry: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # Fields stored under attributes that indexes declared by field key on -> those indexes' names.
     field_keys: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # schema_version and its @upgrade chain (model/_upgrades.py installs it); None for most entities.
+    upgrades: UpgradeChain | None = None
 
     def __post_init__(self) -> None:
         table = self.table
@@ -113,6 +116,9 @@ class EntityMeta:
         recoverable = {s.field for key in self._recover for s in key.template.slots if s.reversible}
         # None: items of this entity are validated by pydantic
         self.builder = None if self._unstored else entity_builder(self.cls, self._attributes(), recoverable)
+        # What a page builds its items with: the builder, unless reads must upgrade items first (then None,
+        # and pages go through from_item).
+        self.read_builder = self.builder
 
     def _attributes(self) -> dict[str, tuple[str, Codec]]:
         return {f.name: (f.attribute, f.codec) for f in self.fields.values()}

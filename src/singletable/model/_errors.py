@@ -357,3 +357,32 @@ class StoredItemError(ModelError, ValueError):
             f"table {table!r}, item ({where}): {what} does not fit {entity}: expected {expected}, "
             f"stored {stored}"
         )
+
+
+class UpgradeError(StoredItemError):
+    """A stored item could not be brought to its entity's ``schema_version``: an ``@upgrade`` function
+    raised or returned something that is not an item, or the item is newer than the entity (written by newer
+    code). ``entity``, ``key``, ``version`` (the version the failing step upgrades from) and ``function``
+    (its name) say which; ``error`` is the exception the upgrade raised (None for the other cases)."""
+
+    def __init__(
+        self,
+        entity: str,
+        key: dict[str, Any],
+        version: int | None,
+        function: str | None,
+        reason: str,
+        error: BaseException | None = None,
+    ) -> None:
+        self.version = version
+        self.error = error
+        self.function = function
+        where = ", ".join(f"{name}={value!r}" for name, value in key.items())
+        step = f"upgrade from version {version} ({function}) failed: " if function else "cannot be read: "
+        ModelError.__init__(self, f"{entity} item ({where}): {step}{reason}")
+        self.table = ""
+        self.key = key
+        self.entity = entity
+        self.attribute = None
+        self.expected = entity
+        self.stored = reason

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
@@ -32,6 +32,9 @@ from singletable.model._similar import Scored
 from singletable.model._steps import Request, Sleep, Steps
 from singletable.model._table import Table
 from singletable.model._trace import Trace
+from singletable.model._upgrades import rewritten, write_back_params
+from singletable.model._window import HandleSteps, checked_window
+from singletable.model._window import install as install_window
 from singletable.model._write_keys import guard_key
 from singletable.model._write_plans import plan_create, plan_delete, plan_put, plan_update
 from singletable.model._write_requests import changed_since_read, stored_after_failure
@@ -67,6 +70,8 @@ class TableHandle:
         name: str | None = None,
         cursor_secret: bytes | str | None = None,
         clock: Callable[[], datetime] | None = None,
+        write_back_upgrades: bool = False,
+        migrating: Mapping[Any, Any] | None = None,
     ) -> None:
         self.table = table
         self.adapter = adapter
@@ -77,6 +82,12 @@ class TableHandle:
         self.clock = clock or utc_now
         self._key_names = tuple(name for name in (table.pk_name, table.sk_name) if name)
         self._dest = WriteTarget(self.table_name, self.clock, self._key_names)
+        if write_back_upgrades:
+            self.call = self._writing_back(self.call)
+        # The dual-write window of a re-keying (model/_window.py): installed only when one is open.
+        self.window = checked_window(migrating)
+        if self.window is not None:
+            install_window(self, self.window, HandleSteps(self._drive, self._write_target, self._decoded))
 
     def _drive(self, steps: Steps[Any]) -> Any:
         """Run ``steps`` with this handle's call: the result (``DB``), or an awaitable of it (``AsyncDB``)."""
@@ -84,6 +95,10 @@ class TableHandle:
 
     def _tracing(self, recording: Trace, call: Any) -> Any:
         """``call`` recording into ``recording``."""
+        raise NotImplementedError
+
+    def _writing_back(self, call: Any) -> Any:
+        """``call``, storing upgraded the older items reads return (``write_back_upgrades=True``)."""
         raise NotImplementedError
 
     @contextmanager
@@ -251,6 +266,12 @@ class TableHandle:
             try:
                 response = yield from send(parts, returning=True)
             except ConditionFailed as error:
+                if meta.upgrades is not None and error.item is not None and meta.upgrades.stale(error.item):
+                    # stored at an older schema version: store it upgraded (unless another writer got there
+                    # first), then update the current item
+                    yield from self._store_upgraded(meta, error.item)
+                    stored = None
+                    continue
                 refusal = bound_refusal(parts[0].bounds, error.item, type(error) is ConditionFailed)
                 if refusal is not None:
                     raise refusal from None
@@ -269,6 +290,14 @@ class TableHandle:
             "try again",
             item=stored,
         )
+
+    def _store_upgraded(self, meta: EntityMeta, item: dict[str, AV]) -> Steps[None]:
+        """Put ``item`` brought to ``meta``'s schema version, only while it is stored exactly as read."""
+        upgraded = rewritten(meta, item)
+        try:
+            yield Request("PutItem", write_back_params(self.table_name, item, upgraded))
+        except ConditionFailed:
+            pass  # another writer changed it first: the next attempt reads what it left
 
     def _delete(
         self, target: type[Entity] | KeyRef | Entity, condition: Cond | None, key: dict[str, Any]

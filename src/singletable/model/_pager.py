@@ -99,7 +99,7 @@ class Pager:
             type_attr, type_av, matches = self.table.type_attribute, single.type_av, single.matches
             raws = [r for r in items if (t := r.get(type_attr)) == type_av or (t is None and matches(r))]
             try:
-                build = single.builder
+                build = single.read_builder
                 entities = (
                     [build(r) for r in raws] if build is not None else [single.from_item(r) for r in raws]
                 )

@@ -324,7 +324,9 @@ class Query:
             params["FilterExpression"] = (
                 " AND ".join(filters) if len(filters) == 1 else " AND ".join(f"({f})" for f in filters)
             )
-        if self.projection is not None:
+        # An entity that upgrades older items on read needs each item whole (an upgrade reads attributes the
+        # projection would leave out); DynamoDB charges a read by the item's size either way.
+        if self.projection is not None and not any(m.upgrades for m in self.table.entities.values()):
             keep = [c.path(p) for p in self.projection]
             extra = list(self.table.key_attributes(self.index))
             type_attr = self.table.type_attribute

@@ -367,6 +367,8 @@ def stored_item_error(meta: Any, item: Mapping[str, AV], table: str, error: Base
     Otherwise validation's own complaint (a required field absent, a constraint) names the field. An error
     that is about neither is not the item's fault and is raised again as it was.
     """
+    if isinstance(error, StoredItemError):  # already says which item and why (an UpgradeError)
+        return error
     key_names = [n for n in (meta.table.pk_name, meta.table.sk_name) if n]
     key = {n: _shown(item[n]) for n in key_names if isinstance(item.get(n), Mapping)}
     for spec in meta.fields.values():

@@ -20,6 +20,7 @@ from singletable.model._bounds import BoundCheck
 from singletable.model._entity_meta import EntityMeta
 from singletable.model._expr import Compiler, Cond, compile_update
 from singletable.model._field_values import AV
+from singletable.model._upgrades import VERSION_ATTRIBUTE
 from singletable.model._write_keys import declared_attributes
 from singletable.model._write_values import UpdateValues
 
@@ -227,6 +228,8 @@ def update_request(
         if change.expected_version is not None:
             conds.append(version == change.expected_version)
         actions.append(version.add(1))
+    if meta.upgrades is not None:
+        conds.append(current_version(meta, c, existence, extra_set))
     expression = compile_update(actions, c, extra_set, removes)
     params = finish(
         {"TableName": table_name, "Key": change.key, "UpdateExpression": expression}, c, conjoin(c, conds)
@@ -237,6 +240,19 @@ def update_request(
     if upsert:
         part.read_exists = existence
     return part
+
+
+def current_version(meta: EntityMeta, c: Compiler, existence: bool | None, sets: list[str]) -> str | None:
+    """An update of an entity with a ``schema_version`` applies only to an item stored at that version (an
+    older one is upgraded first, then the update is sent again: ``DB.update``); the item it leaves, created
+    or not, is stamped with it."""
+    assert meta.upgrades is not None
+    name, value = c.name(VERSION_ATTRIBUTE), c.value(meta.upgrades.stamp)
+    sets.append(f"{name} = {value}")
+    if existence is False:
+        return None
+    same = f"{name} = {value}"
+    return same if existence else f"({not_exists(meta, c)} OR {same})"
 
 
 def _upsert_sets(

@@ -19,6 +19,7 @@ from typing import Any
 
 from singletable.engine import _stream_records as stream_records
 from singletable.engine._errors import in_use, validation
+from singletable.engine._import_state import IMPORT_OWNER
 from singletable.engine._interfaces import OperationEngine
 from singletable.engine._table_definitions import (
     MAX_GSI,
@@ -235,7 +236,11 @@ def _extras(engine: OperationEngine, params: dict[str, Any], now: float, descrip
     description["DeletionProtectionEnabled"] = bool(params.get("DeletionProtectionEnabled", False))
 
 
-def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
+def run(
+    engine: OperationEngine, params: dict[str, Any], *, import_owner: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """CreateTable. ``import_owner`` (an import creating the table, not a request's parameter): the table
+    is stored CREATING, owned by that import, until the import activates it (see ``_import_state``)."""
     name = params["TableName"]
     definitions = params["AttributeDefinitions"]
     key_schema = params["KeySchema"]
@@ -280,9 +285,11 @@ def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     if vectors:
         description["VectorIndexes"] = vectors
     _extras(engine, params, now, description)
+    if import_owner is not None:
+        description[IMPORT_OWNER] = import_owner
 
     with engine.storage.write():
-        if engine.find_table(name) is not None:
+        if engine.find_table(name) is not None or engine.creating_table(name) is not None:
             raise in_use(f"Table already exists: {name}")
         if "StreamSpecification" in description:
             description["_StreamId"] = stream_records.create_stream(

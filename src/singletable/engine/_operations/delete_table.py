@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from singletable.engine._errors import validation
+from singletable.engine._errors import in_use, validation
+from singletable.engine._import_state import BEING_CREATED, creating_owner, owner_alive
 from singletable.engine._interfaces import OperationEngine
+from singletable.engine._schema import TableSchema
 from singletable.engine._table_descriptions import missing_table, render, table_name_of
 
 # The members of the description AWS's DeleteTable response carries (in its order).
@@ -33,7 +35,7 @@ _RESPONSE_KEYS = (
 def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     name = table_name_of(params["TableName"])
     with engine.storage.write():
-        schema = engine.find_table(name)
+        schema = engine.find_table(name) or _abandoned_import(engine, name)
         if schema is None:
             raise missing_table(name)
         if schema.description.get("DeletionProtectionEnabled"):
@@ -46,3 +48,15 @@ def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
         engine.catalog_changed()
     description = {key: full[key] for key in _RESPONSE_KEYS if key in full}
     return {"TableDescription": description}
+
+
+def _abandoned_import(engine: OperationEngine, name: str) -> TableSchema | None:
+    """A CREATING table whose import stopped (its process is gone) can be deleted; one still being
+    imported is in use, as DynamoDB answers for a table being created."""
+    schema = engine.creating_table(name)
+    if schema is None:
+        return None
+    owner = creating_owner(schema.description)
+    if owner is not None and owner_alive(owner):
+        raise in_use(BEING_CREATED.format(name=name))
+    return schema

@@ -11,6 +11,9 @@ from singletable.engine._table_descriptions import missing_table, render, table_
 def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     name = table_name_of(params["TableName"])
     schema = engine.find_table(name)
-    if schema is None:
+    if schema is not None:
+        return {"Table": render(engine, schema.table_id, schema.description, "ACTIVE")}
+    creating = engine.creating_table(name)  # an import is filling it: CREATING until it is done
+    if creating is None:
         raise missing_table(name)
-    return {"Table": render(engine, schema.table_id, schema.description, "ACTIVE")}
+    return {"Table": render(engine, creating.table_id, creating.description, "CREATING")}

@@ -17,6 +17,7 @@ from typing import Any
 
 from singletable.engine import _stream_records as stream_records
 from singletable.engine._errors import DynamoDBError, in_use, not_found, validation
+from singletable.engine._import_state import BEING_CREATED
 from singletable.engine._interfaces import OperationEngine
 from singletable.engine._table_definitions import (
     MAX_GSI,
@@ -377,6 +378,8 @@ def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     with engine.storage.write():
         schema = engine.find_table(name)
         if schema is None:
+            if engine.creating_table(name) is not None:
+                raise in_use(BEING_CREATED.format(name=name))
             raise missing_table(name)
         description = copy.deepcopy(schema.description)
         types = _merge_definitions(params, description)

@@ -11,7 +11,8 @@ and :class:`Storage` is assembled from the parts:
 - ``migration``: the storage schema's version, and the upgrade of a file written by an older singletable;
 - ``items``: items and index entries, the Query and Scan statements, sizes, TransactWriteItems tokens;
 - ``streams``: DynamoDB Streams' streams and change records;
-- ``vectors``: vector index entries (packed float32 vectors) and their versions.
+- ``vectors``: vector index entries (packed float32 vectors) and their versions;
+- ``imports``: an import's staged rows, and the sorted passes that build a table an import creates.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from singletable.engine._storage.connection import (
     is_busy,
     retry_while_busy,
 )
+from singletable.engine._storage.imports import BuildCheck, ImportData, StagedEntry, StagedItem, Tally
 from singletable.engine._storage.items import (
     HASH_SPACE,
     KEY_MAX,
@@ -43,6 +45,7 @@ __all__ = [
     "HASH_SPACE",
     "KEY_MAX",
     "TABLE_START",
+    "BuildCheck",
     "BusyTimeout",
     "EntryKey",
     "EntryRow",
@@ -50,8 +53,11 @@ __all__ = [
     "ItemRow",
     "ReadOnlyDatabase",
     "ScannedItem",
+    "StagedEntry",
+    "StagedItem",
     "Storage",
     "StoredVector",
+    "Tally",
     "VectorChange",
     "VectorEntry",
     "is_busy",
@@ -61,7 +67,7 @@ __all__ = [
 ]
 
 
-class Storage(Catalog, ItemData, StreamData, VectorData):
+class Storage(Catalog, ItemData, ImportData, StreamData, VectorData):
     """The engine's database: one SQLite connection shared by the engine's threads under ``lock``.
 
     ``Storage(":memory:")`` or ``Storage("app.db")`` (created if missing); ``durable=True`` fsyncs every
