@@ -104,6 +104,8 @@ def test_the_wheel_carries_every_example_and_its_readme(wheel: Path) -> None:
     for package in EXAMPLE_PACKAGES:
         for module in ("__init__.py", "design.py", "sample.py", "walkthrough.py", "README.md"):
             assert f"singletable/examples/{package}/{module}" in names
+        for migration in (ROOT / "src/singletable/examples" / package).glob("migrations/*.py"):
+            assert f"singletable/examples/{package}/migrations/{migration.name}" in names
     assert not any(name.startswith(("examples/", "tests/")) for name in names)
 
 

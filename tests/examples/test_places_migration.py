@@ -1,18 +1,27 @@
 """The move from the older layout (numeric PK, non-sparse GSI, one GSI partition for all records) to the
-design's current one: complete, idempotent, resumable after an interruption, on every target."""
+design's current one, as the migration ``places/migrations/0001_string_ids.py`` (a ``copy_from``) run by
+``singletable.migrate``: complete, idempotent, resumable after an interruption, the old table only read, on
+every target."""
 
 from __future__ import annotations
 
-import io
+import os
+import subprocess
+import sys
+from typing import Any
 
 import pytest
 
 from singletable.examples import DEMO_CLOCK
 from singletable.examples.places.design import places
 from singletable.examples.places.legacy import legacy, legacy_items
-from singletable.examples.places.migrate import MigrationError, convert, migrate, read_checkpoint
+from singletable.examples.places.migrate import MIGRATIONS, copy_migration, migrate
 from singletable.examples.places.sample import load
 from singletable.examples.places.service import Archive
+from singletable.migrate import MigrationError, plan, status, up
+from singletable.model import connect
+
+RECORD = "_singletable#migrations"
 
 
 class Interrupted(Exception):
@@ -33,19 +42,19 @@ def _old_table(open_db):
     return source
 
 
-def _contents(db) -> dict:
-    """Every item but migration checkpoints, by key, as comparable plain data."""
+def _contents(db, *, drop: tuple[str, ...] = ("updatedAt",)) -> dict:
+    """Every item but the migrations' record, by key, as comparable plain data (``drop``: attributes a copy
+    does not invent -- the old layout kept no update time)."""
     out, start = {}, None
     while True:
-        params = {"TableName": db.table_name, "ConsistentRead": True}
+        params: dict[str, Any] = {"TableName": db.table_name, "ConsistentRead": True}
         if start:
             params["ExclusiveStartKey"] = start
         page = db.call("Scan", params)
         for item in page["Items"]:
-            if not item["PK"]["S"].startswith("migration#"):
-                out[(item["PK"]["S"], item["SK"]["S"])] = {
-                    k: sorted(v["SS"]) if "SS" in v else v for k, v in item.items()
-                }
+            key = tuple(next(iter(item[n].values())) for n in ("PK", "SK"))
+            if key[0] != RECORD:
+                out[key] = {k: sorted(v["SS"]) if "SS" in v else v for k, v in item.items() if k not in drop}
         start = page.get("LastEvaluatedKey")
         if not start:
             return out
@@ -53,13 +62,14 @@ def _contents(db) -> dict:
 
 def test_migration_gives_the_same_table_as_the_new_code(open_db) -> None:
     source = _old_table(open_db)
+    before = _contents(source, drop=())
     target = open_db(places, clock=lambda: DEMO_CLOCK)
-    result = migrate(source, target, page_size=7)
-    assert result.items == len(legacy_items()) and not result.resumed
-    assert result.skipped == sum(1 for i in legacy_items() if i["SK"]["S"] == "placeWord")
+    result = migrate(source.table_name, target, page_size=7)
+    assert result.scanned == len(legacy_items()) and not result.resumed
     expected = open_db(places, clock=lambda: DEMO_CLOCK)
     load(Archive(expected))
     assert _contents(target) == _contents(expected)
+    assert _contents(source, drop=()) == before  # the source is only read
 
     archive = Archive(target)  # the access patterns the old layout could not serve
     assert [p.id for p in archive.search_places("ynys mo")] == ["1024"]
@@ -72,29 +82,52 @@ def test_an_interrupted_migration_resumes_and_a_finished_one_is_a_no_op(open_db)
     source = _old_table(open_db)
     target = open_db(places, clock=lambda: DEMO_CLOCK)
 
-    def stop_after_three(pages: int) -> None:
-        if pages == 3:
+    def stop_after_three(progress) -> None:
+        if progress.pages == 3:
             raise Interrupted
 
     with pytest.raises(Interrupted):
-        migrate(source, target, page_size=5, after_page=stop_after_three)
-    checkpoint = read_checkpoint(target, "v1-to-v2")
-    assert checkpoint["pages"]["N"] == "3" and checkpoint["done"]["BOOL"] is False
+        migrate(source.table_name, target, page_size=5, on_page=stop_after_three)
+    migration = copy_migration(source.table_name)
+    [running] = status([migration], target)
+    assert (running.state, running.scanned) == ("running", 15)
 
-    resumed = migrate(source, target, page_size=5)
-    assert resumed.resumed and resumed.items == len(legacy_items())
-    again = migrate(source, target, page_size=5)
-    assert again.already_done
+    resumed = migrate(source.table_name, target, page_size=5)
+    assert resumed.resumed and resumed.scanned == len(legacy_items())
+    assert migrate(source.table_name, target, page_size=5).state == "already applied"
 
     fresh = open_db(places, clock=lambda: DEMO_CLOCK)
-    migrate(source, fresh, page_size=50)
+    migrate(source.table_name, fresh, page_size=50)
     assert _contents(target) == _contents(fresh)
-    # idempotent: the whole migration run again under another checkpoint changes nothing
-    migrate(source, target, name="second-run", page_size=11)
+    # idempotent: the whole copy run again (its record forgotten) changes nothing
+    target.call(
+        "DeleteItem", {"TableName": target.table_name, "Key": {"PK": {"S": RECORD}, "SK": {"S": RECORD}}}
+    )
+    again = migrate(source.table_name, target, page_size=11)
+    assert again.state == "applied" and not again.resumed
     assert _contents(target) == _contents(fresh)
+
+
+def test_a_place_written_meanwhile_by_the_new_code_is_kept(open_db) -> None:
+    """An application already on the new table renamed a place before the copy reached it: the copy's put
+    (on condition that the key is free) leaves the newer item, and still adds to the word index."""
+    source = _old_table(open_db)
+    target = open_db(places, clock=lambda: DEMO_CLOCK)
+    expected = open_db(places, clock=lambda: DEMO_CLOCK)
+    load(Archive(expected))
+    newer = {**_contents(expected)[("1024", "place#yn")]}
+    newer["region"] = {"S": "Gwynedd (renamed before the copy)"}
+    target.call("PutItem", {"TableName": target.table_name, "Item": {**newer, "PK": {"S": "1024"}}})
+    migrate(source.table_name, target, page_size=9)
+    assert _contents(target)[("1024", "place#yn")]["region"] == {"S": "Gwynedd (renamed before the copy)"}
+    assert (
+        _contents(target)[("placeWord#ynys", "placeWord")]
+        == _contents(expected)[("placeWord#ynys", "placeWord")]
+    )
 
 
 def test_unknown_old_items_stop_the_migration(open_db) -> None:
+    convert = copy_migration().steps[0].fn  # type: ignore[attr-defined]
     with pytest.raises(MigrationError, match="no known entity"):
         convert({"PK": {"N": "5"}, "SK": {"S": "invoice"}})
     with pytest.raises(MigrationError, match="issuer and subject"):
@@ -107,17 +140,86 @@ def test_unknown_old_items_stop_the_migration(open_db) -> None:
                 "subject": {"S": "b"},
             }
         )
-
-
-def test_the_progress_bar_draws_only_when_asked(open_db, monkeypatch) -> None:
-    from rich.console import Console
-
-    drawn = io.StringIO()
     source = _old_table(open_db)
-    console = Console(file=drawn, force_terminal=True, width=100)
-    migrate(source, open_db(places), page_size=20, progress=True, console=console)
-    assert "migrating" in drawn.getvalue() and f"{len(legacy_items())}/" in drawn.getvalue()
-    quiet = io.StringIO()
-    monkeypatch.setattr("sys.stderr", quiet)
-    migrate(source, open_db(places), page_size=20)  # not a terminal: no bar
-    assert quiet.getvalue() == ""
+    source.call(
+        "PutItem", {"TableName": source.table_name, "Item": {"PK": {"N": "7"}, "SK": {"S": "invoice"}}}
+    )
+    target = open_db(places)
+    with pytest.raises(MigrationError, match=r"^old item PK=7 SK='invoice' is of no known entity$"):
+        migrate(source.table_name, target, page_size=100)
+    assert status([copy_migration(source.table_name)], target)[0].state == "pending"  # no page was done
+
+
+def test_plan_counts_the_copy_on_its_source(open_db) -> None:
+    source = _old_table(open_db)
+    target = open_db(places)
+    [step] = plan(copy_migration(source.table_name), target).steps
+    assert step.scanned == {f"source {source.table_name}": len(legacy_items())}
+    words = sum(1 for i in legacy_items() if i["SK"]["S"] == "placeWord")
+    places_count = sum(1 for i in legacy_items() if i["SK"]["S"].startswith("place#"))
+    assert step.touched["place"] == places_count and step.touched["category"] > 0
+    assert step.touched["placeWord"] > 0 and words > 0  # one ADD per word of each place
+    assert step.write_units > 0 and step.read_units > 0 and step.problems == []
+    assert _contents(target) == {}  # a plan writes nothing
+
+
+def _old_file(tmp_path) -> str:
+    """A database file holding the old layout's table ``old``."""
+    file = str(tmp_path / "places.db")
+    source = connect(legacy, file, name="old")
+    source.create_table()
+    for item in legacy_items():
+        source.call("PutItem", {"TableName": "old", "Item": item})
+    source.close()
+    return file
+
+
+def test_the_command_line_entry(tmp_path) -> None:
+    file = _old_file(tmp_path)
+    entry = [
+        sys.executable,
+        "-m",
+        "singletable.examples.places.migrate",
+        "--source",
+        "old",
+        "--target",
+        "new",
+    ]
+    done = subprocess.run([*entry, "--db", file], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    words = sum(1 for i in legacy_items() if i["SK"]["S"] == "placeWord")  # rebuilt, not copied
+    read, written = len(legacy_items()), len(legacy_items()) - words
+    assert done.stdout == f"migrated old -> new: {read} items read, {written} written\n"
+    again = subprocess.run([*entry, "--db", file], capture_output=True, text=True, timeout=120)
+    assert again.stdout == "migrated old -> new: already done\n"
+    shown = subprocess.run(
+        [sys.executable, "-m", "singletable", "migrate", "status", str(MIGRATIONS), file, "--table", "new"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert shown.stdout.startswith("0001-string-ids: applied at "), shown.stderr
+    assert up(copy_migration("old"), connect(places, file, name="new"))[0].state == "already applied"
+
+
+def test_the_migrate_command_plans_the_copy_and_names_a_missing_source(tmp_path) -> None:
+    file = _old_file(tmp_path)
+    connect(places, file, name="new").create_table()
+    command = [sys.executable, "-m", "singletable", "migrate"]
+
+    def run(verb: str, legacy_name: str) -> subprocess.CompletedProcess[str]:
+        env = {**os.environ, "PLACES_LEGACY_TABLE": legacy_name}
+        arguments = [*command, verb, str(MIGRATIONS), file, "--table", "new"]
+        return subprocess.run(arguments, capture_output=True, text=True, timeout=120, env=env)
+
+    planned = run("plan", "old")
+    assert planned.returncode == 0, planned.stderr
+    assert "0001-string-ids: copy old: copied" in planned.stdout
+    words = sum(1 for i in legacy_items() if i["SK"]["S"] == "placeWord")  # rebuilt, so not written
+    read, writing = len(legacy_items()), len(legacy_items()) - words
+    assert f"  source old: {read} scanned, {writing} to write" in planned.stdout
+    assert "  place: " in planned.stdout and "index" not in planned.stderr
+    missing = run("up", "nowhere")
+    assert missing.returncode == 1
+    assert missing.stderr.startswith("Error: copy_from: the source table nowhere is not on this database")
+    assert len(missing.stderr.strip().splitlines()) == 1

@@ -3,10 +3,10 @@ run, resumable, rate-limited, recorded in the table.
 
 A migration module declares ``migration = Migration(id=..., description=..., steps=[...])`` with steps built
 from the verbs :func:`backfill`, :func:`rekey`, :func:`rename`, :func:`split`, :func:`merge`, :func:`each`,
-:func:`add_index` and :func:`drop_index`. :func:`plan` counts what it would do (never writing), :func:`up`
-applies it, resuming from the table's own checkpoint after any interruption, :func:`status` says what is
-applied, :func:`rehearse` runs it on a local copy and verifies the result, and :func:`finish` closes a
-re-keying's dual-write window (``rekey(..., keep_old=True)``). Everything
+:func:`add_index`, :func:`drop_index` and :func:`copy_from` (from another table). :func:`plan` counts what
+it would do (never writing), :func:`up` applies it, resuming from the table's own checkpoint after any
+interruption, :func:`status` says what is applied, :func:`rehearse` runs it on a local copy and verifies the
+result, and :func:`finish` closes a re-keying's dual-write window (``rekey(..., keep_old=True)``). Everything
 goes through a model :class:`~singletable.model.DB`, so it runs the same on the embedded engine, ``serve``,
 DynamoDB Local and AWS. docs/migrations.md has a worked example per verb and the guarantees.
 """
@@ -17,6 +17,7 @@ if _extras.missing(("pydantic",)):
     raise _extras.MissingExtra("model", "singletable.migrate")
 
 from singletable.migrate._calls import Limiter
+from singletable.migrate._copy import AddToSet, copy_from
 from singletable.migrate._eta import Eta, expected_reads
 from singletable.migrate._finish import Finished, finish, finished_at
 from singletable.migrate._migration import Migration, load_migrations, one_table
@@ -39,6 +40,7 @@ from singletable.migrate._steps import (
 
 __all__ = [
     "RECORD_ID",
+    "AddToSet",
     "Delete",
     "EntityCount",
     "Eta",
@@ -59,6 +61,7 @@ __all__ = [
     "add_index",
     "backfill",
     "capacity_share",
+    "copy_from",
     "drop_index",
     "each",
     "expected_reads",

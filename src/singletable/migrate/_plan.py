@@ -17,6 +17,7 @@ from typing import Any
 
 from singletable.design import Prices, load_prices
 from singletable.migrate._calls import Caller, Limiter
+from singletable.migrate._copy import CopyFrom
 from singletable.migrate._items import Item, item_size, key_text, value_size, write_units
 from singletable.migrate._migration import Migration
 from singletable.migrate._record import Record, is_record
@@ -116,6 +117,7 @@ def plan(
                 indexes = [i for i in indexes if i.name != step.name]
             steps.append((step, StepPlan(migration.id, step.describe()), indexes))
         _scan(call, steps, db.table, sample, record_key, result)
+        _plan_copies(call, steps, db.table, sample, result)
         result.steps += [one for _, one, _ in steps]
     return result
 
@@ -153,10 +155,27 @@ def _scan(
         result.sampled = max(result.sampled, seen)
 
 
+def _plan_copies(
+    call: Caller,
+    steps: list[tuple[Step, StepPlan, list[Index]]],
+    table: Table,
+    sample: int | None,
+    result: Plan,
+) -> None:
+    """Steps that read another table (``copy_from``) are counted on that table."""
+    from singletable.migrate._copy_plan import plan_copy  # it builds on this module
+
+    for step, one, indexes in steps:
+        if isinstance(step, CopyFrom):
+            seen = plan_copy(call, step, one, table, indexes, sample)
+            if result.sampled is not None:
+                result.sampled = max(result.sampled, seen)
+
+
 def _carry(item: Item, steps: list[tuple[Step, StepPlan, list[Index]]], table: Table) -> None:
     image: Item | None = item
     for step, one, indexes in steps:
-        if image is None:
+        if image is None or isinstance(step, CopyFrom):
             return
         kind = image.get(table.type_attribute, {}).get("S", "(no type)")
         if isinstance(step, AddIndex):

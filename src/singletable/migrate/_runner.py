@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from singletable.migrate._calls import Caller, Limiter
+from singletable.migrate._copy import CopyFrom, copy_item
 from singletable.migrate._items import Item, key_text, same_item
 from singletable.migrate._migration import Migration
 from singletable.migrate._record import Applied, Checkpoint, Record, Segment, is_record
@@ -174,6 +175,9 @@ def _scan_step(
     lock = threading.Lock()
     stop = threading.Event()
     pages = [0]
+    read, handle = call, _migrate_item
+    if isinstance(step, CopyFrom):  # reads another table: its source, never written
+        read, handle = step.reader(call), copy_item  # type: ignore[assignment]
 
     def run_segment(number: int) -> None:
         segment = point.segments[number]
@@ -181,12 +185,12 @@ def _scan_step(
             params = _scan_params(step, table, scan.page_size, segment.last_key)
             if total > 1:
                 params.update(Segment=number, TotalSegments=total)
-            response = call("Scan", params)
+            response = read("Scan", params)
             scanned = written = 0
             for item in response.get("Items", []):
                 if not is_record(item, record.key):
                     scanned += 1
-                    written += _migrate_item(call, step, item, table)
+                    written += handle(call, step, item, table)
             with lock:
                 point.scanned += scanned
                 point.written += written
