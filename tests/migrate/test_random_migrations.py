@@ -16,6 +16,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from draws import examples
 from singletable.engine import Engine
 from singletable.migrate import (
     AddToSet,
@@ -184,7 +185,7 @@ sources = st.lists(
 crashes = st.lists(st.tuples(st.integers(1, 40), st.booleans()), max_size=6)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     items=items,
     sources=sources,

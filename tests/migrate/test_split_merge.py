@@ -297,8 +297,9 @@ hostile = st.lists(
 def test_split_then_merge_keeps_every_value(
     contacts: list[tuple[str, str, str | None, dict[str, Any]]], page_size: int
 ) -> None:
-    """Any names, emails (unique, any text without the key delimiter, which the model refuses in a key) and attributes no declaration knows, of every type and nesting:
-    a split then a merge gives the table back exactly."""
+    """Any names, emails (unique, any text but the key delimiter, which the model refuses in a key) and
+    attributes no declaration knows, of every type and nesting: a split then a merge gives the table back
+    exactly."""
     db = connect(before, ":memory:")
     db.create_table()
     items = []
