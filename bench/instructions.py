@@ -11,7 +11,8 @@ one operation; instructions per call = (Ir(N2) - Ir(N1)) / (N2 - N1), which canc
 the imports and the warm-up. Every request is built before the calls (as bench/floor.py builds its rows),
 so the figure is the engine's alone. ``ModelPut`` is ``db.put(entity)`` through ``singletable.model`` on
 bench/model_overhead.py's entity (the modeling layer and the engine's PutItem under it). ``floor`` is
-bench/floor.py's SQL-only PutItem transaction, counted the same way. A file-backed figure includes the background checkpointer's work (on its own thread).
+bench/floor.py's SQL-only PutItem transaction, counted the same way. A file-backed figure includes the
+background checkpointer's work (on its own thread).
 """
 
 from __future__ import annotations
