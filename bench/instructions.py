@@ -1,6 +1,6 @@
 """Instructions per call of the embedded engine's hot operations, counted by valgrind (repeatable under load).
 
-    python3 bench/instructions.py [--ops PutItem,GetItem,Query,floor] [--backends file,memory]
+    python3 bench/instructions.py [--ops PutItem,GetItem,Query,ModelPut,floor] [--backends file,memory]
                                   [--n1 200] [--n2 1200]
 
 Wall-clock figures on a shared 2-core machine move by ±15% between runs; instruction counts move by well
@@ -9,8 +9,10 @@ figure runs this script twice under ``valgrind --tool=callgrind`` (``PYTHONHASHS
 Engine up with 500 PutItems on ``bench/run.py``'s table (one ALL GSI) and items, then makes N more calls of
 one operation; instructions per call = (Ir(N2) - Ir(N1)) / (N2 - N1), which cancels the interpreter's start,
 the imports and the warm-up. Every request is built before the calls (as bench/floor.py builds its rows),
-so the figure is the engine's alone. ``floor`` is bench/floor.py's SQL-only PutItem transaction, counted
-the same way. A file-backed figure includes the background checkpointer's work (on its own thread).
+so the figure is the engine's alone. ``ModelPut`` is ``db.put(entity)`` through ``singletable.model`` on
+bench/model_overhead.py's entity (the modeling layer and the engine's PutItem under it). ``floor`` is
+bench/floor.py's SQL-only PutItem transaction, counted the same way. A file-backed figure includes the
+background checkpointer's work (on its own thread).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ sys.path.insert(0, str(HERE))
 WARM_UP = 500
 # floor: bench/floor.py's SQL-only PutItem transaction; minimum: its engine minimum (the SQL plus the checks,
 # capacity and response every PutItem needs); shape, validate: those two checks of a PutItem alone.
-OPERATIONS = ("PutItem", "GetItem", "Query", "floor", "minimum", "shape", "validate")
+OPERATIONS = ("PutItem", "GetItem", "Query", "ModelPut", "floor", "minimum", "shape", "validate")
 IN_PROCESS = ("floor", "minimum", "shape", "validate")
 
 
@@ -67,6 +69,24 @@ def _engine_calls(operation: str, backend: str, n: int, n_max: int, directory: s
         call = engine.query
     for request in requests[:n]:
         call(**request)
+    engine.close()
+
+
+def _model_calls(backend: str, n: int, n_max: int, directory: str) -> None:
+    """The child's work for ``ModelPut``: warm up, then ``n`` entity puts (``n_max`` entities built)."""
+    from model_overhead import order, table
+    from singletable.engine import Engine
+    from singletable.model import connect
+
+    engine = Engine(":memory:" if backend == "memory" else os.path.join(directory, "i.sqlite3"))
+    db = connect(table, engine)
+    db.create_table()
+    for i in range(WARM_UP):
+        db.put(order(i))
+    entities = [order(WARM_UP + i) for i in range(n_max)]
+    put = db.put
+    for entity in entities[:n]:
+        put(entity)
     engine.close()
 
 
@@ -111,6 +131,8 @@ def _child(operation: str, backend: str, n: int, n_max: int) -> None:
     with tempfile.TemporaryDirectory() as directory:
         if operation in IN_PROCESS:
             _floor_calls(operation, n, n_max, directory)
+        elif operation == "ModelPut":
+            _model_calls(backend, n, n_max, directory)
         else:
             _engine_calls(operation, backend, n, n_max, directory)
 

@@ -146,6 +146,38 @@ def parsed() -> dict[Path, ast.Module]:
     return {path: ast.parse(path.read_text(), str(path)) for path in modules()}
 
 
+PLUGIN = ROOT / "src" / "singletable_pytest"  # the pytest plugin: a package of its own, beside singletable
+
+
+def plugin_offences(path: Path, tree: ast.Module) -> list[str]:
+    """Imports of singletable's private modules or names by the pytest plugin: rule (a), the plugin being
+    one more package (a top-level private module it may import only when its docstring says it is shared)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            modules, names = [node.module], [alias.name for alias in node.names]
+        elif isinstance(node, ast.Import):
+            modules, names = [alias.name for alias in node.names], []
+        else:
+            continue
+        for module in modules:
+            parts = module.split(".")
+            if parts[0] != "singletable":
+                continue
+            inner = parts[1:]
+            shared_top = len(inner) == 1 and is_private(inner[0]) and says_shared(inner[0])
+            if (any(is_private(part) for part in inner) and not shared_top) or any(map(is_private, names)):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: imports {ast.unparse(node)}")
+    return found
+
+
+def test_the_pytest_plugin_names_no_private_module_or_name_of_singletable() -> None:
+    offences = []
+    for path in sorted(PLUGIN.rglob("*.py")):
+        offences += plugin_offences(path, ast.parse(path.read_text(), str(path)))
+    assert offences == [], "\n".join(offences)
+
+
 def test_no_import_names_another_packages_private_module_or_name() -> None:
     offences = []
     for path, tree in parsed().items():
@@ -173,3 +205,9 @@ def test_the_checks_catch_what_they_are_for() -> None:
     }
     found = sorted(line.split(": ", 1)[1] for line in attribute_offences(trees))
     assert found == ["reads catalog._cache", "reads catalog._refresh"]
+    plugin_file = PLUGIN / "example.py"
+    tree = ast.parse(
+        "from singletable.testing._server import Server\nfrom singletable.testing import _sources\n"
+        "from singletable._designs import load_design\nfrom singletable.testing.shared import Server\n"
+    )
+    assert len(plugin_offences(plugin_file, tree)) == 2

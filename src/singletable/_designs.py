@@ -1,5 +1,6 @@
-"""Design modules, found one way by every command that takes one (shared by ``data``, ``design``, ``ui`` and
-the command line: ``--design``, ``import --schema``, ``check``, ``docs``, ``cost``, ``export``, ``diff``).
+"""Design modules, found one way by every command that takes one (shared by ``data``, ``design``, ``ui``, the
+pytest plugin's ``singletable_db`` fixture and the command line: ``--design``, ``import --schema``, ``check``,
+``docs``, ``cost``, ``export``, ``diff``).
 
 ``load_design("myapp.design")`` imports a module that declares a :class:`singletable.model.Table` and returns
 it with its module as a :class:`LoadedDesign`. A spec is a module name (``myapp.design``, looked for in the

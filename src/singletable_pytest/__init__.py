@@ -116,7 +116,7 @@ class _Templates:
 
 def _build(sources: Sources) -> Any:
     from singletable.engine import Engine
-    from singletable.testing._sources import create_tables, seed, table_definitions
+    from singletable.testing.shared import create_tables, seed, table_definitions
 
     definitions = [d for source in sources.tables for d in table_definitions(source)]
     if sources.design is not None:
@@ -141,7 +141,7 @@ def _fail(message: str) -> None:
 def _template(request: pytest.FixtureRequest, templates: _Templates) -> tuple[Any, str]:
     """The seeded template for this test's sources, or None and the one line saying why it cannot be built
     (a source that cannot be read, a table DynamoDB would refuse, a missing extra)."""
-    from singletable.testing._sources import SourceError
+    from singletable.testing.shared import SourceError
 
     try:
         return templates.get(_sources(request)), ""
@@ -247,7 +247,7 @@ def dynamodb_server(
     ``AWS_ENDPOINT_URL_DYNAMODB`` and dummy credentials and region are in os.environ. During a test that takes
     ``dynamodb``, it answers from that test's engine (its faults, clock and calls); otherwise from a copy of
     the session's tables and seed of its own."""
-    from singletable.testing._server import Server
+    from singletable.testing.shared import Server
 
     template, problem = _template(request, _singletable_templates)
     if template is None:

@@ -61,8 +61,10 @@ class TransferStopped(click.ClickException):
 def _committed(summary: object) -> str:
     """`` (3 items committed to T, 1 line rejected)`` for an import or a copy; nothing for an export, whose
     destination a failure removes."""
+    # An import's, copy's or export's summary: each has these attributes, under no common type.
     if summary.operation == "export":  # type: ignore[attr-defined]
         return ""
+    # (the same summary)
     text = f"{counted(summary.items, 'item')} committed to {summary.table}"  # type: ignore[attr-defined]
     if summary.rejected:  # type: ignore[attr-defined]
         text += f", {counted(summary.rejected, 'line')} rejected"  # type: ignore[attr-defined]

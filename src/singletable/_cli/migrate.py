@@ -261,7 +261,7 @@ def up(
     progress bar with an ETA on a terminal, plain lines on stderr elsewhere."""
     require("model", ("pydantic",), "singletable migrate")
     if dry_run:
-        plan.callback(module, target, table_name, max_rcu, None, None)  # type: ignore[misc]
+        plan.callback(module, target, table_name, max_rcu, None, None)  # type: ignore[misc]  # click types a command's callback as optional; this one is set
         return
     if not _local(target) and not yes:
         raise click.UsageError(f"{target} is not local: pass --yes to migrate it")

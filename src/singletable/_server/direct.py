@@ -164,7 +164,7 @@ class DirectApiProtocol(CoalescingHttpToolsProtocol):
     def on_message_begin(self) -> None:
         # uvicorn's own builds the ASGI scope (a dict, a copy of the app state) for every request; only a
         # request that takes the ASGI path needs it, so it is built in on_headers_complete, for those.
-        self._head_open, self._head_bytes, self._heads = True, 0, self._heads + 1  # head_began(), inline
+        self._heads += 1  # head_began(), inline
         self.url = b""
         self.headers = []
 
@@ -185,8 +185,8 @@ class DirectApiProtocol(CoalescingHttpToolsProtocol):
         self.scope["headers"] = headers
 
     def on_headers_complete(self) -> None:
-        self._head_open = False  # head_done(), inline: a call per request saved
-        self._direct_headers = None
+        self._heads_done = self._heads  # head_done(), inline: a call per request saved
+        headers = None
         if (
             self._api is not None
             and self.url == b"/"
@@ -204,8 +204,8 @@ class DirectApiProtocol(CoalescingHttpToolsProtocol):
                 and not self._access.allows_host(headers.get(b"host"), self._peer())  # type: ignore[union-attr]
             ):
                 headers = None  # the app refuses it, with its 400
-            self._direct_headers = headers
-        if self._direct_headers is None:
+        self._direct_headers = headers
+        if headers is None:
             self._begin_asgi()
             super().on_headers_complete()
             return

@@ -38,18 +38,24 @@ class BoundedHeadProtocol(HttpToolsProtocol):
     """uvicorn's httptools protocol, refusing a request head over :data:`MAX_HEAD_BYTES` as it arrives.
 
     A subclass that overrides ``on_message_begin`` or ``on_headers_complete`` without calling these calls
-    :meth:`head_began` and :meth:`head_done` itself."""
+    :meth:`head_began` and :meth:`head_done` itself.
 
-    _head_open = False  # between a request's first byte and the end of its headers
-    _head_bytes = 0
+    Two counters say where the connection is: ``_heads`` (heads begun) and ``_heads_done`` (heads whose
+    headers ended); a head is open while they differ. A read that arrives with no head open (nearly every
+    read: a request's head and body usually come in one) is handed to the parser at the cost of one
+    comparison; only a read that continues an open head is counted."""
+
     _heads = 0  # heads begun on this connection: tells whether a read began a new one
+    _heads_done = 0  # heads whose headers have ended
+    _counted_head = 0  # the head _head_bytes counts
+    _head_bytes = 0
     _refused = False
 
     def head_began(self) -> None:
-        self._head_open, self._head_bytes, self._heads = True, 0, self._heads + 1
+        self._heads += 1
 
     def head_done(self) -> None:
-        self._head_open = False
+        self._heads_done = self._heads
 
     def on_message_begin(self) -> None:
         self.head_began()
@@ -60,11 +66,16 @@ class BoundedHeadProtocol(HttpToolsProtocol):
         super().on_headers_complete()
 
     def data_received(self, data: bytes) -> None:
+        heads = self._heads
+        if heads == self._heads_done:  # no head open (and never one refused: that one stays open)
+            HttpToolsProtocol.data_received(self, data)  # not super(): no proxy object built for every read
+            return
         if self._refused:
             return
-        counted, heads = self._head_open, self._heads
-        HttpToolsProtocol.data_received(self, data)  # not super(): no proxy object built for every read
-        if counted and self._head_open and self._heads == heads:  # every byte of ``data`` was head
+        HttpToolsProtocol.data_received(self, data)
+        if self._heads == heads and self._heads_done != heads:  # every byte of ``data`` was this head's
+            if self._counted_head != heads:  # the first read counted for it (the one it began in is not)
+                self._counted_head, self._head_bytes = heads, 0
             self._head_bytes += len(data)
             if self._head_bytes > MAX_HEAD_BYTES:
                 self._refused = True

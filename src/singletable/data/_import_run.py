@@ -92,7 +92,7 @@ class Rejects:
         try:  # called only with on_error="reject", which opens the file
             self.handle.write((dumps(record, spaced=True) + "\n").encode("utf-8"))  # type: ignore[union-attr]
         except OSError as error:
-            raise RejectsUnwritable(self.path, error) from None  # type: ignore[arg-type]
+            raise RejectsUnwritable(self.path, error) from None  # type: ignore[arg-type]  # path is set: add runs only with the file open
 
     def sync(self) -> int:
         if self.handle is None:
@@ -101,7 +101,7 @@ class Rejects:
             self.handle.flush()
             os.fsync(self.handle.fileno())
         except OSError as error:
-            raise RejectsUnwritable(self.path, error) from None  # type: ignore[arg-type]
+            raise RejectsUnwritable(self.path, error) from None  # type: ignore[arg-type]  # path is set: the handle is open
         return self.handle.tell()
 
     def close(self) -> None:

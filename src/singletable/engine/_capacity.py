@@ -61,10 +61,13 @@ class Capacity:
         self.table = 0.0
         self.gsi: dict[str, float] = {}
         self.lsi: dict[str, float] = {}
-        # Vector index name -> VectorWriteRequestBytes (bytes, not units; shown under INDEXES only).
-        self.vector: dict[str, float] = {}
+        # Vector index name -> VectorWriteRequestBytes (bytes, not units; shown under INDEXES only). None
+        # until a vector index is written: most requests never need the dict.
+        self.vector: dict[str, float] | None = None
 
     def add_vector(self, name: str, size: int) -> None:
+        if self.vector is None:
+            self.vector = {}
         self.vector[name] = self.vector.get(name, 0.0) + size
 
     def add_index(self, name: str, is_global: bool, units: float) -> None:

@@ -130,7 +130,8 @@ class Engine(OperationMethods):
         self._on_write_begin = self._check_catalog_in_write
         # ":memory:" is this connection's own database: no other connection can change its catalog (and
         # PRAGMA data_version never moves for our own commits), so its requests skip the catalog checks.
-        self._private = path == ":memory:"
+        # (A read-only engine is never private: execute tests this first, then read_only.)
+        self._private = path == ":memory:" and not read_only
         with self.storage.lock:
             self.refresh_catalog()
         for operation in PRELOADED_OPERATIONS:
@@ -300,11 +301,11 @@ class Engine(OperationMethods):
         handler, shape = routes.get(operation) or self._route(operation, for_wire)
         try:
             check_input(SHAPES, shape, params)
-            if self.read_only:
-                return self._execute_read_only(operation, handler, params)
             if self._private:  # see __init__; and with no other connection, the database is never busy
                 with self.storage.lock:
                     return handler(self, params)
+            if self.read_only:
+                return self._execute_read_only(operation, handler, params)
             storage = self.storage
             commits = storage.commits
             try:

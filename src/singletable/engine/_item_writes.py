@@ -60,38 +60,44 @@ def prepare_put(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
     plain = len(params) == 2 or legacy.none_given(params, PUT_CONDITION_PARAMETERS)
     if not plain:
         legacy.reject_mixed(params, PUT_LEGACY, ("ConditionExpression",))
-    found = _lookup(engine, params["TableName"])
+    name = params["TableName"]
+    found = engine.find_table(name)
+    if found is None:
+        found = _lookup(engine, name)
     if get("ReturnValues") is not None:
         check_return_values(get("ReturnValues"), PUT_RETURN_VALUES)
     item, size = codec.validate_item_sized(params["Item"])
     check_item_size(size)
     if found is None and not plain:  # every check that needs no table first, then the table's absence
         _put_condition(params)
-    schema = found or engine.table(params["TableName"])
+    schema = found if found is not None else engine.table(name)
     pk, sk = key_from_item(schema, item)
-    if schema.index_key_checks or schema.vector_indexes:
+    if schema.index_key_checks or schema.has_vector_indexes:
         check_index_keys(schema, item)
-    condition = None if plain else _put_condition(params)
-    return prepared_write(
-        action=PUT,
-        schema=schema,
-        pk=pk,
-        sk=sk,
-        key=item,
-        item=item,
-        size=size,
-        condition=condition,
-        return_on_failure=get("ReturnValuesOnConditionCheckFailure"),
-    )
+    # prepared_write's fields, set here: every PutItem and batch put runs this, and matching nine keyword
+    # arguments to their parameters costs each ~500 instructions.
+    write = PreparedWrite()
+    write.action = PUT
+    write.schema = schema
+    write.pk = pk
+    write.sk = sk
+    write.key = item
+    write.item = item
+    write.size = size
+    write.update = None
+    write.condition = None if plain else _put_condition(params)
+    write.return_on_failure = get("ReturnValuesOnConditionCheckFailure")
+    write.measure_written = False
+    return write
 
 
 def _lookup(engine: TableCatalog, name: str) -> TableSchema | None:
     """The table, or None when there is none: DynamoDB makes every check of a write that needs no table
     (its values, its expressions) before it looks the table up, so each prepare step below makes those
-    checks and then asks ``engine.table`` again, which answers ResourceNotFoundException."""
-    found = engine.find_table(name)
-    if found is not None:
-        return found
+    checks and then asks ``engine.table`` again, which answers ResourceNotFoundException.
+
+    Called only when ``engine.find_table(name)`` found nothing: a table the catalog holds (every write but
+    the first after another process created it) costs one dict lookup, no call of this function."""
     try:
         return engine.table(name)  # refreshes a stale catalog; checks the name
     except DynamoDBError as error:
@@ -129,7 +135,7 @@ def prepare_delete(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrit
         engine, params, DELETE_LEGACY, ("ConditionExpression",), DELETE_RETURN_VALUES
     )
     condition = _condition(params, lambda: legacy_condition)
-    schema = found or engine.table(params["TableName"])
+    schema = found if found is not None else engine.table(params["TableName"])
     return prepared_write(
         action=DELETE,
         schema=schema,
@@ -153,7 +159,10 @@ def _keyed_request(
     or None when the table does not exist, the Expected condition or None, Key, pk, sk). Without a table
     only the Key's values are checked, and the caller reports the table missing after its expressions."""
     legacy.reject_mixed(params, legacy_names, modern_names)
-    schema = _lookup(engine, params["TableName"])
+    name = params["TableName"]
+    schema = engine.find_table(name)
+    if schema is None:
+        schema = _lookup(engine, name)
     legacy_condition = legacy.expected(params)
     check_return_values(params.get("ReturnValues"), return_values)
     key = params["Key"]
@@ -182,7 +191,7 @@ def prepare_update(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrit
     update: Any = expressions.update(update_text) if update_text is not None else None
     condition = expressions.condition(condition_text) if condition_text is not None else legacy_condition
     expressions.finish()
-    schema = found or engine.table(params["TableName"])
+    schema = found if found is not None else engine.table(params["TableName"])
     if update is None:
         update = legacy.attribute_updates(params, schema.key_names)
     return prepared_write(
@@ -199,7 +208,10 @@ def prepare_update(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrit
 
 def prepare_check(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite:
     """A TransactWriteItems ConditionCheck: DeleteItem's key and condition rules, and no write."""
-    found = _lookup(engine, params["TableName"])
+    name = params["TableName"]
+    found = engine.find_table(name)
+    if found is None:
+        found = _lookup(engine, name)
     key = params["Key"]
     if found is not None:
         pk, sk = key_from_request(found, key)
@@ -210,7 +222,7 @@ def prepare_check(engine: TableCatalog, params: dict[str, Any]) -> PreparedWrite
     )
     condition = expressions.condition(params["ConditionExpression"])
     expressions.finish()
-    schema = found or engine.table(params["TableName"])
+    schema = found if found is not None else engine.table(name)
     return prepared_write(
         action=CHECK,
         schema=schema,

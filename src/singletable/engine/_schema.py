@@ -119,6 +119,8 @@ class TableSchema:
     # item's index keys against.
     index_key_checks: tuple[IndexKeyCheck, ...] = field(init=False, compare=False)
     has_lsi: bool = field(init=False, compare=False)
+    # Whether vector_indexes is non-empty, as a bool: every item write tests it, and a bool is the cheap test.
+    has_vector_indexes: bool = field(init=False, compare=False)
     # Index name -> the attribute names its entries keep (None: ALL), for project_for_index.
     index_keeps: dict[str, frozenset[str] | None] = field(init=False, compare=False)
     # (name, type) of the HASH and of the RANGE attribute: what a key condition is compiled against.
@@ -137,6 +139,7 @@ class TableSchema:
         object.__setattr__(self, "key_names", key_names)
         object.__setattr__(self, "index_key_checks", checks)
         object.__setattr__(self, "has_lsi", any(not index.is_global for index in self.indexes.values()))
+        object.__setattr__(self, "has_vector_indexes", bool(self.vector_indexes))
         object.__setattr__(
             self,
             "index_keeps",

@@ -121,7 +121,7 @@ def check_index_keys(schema: TableSchema, item: dict[str, Any], *, from_update: 
         if from_update and key_type != "N" and av.get(key_type) in ("", b""):
             raise EmptyIndexKeyUpdate(key_type)
         checked_key_bytes(check.name, av, key_type, check.is_hash, _INDEX, check.index_name)
-    if schema.vector_indexes and not from_update:
+    if schema.has_vector_indexes and not from_update:
         check_vector_values(schema, item)
 
 
@@ -224,7 +224,7 @@ def write_item(
     item's rows are only collected there, for the caller to flush before its transaction ends.
     """
     table_id = schema.table_id
-    if schema.vector_indexes:
+    if schema.has_vector_indexes:
         # Vector entries first (they need the old and new items whole), then the item's own rows, billed
         # with each vector attribute at its name plus four bytes a dimension.
         write_vector_entries(storage, schema, pk, sk, old, new, capacity)
@@ -521,9 +521,6 @@ class PreparedWrite:
         return old, new
 
 
-_new_write = object.__new__
-
-
 def prepared_write(
     *,
     action: str,
@@ -539,8 +536,8 @@ def prepared_write(
 ) -> PreparedWrite:
     """A :class:`PreparedWrite`, every part named. A function rather than the class's ``__init__``: a class
     called by keyword gathers its arguments into a dict first (~3,400 instructions on every item write),
-    a function called by keyword does not."""
-    write = _new_write(PreparedWrite)
+    a function called by keyword does not. (PutItem's prepare step sets the fields itself: see there.)"""
+    write = PreparedWrite()  # no __init__: object's, the cheapest way to an empty instance
     write.action = action
     write.schema = schema
     write.pk = pk

@@ -167,7 +167,7 @@ def lagged_read(
     index_names = tuple(k["AttributeName"] for k in gsi["KeySchema"])
     wanted = set(key_names) | set(index_names)
     items = {
-        key_id(key_of(item, key_names)): item  # type: ignore[arg-type]
+        key_id(key_of(item, key_names)): item  # type: ignore[arg-type]  # every stored item has its table's key
         for item in _scan(engine, table)
         if all(name in item for name in index_names)
     }
@@ -225,7 +225,7 @@ def _items(engine: Engine, table: str) -> dict[KeyId, dict[str, Any]]:
     names = _key_names(engine, table)
     if names is None:
         return {}
-    return {key_id(key_of(item, names)): item for item in _scan(engine, table)}  # type: ignore[arg-type]
+    return {key_id(key_of(item, names)): item for item in _scan(engine, table)}  # type: ignore[arg-type]  # every stored item has its table's key
 
 
 def _unprocessed_keys(engine: Engine, response: dict[str, Any]) -> set[tuple[str, KeyId]]:
@@ -235,7 +235,7 @@ def _unprocessed_keys(engine: Engine, response: dict[str, Any]) -> set[tuple[str
         names = _key_names(engine, table)
         for request in requests if names else ():
             source = request.get("PutRequest", {}).get("Item") or request.get("DeleteRequest", {}).get("Key")
-            key = key_of(source, names)  # type: ignore[arg-type]
+            key = key_of(source, names)  # type: ignore[arg-type]  # names is set here (the loop runs only then)
             if key is not None:
                 skipped.add((table, key_id(key)))
     return skipped

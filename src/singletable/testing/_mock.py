@@ -253,7 +253,7 @@ class MockDynamoDB:
         """Decorate a function, a coroutine function or a class (each of its ``test*`` methods, and
         ``setUp``/``tearDown`` with them): a fresh mock like this one is active while each runs."""
         if isinstance(func, type):
-            return self._decorate_class(func)  # type: ignore[return-value]
+            return self._decorate_class(func)  # type: ignore[return-value]  # a class decorated is returned as the class
         target, region = self._target, self.region
         if inspect.iscoroutinefunction(func):
 
@@ -262,12 +262,12 @@ class MockDynamoDB:
                 with MockDynamoDB(target, region=region):
                     return await func(*args, **kwargs)
 
-            return async_wrapper  # type: ignore[return-value]
+            return async_wrapper  # type: ignore[return-value]  # the wrapper stands for func
 
         @functools.wraps(func)  # type: ignore[arg-type]
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             with MockDynamoDB(target, region=region):
-                return func(*args, **kwargs)  # type: ignore[operator]
+                return func(*args, **kwargs)  # type: ignore[operator]  # func is a plain callable here (not a class)
 
         return wrapper  # type: ignore[return-value]
 

@@ -148,7 +148,7 @@ def item_writes(operation: str, params: dict[str, Any], key_names: Any) -> list[
         names = key_names(name) if name else None
         key = key_of(source, names) if names else None
         if key is not None:
-            found.append(ItemWrite(name, key))  # type: ignore[arg-type]
+            found.append(ItemWrite(name, key))  # type: ignore[arg-type]  # name is set: key_of ran only with names
 
     if operation == "PutItem":
         add(params.get("TableName"), params.get("Item"))

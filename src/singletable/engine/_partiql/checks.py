@@ -211,6 +211,6 @@ def _below(low: _Bound, high: _Bound) -> bool:
     try:
         if low_value == high_value:
             return low_inclusive and high_inclusive
-        return bool(low_value < high_value)  # type: ignore[operator]
+        return bool(low_value < high_value)  # type: ignore[operator]  # keys of one type order; mixed types raise below
     except TypeError:  # different key types never meet
         return False

@@ -113,27 +113,33 @@ class WriteTransaction:
     def __exit__(self, exc_type: type[BaseException] | None, exc: object, traceback: object) -> None:
         storage = self.storage
         try:
-            if exc_type is None:
-                changes = storage.vector_changes
-                if changes:
-                    try:
-                        storage.stamp_vector_versions()
-                    except BaseException:
-                        storage.vector_changes = []
-                        storage._cursor.execute("ROLLBACK")
-                        raise
-                storage._cursor.execute("COMMIT")
-                storage.commits += 1
-                if changes:
-                    # The in-memory vector matrices learn of a change only once it is committed.
-                    storage.vector_changes = []
-                    if storage.on_vector_commit is not None:
-                        storage.on_vector_commit(changes)
-            else:
+            if exc_type is not None:
                 storage.vector_changes = []
                 storage._cursor.execute("ROLLBACK")
+            elif storage.vector_changes:
+                _commit_with_vectors(storage)
+            else:  # every write without a vector index: one test, then COMMIT
+                storage._cursor.execute("COMMIT")
+                storage.commits += 1
         finally:
             storage.lock.release()
+
+
+def _commit_with_vectors(storage: Connection) -> None:
+    """COMMIT a transaction that changed vector index entries: their versions are stamped inside it, and
+    the in-memory vector matrices learn of the changes only once they are committed."""
+    changes = storage.vector_changes
+    try:
+        storage.stamp_vector_versions()
+    except BaseException:
+        storage.vector_changes = []
+        storage._cursor.execute("ROLLBACK")
+        raise
+    storage._cursor.execute("COMMIT")
+    storage.commits += 1
+    storage.vector_changes = []
+    if storage.on_vector_commit is not None:
+        storage.on_vector_commit(changes)
 
 
 class Connection:
