@@ -178,8 +178,8 @@ def existing(db: DB, spec: Spec) -> list[dict[str, Any]]:
 
 
 @pytest.fixture(params=["engine", "http", "reference"])
-def target(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    return make_target(request.param, request, tmp_path / "seed.sqlite3")
+def target(request: pytest.FixtureRequest) -> Any:
+    return make_target(request.param, request)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -267,7 +267,7 @@ def endpoint(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, Any]:
         file = str(tmp_path / "seed.sqlite3")
         return file, file
     server = request.getfixturevalue("http_server" if request.param == "http" else "reference_server")
-    return str(server.endpoint), make_target(request.param, request, tmp_path / "unused.sqlite3")
+    return str(server.endpoint), make_target(request.param, request)
 
 
 @pytest.mark.slow
