@@ -92,7 +92,9 @@ def test_problems_are_named_and_fail_the_rehearsal(tmp_path: Path) -> None:
     seed(db, [*users, stale, ghost])
     db.close()
     was = fingerprint(file)
-    done = run_cli("migrate", "rehearse", str(module), str(file), env={"PYTHONPATH": _path(HERE)})
+    done = run_cli(
+        "migrate", "rehearse", str(module), str(file), env={"PYTHONPATH": _path(HERE, HERE.parent)}
+    )
     assert done.returncode == 1, done.stderr
     assert fingerprint(file) == was
     assert "verification failed: 4 problems" in done.stderr
@@ -202,7 +204,9 @@ def test_the_migration_stopping_fails_the_rehearsal(tmp_path: Path) -> None:
     db.close()
     module = tmp_path / "split_module.py"
     module.write_text(SPLIT_MODULE)
-    done = run_cli("migrate", "rehearse", str(module), str(file), env={"PYTHONPATH": _path(HERE)})
+    done = run_cli(
+        "migrate", "rehearse", str(module), str(file), env={"PYTHONPATH": _path(HERE, HERE.parent)}
+    )
     assert done.returncode == 1
     assert "split contact PK=CONTACT#1, SK=CONTACT: kind is 'robot', which into does not name" in done.stderr
 
@@ -278,7 +282,9 @@ def test_an_item_left_of_a_retired_type_is_named(tmp_path: Path) -> None:
     db.close()
     module = tmp_path / "brings_back.py"
     module.write_text(BRINGS_BACK)
-    done = run_cli("migrate", "rehearse", str(module), str(file), env={"PYTHONPATH": _path(HERE)})
+    done = run_cli(
+        "migrate", "rehearse", str(module), str(file), env={"PYTHONPATH": _path(HERE, HERE.parent)}
+    )
     assert done.returncode == 1
     assert (
         "  PK=CONTACT#5, SK=CONTACT: retired type: still a contact, which split contact into person, company "

@@ -102,6 +102,7 @@ def staged_rows(catalog: ImportCatalog, seq: int, item: Item) -> tuple[StagedIte
             row = (seq, index.index_id, crc32(ipk), blob(ipk), blob(isk), codec.item_size(projected), data)
         entries.append(row)  # type: ignore[arg-type]  # StagedEntry's columns (see the docstring)
     pk, sk = write.pk, write.sk
+    # the item row's columns, as StagedItem's docstring lists them
     return (seq, crc32(pk), blob(pk), blob(sk), size, blob(stored)), entries  # type: ignore[return-value]
 
 

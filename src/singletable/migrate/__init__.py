@@ -17,7 +17,7 @@ if _extras.missing(("pydantic",)):
     raise _extras.MissingExtra("model", "singletable.migrate")
 
 from singletable.migrate._calls import Limiter
-from singletable.migrate._copy import AddToSet, copy_from
+from singletable.migrate._copy import AddToSet, CopyFrom, copy_from
 from singletable.migrate._eta import Eta, expected_reads
 from singletable.migrate._finish import Finished, finish, finished_at
 from singletable.migrate._migration import Migration, load_migrations, one_table
@@ -41,6 +41,7 @@ from singletable.migrate._steps import (
 __all__ = [
     "RECORD_ID",
     "AddToSet",
+    "CopyFrom",
     "Delete",
     "EntityCount",
     "Eta",

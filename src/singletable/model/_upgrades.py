@@ -219,6 +219,7 @@ def install(meta: EntityMeta, chain: UpgradeChain) -> None:
         return item
 
     meta.upgrades = chain
+    # this entity's own readers and writer, installed on its meta only (others keep the plain methods)
     meta.from_item = from_item  # type: ignore[method-assign]
     meta.decode = decode  # type: ignore[method-assign]
     meta.to_item = to_item  # type: ignore[method-assign]

@@ -460,6 +460,7 @@ def mirror_transaction(tx: TransactionParts, window: Window) -> None:
     def delete(target: Any, condition: Cond | None, key: dict[str, Any]) -> Steps[None]:
         tx.parts += yield from dual_delete(window, tx.dest, _addressed(target, key), condition)
 
+    # this transaction's own planners, mirroring each write (other transactions keep the plain methods)
     tx._create = create  # type: ignore[method-assign]
     tx._put = put  # type: ignore[method-assign]
     tx._update = update  # type: ignore[method-assign]

@@ -264,12 +264,12 @@ class MockDynamoDB:
 
             return async_wrapper  # type: ignore[return-value]  # the wrapper stands for func
 
-        @functools.wraps(func)  # type: ignore[arg-type]
+        @functools.wraps(func)  # type: ignore[arg-type]  # func is a plain callable here (not a class)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             with MockDynamoDB(target, region=region):
                 return func(*args, **kwargs)  # type: ignore[operator]  # func is a plain callable here (not a class)
 
-        return wrapper  # type: ignore[return-value]
+        return wrapper  # type: ignore[return-value]  # the wrapper stands for func
 
     def _decorate_class(self, cls: type) -> type:
         """Each test method runs under its own mock; a unittest class gets it from setUp to tearDown."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from singletable.migrate import Migration, Progress, Result, load_migrations, up
+from singletable.migrate import CopyFrom, Migration, Progress, Result, load_migrations, up
 from singletable.model import DB
 
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -22,7 +22,9 @@ def copy_migration(source: str | None = None) -> Migration:
     """The copy migration, reading the old table ``source`` (default: ``PLACES_LEGACY_TABLE``)."""
     [migration] = [m for m in load_migrations(str(MIGRATIONS)) if m.id == "0001-string-ids"]
     if source is not None:
-        migration.steps[0].source_name = source  # type: ignore[attr-defined]
+        [copy] = migration.steps
+        assert isinstance(copy, CopyFrom), "the places migration is one copy_from step"
+        copy.source_name = source
     return migration
 
 
