@@ -307,10 +307,18 @@ def test_what_cannot_be_rehearsed_is_one_line(tmp_path: Path) -> None:
         done = run_cli("migrate", "rehearse", str(module), str(file), *extra)
         assert done.returncode == 1, done.stdout
         assert done.stderr.startswith(start) and len(done.stderr.splitlines()) == 1, done.stderr
+    assert fingerprint(file) == was
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".db") == ["live.db"]
+
+
+@pytest.mark.slow
+def test_an_unreachable_source_is_one_line(tmp_path: Path) -> None:
+    """Slow: botocore retries a refused connection with backoff (about 26 s) before the copy gives up."""
+    _, module = shop_source(tmp_path, count=2)
     unreachable = run_cli("migrate", "rehearse", str(module), "http://127.0.0.1:9")
     assert unreachable.returncode == 1
     assert unreachable.stderr.startswith(
         "Error: EndpointConnectionError: Could not connect to the endpoint URL"
     )
-    assert fingerprint(file) == was
+    assert len(unreachable.stderr.splitlines()) == 1
     assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".db") == ["live.db"]
