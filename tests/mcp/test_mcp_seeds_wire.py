@@ -31,7 +31,9 @@ class Served(NamedTuple):
     db: DB
 
 
-@pytest.fixture(params=["engine", "reference"])
+# On DynamoDB Local the five seeds by two transports take about a minute: they run with the slow tests
+# (.ci/run); the default run keeps DynamoDB Local's MCP answers in test_mcp_protocol and test_mcp_raw.
+@pytest.fixture(params=["engine", pytest.param("reference", marks=pytest.mark.slow)])
 def served(request: pytest.FixtureRequest, tmp_path: Path, table_name: str) -> Iterator[Any]:
     def serve(seed: str) -> Served:
         module = SEEDS[seed][0]
