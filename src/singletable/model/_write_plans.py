@@ -28,6 +28,7 @@ from singletable.model._expr import Action, Compiler, Cond
 from singletable.model._field_checks import check_entity, fields_not_set, has_entity_rules, updated_entity
 from singletable.model._field_values import AV
 from singletable.model._steps import Steps
+from singletable.model._write_echo import written_entity
 from singletable.model._write_keys import (
     frozen_key,
     guard_key_of,
@@ -191,7 +192,7 @@ def plan_create(dest: WriteTarget, entity: E) -> tuple[list[RequestPart], E]:
     if meta.version:
         values[meta.version] = 1
     item = meta.to_item(values)
-    result = meta.from_item(item)  # what a read of it returns (timestamps at the stored precision...)
+    result = written_entity(meta, values, item)  # what a read of it returns (timestamps as stored...)
     c = Compiler()
     ops = [
         RequestPart(
@@ -246,7 +247,7 @@ def plan_put(
     if assumed is not None:
         conds.append(assumed.condition(meta, c))
     item = meta.to_item(values)
-    result = meta.from_item(item)  # the values are final (createdAt is the stored one), as read back
+    result = written_entity(meta, values, item)  # values are final (createdAt the stored one), as read back
     if meta.created is None or meta.unique or meta.derived or meta.created_keys:
         params = finish({"TableName": dest.table_name, "Item": item}, c, conjoin(c, conds))
         guess = None if read else assumed  # a guess the runner asks the stored item back for, to retry
