@@ -225,6 +225,30 @@ def test_a_value_breaking_a_declared_rule_is_refused_before_any_request(
     assert scan(engine_db) == before
 
 
+unstorable = (
+    st.floats(min_value=-1e-131, max_value=1e-131).filter(lambda f: f != 0.0)
+    | st.floats(min_value=1e126, allow_infinity=False)
+    | st.floats(max_value=-1e126, allow_infinity=False)
+    | st.sampled_from([float("nan"), float("inf"), float("-inf")])
+)
+
+
+@settings(
+    max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(value=unstorable, how=st.sampled_from(WRITES))
+def test_a_float_dynamodb_cannot_store_names_its_field(engine_db: DB, value: float, how: str) -> None:
+    """A float of the declared type that no item may hold (beyond 1e-130..1e126, NaN, an infinity) is refused
+    with the entity, the field and the value, before any request -- on every write, not only on keys."""
+    with engine_db.trace() as trace, pytest.raises(FieldValueError) as caught:
+        write(engine_db, how, "ratio", value)
+    assert (caught.value.entity, caught.value.field) == ("PRODUCT", "ratio")
+    assert str(caught.value).startswith(
+        f"PRODUCT.ratio = {value!r} is refused: DynamoDB cannot store the number"
+    )
+    assert trace.requests == []
+
+
 def test_the_issue_cases_and_their_messages(engine_db: DB) -> None:
     """``stock: int = Field(ge=0)`` then ``stock=-1``; ``plan: Literal[...]`` then ``"gold"``."""
     with engine_db.trace() as trace:

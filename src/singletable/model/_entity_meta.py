@@ -25,7 +25,7 @@ from singletable.model._errors import (
 from singletable.model._expr import Path
 from singletable.model._field_checks import check_entity, field_check
 from singletable.model._field_keys import empty_key_value
-from singletable.model._field_values import AV, CanonicalSet, Codec, refused
+from singletable.model._field_values import AV, CanonicalSet, Codec, NumberRefused, refused
 from singletable.model._read_items import Fallback, FieldRefused, entity_builder
 from singletable.model._source import class_source, field_limits
 from singletable.model._templates import BoundKey
@@ -148,7 +148,7 @@ class EntityMeta:
                 try:
                     av = dump(value)
                 except Exception as error:
-                    if isinstance(error, VectorRefused):
+                    if isinstance(error, VectorRefused | NumberRefused):
                         raise FieldValueError(
                             self.type, name, self.fields[name].codec.expected, value, str(error)
                         ) from None

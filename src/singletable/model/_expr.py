@@ -15,7 +15,7 @@ from typing import Any
 
 from singletable.engine.shared import DOCUMENTED_RESERVED_WORDS
 from singletable.model._errors import FieldTypeError, FieldValueError
-from singletable.model._field_values import ANY, AV, Codec, dump_value, refused
+from singletable.model._field_values import ANY, AV, Codec, NumberRefused, dump_value, refused
 from singletable.model._vectors import VectorRefused
 
 _PLAIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
@@ -167,7 +167,7 @@ def typed_value(path: Path, codec: Codec, value: Any) -> AV:
     try:
         return dump_value(codec, value)
     except Exception as error:
-        if isinstance(error, VectorRefused):  # the right type, the wrong length or a non-finite number
+        if isinstance(error, VectorRefused | NumberRefused):  # the right type, a value no item may hold
             raise FieldValueError(path.entity, _field_name(path), codec.expected, value, str(error)) from None
         if refused(error):
             raise FieldTypeError(path.entity, _field_name(path), codec.expected, value) from None

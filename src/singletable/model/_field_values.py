@@ -42,14 +42,19 @@ def parse_datetime(text: str) -> datetime:
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value
 
 
+class NumberRefused(KeyTemplateError):
+    """A float DynamoDB cannot store (NaN, an infinity, or a magnitude outside 1e-130..1e126): a value of the
+    right type that no item may hold, so the entity's writer names the field it came from."""
+
+
 def _number_text(value: Any) -> str:
     if isinstance(value, bool):
         raise KeyTemplateError("booleans are not numbers in DynamoDB")
     if isinstance(value, float):
         if value != value or value in (float("inf"), float("-inf")):
-            raise KeyTemplateError(f"DynamoDB cannot store the number {value!r}")
+            raise NumberRefused(f"DynamoDB cannot store the number {value!r}")
         if not (1e-130 <= abs(value) < 1e126) and value != 0.0:
-            raise KeyTemplateError(f"DynamoDB cannot store the number {value!r}: not within 1e-130..1e126")
+            raise NumberRefused(f"DynamoDB cannot store the number {value!r}: not within 1e-130..1e126")
         return repr(value)
     return str(value)
 
