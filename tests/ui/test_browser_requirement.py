@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import browser
 import pytest
+
+import browser
 
 
 def test_without_chromium_the_browser_tests_skip_or_fail_when_required(monkeypatch):
