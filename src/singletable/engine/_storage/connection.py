@@ -168,6 +168,7 @@ class Connection:
         if self._opening is not None:
             self._conn = self._opening.connect()
         else:
+            create_private(path)
             self._conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30.0)
         # SQLite's own busy handler only while opening, when another process may be recovering the WAL.
         self._conn.execute("PRAGMA busy_timeout = 30000")
@@ -292,6 +293,18 @@ class Connection:
         Outside a transaction this opens a read transaction (WAL lock calls); inside one it is free.
         """
         return self._cursor.execute("PRAGMA data_version").fetchone()[0]
+
+
+def create_private(path: str) -> None:
+    """Create a database file that does not exist yet as 0600, whatever the umask: it holds item values.
+    SQLite gives the file's ``-wal`` and ``-shm`` the file's own mode. An existing file keeps its mode (its
+    owner chose it); a path that cannot be created is left to SQLite, whose error says why."""
+    if path in ("", ":memory:") or path.startswith("file:"):
+        return
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except OSError:
+        pass
 
 
 class ReadOnlyOpening:
