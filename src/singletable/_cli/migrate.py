@@ -163,6 +163,8 @@ def _show_plan(report: Any) -> None:
         return
     for step in report.steps:
         click.echo(f"{step.migration}: {step.step}")
+        if step.skipped:
+            click.echo(f"  {step.skipped}")
         for kind, count in sorted(step.scanned.items()):
             click.echo(f"  {kind}: {count:,} scanned, {step.touched.get(kind, 0):,} to write")
         for what, count in sorted(step.touched.items()):

@@ -50,6 +50,7 @@ class StepPlan:
     violation_count: int = 0
     problems: list[str] = field(default_factory=list)  # items the step refuses (up would stop at the first)
     problem_count: int = 0
+    skipped: str = ""  # why ``up`` would skip the step (an index already there, or already gone): costs 0
 
 
 @dataclass(slots=True)
@@ -98,8 +99,8 @@ def plan(
     applied, running = Record(call, db.table).read()
     check_checksums(todo, applied, running)
     described = call("DescribeTable", {})["Table"]
-    existing = {g["IndexName"] for g in described.get("GlobalSecondaryIndexes", [])}
-    existing |= {i["IndexName"] for i in described.get("LocalSecondaryIndexes", [])}
+    global_indexes = {g["IndexName"] for g in described.get("GlobalSecondaryIndexes", [])}
+    existing = global_indexes | {i["IndexName"] for i in described.get("LocalSecondaryIndexes", [])}
     indexes = [i for i in db.table.indexes if i.name in existing]
     result = Plan([], prices or load_prices(), sorted(m.id for m in todo if m.id in applied))
     result.item_count = int(described.get("ItemCount", 0))
@@ -111,15 +112,29 @@ def plan(
             continue
         steps: list[tuple[Step, StepPlan, list[Index]]] = []
         for step in migration.steps:
+            one = StepPlan(migration.id, step.describe())
+            one.skipped = _skipped(step, global_indexes)
             if isinstance(step, AddIndex):
                 indexes = [*(i for i in indexes if i.name != step.index.name), step.index]
+                global_indexes = global_indexes | {step.index.name}
             elif isinstance(step, DropIndex):
                 indexes = [i for i in indexes if i.name != step.name]
-            steps.append((step, StepPlan(migration.id, step.describe()), indexes))
+                global_indexes = global_indexes - {step.name}
+            steps.append((step, one, indexes))
         _scan(call, steps, db.table, sample, record_key, result)
         _plan_copies(call, steps, db.table, sample, result)
         result.steps += [one for _, one, _ in steps]
     return result
+
+
+def _skipped(step: Step, global_indexes: set[str]) -> str:
+    """Why ``up`` would skip ``step`` on a table with ``global_indexes`` (as the steps before it leave them):
+    ``add_index`` of an index already there, ``drop_index`` of one that is not; empty when it would not."""
+    if isinstance(step, AddIndex) and step.index.name in global_indexes:
+        return f"index {step.index.name} already exists: up skips this step"
+    if isinstance(step, DropIndex) and step.name not in global_indexes:
+        return f"index {step.name} does not exist: up skips this step"
+    return ""
 
 
 def _scan(
@@ -147,6 +162,8 @@ def _scan(
         if not start or (sample is not None and seen >= sample):
             break
     for step, one, _ in steps:
+        if one.skipped:
+            continue  # up sends nothing for it
         if isinstance(step, DropIndex):
             one.indexes.add(step.name)
         else:
@@ -179,6 +196,8 @@ def _carry(item: Item, steps: list[tuple[Step, StepPlan, list[Index]]], table: T
             return
         kind = image.get(table.type_attribute, {}).get("S", "(no type)")
         if isinstance(step, AddIndex):
+            if one.skipped:
+                continue
             one.scanned[kind] += 1
             _index_item(image, step.index, table, one)
             continue
