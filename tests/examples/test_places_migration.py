@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -223,3 +224,25 @@ def test_the_migrate_command_plans_the_copy_and_names_a_missing_source(tmp_path)
     assert missing.returncode == 1
     assert missing.stderr.startswith("Error: copy_from: the source table nowhere is not on this database")
     assert len(missing.stderr.strip().splitlines()) == 1
+
+
+def test_the_copy_is_rehearsed_on_a_file_holding_only_the_old_table(tmp_path) -> None:
+    """The new table does not exist yet: the rehearsal creates it in its copy, copies ``old`` beside it,
+    runs the migration there and verifies it; the file keeps its bytes."""
+    file = _old_file(tmp_path)
+    was = Path(file).read_bytes()
+    command = [sys.executable, "-m", "singletable", "migrate", "rehearse", str(MIGRATIONS), file]
+    env = {**os.environ, "PLACES_LEGACY_TABLE": "old"}
+    done = subprocess.run([*command, "--table", "new"], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    read = len(legacy_items())
+    lines = done.stdout.splitlines()
+    assert lines[1:3] == [
+        f"new is not in {file}: created empty from the design; the copy removed",
+        f"copy_from source old: {read} items from {file}, unchanged",
+    ]
+    table = lines[lines.index("entity               before  after") + 1 : -1]
+    assert "place                     0     10" in table
+    after = sum(int(line.split()[-1]) for line in table)
+    assert lines[-1] == f"verified: {after} items as declared, no problems"
+    assert Path(file).read_bytes() == was

@@ -29,6 +29,15 @@ from singletable._extras import require
     "default: the migrations' table as declared).",
 )
 @click.option(
+    "--copy-source",
+    "copy_sources",
+    multiple=True,
+    callback=lambda ctx, param, values: _named_places(values),
+    metavar="TABLE=WHERE",
+    help="Where a table a copy_from reads is, when not in SOURCE: a database file, an endpoint URL or an "
+    "export directory (repeatable; default: SOURCE).",
+)
+@click.option(
     "--page-size", type=click.IntRange(1, 1000), default=100, show_default=True, help="Items per Scan page."
 )
 @click.option(
@@ -40,14 +49,16 @@ def rehearse(
     table_name: str | None,
     copy_to: str | None,
     schema: str | None,
+    copy_sources: dict[str, str],
     page_size: int,
     segments: int,
 ) -> None:
     """Copy SOURCE (a database file, an endpoint URL, or a directory holding a DynamoDB export to S3) into a
     new database file, apply the migrations in MODULE there, and verify the result: keys as the templates
     compute them, guards and derived items beside their owners, no item of a retired type, index-key values
-    DynamoDB would leave out of an index; with the items per entity type before and after. SOURCE is only
-    read."""
+    DynamoDB would leave out of an index; with the items per entity type before and after. The tables
+    copy_from steps read are copied too (from SOURCE, or --copy-source) and must be left as copied. SOURCE
+    is only read."""
     require("model", ("pydantic",), "singletable migrate")
     from singletable.migrate import load_migrations
     from singletable.migrate import rehearse as run_rehearsal
@@ -60,6 +71,7 @@ def rehearse(
             table_name=table_name,
             copy_to=copy_to,
             schema=schema,
+            copy_sources=copy_sources,
             page_size=page_size,
             segments=segments,
         )
@@ -68,6 +80,19 @@ def rehearse(
     _show(found, source)
     if not found.ok:
         raise SystemExit(1)
+
+
+def _named_places(values: tuple[str, ...]) -> dict[str, str]:
+    """``TABLE=WHERE`` options as a dict; a malformed or repeated one is a usage error."""
+    places: dict[str, str] = {}
+    for value in values:
+        table, sep, where = value.partition("=")
+        if not sep or not table or not where:
+            raise click.BadParameter(f"{value!r}: give TABLE=WHERE", param_hint="--copy-source")
+        if table in places:
+            raise click.BadParameter(f"{table} is named twice", param_hint="--copy-source")
+        places[table] = where
+    return places
 
 
 def _show(found: Any, source: str) -> None:
@@ -79,7 +104,13 @@ def _show(found: Any, source: str) -> None:
         else:
             click.echo(f"{result.id}: {result.state} (recorded in the source)")
     where = f"kept in {found.copy}" if found.kept else "removed"
-    click.echo(f"copy of {source} ({found.transfer.items:,} items): {where}")
+    if found.created:
+        click.echo(f"{found.table} is not in {source}: created empty from the design; the copy {where}")
+    else:
+        click.echo(f"copy of {source} ({found.transfer.items:,} items): {where}")
+    for one in found.sources:
+        state = "unchanged" if one.unchanged else "CHANGED by the migrations"
+        click.echo(f"copy_from source {one.name}: {one.items:,} items from {one.origin}, {state}")
     click.echo(_counts_table(found.counts))
     if found.unverified:
         listed = ", ".join(f"{kind} ({count:,})" for kind, count in found.unverified.items())

@@ -72,8 +72,7 @@ class CopyFrom(Step):
                     raise
                 raise MigrationError(
                     f"copy_from: the source table {self.name()} is not on this database or endpoint "
-                    "(the migration reads it beside its own table; a rehearsal's copy holds only the "
-                    "migration's table)"
+                    "(the migration reads it beside its own table)"
                 ) from None
 
         return read

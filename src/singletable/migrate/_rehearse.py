@@ -1,17 +1,18 @@
 """``rehearse``: run migrations on a fresh local copy of a table, then check the result item by item.
 
-The copy is made by the data tools, never by code of its own: ``copy_table`` from a database file or an
+The copy is made by the data tools (:mod:`._rehearse_copy`): ``copy_table`` from a database file or an
 endpoint (which opens the source read-only: a file's bytes stay as they were, an endpoint gets only reads), or
-``import_table`` from a DynamoDB export to S3 (a directory). It goes into a *new* database file, so nothing
-but that file is ever written. The migrations then run on the copy with ``up``, and one more Scan of the copy
-verifies what they leave:
+``import_table`` from a DynamoDB export to S3 (a directory), with every table a ``copy_from`` reads beside the
+migrations' table. It goes into a *new* database file, so nothing but that file is ever written. The
+migrations then run on the copy with ``up``, and one more Scan of the copy verifies what they leave:
 
 - every item of an entity the migrations leave declared has the keys its templates compute now -- primary,
   index keys and type attribute -- and validates as that entity;
 - no item is left of a type a ``split`` or ``merge`` retired;
 - each unique field's guard is stored and names its owner, and each stored guard's owner is there and holds
   it; each owner's derived items are stored;
-- no index-key value has a type, length or emptiness DynamoDB would leave out of an index.
+- no index-key value has a type, length or emptiness DynamoDB would leave out of an index;
+- each table a ``copy_from`` read holds the items it held before the migrations ran.
 
 Verification reads one item at a time (a guard, an owner, a derived item by its key), so it holds no more
 than a page and the bounded list of problems, whatever the table's size.
@@ -22,18 +23,19 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from singletable.data import TableSettings, TransferSummary, copy_table, import_table, open_target
-from singletable.data.shared import is_url
+from singletable._words import counted
+from singletable.data import Target, TransferSummary, open_target
 from singletable.migrate._calls import Caller
 from singletable.migrate._items import Item, canonical, key_text, same_item
 from singletable.migrate._migration import Migration, one_table
 from singletable.migrate._plan import key_violations
 from singletable.migrate._record import Record, is_record
+from singletable.migrate._rehearse_copy import SourceTable, check_new, fingerprint, make_copy
 from singletable.migrate._runner import Result, _scan_params, up
 from singletable.migrate._split import Retype, _guard_of
 from singletable.migrate._steps import MigrationError, Step
@@ -75,6 +77,8 @@ class Rehearsal:
     problem_count: int = 0
     checked: int = 0  # items verified against a declaration
     unverified: dict[str, int] = field(default_factory=dict)  # types no migration's design declares
+    created: bool = False  # the table was not in the source: created empty from the design
+    sources: list[SourceTable] = field(default_factory=list)  # the tables copy_from steps read
 
     @property
     def ok(self) -> bool:
@@ -90,6 +94,7 @@ def rehearse(
     schema: str | dict[str, Any] | None = None,
     page_size: int = 100,
     segments: int = 1,
+    copy_sources: Mapping[str, str] | None = None,
 ) -> Rehearsal:
     """Copy ``source`` (a database file, an endpoint URL, or a directory holding a DynamoDB export to S3)
     into a new database file, run ``migrations`` there and verify the result; see the module docstring.
@@ -97,28 +102,34 @@ def rehearse(
     ``copy_to`` names the new file and keeps it (it must not exist); by default the copy goes to a temporary
     directory removed at the end. ``schema`` creates the table an export is imported into (a DescribeTable
     JSON file or a design module, as ``singletable import`` takes; default: the migrations' table as
-    declared)."""
+    declared). ``copy_sources`` maps a table a ``copy_from`` reads to where it is, when not in ``source``
+    (a file, an endpoint or an export directory); see :mod:`._rehearse_copy`."""
     todo = [migrations] if isinstance(migrations, Migration) else list(migrations)
     if not todo:
         raise MigrationError("rehearse: no migration to rehearse")
     table = one_table(todo, "rehearse")
     name = table_name or table.resolved_name()
+    elsewhere = dict(copy_sources or {})
     scratch = None
     if copy_to is None:
         scratch = Path(tempfile.mkdtemp(prefix="singletable-rehearse-"))
         path = scratch / "rehearsal.db"
     else:
         path = Path(copy_to)
-        _check_new(path, source)
+        check_new(path, source, elsewhere)
     try:
-        transfer = _copy(source, path, name, table, schema)
+        local = make_copy(todo, source, path, name, table, schema, elsewhere)
         with open_target(str(path), create=False) as copy:
             assert copy.engine is not None  # a database file opens on the embedded engine
             db = connect(table, copy.engine, name=name)
             before = _count(db)
+            for one in local.sources:
+                one.fingerprint = fingerprint(copy, one.name)
             results = up(todo, db, page_size=page_size, segments=segments)
-            found = Rehearsal(str(path), scratch is None, name, transfer, results, [])
+            found = Rehearsal(str(path), scratch is None, name, local.transfer, results, [])
+            found.created, found.sources = local.created, local.sources
             after = _verify(db, todo, found)
+            _check_sources(copy, found)
         found.counts = [
             EntityCount(kind, before.get(kind, 0), after.get(kind, 0)) for kind in sorted({*before, *after})
         ]
@@ -128,29 +139,18 @@ def rehearse(
             shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _check_new(path: Path, source: str) -> None:
-    if path.exists():
-        raise MigrationError(f"{path} exists: a rehearsal makes a new copy; name a file that does not exist")
-    if not is_url(source) and Path(source).resolve() == path.resolve():
-        raise MigrationError(f"{path} is the source: a rehearsal never writes its source")
-
-
-def _copy(
-    source: str, path: Path, name: str, table: Table, schema: str | dict[str, Any] | None
-) -> TransferSummary:
-    """The source's items in a new database file at ``path``: copied from a file or an endpoint (opened
-    read-only), or imported from an export directory; checkpoints beside the copy, never the source."""
-    point = path.with_name(path.name + ".checkpoint.json")
-    if not is_url(source) and Path(source).is_dir():
-        settings: str | dict[str, Any] = schema if schema is not None else _design_schema(table, name)
-        return import_table(str(path), name, source, format="dynamodb", schema=settings, checkpoint=point)
-    if not is_url(source) and not Path(source).is_file():
-        raise MigrationError(f"{source}: no such database file or export directory")
-    return copy_table(source, str(path), name, checkpoint=point)
-
-
-def _design_schema(table: Table, name: str) -> dict[str, Any]:
-    return TableSettings.from_json(table.create_table_params(name)).to_json(name)
+def _check_sources(copy: Target, found: Rehearsal) -> None:
+    """Each ``copy_from`` source table as it was copied: its items and their digest the same after the
+    migrations as before (the source is read through a caller that refuses writes; this proves it)."""
+    for one in found.sources:
+        now = fingerprint(copy, one.name)
+        one.unchanged = now == one.fingerprint
+        if not one.unchanged:
+            found.problem_count += 1
+            if len(found.problems) < MAX_PROBLEMS:
+                was, count = counted(one.fingerprint[0], "item"), counted(now[0], "item")
+                detail = f"the migrations changed it: {was} before, {count} after"
+                found.problems.append(Problem(f"table {one.name}", "copy_from source", detail))
 
 
 def _count(db: DB) -> Counter[str]:
