@@ -7,6 +7,7 @@ and so that every write can be conditioned on the exact image it was computed fr
 from __future__ import annotations
 
 import base64
+from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
@@ -76,9 +77,11 @@ def write_units(size: int) -> int:
     return max(1, -(-size // 1024))
 
 
-def unchanged(image: Item) -> dict[str, Any]:
+def unchanged(image: Item, still_absent: Iterable[str] = ()) -> dict[str, Any]:
     """The condition parameters that hold only while the stored item still has every attribute of ``image``
-    with the same value: what makes a write computed from ``image`` safe to send, and to send again."""
+    with the same value, and none of ``still_absent`` that ``image`` lacks: what makes a write computed from
+    ``image`` safe to send, and to send again. A condition cannot say "no attribute but these", so the
+    attributes another writer may add (those its declarations know) are named in ``still_absent``."""
     names: dict[str, str] = {}
     values: dict[str, AV] = {}
     parts = []
@@ -86,6 +89,9 @@ def unchanged(image: Item) -> dict[str, Any]:
         names[f"#u{n}"] = name
         values[f":u{n}"] = av
         parts.append(f"#u{n} = :u{n}")
+    for n, name in enumerate(sorted(set(still_absent) - image.keys())):
+        names[f"#x{n}"] = name
+        parts.append(f"attribute_not_exists(#x{n})")
     return {
         "ConditionExpression": " AND ".join(parts),
         "ExpressionAttributeNames": names,

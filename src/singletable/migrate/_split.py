@@ -8,10 +8,12 @@ declares and the target does not are dropped: that is the change the two declara
 
 An item keeps its primary key or moves, exactly as :func:`~singletable.migrate.rekey` moves it: one
 TransactWriteItems puts the new item if its key is free and deletes the old one if unchanged; an item that
-stays is put on condition that it is still the image read. Guards follow in the same transaction: a guard
-both types keep is rewritten to name the new key (on condition it is there), a guard only the source had is
-deleted, a guard only the target has is claimed (on condition it is free). A converted item carries the
-target's type, which the step's scan no longer selects, so a redone page finds it done.
+stays is put on condition that it is still the image read -- every attribute as read, and no attribute
+either declaration knows added since (an application on either design setting a field that was unset).
+Guards follow in the same transaction: a guard both types keep is rewritten to name the new key (on
+condition it is there), a guard only the source had is deleted, a guard only the target has is claimed (on
+condition it is free). A converted item carries the target's type, which the step's scan no longer selects,
+so a redone page finds it done.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from singletable.migrate._steps import (
     _convert,
     _meta,
     _primary,
+    declared,
 )
 from singletable.model import Entity, EntityMeta, Table, guard_key
 
@@ -114,14 +117,15 @@ def _moves(
         return []
     new = _bumped(item, new, target) if old_key == new_key else new
     guards = _guards(source, target, values, new_values, new_key)
+    as_read = unchanged(item, declared(source, target))  # a field either design's writer set meanwhile too
     if old_key == new_key and not guards:
-        return [Write("PutItem", {"Item": new, **unchanged(item)}, item, [new])]
+        return [Write("PutItem", {"Item": new, **as_read}, item, [new])]
     parts: list[dict[str, Any]]
     if old_key == new_key:
-        parts = [{"Put": {"Item": new, **unchanged(item)}}]
+        parts = [{"Put": {"Item": new, **as_read}}]
         deletes: list[Item] = []
     else:
-        parts = [{"Put": {"Item": new, **absent(new_key)}}, {"Delete": {"Key": old_key, **unchanged(item)}}]
+        parts = [{"Put": {"Item": new, **absent(new_key)}}, {"Delete": {"Key": old_key, **as_read}}]
         deletes = [old_key]
     return [Write("TransactWriteItems", {"TransactItems": parts + guards}, item, [new], deletes)]
 

@@ -103,10 +103,20 @@ def _first(error: ValidationError) -> str:
     return f"{where}: {one.get('msg', 'invalid')}"
 
 
+def declared(*metas: EntityMeta) -> set[str]:
+    """The attributes ``metas`` know (fields, every key attribute of their tables, the type attribute): those
+    a writer through one of these declarations may add to an item after a migration read it."""
+    names: set[str] = set()
+    for meta in metas:
+        names |= {*meta.attribute_of.values(), *meta.table.key_types, meta.table.type_attribute}
+    return names
+
+
 def _put_if_unchanged(old: Item, new: Item, meta: EntityMeta) -> list[Write]:
     if same_item(old, new):
         return []
-    return [Write("PutItem", {"Item": _bumped(old, new, meta), **unchanged(old)}, old, [new])]
+    as_read = unchanged(old, declared(meta))  # and no field set meanwhile that was unset when read
+    return [Write("PutItem", {"Item": _bumped(old, new, meta), **as_read}, old, [new])]
 
 
 def _bumped(old: Item, new: Item, meta: EntityMeta) -> Item:
@@ -181,7 +191,7 @@ class Rekey(Step):
             return _put_if_unchanged(item, new, new_meta)
         parts: list[dict[str, Any]] = [
             {"Put": {"Item": new, **absent(new_key)}},
-            {"Delete": {"Key": old_key, **unchanged(item)}},
+            {"Delete": {"Key": old_key, **unchanged(item, declared(old_meta, new_meta))}},
         ]
         parts += self.guard_parts(old_meta, new_meta, item, values, new_key)
         return [Write("TransactWriteItems", {"TransactItems": parts}, item, [new], [old_key])]
