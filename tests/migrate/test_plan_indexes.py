@@ -11,8 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_migrate import old_table, old_user, run_cli, seed
 
+from draws import examples
 from singletable.migrate import Migration, add_index, drop_index, plan, up
 from singletable.model import DB, GSI, Table, connect
 
@@ -115,3 +118,30 @@ def test_the_cli_says_the_step_is_skipped(tmp_path: Path) -> None:
     assert "up skips" not in building.stdout.split("drop index")[0]
     assert "  indexed by byEmail: 5\n" in building.stdout
     assert "  index legacy does not exist: up skips this step\n" in building.stdout
+
+
+INDEXES = {"byA": GSI("byA", pk="GSIAPK"), "byB": GSI("byB", pk="GSIBPK")}
+index_steps = st.lists(
+    st.tuples(st.sampled_from(["add", "drop"]), st.sampled_from(sorted(INDEXES))), max_size=6
+)
+
+
+@settings(max_examples=examples(25), deadline=None)
+@given(initial=st.sets(st.sampled_from(sorted(INDEXES))), steps=index_steps)
+def test_plan_skips_exactly_what_up_finds_done(initial: set[str], steps: list[tuple[str, str]]) -> None:
+    """Any table's indexes and any sequence of index steps: a step the plan calls skipped is one whose
+    index, when ``up`` reaches it, is already there (add) or already gone (drop), and no other."""
+    table = Table(name="indexed", indexes=[INDEXES[n] for n in sorted(initial)])
+    db = connect(table, ":memory:")
+    db.create_table()
+    made = [add_index(INDEXES[n]) if verb == "add" else drop_index(n) for verb, n in steps]
+    planned = plan(Migration("0001", "indexes", made, table=table), db).steps if made else []
+    for n, (step, one) in enumerate(zip(made, planned, strict=True)):
+        described = db.call("DescribeTable", {"TableName": "indexed"})["Table"]
+        present = {g["IndexName"] for g in described.get("GlobalSecondaryIndexes", [])}
+        verb, name = steps[n]
+        done_already = (name in present) if verb == "add" else (name not in present)
+        assert bool(one.skipped) == done_already, (steps, n, one.skipped)
+        assert (one.write_units == 0.0) or not one.skipped
+        up(Migration(f"{n:04d}", "one step", [step], table=table), db)
+    db.close()

@@ -6,18 +6,25 @@ stay; ``serve --record`` shows reads only), on a file, ``serve`` and DynamoDB Lo
 from __future__ import annotations
 
 import json
+import tempfile
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_copy import Thing, new, old, old_items, things
 from test_migrate import run_cli, seed
-from test_rehearse import fingerprint
+from test_rehearse import fingerprint as file_fingerprint
+from test_split_merge import stored as any_value
 
+from draws import examples
 from serving import ServerProcess
-from singletable.data import export_table
+from singletable.data import export_table, open_target
 from singletable.migrate import AddToSet, Migration, copy_from, load_migrations, rehearse
+from singletable.migrate._items import canonical
+from singletable.migrate._rehearse_copy import fingerprint
 from singletable.model import DB, Entity, connect
 
 MODULE = """
@@ -86,11 +93,11 @@ def stored(db: DB) -> list[dict[str, Any]]:
 
 def test_a_file_holding_both_tables_is_rehearsed_and_left_as_it_was(tmp_path: Path) -> None:
     file = legacy_file(tmp_path)
-    was = fingerprint(file)
+    was = file_fingerprint(file)
     copy = tmp_path / "copy.db"
     done = run_cli("migrate", "rehearse", str(module_file(tmp_path)), str(file), "--copy-to", str(copy))
     assert done.returncode == 0, done.stderr
-    assert fingerprint(file) == was
+    assert file_fingerprint(file) == was
     assert done.stdout.splitlines() == [
         "0001-copy: applied to the copy: 10 scanned, 10 written",
         f"copy of {file} (0 items): kept in {copy}",
@@ -111,7 +118,7 @@ def test_a_target_not_yet_created_is_made_from_the_design(tmp_path: Path) -> Non
     """The usual copy_from: the new table does not exist yet where the old one is. The rehearsal creates it
     empty from the design, as it must be created before ``up``, and leaves the source without it."""
     file = legacy_file(tmp_path, 6, with_target=False)
-    was = fingerprint(file)
+    was = file_fingerprint(file)
     done = run_cli("migrate", "rehearse", str(module_file(tmp_path)), str(file))
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
@@ -120,7 +127,7 @@ def test_a_target_not_yet_created_is_made_from_the_design(tmp_path: Path) -> Non
         f"copy_from source old_tags: 6 items from {file}, unchanged",
     ]
     assert lines[-1] == "verified: 10 items as declared, no problems"  # 6 things, 4 tags
-    assert fingerprint(file) == was
+    assert file_fingerprint(file) == was
     assert sorted(p.name for p in tmp_path.iterdir() if ".db" in p.name) == ["live.db"]
 
 
@@ -141,21 +148,21 @@ def test_a_source_table_elsewhere_is_named_with_copy_source(tmp_path: Path) -> N
     elsewhere = legacy_file(tmp_path, 7, with_target=False, name="old.db")
     export = tmp_path / "old-export"
     export_table(str(elsewhere), "old_tags", export, format="dynamodb")
-    exported = {p: fingerprint(p) for p in export.rglob("*") if p.is_file()}
-    was = fingerprint(target), fingerprint(elsewhere)
+    exported = {p: file_fingerprint(p) for p in export.rglob("*") if p.is_file()}
+    was = file_fingerprint(target), file_fingerprint(elsewhere)
     module = module_file(tmp_path)
     for where in (elsewhere, export):
         done = run_cli("migrate", "rehearse", str(module), str(target), "--copy-source", f"old_tags={where}")
         assert done.returncode == 0, done.stderr
         assert f"copy_from source old_tags: 7 items from {where}, unchanged\n" in done.stdout
         assert "thing        0      7\n" in done.stdout
-    assert (fingerprint(target), fingerprint(elsewhere)) == was
-    assert {p: fingerprint(p) for p in export.rglob("*") if p.is_file()} == exported
+    assert (file_fingerprint(target), file_fingerprint(elsewhere)) == was
+    assert {p: file_fingerprint(p) for p in export.rglob("*") if p.is_file()} == exported
     # SOURCE the export of the old table: the new table is then created from the design
     alone = run_cli("migrate", "rehearse", str(module), str(export), "--copy-source", f"old_tags={export}")
     assert alone.returncode == 0, alone.stderr
     assert f"new_tags is not in {export}: created empty from the design; the copy removed\n" in alone.stdout
-    assert {p: fingerprint(p) for p in export.rglob("*") if p.is_file()} == exported
+    assert {p: file_fingerprint(p) for p in export.rglob("*") if p.is_file()} == exported
 
 
 def test_refusals_are_one_line_and_copy_nothing(tmp_path: Path) -> None:
@@ -165,7 +172,7 @@ def test_refusals_are_one_line_and_copy_nothing(tmp_path: Path) -> None:
     export = tmp_path / "export"
     export_table(str(file), "new_tags", export, format="dynamodb")
     module = module_file(tmp_path)
-    was = fingerprint(file), fingerprint(no_source)
+    was = file_fingerprint(file), file_fingerprint(no_source)
     where = "FILE|URL|EXPORT_DIR"
     cases = [
         (
@@ -210,7 +217,7 @@ def test_refusals_are_one_line_and_copy_nothing(tmp_path: Path) -> None:
             continue
         assert done.returncode == 1, done.stdout
         assert done.stderr.strip() == message
-    assert (fingerprint(file), fingerprint(no_source)) == was
+    assert (file_fingerprint(file), file_fingerprint(no_source)) == was
     assert sorted(p.name for p in tmp_path.iterdir() if ".db" in p.name) == ["bare.db", "copy.db", "live.db"]
     for bad, said in [("old_tags", "'old_tags': give TABLE=WHERE"), ("=x", "'=x': give TABLE=WHERE")]:
         usage = run_cli("migrate", "rehearse", str(module), str(file), "--copy-source", bad)
@@ -292,3 +299,37 @@ def test_serve_records_only_reads_of_both_tables(tmp_path: Path) -> None:
 def test_the_loaded_module_names_its_source(tmp_path: Path) -> None:
     [migration] = load_migrations(str(module_file(tmp_path)))
     assert migration.steps[0].describe().startswith("copy old_tags: ")
+
+
+values = st.dictionaries(st.from_regex(r"[a-z][A-Za-z0-9_]{0,6}", fullmatch=True), any_value, max_size=4)
+
+
+@settings(max_examples=examples(25), deadline=None)
+@given(
+    contents=st.dictionaries(st.integers(0, 10**6), values, min_size=1, max_size=12),
+    order=st.randoms(use_true_random=False),
+    changed=st.integers(0, 11),
+    replacement=any_value,
+)
+def test_the_source_check_sees_any_change_whatever_the_order(
+    contents: dict[int, dict[str, Any]], order: Any, changed: int, replacement: dict[str, Any]
+) -> None:
+    """A source table's fingerprint: the same items written in any order give the same one; one value
+    changed (of any type and nesting), one attribute added, or one item removed gives another."""
+    items = [{"id": {"N": str(k)}, **v} for k, v in contents.items()]
+    shuffled = list(items)
+    order.shuffle(shuffled)
+    victim = dict(items[changed % len(items)])
+    name = next((n for n in victim if n != "id"), "added")
+    altered = [i for i in items if i is not items[changed % len(items)]]
+    with tempfile.TemporaryDirectory() as directory, open_target(str(Path(directory) / "f.db")) as copy:
+        for table, rows in [("one", items), ("two", shuffled), ("three", altered)]:
+            copy.call("CreateTable", **old.create_table_params(table))
+            for row in rows:
+                copy.call("PutItem", TableName=table, Item=row)
+        assert fingerprint(copy, "one") == fingerprint(copy, "two")
+        assert fingerprint(copy, "three") != fingerprint(copy, "one")  # one item fewer
+        if victim.get(name) is None or canonical(victim[name]) != canonical(replacement):
+            victim[name] = replacement
+            copy.call("PutItem", TableName="three", Item=victim)
+            assert fingerprint(copy, "three") != fingerprint(copy, "one")
