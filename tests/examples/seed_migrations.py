@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from background import Background
 from singletable.migrate import Migration, load_migrations
 from singletable.model import DB, Entity, EntityMeta, NotFound, RequestError, Table, guard_key
 
@@ -162,51 +163,41 @@ class Writers:
     acks: list[Ack] = field(default_factory=list)
     created: Counter[str] = field(default_factory=Counter)
     deleted: Counter[str] = field(default_factory=Counter)
-    errors: list[BaseException] = field(default_factory=list)
-    _stop: threading.Event = field(default_factory=threading.Event)
-    _thread: threading.Thread | None = None
+    _thread: Background | None = None
 
     def start(self) -> Writers:
-        self._thread = threading.Thread(target=self._run, name="seed-writers")
-        self._thread.start()
+        self._thread = Background(self._run, "seed-writers").start()
         return self
 
     def stop(self) -> None:
-        self._stop.set()
         assert self._thread is not None
-        self._thread.join(timeout=120)
-        assert not self._thread.is_alive()
-        if self.errors:
-            raise self.errors[0]
+        self._thread.stop()
 
-    def _run(self) -> None:
+    def _run(self, stopping: threading.Event) -> None:
         rng = random.Random(self.seed)
         edits = list(self.existing)
         rng.shuffle(edits)
         n = 0
-        try:
-            while not self._stop.is_set() and n < self.most:
-                n += 1
-                if n % 2 or not edits:
-                    self._create(n)
+        while not stopping.is_set() and n < self.most:
+            n += 1
+            if n % 2 or not edits:
+                self._create(n)
+            else:
+                values = edits.pop()
+                try:
+                    ack = self.edit(self.db, values, n)
+                except RequestError as error:
+                    if error.code not in SERVER_ERRORS:
+                        raise
+                    edits.insert(0, values)  # not acknowledged: edited again later
+                    continue
+                if ack is None:  # the item is not there yet (a copy has not reached it)
+                    edits.insert(0, values)
                 else:
-                    values = edits.pop()
-                    try:
-                        ack = self.edit(self.db, values, n)
-                    except RequestError as error:
-                        if error.code not in SERVER_ERRORS:
-                            raise
-                        edits.insert(0, values)  # not acknowledged: edited again later
-                        continue
-                    if ack is None:  # the item is not there yet (a copy has not reached it)
-                        edits.insert(0, values)
-                    else:
-                        self.acks = [a for a in self.acks if a.key != ack.key] + [ack]
-                        if ack.deleted:
-                            self.deleted[ack.kind] += 1
-                self._stop.wait(self.pause)
-        except BaseException as error:  # surfaced by stop()
-            self.errors.append(error)
+                    self.acks = [a for a in self.acks if a.key != ack.key] + [ack]
+                    if ack.deleted:
+                        self.deleted[ack.kind] += 1
+            stopping.wait(self.pause)
 
     def _create(self, n: int) -> None:
         """One new entity. A server error acknowledges nothing, yet the write may have happened: the item

@@ -6,6 +6,8 @@ stay; ``serve --record`` shows reads only), on a file, ``serve`` and DynamoDB Lo
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import tempfile
 import uuid
 from pathlib import Path
@@ -28,36 +30,23 @@ from singletable.migrate._rehearse_copy import fingerprint
 from singletable.model import DB, Entity, connect
 
 MODULE = """
-from singletable.migrate import AddToSet, Migration, copy_from
-from singletable.model import Entity, Keys, Table, env
+from singletable.migrate import Migration, copy_from
+from singletable.model import Table, env
+from test_copy import new, things
 
 old = Table(name=env("REHEARSE_SOURCE_TABLE", "old_tags"), pk=("id", "N"), sk=None)
-new = Table(name="new_tags")
-
-
-class Thing(Entity, table=new, type="thing", timestamps=False):
-    id: str
-    name: str
-    keys = Keys(PK="THING#{id}", SK="THING")
-
-
-class Tag(Entity, table=new, type="tag", timestamps=False):
-    tag: str
-    things: set[str] = set()
-    keys = Keys(PK="TAG#{tag}", SK="TAG")
-
-
-def things(item):
-    id_ = item["id"]["N"]
-    tags = item.get("tags", {}).get("SS", [])
-    added = [AddToSet(Tag(tag=t, things={id_}), "things") for t in tags]
-    return [Thing(id=id_, name=item["name"]["S"]), *added]
-
-
 migration = Migration("0001-copy", "old_tags copied into new_tags", [copy_from(old, each=things)], table=new)
 """
+HERE = Path(__file__).parent
 
 READS = {"DescribeTable", "DescribeTimeToLive", "ListTagsOfResource", "Scan", "DescribeContinuousBackups"}
+
+
+def rehearse_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``singletable migrate rehearse ARGS``, able to import this directory's modules (the migration module
+    imports ``test_copy``'s declarations)."""
+    path = os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])
+    return run_cli("migrate", "rehearse", *args, env={"PYTHONPATH": path, **(env or {})})
 
 
 def module_file(directory: Path) -> Path:
@@ -95,7 +84,7 @@ def test_a_file_holding_both_tables_is_rehearsed_and_left_as_it_was(tmp_path: Pa
     file = legacy_file(tmp_path)
     was = file_fingerprint(file)
     copy = tmp_path / "copy.db"
-    done = run_cli("migrate", "rehearse", str(module_file(tmp_path)), str(file), "--copy-to", str(copy))
+    done = rehearse_cli(str(module_file(tmp_path)), str(file), "--copy-to", str(copy))
     assert done.returncode == 0, done.stderr
     assert file_fingerprint(file) == was
     assert done.stdout.splitlines() == [
@@ -119,7 +108,7 @@ def test_a_target_not_yet_created_is_made_from_the_design(tmp_path: Path) -> Non
     empty from the design, as it must be created before ``up``, and leaves the source without it."""
     file = legacy_file(tmp_path, 6, with_target=False)
     was = file_fingerprint(file)
-    done = run_cli("migrate", "rehearse", str(module_file(tmp_path)), str(file))
+    done = rehearse_cli(str(module_file(tmp_path)), str(file))
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[1:3] == [
@@ -152,14 +141,14 @@ def test_a_source_table_elsewhere_is_named_with_copy_source(tmp_path: Path) -> N
     was = file_fingerprint(target), file_fingerprint(elsewhere)
     module = module_file(tmp_path)
     for where in (elsewhere, export):
-        done = run_cli("migrate", "rehearse", str(module), str(target), "--copy-source", f"old_tags={where}")
+        done = rehearse_cli(str(module), str(target), "--copy-source", f"old_tags={where}")
         assert done.returncode == 0, done.stderr
         assert f"copy_from source old_tags: 7 items from {where}, unchanged\n" in done.stdout
         assert "thing        0      7\n" in done.stdout
     assert (file_fingerprint(target), file_fingerprint(elsewhere)) == was
     assert {p: file_fingerprint(p) for p in export.rglob("*") if p.is_file()} == exported
     # SOURCE the export of the old table: the new table is then created from the design
-    alone = run_cli("migrate", "rehearse", str(module), str(export), "--copy-source", f"old_tags={export}")
+    alone = rehearse_cli(str(module), str(export), "--copy-source", f"old_tags={export}")
     assert alone.returncode == 0, alone.stderr
     assert f"new_tags is not in {export}: created empty from the design; the copy removed\n" in alone.stdout
     assert {p: file_fingerprint(p) for p in export.rglob("*") if p.is_file()} == exported
@@ -211,7 +200,7 @@ def test_refusals_are_one_line_and_copy_nothing(tmp_path: Path) -> None:
         ),
     ]
     for extra, message in cases:
-        done = run_cli("migrate", "rehearse", str(module), *extra)
+        done = rehearse_cli(str(module), *extra)
         if message is None:
             assert done.returncode == 0, done.stderr
             continue
@@ -220,7 +209,7 @@ def test_refusals_are_one_line_and_copy_nothing(tmp_path: Path) -> None:
     assert (file_fingerprint(file), file_fingerprint(no_source)) == was
     assert sorted(p.name for p in tmp_path.iterdir() if ".db" in p.name) == ["bare.db", "copy.db", "live.db"]
     for bad, said in [("old_tags", "'old_tags': give TABLE=WHERE"), ("=x", "'=x': give TABLE=WHERE")]:
-        usage = run_cli("migrate", "rehearse", str(module), str(file), "--copy-source", bad)
+        usage = rehearse_cli(str(module), str(file), "--copy-source", bad)
         assert usage.returncode == 2 and f"Invalid value for --copy-source: {said}" in usage.stderr
     twice = run_cli(
         "migrate", "rehearse", str(module), str(file), "--copy-source", "a=x", "--copy-source", "a=y"
@@ -264,7 +253,7 @@ def test_an_endpoint_holding_both_tables(tmp_path: Path, request: pytest.Fixture
         before = sorted(json.dumps(i, sort_keys=True) for i in stored(source))
         env = {"REHEARSE_SOURCE_TABLE": source.table_name}
         module = module_file(tmp_path)
-        done = run_cli("migrate", "rehearse", str(module), endpoint, "--table", target.table_name, env=env)
+        done = rehearse_cli(str(module), endpoint, "--table", target.table_name, env=env)
         assert done.returncode == 0, done.stderr
         assert f"copy_from source {source.table_name}: 9 items from {endpoint}, unchanged\n" in done.stdout
         assert "thing        0      9\n" in done.stdout
@@ -272,7 +261,7 @@ def test_an_endpoint_holding_both_tables(tmp_path: Path, request: pytest.Fixture
         assert stored(target) == []  # the real target is not written either
         # the new table not created yet on the endpoint: made in the copy, and still absent there
         missing = f"new_{uuid.uuid4().hex[:10]}"
-        made = run_cli("migrate", "rehearse", str(module), endpoint, "--table", missing, env=env)
+        made = rehearse_cli(str(module), endpoint, "--table", missing, env=env)
         assert made.returncode == 0, made.stderr
         assert f"{missing} is not in {endpoint}: created empty from the design" in made.stdout
         assert missing not in source.call("ListTables", {})["TableNames"]
@@ -286,7 +275,7 @@ def test_serve_records_only_reads_of_both_tables(tmp_path: Path) -> None:
     record = tmp_path / "traffic.jsonl"
     server = ServerProcess(file, args=("--record", str(record)))
     try:
-        done = run_cli("migrate", "rehearse", str(module_file(tmp_path)), server.endpoint)
+        done = rehearse_cli(str(module_file(tmp_path)), server.endpoint)
         assert done.returncode == 0, done.stderr
     finally:
         server.stop()

@@ -12,7 +12,7 @@ import random
 import threading
 import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +20,7 @@ import pytest
 from test_migrate import snapshot
 from test_split_merge import MERGE, SPLIT, Company, Contact, Person, after, before, contact, seed
 
+from background import Background
 from singletable.migrate import Migration, Progress, status, up
 from singletable.model import (
     DB,
@@ -61,46 +62,36 @@ class App:
     new_of: Callable[[str], type[Entity]]  # the new-design class an entity of that type is now
     world: dict[str, Known]
     acks: dict[tuple[str, ...], dict[str, Any] | None] = field(default_factory=dict)
-    errors: list[BaseException] = field(default_factory=list)
     written: Counter[str] = field(default_factory=Counter)
-    _stop: threading.Event = field(default_factory=threading.Event)
-    _thread: threading.Thread | None = None
+    _thread: Background | None = None
 
     def start(self) -> App:
-        self._thread = threading.Thread(target=self._run, name="split-merge-app")
-        self._thread.start()
+        self._thread = Background(self._run, "split-merge-app").start()
         return self
 
     def stop(self) -> None:
-        self._stop.set()
         assert self._thread is not None
-        self._thread.join(timeout=120)
-        assert not self._thread.is_alive()
-        if self.errors:
-            raise self.errors[0]
+        self._thread.stop()
 
-    def _run(self) -> None:
+    def _run(self, stopping: threading.Event) -> None:
         rng = random.Random(7)
         existing = sorted(self.world)  # edited again and again, so edits race the migration's own writes
         mine: list[str] = []
         n = 0
-        try:
-            while not self._stop.is_set() and n < 3000:
-                n += 1
-                try:
-                    if n % 6 == 0 and mine:
-                        self._delete(mine.pop(rng.randrange(len(mine))))
-                    elif n % 2:
-                        mine.append(self._create(n))
-                    else:
-                        self._edit(rng.choice(existing), n)  # one not converted yet is found later
-                except RequestError as error:
-                    if error.code not in SERVER_ERRORS:
-                        raise
-                    self.written["server errors"] += 1
-                self._stop.wait(0.003)
-        except BaseException as error:  # surfaced by stop()
-            self.errors.append(error)
+        while not stopping.is_set() and n < 3000:
+            n += 1
+            try:
+                if n % 6 == 0 and mine:
+                    self._delete(mine.pop(rng.randrange(len(mine))))
+                elif n % 2:
+                    mine.append(self._create(n))
+                else:
+                    self._edit(rng.choice(existing), n)  # one not converted yet is found later
+            except RequestError as error:
+                if error.code not in SERVER_ERRORS:
+                    raise
+                self.written["server errors"] += 1
+            stopping.wait(0.003)
 
     def _key(self, cls: type[Entity], entity_id: str) -> tuple[str, ...]:
         meta = cls.model_entity()
@@ -222,32 +213,29 @@ def new_split(n: int) -> Entity:
     return Company(id=f"w{n}", name=f"made {n}", vat=f"V{n}", email=f"w{n}@x.org")
 
 
-def test_a_split_while_the_application_writes(target: Any) -> None:
+@pytest.fixture
+def contacts(target: Any) -> Iterator[DB]:
+    """A table of contacts as the old design wrote them (``existing_contacts``)."""
     db = connect(before, target, name=f"contacts_{uuid.uuid4().hex[:10]}")
     db.create_table()
-    try:
-        items = existing_contacts()
-        seed(db, items)
-        world = {i["id"]["S"]: Known(i["kind"]["S"], i.get("email", {}).get("S")) for i in items}
-        classes = {"person": Person, "company": Company}
-        app = App(DB(after, db.adapter, name=db.table_name), new_split, classes.__getitem__, world)
-        run_interrupted_while_writing(SPLIT, db, app)
-        verify(db, after, {"contact"}, app)
-    finally:
-        db.delete_table()
+    seed(db, existing_contacts())
+    yield db
+    db.delete_table()
 
 
-def test_a_merge_while_the_application_writes(target: Any) -> None:
+def test_a_split_while_the_application_writes(contacts: DB) -> None:
+    items = existing_contacts()
+    world = {i["id"]["S"]: Known(i["kind"]["S"], i.get("email", {}).get("S")) for i in items}
+    classes = {"person": Person, "company": Company}
+    app = App(DB(after, contacts.adapter, name=contacts.table_name), new_split, classes.__getitem__, world)
+    run_interrupted_while_writing(SPLIT, contacts, app)
+    verify(contacts, after, {"contact"}, app)
+
+
+def test_a_merge_while_the_application_writes(contacts: DB) -> None:
     """Split first (no writers), then merged back while the application, on the merged design, writes."""
-    db = connect(before, target, name=f"contacts_{uuid.uuid4().hex[:10]}")
-    db.create_table()
-    try:
-        items = existing_contacts()
-        seed(db, items)
-        up(SPLIT, db)
-        world = {i["id"]["S"]: Known("contact", i.get("email", {}).get("S")) for i in items}
-        app = App(db, new_contact, lambda kind: Contact, world)
-        run_interrupted_while_writing(MERGE, db, app)
-        verify(db, before, {"person", "company"}, app)
-    finally:
-        db.delete_table()
+    up(SPLIT, contacts)
+    world = {i["id"]["S"]: Known("contact", i.get("email", {}).get("S")) for i in existing_contacts()}
+    app = App(contacts, new_contact, lambda kind: Contact, world)
+    run_interrupted_while_writing(MERGE, contacts, app)
+    verify(contacts, before, {"person", "company"}, app)
