@@ -24,6 +24,7 @@ from singletable.migrate._migration import Migration, load_migrations, one_table
 from singletable.migrate._plan import Plan, StepPlan, Violation, plan
 from singletable.migrate._record import RECORD_ID
 from singletable.migrate._rehearse import EntityCount, Problem, Rehearsal, rehearse
+from singletable.migrate._rehearse_copy import SourceTable
 from singletable.migrate._runner import MigrationChanged, Progress, Result, Status, status, up
 from singletable.migrate._share import Share, capacity_share, share_of_capacity
 from singletable.migrate._split import merge, split
@@ -56,6 +57,7 @@ __all__ = [
     "Rehearsal",
     "Result",
     "Share",
+    "SourceTable",
     "Status",
     "StepPlan",
     "Violation",
