@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
+from singletable.model._derived_items import derived_by_key, derived_item
 from singletable.model._entity import Entity
 from singletable.model._entity_meta import EntityMeta, KeyRef
 from singletable.model._errors import KeyTemplateError, NotFound
@@ -30,7 +31,6 @@ from singletable.model._field_values import AV
 from singletable.model._steps import Steps
 from singletable.model._write_echo import written_entity
 from singletable.model._write_keys import (
-    frozen_key,
     guard_key_of,
     rebuilt_keys,
     stored_fields_needed,
@@ -136,8 +136,7 @@ def _derived_ops(
 ) -> list[RequestPart]:
     ops = []
     for derived in meta.derived:
-        before = {frozen_key(e.key().item_key()): e for e in derived.items(old)} if old else {}
-        after = {frozen_key(e.key().item_key()): e for e in derived.items(new)} if new else {}
+        before, after = derived_by_key(derived, old), derived_by_key(derived, new)
         for key, entity in before.items():
             if key not in after:
                 ops.append(
@@ -149,13 +148,10 @@ def _derived_ops(
                 )
         for key, entity in after.items():
             if key not in before or before[key] != entity:
-                target = entity.model_entity()
-                values = target.values(entity)
-                stamp(target, values, dest.clock(), creating=True)
                 ops.append(
                     RequestPart(
                         "Put",
-                        {"TableName": dest.table_name, "Item": target.to_item(values)},
+                        {"TableName": dest.table_name, "Item": derived_item(entity, dest.clock())},
                         PartLabel("derived", meta.type, field=derived.name),
                     )
                 )
