@@ -110,15 +110,26 @@ def _first(error: ValidationError) -> str:
 def _put_if_unchanged(
     verb: str, old: Item, new: Item, meta: EntityMeta, derived: DerivedMove | None = None
 ) -> list[Write]:
-    """``new`` put over ``old`` while it is the image read; with the derived items ``derived`` swaps, in one
-    transaction, when it swaps any."""
+    """``new`` put over ``old`` while it is the image read, with the derived items ``derived`` swaps in the
+    same transaction when it swaps any. An item already as ``new`` whose declaration derives other items
+    than its old one (a re-key that keeps the key) gets only those, on condition it is still as read."""
+    key = _primary(old, meta.table)
+    owned = derived.parts if derived is not None else []
     if same_item(old, new):
-        return []
+        if not owned:
+            return []
+        check = {"ConditionCheck": {"Key": key, **unchanged(old)}}
+        parts = one_transaction(verb, meta.type, key, [check, *owned])
+        return [Write("TransactWriteItems", {"TransactItems": parts}, old, [old, *_items(derived)])]
     put = {"Item": _bumped(old, new, meta), **unchanged(old)}
-    if derived is None or not derived.parts:
+    if not owned:
         return [Write("PutItem", put, old, [new])]
-    parts = one_transaction(verb, meta.type, _primary(old, meta.table), [{"Put": put}, *derived.parts])
-    return [Write("TransactWriteItems", {"TransactItems": parts}, old, [new, *derived.items])]
+    parts = one_transaction(verb, meta.type, key, [{"Put": put}, *owned])
+    return [Write("TransactWriteItems", {"TransactItems": parts}, old, [new, *_items(derived)])]
+
+
+def _items(derived: DerivedMove | None) -> list[Item]:
+    return derived.items if derived is not None else []
 
 
 def one_transaction(verb: str, kind: str, owner: Item, parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -226,8 +237,12 @@ class Rekey(Step):
         old_meta, new_meta = _meta(self.entity), _meta(self.to or self.entity)
         values = old_meta.decode(item)
         new = _carried(upgraded_item(old_meta, item), _convert(new_meta, values, item, "rekey"), new_meta)
-        derived = derived_move(old_meta, values, new_meta, new_meta.decode(new))
-        return Moved(old_meta, new_meta, values, new, _primary(item, table), _primary(new, table), derived)
+        old_key = _primary(item, table)
+        if _under(old_meta, values, old_key):
+            derived = derived_move(old_meta, values, new_meta, new_meta.decode(new))
+        else:  # an item already under its new key (moved, or written by the new design): its own are there
+            derived = DerivedMove()
+        return Moved(old_meta, new_meta, values, new, old_key, _primary(new, table), derived)
 
     def guard_parts(
         self, old: EntityMeta, new: EntityMeta, item: Item, values: Mapping[str, Any], owner: Item
@@ -261,6 +276,14 @@ class Rekey(Step):
     def describe(self) -> str:
         target = f" to {_meta(self.to).cls.__name__}" if self.to else ""
         return f"rekey {_meta(self.entity).type}{target}"
+
+
+def _under(meta: EntityMeta, values: Mapping[str, Any], key: Item) -> bool:
+    """Whether ``key`` is the primary key ``meta``'s templates give ``values``."""
+    try:
+        return meta.primary_key(values) == key
+    except (ModelError, ValueError, TypeError):
+        return False
 
 
 @dataclass(slots=True)
