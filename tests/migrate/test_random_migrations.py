@@ -1,5 +1,6 @@
-"""Random items (some with derived items), random migrations built from every verb, random crashes: the table a run ends in after any
-number of crashes and resumes is the table one uninterrupted run gives (hypothesis).
+"""Random items (some owning derived items), random migrations built from every verb, random crashes: the
+table a run ends in after any number of crashes and resumes is the table one uninterrupted run gives
+(hypothesis).
 
 A crash is the process dying at its Nth request to the table, either before the request is sent or after it
 was applied and before its answer was seen -- what ``kill -9`` can do, at any point of any step, including
