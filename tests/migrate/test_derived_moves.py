@@ -406,3 +406,30 @@ def test_a_rehearsal_verifies_the_moved_derived_items(
     assert found.ok, found.problems
     seen = {c.type: (c.before, c.after) for c in found.counts}
     assert {kind: seen[kind] for kind in counts} == counts
+
+
+def test_a_windowed_application_keeps_both_shapes_derived_items(db: DB) -> None:
+    """An application writing both shapes (``migrating=``) while the copy runs: every write carries each
+    shape's derived items; ``finish`` leaves the table a fresh write of the new design makes."""
+    seed(db, SITES[:3])
+    app = connect(labelled, db.adapter, name=db.table_name, migrating={LabelledSite: Site})  # type: ignore[arg-type]
+    app.create(LabelledSite(site_id="5", tags=["x"]))
+    created = types(snapshot(db))
+    assert created.count("site") == 5 and created.count("label") == 1 and created.count("siteTag") == 4
+    app.update(LabelledSite.key(site_id="1"), tags=["red", "green"])  # in the old shape only: copied first
+    keys = {(i["PK"]["S"], i["SK"]["S"]) for i in snapshot(db)}
+    labels = {("LABEL#red", "SITE#1"), ("LABEL#green", "SITE#1"), ("SITE#1", "SUMMARY")}  # the copy's and
+    tags = {("TAG#red", "SITE#1"), ("TAG#green", "SITE#1"), ("S#1", "SUMMARY")}  # the update's, both shapes
+    assert labels <= keys and tags <= keys and ("TAG#blue", "SITE#1") not in keys
+    window = Migration("0001-window", "labels", [rekey(Site, to=LabelledSite, keep_old=True)], table=before)
+    up(window, db, page_size=2)
+    app.delete(LabelledSite, site_id="2")
+    app.update(LabelledSite.key(site_id="3"), tags=["blue"])
+    [done] = finish(window, db)
+    assert (done.verified, done.deleted) == (3, 3)
+    sites = [
+        LabelledSite(site_id="1", kind="shop", url="a.example", tags=["red", "green"]),
+        LabelledSite(site_id="3", kind="shop", tags=["blue"]),
+        LabelledSite(site_id="5", tags=["x"]),
+    ]
+    assert snapshot(db) == fresh(db, sites)

@@ -131,7 +131,7 @@ def _guard_inputs(meta: EntityMeta, touched: set[str] | None = None) -> list[str
     return [n for n in out if n not in meta.primary_names and meta.fields[n].stored]
 
 
-def _derived_ops(
+def derived_ops(
     dest: WriteTarget, meta: EntityMeta, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None
 ) -> list[RequestPart]:
     ops = []
@@ -201,7 +201,7 @@ def plan_create(dest: WriteTarget, entity: E) -> tuple[list[RequestPart], E]:
     if meta.unique or meta.derived:
         key = meta.primary_key(values)
         ops += _guard_ops(dest, meta, None, values, key)
-        ops += _derived_ops(dest, meta, None, values)
+        ops += derived_ops(dest, meta, None, values)
     return ops, result
 
 
@@ -284,7 +284,7 @@ def _put_over_stored(
         if meta.created_keys:  # the keys below are built from the createdAt just read: keep it so
             conds.append(Stored.of(meta, raw).condition(meta, c))
         conds += [unchanged(c, meta, name, old) for name in _sources_unchanged(meta)]
-    return conds, _guard_ops(dest, meta, old, values, key) + _derived_ops(dest, meta, old, values)
+    return conds, _guard_ops(dest, meta, old, values, key) + derived_ops(dest, meta, old, values)
 
 
 def _assume_created(
@@ -387,7 +387,7 @@ def _plan_creating_upsert(
     return [
         part,
         *_guard_ops(dest, meta, None, values, change.key),
-        *_derived_ops(dest, meta, None, values),
+        *derived_ops(dest, meta, None, values),
     ]
 
 
@@ -417,7 +417,7 @@ def _update_over_stored(
         )
     new = {**old, **{n: known[n] for n in change.touched if n in known}}
     checked = _guard_inputs(meta, change.touched) + _sources_unchanged(meta, change.touched)
-    parts = _guard_ops(dest, meta, old, new, change.key) + _derived_ops(dest, meta, old, new)
+    parts = _guard_ops(dest, meta, old, new, change.key) + derived_ops(dest, meta, old, new)
     return checked, parts
 
 
@@ -442,7 +442,7 @@ def plan_delete(
             return [], meta
         conds += [unchanged(c, meta, name, old) for name in _guard_inputs(meta)]
         conds += [unchanged(c, meta, name, old) for name in _sources_unchanged(meta)]
-        extra = _guard_ops(dest, meta, old, None, key) + _derived_ops(dest, meta, old, None)
+        extra = _guard_ops(dest, meta, old, None, key) + derived_ops(dest, meta, old, None)
     params = finish({"TableName": dest.table_name, "Key": key}, c, conjoin(c, conds))
     part = RequestPart("Delete", params, label, meta, expected_version=expected_version)
     return [part, *extra], meta
