@@ -1,8 +1,8 @@
 """Derived items move with their owner (engine, serve, DynamoDB Local): a re-key, a split and a merge leave
 exactly the derived items a fresh write of the new design makes and none of the old design's; a page redone
 after a crash at any request converges; a move over DynamoDB's 100 actions is refused before anything is
-written; the dual-write window keeps the old shape's derived items until ``finish`` removes them; a
-rehearsal verifies the result."""
+written; a derived key holding another entity's item stops the move; a rehearsal verifies the result. The
+dual-write window's side is in test_derived_window.py."""
 
 from __future__ import annotations
 
@@ -19,7 +19,6 @@ from singletable.migrate import (
     Migration,
     MigrationError,
     backfill,
-    finish,
     merge,
     plan,
     rehearse,
@@ -336,46 +335,6 @@ def test_a_derived_key_holding_another_item_stops_the_move(db: DB) -> None:
     assert snapshot(db) == was
 
 
-def test_the_window_keeps_old_derived_items_until_finish(db: DB) -> None:
-    seed(db)
-    window = Migration("0001-window", "labels", [rekey(Site, to=LabelledSite, keep_old=True)], table=before)
-    up(window, db, page_size=3)
-    during = types(snapshot(db))  # both shapes, each with its own derived items
-    assert during.count("site") == 8 and during.count("siteTag") == 6 and during.count("label") == 6
-    assert during.count("summary") == 8
-    [done] = finish(window, db)
-    assert (done.verified, done.deleted) == (4, 4)
-    assert snapshot(db) == fresh(db, as_new(LabelledSite))
-    [again] = finish(window, db)
-    assert (again.verified, again.deleted) == (0, 0)
-
-
-def test_the_window_shares_derived_items_both_shapes_declare(db: DB) -> None:
-    seed(db)
-    window = Migration("0001-window", "moved", [rekey(Site, to=MovedSite, keep_old=True)], table=before)
-    up(window, db)
-    assert types(snapshot(db)).count("siteTag") == 6  # one tag item serves both shapes
-    finish(window, db)
-    assert snapshot(db) == fresh(db, as_new(MovedSite))
-
-
-def test_finish_refuses_a_twin_without_its_derived_items(db: DB) -> None:
-    seed(db)
-    window = Migration("0001-window", "labels", [rekey(Site, to=LabelledSite, keep_old=True)], table=before)
-    up(window, db)
-    db.call(
-        "DeleteItem", {"TableName": db.table_name, "Key": {"PK": {"S": "LABEL#blue"}, "SK": {"S": "SITE#4"}}}
-    )
-    was = snapshot(db)
-    message = (
-        r"^finish 0001-window: site old-shape items 1 whose new-shape item lacks derived items "
-        r"\(PK=S#4, SK=SITE\); nothing was deleted"
-    )
-    with pytest.raises(MigrationError, match=message):
-        finish(window, db)
-    assert snapshot(db) == was
-
-
 def test_a_backfill_swaps_the_derived_items_of_what_it_changes(db: DB) -> None:
     seed(db)
     upper = backfill(
@@ -408,28 +367,24 @@ def test_a_rehearsal_verifies_the_moved_derived_items(
     assert {kind: seen[kind] for kind in counts} == counts
 
 
-def test_a_windowed_application_keeps_both_shapes_derived_items(db: DB) -> None:
-    """An application writing both shapes (``migrating=``) while the copy runs: every write carries each
-    shape's derived items; ``finish`` leaves the table a fresh write of the new design makes."""
-    seed(db, SITES[:3])
-    app = connect(labelled, db.adapter, name=db.table_name, migrating={LabelledSite: Site})  # type: ignore[arg-type]
-    app.create(LabelledSite(site_id="5", tags=["x"]))
-    created = types(snapshot(db))
-    assert created.count("site") == 5 and created.count("label") == 1 and created.count("siteTag") == 4
-    app.update(LabelledSite.key(site_id="1"), tags=["red", "green"])  # in the old shape only: copied first
-    keys = {(i["PK"]["S"], i["SK"]["S"]) for i in snapshot(db)}
-    labels = {("LABEL#red", "SITE#1"), ("LABEL#green", "SITE#1"), ("SITE#1", "SUMMARY")}  # the copy's and
-    tags = {("TAG#red", "SITE#1"), ("TAG#green", "SITE#1"), ("S#1", "SUMMARY")}  # the update's, both shapes
-    assert labels <= keys and tags <= keys and ("TAG#blue", "SITE#1") not in keys
-    window = Migration("0001-window", "labels", [rekey(Site, to=LabelledSite, keep_old=True)], table=before)
-    up(window, db, page_size=2)
-    app.delete(LabelledSite, site_id="2")
-    app.update(LabelledSite.key(site_id="3"), tags=["blue"])
-    [done] = finish(window, db)
-    assert (done.verified, done.deleted) == (3, 3)
-    sites = [
-        LabelledSite(site_id="1", kind="shop", url="a.example", tags=["red", "green"]),
-        LabelledSite(site_id="3", kind="shop", tags=["blue"]),
-        LabelledSite(site_id="5", tags=["x"]),
-    ]
-    assert snapshot(db) == fresh(db, sites)
+SQUATTER = {"PK": {"S": "LABEL#red"}, "SK": {"S": "SITE#1"}, "entityType": {"S": "note"}}
+
+
+def test_a_move_to_a_stored_twin_whose_derived_key_is_taken_stops(db: DB) -> None:
+    """The new shape is already stored (an application wrote it): the old item is deleted with its derived
+    items moving in one transaction -- unless a derived item's key holds another item."""
+    site = {"site_id": "1", "tags": ["red", "blue"]}  # no url: no guard to name the new key
+    seed(db, [site])
+    owner = next(i for i in snapshot(db) if i["PK"]["S"] == "S#1" and i["SK"]["S"] == "SITE")
+    twin = {**owner, "PK": {"S": "SITE#1"}}
+    db.call("PutItem", {"TableName": db.table_name, "Item": twin})
+    db.call("PutItem", {"TableName": db.table_name, "Item": SQUATTER})
+    message = (
+        r"^rekey site to LabelledSite: item PK=S#1, SK=SITE: its new shape is stored, but deleting it with "
+        r"its derived items was refused \(TransactionCanceledException: "
+    )
+    with pytest.raises(MigrationError, match=message):
+        up(LABEL, db)
+    db.call("DeleteItem", {"TableName": db.table_name, "Key": {"PK": SQUATTER["PK"], "SK": SQUATTER["SK"]}})
+    up(LABEL, db)
+    assert snapshot(db) == fresh(db, as_new(LabelledSite, [site]))

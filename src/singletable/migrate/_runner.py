@@ -275,17 +275,20 @@ def _blocked(
             if new_key == _primary(item, table):
                 continue
             there = call("GetItem", {"Key": new_key, "ConsistentRead": True}).get("Item")
-            if there is not None and same_item(there, new):
-                delete = next(p["Delete"] for p in write.params["TransactItems"] if "Delete" in p)
+            parts = write.params.get("TransactItems", [])
+            delete = next((p["Delete"] for p in parts if "Delete" in p), None)
+            if there is not None and same_item(there, new) and delete is not None:
+                if write.owned:  # its derived items move as the move would have moved them
+                    _delete_moving_derived(call, step, item, delete, write.owned, table)
+                    return 1
                 try:
-                    if write.owned:  # its derived items move as the move would have moved them
-                        call("TransactWriteItems", {"TransactItems": [{"Delete": delete}, *write.owned]})
-                    else:
-                        call("DeleteItem", delete)
+                    call("DeleteItem", delete)
                 except RequestError as error:
                     if error.code not in CONFLICTS:
                         raise
                 return 1
+            if there is not None and same_item(there, new):
+                break  # a copy (keep_old) whose item is there: what refused it was a derived item
             holder = (
                 "another item"
                 if there is not None
@@ -298,6 +301,21 @@ def _blocked(
     raise MigrationError(
         f"{step.describe()}: item {key_text(_primary(item, table))}: write refused ({refused.message})"
     )
+
+
+def _delete_moving_derived(
+    call: Caller, step: Step, item: Item, delete: dict[str, Any], owned: list[dict[str, Any]], table: Table
+) -> None:
+    """Delete the old item whose new shape is already stored, moving its derived items in the same
+    transaction; a refusal (the old item changed, or a derived item's key holds another item) stops the
+    run naming the item -- a rerun reads it again."""
+    try:
+        call("TransactWriteItems", {"TransactItems": [{"Delete": delete}, *owned]})
+    except RequestError as error:
+        raise MigrationError(
+            f"{step.describe()}: item {key_text(_primary(item, table))}: its new shape is stored, but "
+            f"deleting it with its derived items was refused ({error.code}: {error.message})"
+        ) from None
 
 
 @dataclass(slots=True)
