@@ -7,7 +7,7 @@ dual-write window's side is in test_derived_window.py."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -137,6 +137,7 @@ RELABEL = Migration("0001-relabel", "labels in place", [rekey(Site, to=Relabelle
 SPLIT = Migration(
     "0001-split", "shops and blogs", [split(Site, into={"shop": Shop, "blog": Blog}, by="kind")], table=before
 )
+WINDOW = Migration("0001-window", "labels", [rekey(Site, to=LabelledSite, keep_old=True)], table=before)
 MERGE = Migration(
     "0002-merge",
     "sites again",
@@ -181,6 +182,14 @@ def split_entities(sites: list[dict[str, Any]] = SITES) -> list[Entity]:
         cls = Shop if site["kind"] == "shop" else Blog
         out.append(cls(**{k: v for k, v in site.items() if k != "kind"}))
     return out
+
+
+def refused_as_it_was(db: DB, message: str, run: Callable[[], object]) -> None:
+    """``run()`` raises MigrationError matching ``message`` and leaves the table as it was."""
+    was = snapshot(db)
+    with pytest.raises(MigrationError, match=message):
+        run()
+    assert snapshot(db) == was
 
 
 def types(items: list[dict[str, Any]]) -> list[str]:
@@ -321,18 +330,23 @@ def test_a_split_over_the_limit_names_its_verb(db: DB) -> None:
         up(SPLIT, db)
 
 
-def test_a_derived_key_holding_another_item_stops_the_move(db: DB) -> None:
+# another entity's item where a label of site 1 goes
+SQUATTER = {"PK": {"S": "LABEL#red"}, "SK": {"S": "SITE#1"}, "entityType": {"S": "note"}}
+
+
+@pytest.mark.parametrize(
+    ("migration", "step"),
+    [(LABEL, "rekey site to LabelledSite"), (WINDOW, r"rekey site to LabelledSite \(keeping .*\)")],
+    ids=["move", "copy"],
+)
+def test_a_derived_key_holding_another_item_stops_the_move(db: DB, migration: Migration, step: str) -> None:
     seed(db, SITES[:1])
-    squatter = {"PK": {"S": "LABEL#red"}, "SK": {"S": "SITE#1"}, "entityType": {"S": "note"}}
-    db.call("PutItem", {"TableName": db.table_name, "Item": squatter})
-    was = snapshot(db)
+    db.call("PutItem", {"TableName": db.table_name, "Item": SQUATTER})
     message = (
-        r"rekey site to LabelledSite: cannot move PK=S#1, SK=SITE to PK=SITE#1, SK=SITE: the new key holds "
-        r"nothing, but a uniqueness guard was missing or a derived item's key holds another item"
+        rf"^{step}: cannot move PK=S#1, SK=SITE to PK=SITE#1, SK=SITE: the new key holds nothing, but a "
+        r"uniqueness guard was missing or a derived item's key holds another item$"
     )
-    with pytest.raises(MigrationError, match=message):
-        up(LABEL, db)
-    assert snapshot(db) == was
+    refused_as_it_was(db, message, lambda: up(migration, db))
 
 
 def test_a_backfill_swaps_the_derived_items_of_what_it_changes(db: DB) -> None:
@@ -365,9 +379,6 @@ def test_a_rehearsal_verifies_the_moved_derived_items(
     assert found.ok, found.problems
     seen = {c.type: (c.before, c.after) for c in found.counts}
     assert {kind: seen[kind] for kind in counts} == counts
-
-
-SQUATTER = {"PK": {"S": "LABEL#red"}, "SK": {"S": "SITE#1"}, "entityType": {"S": "note"}}
 
 
 def test_a_move_to_a_stored_twin_whose_derived_key_is_taken_stops(db: DB) -> None:
