@@ -19,6 +19,7 @@ from test_derived_moves import (
     Site,
     as_new,
     before,
+    big,
     fresh,
     labelled,
     refused_as_it_was,
@@ -127,3 +128,13 @@ def test_crashes_in_a_copy_and_its_finish_converge(db: DB) -> None:
                 finish(WINDOW, dying, page_size=1)
     finish(WINDOW, db, page_size=1)
     assert snapshot(db) == fresh(db, as_new(LabelledSite))
+
+
+def test_a_copy_over_the_hundred_action_limit_is_refused(db: DB) -> None:
+    """98 tags: the copy checks the old item, puts the new one, 98 labels and the summary -- 101 actions."""
+    seed(db, [big(98)])
+    message = (
+        r"^rekey site PK=S#big, SK=SITE: it takes 101 writes in one transaction \(the item, its uniqueness "
+        r"guards and derived items\), more than the 100 DynamoDB allows; nothing of it was written$"
+    )
+    refused_as_it_was(db, message, lambda: up(WINDOW, db))
