@@ -113,23 +113,18 @@ def _put_if_unchanged(
     """``new`` put over ``old`` while it is the image read, with the derived items ``derived`` swaps in the
     same transaction when it swaps any. An item already as ``new`` whose declaration derives other items
     than its old one (a re-key that keeps the key) gets only those, on condition it is still as read."""
-    key = _primary(old, meta.table)
-    owned = derived.parts if derived is not None else []
+    key, owned = _primary(old, meta.table), derived or DerivedMove()
     if same_item(old, new):
-        if not owned:
+        if not owned.parts:
             return []
         check = {"ConditionCheck": {"Key": key, **unchanged(old)}}
-        parts = one_transaction(verb, meta.type, key, [check, *owned])
-        return [Write("TransactWriteItems", {"TransactItems": parts}, old, [old, *_items(derived)])]
+        parts = one_transaction(verb, meta.type, key, [check, *owned.parts])
+        return [Write("TransactWriteItems", {"TransactItems": parts}, old, [old, *owned.items])]
     put = {"Item": _bumped(old, new, meta), **unchanged(old)}
-    if not owned:
+    if not owned.parts:
         return [Write("PutItem", put, old, [new])]
-    parts = one_transaction(verb, meta.type, key, [{"Put": put}, *owned])
-    return [Write("TransactWriteItems", {"TransactItems": parts}, old, [new, *_items(derived)])]
-
-
-def _items(derived: DerivedMove | None) -> list[Item]:
-    return derived.items if derived is not None else []
+    parts = one_transaction(verb, meta.type, key, [{"Put": put}, *owned.parts])
+    return [Write("TransactWriteItems", {"TransactItems": parts}, old, [new, *owned.items])]
 
 
 def one_transaction(verb: str, kind: str, owner: Item, parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
