@@ -10,6 +10,8 @@ import base64
 from decimal import Decimal
 from typing import Any
 
+from singletable.model.shared import unchanged_item
+
 AV = dict[str, Any]
 Item = dict[str, AV]
 
@@ -76,21 +78,9 @@ def write_units(size: int) -> int:
     return max(1, -(-size // 1024))
 
 
-def unchanged(image: Item) -> dict[str, Any]:
-    """The condition parameters that hold only while the stored item still has every attribute of ``image``
-    with the same value: what makes a write computed from ``image`` safe to send, and to send again."""
-    names: dict[str, str] = {}
-    values: dict[str, AV] = {}
-    parts = []
-    for n, (name, av) in enumerate(sorted(image.items())):
-        names[f"#u{n}"] = name
-        values[f":u{n}"] = av
-        parts.append(f"#u{n} = :u{n}")
-    return {
-        "ConditionExpression": " AND ".join(parts),
-        "ExpressionAttributeNames": names,
-        "ExpressionAttributeValues": values,
-    }
+# The condition every migration write carries, that the stored item is still the image it was computed from:
+# the model's, whose lazy upgrade conditions its write-back the same way.
+unchanged = unchanged_item
 
 
 def absent(key: Item) -> dict[str, Any]:
