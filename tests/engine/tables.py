@@ -54,6 +54,11 @@ def create(ddb: Any, name: str, *, sk_type: str | None = "S", gsi: bool = False,
     return name
 
 
+def key(i: int | str) -> dict[str, Any]:
+    """The key of item ``i`` in a :func:`create` table whose sort key is a string: ``SK`` is always "x"."""
+    return {"PK": {"S": str(i)}, "SK": {"S": "x"}}
+
+
 def create_keyed(ddb: Any, name: str, attribute_type: str = "S") -> str:
     """An on-demand table keyed by ``pk`` (of ``attribute_type``) alone: the shape most engine tests need."""
     ddb.create_table(
