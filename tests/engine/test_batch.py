@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import pytest
 from messages import KEY_MISMATCH, KEY_MISMATCH_LOCAL, NOT_FOUND_LOCAL
-from tables import create, key
+from tables import create, key, s
 
 from backends import expect_error
 
 DUPLICATES = "Provided list of item keys contains duplicates"
-
-
-def s(value: str) -> dict:
-    return {"S": value}
 
 
 def put(item: dict) -> dict:

@@ -4,15 +4,7 @@ from __future__ import annotations
 
 import pytest
 from messages import KEY_MISMATCH, KEY_MISMATCH_LOCAL, NOT_FOUND_LOCAL, SAME_ITEM
-from tables import create, key
-
-
-def s(value: str) -> dict:
-    return {"S": value}
-
-
-def n(value: str) -> dict:
-    return {"N": value}
+from tables import create, key, n, s
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from messages import KEY_MISMATCH, KEY_MISMATCH_LOCAL, NOT_FOUND_LOCAL, SAME_ITEM
-from tables import create, key
+from tables import create, key, n, s
 
 from backends import expect_error
 from singletable.engine import Engine
@@ -15,14 +15,6 @@ CANCELLED = "Transaction cancelled, please refer cancellation reasons for specif
 FAILED = {"Code": "ConditionalCheckFailed", "Message": "The conditional request failed"}
 CHECK_FAILED = {"Code": "ConditionalCheckFailed", "Message": "The conditional request failed."}
 NONE = {"Code": "None"}
-
-
-def s(value: str) -> dict:
-    return {"S": value}
-
-
-def n(value: str) -> dict:
-    return {"N": value}
 
 
 @pytest.fixture
