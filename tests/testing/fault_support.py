@@ -7,12 +7,12 @@ from __future__ import annotations
 import http.client
 from typing import Any
 
-import boto3
 import orjson
 from botocore.config import Config
 
 import singletable
 from app_thread import AppThread
+from reference import local_client
 from singletable._protocol import Dispatcher
 from singletable._server.app import DynamoDBApp
 from singletable._server.run import _http_protocol
@@ -80,13 +80,11 @@ class ThreadServer(AppThread):
         self.endpoint = self.url
 
     def client(self, mode: str = "standard", attempts: int = 4) -> Any:
-        return boto3.client(
-            "dynamodb",
-            endpoint_url=self.endpoint,
-            region_name="us-east-1",
-            aws_access_key_id="local",
-            aws_secret_access_key="local",
-            config=Config(retries={"mode": mode, "total_max_attempts": attempts}),
+        """A boto3 client on this server, retrying as ``mode`` does, validating its requests as boto3 does."""
+        return local_client(
+            self.endpoint,
+            retries={"mode": mode, "total_max_attempts": attempts},
+            parameter_validation=True,
         )
 
     def post(self, operation: str, body: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
