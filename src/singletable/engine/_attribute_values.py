@@ -15,9 +15,9 @@ operations code has one import.
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from enum import Enum
-from typing import Any, TypeVar
+from typing import Any
 
 from singletable.engine._errors import EAV_PREFIX, DynamoDBError, ValueProblem, validation
 from singletable.engine._keys import (
@@ -126,7 +126,6 @@ class ValueContext(Enum):
 # ``context is ValueContext.EAV``, not by a dict keyed by context: hashing an Enum member runs
 # Enum.__hash__, a Python call, on every item and key validated.
 _ITEM_DEPTH, _EAV_DEPTH = 31, 32
-_Checked = TypeVar("_Checked")  # what a whole-item check returns: the item, or the item and its size
 MAX_CONTAINER_DEPTH = _ITEM_DEPTH  # the most containers an attribute of a stored item may nest
 _TYPES = frozenset(("S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS"))
 
@@ -157,7 +156,12 @@ def validate_item(item: dict[str, Any], *, context: ValueContext = ValueContext.
     Raises the first error DynamoDB would report. Key attributes are checked separately
     (:func:`check_key_value`), after :func:`check_item_size` -- DynamoDB's own order.
     """
-    return _whole_item(_check_item, item, context)
+    if not isinstance(item, dict):
+        raise _wrong_type(item, "Map")
+    try:
+        return _check_item(item, _EAV_DEPTH if context is ValueContext.EAV else _ITEM_DEPTH)
+    except DynamoDBError as error:
+        raise _whole_request_error(error, item) from None
 
 
 def validate_item_sized(
@@ -168,22 +172,21 @@ def validate_item_sized(
     Same errors, in the same order, as ``validate_item`` (the size is only looked at once the whole item
     is valid, as DynamoDB does).
     """
-    return _whole_item(_check_item_sized, item, context)
-
-
-def _whole_item(
-    check: Callable[[dict[str, Any], int], _Checked], item: Any, context: ValueContext
-) -> _Checked:
-    """``check`` over a whole item, nested as deep as ``context`` allows. AWS deserializes the whole request
-    before validating it, so a wrong Python type anywhere in the item wins over the error ``check`` found."""
     if not isinstance(item, dict):
         raise _wrong_type(item, "Map")
     try:
-        return check(item, _EAV_DEPTH if context is ValueContext.EAV else _ITEM_DEPTH)
+        return _check_item_sized(item, _EAV_DEPTH if context is ValueContext.EAV else _ITEM_DEPTH)
     except DynamoDBError as error:
-        if error.code == "ValidationException":
-            _scan_types(item)
-        raise
+        raise _whole_request_error(error, item) from None
+
+
+def _whole_request_error(error: DynamoDBError, item: Any) -> DynamoDBError:
+    """The error a whole item's check reports: AWS deserializes the whole request before validating it, so
+    a wrong Python type anywhere in the item (raised from here) wins over the ``error`` the check found.
+    (The two checks call this only on their error path: their own calls stay as cheap as one call can be.)"""
+    if error.code == "ValidationException":
+        _scan_types(item)
+    return error
 
 
 def _check_item_sized(item: dict[str, Any], limit: int) -> tuple[dict[str, Any], int]:
