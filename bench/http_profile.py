@@ -56,17 +56,9 @@ def _ops(seed: int, count: int) -> dict[str, list[tuple[str, bytes]]]:
 
 
 def _preload_table(port: int) -> None:
-    import boto3
+    from run import TABLE_SPEC, boto3_client, item
 
-    from run import TABLE_SPEC, item
-
-    client = boto3.client(
-        "dynamodb",
-        endpoint_url=f"http://127.0.0.1:{port}",
-        region_name="us-east-1",
-        aws_access_key_id="bench",
-        aws_secret_access_key="bench",
-    )
+    client = boto3_client(f"http://127.0.0.1:{port}")
     client.create_table(**TABLE_SPEC)
     import json
 

@@ -191,17 +191,9 @@ def load(
 
 
 def preload(endpoint: str) -> None:
-    import boto3
+    from run import TABLE_SPEC, boto3_client
 
-    from run import TABLE_SPEC
-
-    client = boto3.client(
-        "dynamodb",
-        endpoint_url=endpoint,
-        region_name="us-east-1",
-        aws_access_key_id="bench",
-        aws_secret_access_key="bench",
-    )
+    client = boto3_client(endpoint)
     client.create_table(**TABLE_SPEC)
     for i in range(PRELOAD):
         client.put_item(TableName="bench", Item=_item(i))

@@ -16,6 +16,7 @@ import subprocess
 import tarfile
 import time
 from pathlib import Path
+from typing import Any
 
 PACKAGE = "amplify-dynamodb-simulator@2.9.30"
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,6 +25,29 @@ CACHE = ROOT / ".ddblocal"
 
 class ReferenceUnavailable(RuntimeError):
     pass
+
+
+def local_client(endpoint: str, **config: Any) -> Any:
+    """A boto3 DynamoDB client on a local endpoint (DynamoDB Local, ``singletable serve``), with the fixed
+    region and credentials they accept: one attempt, four connections and no client-side validation (the
+    tests send invalid requests on purpose), each of which ``config`` (botocore Config options) may change."""
+    import boto3
+    from botocore.config import Config
+
+    options: dict[str, Any] = {
+        "retries": {"max_attempts": 1},
+        "max_pool_connections": 4,
+        "parameter_validation": False,
+    }
+    options.update(config)
+    return boto3.client(
+        "dynamodb",
+        endpoint_url=endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="local",
+        aws_secret_access_key="local",
+        config=Config(**options),
+    )
 
 
 def required() -> bool:
@@ -115,17 +139,7 @@ class DynamoDBLocal:
         raise ReferenceUnavailable("DynamoDB Local did not start listening within 60 s")
 
     def client(self):
-        import boto3
-        from botocore.config import Config
-
-        return boto3.client(
-            "dynamodb",
-            endpoint_url=self.endpoint,
-            region_name="us-east-1",
-            aws_access_key_id="local",
-            aws_secret_access_key="local",
-            config=Config(retries={"max_attempts": 1}, max_pool_connections=4, parameter_validation=False),
-        )
+        return local_client(self.endpoint)
 
     def stop(self) -> None:
         stop_process(self.process)

@@ -13,7 +13,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from reference import free_port
+from reference import free_port, local_client
 
 
 def run_cli(*args: str, without: tuple[str, ...] = (), timeout: float = 60.0) -> subprocess.CompletedProcess:
@@ -86,19 +86,8 @@ class ServerProcess:
         raise RuntimeError("singletable serve did not answer GET / in time")
 
     def client(self, **config: Any) -> Any:
-        import boto3
-        from botocore.config import Config
-
-        options = {"retries": {"max_attempts": 1}, "max_pool_connections": 4, "parameter_validation": False}
-        options.update(config)
-        return boto3.client(
-            "dynamodb",
-            endpoint_url=self.endpoint,
-            region_name="us-east-1",
-            aws_access_key_id="local",
-            aws_secret_access_key="local",
-            config=Config(**options),
-        )
+        """A boto3 client on this server (:func:`reference.local_client`; ``config`` changes its options)."""
+        return local_client(self.endpoint, **config)
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 15.0) -> int | None:
         if self.process.poll() is None:

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from draws import examples
 from singletable.data import import_table, item_from_json, item_to_json, open_target, read_json, render_item
 from singletable.data._json_items import MAX_JSON_DEPTH, NotJSON, dumps, loads, value_text
+from value_draws import attribute_values
 
 SPEC = {
     "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"}],
@@ -24,23 +25,7 @@ SPEC = {
 
 names = st.text(min_size=1, max_size=5)
 numbers = st.decimals(allow_nan=False, allow_infinity=False, places=3).map(lambda d: str(d.normalize()))
-scalars = st.one_of(
-    st.builds(lambda s: {"S": s}, st.text(max_size=5)),
-    st.builds(lambda n: {"N": n}, numbers),
-    st.builds(lambda b: {"B": b}, st.binary(max_size=5)),
-    st.builds(lambda b: {"BOOL": b}, st.booleans()),
-    st.just({"NULL": True}),
-    st.builds(lambda s: {"SS": sorted(s)}, st.sets(st.text(max_size=3), min_size=1, max_size=3)),
-    st.builds(lambda s: {"BS": sorted(s)}, st.sets(st.binary(max_size=3), min_size=1, max_size=3)),
-)
-values = st.recursive(
-    scalars,
-    lambda inner: st.one_of(
-        st.builds(lambda items: {"L": items}, st.lists(inner, max_size=3)),
-        st.builds(lambda m: {"M": m}, st.dictionaries(names, inner, max_size=3)),
-    ),
-    max_leaves=8,
-)
+values = attribute_values(numbers)
 items = st.dictionaries(names, values, max_size=4)
 plain_json = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=5), st.floats(allow_nan=False)),
@@ -83,6 +68,26 @@ def test_a_table_or_plain_csv_cell_is_text_as_is_and_the_rest_plain_json():
     assert value_text({"NS": ["10", "9.5"]}, spaced=True) == "[9.5, 10]"
 
 
+def import_rejecting(tmp_path, fmt, text, spec=SPEC):
+    """Import ``text`` as a ``fmt`` file into a new table (described by ``spec``) of a new database, rejecting
+    what is not an item: how many items were stored, and the reject file's records."""
+    source = tmp_path / f"in.{fmt}"
+    source.write_text(text)
+    rejects = tmp_path / "rejects.jsonl"
+    summary = import_table(
+        str(tmp_path / "a.db"),
+        "Items",
+        source,
+        format=fmt,
+        schema={"Table": spec},
+        on_error="reject",
+        reject_file=rejects,
+    )
+    records = [json.loads(line) for line in rejects.read_text().splitlines()]
+    assert summary.rejected == len(records)
+    return summary.items, records
+
+
 @pytest.mark.parametrize(
     ("line", "error"),
     [
@@ -101,40 +106,20 @@ def test_a_table_or_plain_csv_cell_is_text_as_is_and_the_rest_plain_json():
     ],
 )
 def test_an_import_line_that_is_not_an_item_is_refused_with_its_path(tmp_path, line, error):
-    source = tmp_path / "in.jsonl"
-    source.write_text('{"PK": {"S": "ok"}}\n' + line + "\n")
-    rejects = tmp_path / "rejects.jsonl"
-    summary = import_table(
-        str(tmp_path / "a.db"),
-        "Items",
-        source,
-        format="jsonl",
-        schema={"Table": SPEC},
-        on_error="reject",
-        reject_file=rejects,
-    )
-    assert (summary.items, summary.rejected) == (1, 1)
-    assert json.loads(rejects.read_text())["error"] == error
+    items, [rejected] = import_rejecting(tmp_path, "jsonl", '{"PK": {"S": "ok"}}\n' + line + "\n")
+    assert (items, rejected["error"]) == (1, error)
 
 
 def test_a_csv_cell_that_is_not_dynamodb_json_names_its_column(tmp_path):
-    source = tmp_path / "in.csv"
-    source.write_text('PK,n,m\n"{""S"": ""a""}",x,\n"{""S"": ""b""}",,"{""X"": 1}"\n"{""S"": ""c""}",,\n')
-    rejects = tmp_path / "rejects.jsonl"
-    summary = import_table(
-        str(tmp_path / "a.db"),
-        "Items",
-        source,
-        format="csv",
-        schema={"Table": SPEC},
-        on_error="reject",
-        reject_file=rejects,
+    text = 'PK,n,m\n"{""S"": ""a""}",x,\n"{""S"": ""b""}",,"{""X"": 1}"\n"{""S"": ""c""}",,\n'
+    items, rejected = import_rejecting(tmp_path, "csv", text)
+    assert (items, [record["error"] for record in rejected]) == (
+        1,
+        [
+            "cell 'x' is not DynamoDB JSON; for plain values use --plain",
+            "m: 'X' holding a number is not a DynamoDB JSON value",
+        ],
     )
-    assert (summary.items, summary.rejected) == (1, 2)
-    assert [json.loads(line)["error"] for line in rejects.read_text().splitlines()] == [
-        "cell 'x' is not DynamoDB JSON; for plain values use --plain",
-        "m: 'X' holding a number is not a DynamoDB JSON value",
-    ]
     with open_target(str(tmp_path / "a.db")) as target:
         assert target.call("GetItem", TableName="Items", Key={"PK": {"S": "c"}})["Item"] == {"PK": {"S": "c"}}
 
@@ -145,19 +130,9 @@ def test_a_refused_items_number_key_is_named_with_its_digits(tmp_path):
         "AttributeDefinitions": [{"AttributeName": "K", "AttributeType": "N"}],
         "BillingModeSummary": {"BillingMode": "PAY_PER_REQUEST"},
     }
-    source = tmp_path / "in.jsonl"
-    source.write_text('{"K": {"N": "1.50"}, "big": {"S": "' + "x" * 400 * 1024 + '"}}\n')
-    rejects = tmp_path / "rejects.jsonl"
-    import_table(
-        str(tmp_path / "a.db"),
-        "Nums",
-        source,
-        format="jsonl",
-        schema={"Table": spec},
-        on_error="reject",
-        reject_file=rejects,
-    )
-    assert json.loads(rejects.read_text())["key"] == "(key K=1.50)"  # digits as given, unquoted
+    text = '{"K": {"N": "1.50"}, "big": {"S": "' + "x" * 400 * 1024 + '"}}\n'
+    _, [rejected] = import_rejecting(tmp_path, "jsonl", text, spec)
+    assert rejected["key"] == "(key K=1.50)"  # digits as given, unquoted
 
 
 @given(depth=st.integers(0, 20_000), kinds=st.lists(st.sampled_from("LM"), min_size=1, max_size=3))

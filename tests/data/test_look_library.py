@@ -10,6 +10,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from pk_sk_table import pk_sk_table
 from singletable import data
 from singletable.data import (
     Expression,
@@ -31,19 +32,7 @@ SCHEMA = KeySchema(("PK", "S"), ("SK", "N"))
 @pytest.fixture
 def target(tmp_path):
     with open_target(str(tmp_path / "lib.db")) as opened:
-        opened.call(
-            "CreateTable",
-            TableName="Many",
-            KeySchema=[
-                {"AttributeName": "PK", "KeyType": "HASH"},
-                {"AttributeName": "SK", "KeyType": "RANGE"},
-            ],
-            AttributeDefinitions=[
-                {"AttributeName": "PK", "AttributeType": "S"},
-                {"AttributeName": "SK", "AttributeType": "N"},
-            ],
-            BillingMode="PAY_PER_REQUEST",
-        )
+        opened.call("CreateTable", **pk_sk_table("Many", "N"))
         padding = "x" * 20_000  # 60 items of 20 KB: more than one 1 MB page
         for i in range(60):
             data.put(opened, "Many", {"PK": {"S": f"P{i % 3}"}, "SK": {"N": str(i)}, "pad": {"S": padding}})

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from tests.data.look_support import run
 
+from pk_sk_table import pk_sk_table
 from singletable.data import TableSettings, open_target
 from singletable.engine import Engine
 
@@ -29,18 +30,7 @@ NOW = int(time.time())
 
 def make_source(path: Path, items: int, expired: int) -> Path:
     with Engine(str(path), ttl_sweep_interval=3600) as engine:
-        engine.create_table(
-            TableName=TABLE,
-            KeySchema=[
-                {"AttributeName": "PK", "KeyType": "HASH"},
-                {"AttributeName": "SK", "KeyType": "RANGE"},
-            ],
-            AttributeDefinitions=[
-                {"AttributeName": "PK", "AttributeType": "S"},
-                {"AttributeName": "SK", "AttributeType": "N"},
-            ],
-            BillingMode="PAY_PER_REQUEST",
-        )
+        engine.create_table(**pk_sk_table(TABLE, "N"))
         rows = [
             {
                 "PK": {"S": f"user#{n % 40}"},

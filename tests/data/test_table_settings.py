@@ -21,6 +21,7 @@ from tests.data.look_support import run
 from transfer_support import table_name
 
 from draws import examples
+from pk_sk_table import pk_sk_table
 from singletable.data import IndexSettings, TableSettings, Throughput, open_target
 from singletable.engine import Engine
 
@@ -165,18 +166,7 @@ def test_an_existing_destination_with_other_settings_is_named(source, tmp_path: 
     path, name, _ = source
     target = str(tmp_path / "existing.db")
     with Engine(target) as engine:
-        engine.create_table(
-            TableName=name,
-            KeySchema=[
-                {"AttributeName": "PK", "KeyType": "HASH"},
-                {"AttributeName": "SK", "KeyType": "RANGE"},
-            ],
-            AttributeDefinitions=[
-                {"AttributeName": "PK", "AttributeType": "S"},
-                {"AttributeName": "SK", "AttributeType": "S"},
-            ],
-            BillingMode="PAY_PER_REQUEST",
-        )
+        engine.create_table(**pk_sk_table(name))
     result = run("copy", str(path), target, "--table", name)
     assert result.exit_code == 0, result.output
     stderr = result.stderr

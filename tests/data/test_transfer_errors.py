@@ -32,15 +32,6 @@ BIG = "x" * (400 * 1024)
 item_json = partial(render_item, spaced=True)  # one item as export writes it
 
 
-@pytest.fixture(params=["file", "http", "reference"])
-def endpoint(request, tmp_path):
-    if request.param == "file":
-        return str(tmp_path / "target.db")
-    if request.param == "http":
-        return request.getfixturevalue("http_server").endpoint
-    return request.getfixturevalue("reference_server").endpoint
-
-
 def _line(item):
     return item_json(item) + "\n"  # DynamoDB JSON, binary as base64
 

@@ -14,18 +14,6 @@ from transfer_support import SPEC, contents, create, full_item, load, small_item
 
 from singletable.data import copy_table, export_table, import_table, open_target
 
-TARGETS = ["file", "http", "reference"]
-
-
-@pytest.fixture(params=TARGETS)
-def endpoint(request, tmp_path):
-    """A TARGET string: a database file, ``singletable serve``, or DynamoDB Local."""
-    if request.param == "file":
-        return str(tmp_path / "target.db")
-    if request.param == "http":
-        return request.getfixturevalue("http_server").endpoint
-    return request.getfixturevalue("reference_server").endpoint
-
 
 @pytest.mark.slow
 def test_round_trip_of_100000_items_through_the_s3_layout_on_a_file(tmp_path):

@@ -16,6 +16,7 @@ import yaml
 from cfnlint.api import lint_file
 from click.testing import CliRunner
 
+from pk_sk_table import pk_sk_table
 from singletable._cli import main
 from singletable.data import open_target
 from singletable.design import (
@@ -202,19 +203,7 @@ def test_every_vector_index_drift_is_found_with_its_fix(target) -> None:
 
     plain = _name()
     with open_target(target) as live:
-        live.call(
-            "CreateTable",
-            TableName=plain,
-            KeySchema=[
-                {"AttributeName": "PK", "KeyType": "HASH"},
-                {"AttributeName": "SK", "KeyType": "RANGE"},
-            ],
-            AttributeDefinitions=[
-                {"AttributeName": "PK", "AttributeType": "S"},
-                {"AttributeName": "SK", "AttributeType": "S"},
-            ],
-            BillingMode="PAY_PER_REQUEST",
-        )
+        live.call("CreateTable", **pk_sk_table(plain))
     missing = {d.kind: d for d in diff_table(help_centre, target, plain)}["vector-index-missing"]
     assert missing.subject == "DocsByMeaning" and missing.table == "none"
     assert missing.fix.startswith("UpdateTable VectorIndexUpdates Create")

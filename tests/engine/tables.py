@@ -1,8 +1,17 @@
-"""Table definitions the behaviour tests share."""
+"""Table definitions the behaviour tests share, and the two AttributeValues they write most: ``s("x")``
+is ``{"S": "x"}``, ``n("1")`` is ``{"N": "1"}``."""
 
 from __future__ import annotations
 
 from typing import Any
+
+
+def s(value: str) -> dict[str, str]:
+    return {"S": value}
+
+
+def n(value: str) -> dict[str, str]:
+    return {"N": value}
 
 
 def key_schema(hash_name: str, range_name: str | None = None) -> list[dict[str, str]]:
@@ -52,6 +61,11 @@ def create(ddb: Any, name: str, *, sk_type: str | None = "S", gsi: bool = False,
     params["AttributeDefinitions"] = definitions
     ddb.create_table(**params)
     return name
+
+
+def key(i: int | str) -> dict[str, Any]:
+    """The key of item ``i`` in a :func:`create` table whose sort key is a string: ``SK`` is always "x"."""
+    return {"PK": s(str(i)), "SK": s("x")}
 
 
 def create_keyed(ddb: Any, name: str, attribute_type: str = "S") -> str:

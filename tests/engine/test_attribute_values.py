@@ -36,6 +36,7 @@ from singletable.engine._attribute_values import (
 )
 from singletable.engine._errors import DynamoDBError, ValueProblem
 from singletable.engine._sizes import sized_number
+from value_draws import attribute_values
 
 FAST = settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -573,23 +574,7 @@ def test_key_empty_and_size() -> None:
 
 # --------------------------------------------------------------------------------------- serialization
 
-scalars = st.one_of(
-    st.builds(lambda s: {"S": s}, st.text(max_size=5)),
-    st.builds(lambda n: {"N": n}, canonical_numbers),
-    st.builds(lambda b: {"B": b}, st.binary(max_size=5)),
-    st.builds(lambda b: {"BOOL": b}, st.booleans()),
-    st.just({"NULL": True}),
-    st.builds(lambda s: {"SS": sorted(s)}, st.sets(st.text(max_size=3), min_size=1, max_size=3)),
-    st.builds(lambda s: {"BS": sorted(s)}, st.sets(st.binary(max_size=3), min_size=1, max_size=3)),
-)
-values = st.recursive(
-    scalars,
-    lambda children: st.one_of(
-        st.builds(lambda items: {"L": items}, st.lists(children, max_size=3)),
-        st.builds(lambda m: {"M": m}, st.dictionaries(st.text(min_size=1, max_size=3), children, max_size=3)),
-    ),
-    max_leaves=10,
-)
+values = attribute_values(canonical_numbers, max_leaves=10)
 items = st.dictionaries(st.text(min_size=1, max_size=4), values, max_size=5)
 
 

@@ -3,22 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from tables import create
+from messages import KEY_MISMATCH, KEY_MISMATCH_LOCAL, NOT_FOUND_LOCAL
+from tables import create, key, s
 
 from backends import expect_error
 
-NOT_FOUND_LOCAL = "Cannot do operations on a non-existent table"
-KEY_MISMATCH = "The provided key element does not match the schema"
-KEY_MISMATCH_LOCAL = "The number of conditions on the keys is invalid"
 DUPLICATES = "Provided list of item keys contains duplicates"
-
-
-def s(value: str) -> dict:
-    return {"S": value}
-
-
-def key(i: int | str) -> dict:
-    return {"PK": s(str(i)), "SK": s("x")}
 
 
 def put(item: dict) -> dict:

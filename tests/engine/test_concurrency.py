@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from pk_sk_table import pk_sk_table
 from singletable.engine import Engine
 from singletable.engine._errors import DynamoDBError
 
@@ -30,18 +31,7 @@ INCREMENTER = textwrap.dedent(
 
 def _make(path: str) -> None:
     with Engine(path) as engine:
-        engine.create_table(
-            TableName="t_conc",
-            KeySchema=[
-                {"AttributeName": "PK", "KeyType": "HASH"},
-                {"AttributeName": "SK", "KeyType": "RANGE"},
-            ],
-            AttributeDefinitions=[
-                {"AttributeName": "PK", "AttributeType": "S"},
-                {"AttributeName": "SK", "AttributeType": "S"},
-            ],
-            BillingMode="PAY_PER_REQUEST",
-        )
+        engine.create_table(**pk_sk_table("t_conc"))
 
 
 def _count(path: str) -> int:

@@ -18,15 +18,10 @@ INCORRECT = "Incorrect operand type for operator or function; operator or functi
 
 
 @pytest.fixture
-def table(ddb: Backend, table_name: str) -> str:
-    ddb.create_table(
-        TableName=table_name,
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
-    ddb.put_item(TableName=table_name, Item={**KEY, "x": {"S": "abc"}, "n": {"N": "7"}})
-    return table_name
+def table(ddb: Backend, table: str) -> str:
+    """The engine tests' ``pk`` table (tests/engine/conftest.py), holding one item."""
+    ddb.put_item(TableName=table, Item={**KEY, "x": {"S": "abc"}, "n": {"N": "7"}})
+    return table
 
 
 def put_if(ddb: Backend, table: str, condition: str, values: dict[str, Any]) -> dict[str, Any]:

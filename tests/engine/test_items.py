@@ -3,17 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from tables import create
+from tables import create, n, s
 
 from backends import expect_error
-
-
-def s(value: str) -> dict:
-    return {"S": value}
-
-
-def n(value: str) -> dict:
-    return {"N": value}
 
 
 @pytest.fixture

@@ -12,21 +12,13 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tables import create
+from tables import create, n, s
 
 from draws import examples
 from singletable.engine import DynamoDBError
 
 INVALID = "One or more parameter values were invalid: "
 KEY = {"PK": {"S": "k"}, "SK": {"S": "1"}}
-
-
-def s(value: str) -> dict:
-    return {"S": value}
-
-
-def n(value: str) -> dict:
-    return {"N": value}
 
 
 def cond(op: str, *values: dict) -> dict:

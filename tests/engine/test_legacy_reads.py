@@ -7,20 +7,12 @@ Texts and results were measured on DynamoDB Local 1.25.1.
 from __future__ import annotations
 
 import pytest
-from tables import create
+from tables import create, n, s
 
 INVALID = "One or more parameter values were invalid: "
 ONLY = "ExpressionAttributeValues can only be specified when using expressions: "
 KEY = {"PK": {"S": "k"}, "SK": {"S": "1"}}
 ITEM = {**KEY, "n": {"N": "1"}}
-
-
-def s(value: str) -> dict:
-    return {"S": value}
-
-
-def n(value: str) -> dict:
-    return {"N": value}
 
 
 def cond(op: str, *values: dict) -> dict:

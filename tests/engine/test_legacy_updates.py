@@ -6,18 +6,10 @@ Texts and results were measured on DynamoDB Local 1.25.1.
 from __future__ import annotations
 
 import pytest
-from tables import create
+from tables import create, n, s
 
 INVALID = "One or more parameter values were invalid: "
 KEY = {"PK": {"S": "k"}, "SK": {"S": "1"}}
-
-
-def s(value: str) -> dict:
-    return {"S": value}
-
-
-def n(value: str) -> dict:
-    return {"N": value}
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tables import create_keyed
 
 from draws import examples
 from singletable.engine import DynamoDBError, Engine
@@ -22,12 +23,7 @@ BROKEN = st.tuples(st.text(max_size=5), SURROGATE, st.text(max_size=5)).map("".j
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory: pytest.TempPathFactory):
     with Engine(str(tmp_path_factory.mktemp("surrogates") / "db.sqlite3")) as engine:
-        engine.create_table(
-            TableName=TABLE,
-            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-            BillingMode="PAY_PER_REQUEST",
-        )
+        create_keyed(engine, TABLE)
         yield engine
 
 

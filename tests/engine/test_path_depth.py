@@ -12,15 +12,10 @@ KEY = {"pk": {"S": "a"}}
 
 
 @pytest.fixture
-def table(ddb: Backend, table_name: str) -> str:
-    ddb.create_table(
-        TableName=table_name,
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
-    ddb.put_item(TableName=table_name, Item=KEY)
-    return table_name
+def table(ddb: Backend, table: str) -> str:
+    """The engine tests' ``pk`` table (tests/engine/conftest.py), holding one item."""
+    ddb.put_item(TableName=table, Item=KEY)
+    return table
 
 
 def deep(levels: int, style: str) -> str:

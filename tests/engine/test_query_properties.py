@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from draws import examples
+from pk_sk_table import pk_sk_table
 from singletable.engine import Engine
 
 numbers = st.decimals(
@@ -35,18 +36,7 @@ def engine(tmp_path_factory: pytest.TempPathFactory):
     path = Path(tmp_path_factory.mktemp("props")) / "db.sqlite3"
     with Engine(str(path)) as engine:
         for kind in ("N", "S", "B"):
-            engine.create_table(
-                TableName=f"props_{kind}",
-                KeySchema=[
-                    {"AttributeName": "PK", "KeyType": "HASH"},
-                    {"AttributeName": "SK", "KeyType": "RANGE"},
-                ],
-                AttributeDefinitions=[
-                    {"AttributeName": "PK", "AttributeType": "S"},
-                    {"AttributeName": "SK", "AttributeType": kind},
-                ],
-                BillingMode="PAY_PER_REQUEST",
-            )
+            engine.create_table(**pk_sk_table(f"props_{kind}", kind))
         yield engine
 
 

@@ -3,21 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from tables import create
+from tables import create, n, s
 
 from backends import expect_error
 
 NUMBERS = ["-1E+10", "-100", "-2.5", "-0.001", "0", "1E-5", "0.5", "1", "2", "10", "99.99", "1E+20"]
 STRINGS = ["", "A", "B", "a", "aa", "ab", "b", "é", "中", "\U0001f600"]
 BINARIES = [b"\x00", b"\x00\x00", b"\x01", b"\x7f", b"\x80", b"\xff", b"\xff\x00"]
-
-
-def s(value: str) -> dict:
-    return {"S": value}
-
-
-def n(value: str) -> dict:
-    return {"N": value}
 
 
 def query_all(ddb, **params) -> list[dict]:

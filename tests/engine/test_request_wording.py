@@ -12,17 +12,13 @@ import re
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tables import create, create_keyed
+from tables import create, create_keyed, s
 
 from backends import Backend, expect_error
 from draws import examples
 
 LOCAL_WORDS = "DynamoDB Local words this error differently (docs/compatibility.md)"
 MIN_ONE = "failed to satisfy constraint: Member must have value greater than or equal to 1"
-
-
-def s(value: str) -> dict:
-    return {"S": value}
 
 
 def aws_only(ddb: Backend) -> None:

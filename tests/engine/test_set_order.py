@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tables import create_keyed
 
 from backends import Backend
 from draws import examples
@@ -200,15 +201,7 @@ def _order(tag: str, values: list[Any]) -> list[Any]:
 def engine(tmp_path_factory: pytest.TempPathFactory) -> Any:
     path: Path = tmp_path_factory.mktemp("sets") / "sets.sqlite3"
     with Engine(str(path)) as engine:
-        engine.execute(
-            "CreateTable",
-            {
-                "TableName": "sets",
-                "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
-                "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
-                "BillingMode": "PAY_PER_REQUEST",
-            },
-        )
+        create_keyed(engine, "sets")
         yield engine
 
 

@@ -3,24 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from tables import create
-
-NOT_FOUND_LOCAL = "Cannot do operations on a non-existent table"
-KEY_MISMATCH = "The provided key element does not match the schema"
-KEY_MISMATCH_LOCAL = "The number of conditions on the keys is invalid"
-SAME_ITEM = "Transaction request cannot include multiple operations on one item"
-
-
-def s(value: str) -> dict:
-    return {"S": value}
-
-
-def n(value: str) -> dict:
-    return {"N": value}
-
-
-def key(i: int | str) -> dict:
-    return {"PK": s(str(i)), "SK": s("x")}
+from messages import KEY_MISMATCH, KEY_MISMATCH_LOCAL, NOT_FOUND_LOCAL, SAME_ITEM
+from tables import create, key, n, s
 
 
 @pytest.fixture

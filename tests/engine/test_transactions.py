@@ -5,31 +5,16 @@ test_transaction_concurrency.py."""
 from __future__ import annotations
 
 import pytest
-from tables import create
+from messages import KEY_MISMATCH, KEY_MISMATCH_LOCAL, NOT_FOUND_LOCAL, SAME_ITEM
+from tables import create, key, n, s
 
 from backends import expect_error
 from singletable.engine import Engine
 
 CANCELLED = "Transaction cancelled, please refer cancellation reasons for specific reasons [{}]"
-NOT_FOUND_LOCAL = "Cannot do operations on a non-existent table"
-KEY_MISMATCH = "The provided key element does not match the schema"
-KEY_MISMATCH_LOCAL = "The number of conditions on the keys is invalid"
-SAME_ITEM = "Transaction request cannot include multiple operations on one item"
 FAILED = {"Code": "ConditionalCheckFailed", "Message": "The conditional request failed"}
 CHECK_FAILED = {"Code": "ConditionalCheckFailed", "Message": "The conditional request failed."}
 NONE = {"Code": "None"}
-
-
-def s(value: str) -> dict:
-    return {"S": value}
-
-
-def n(value: str) -> dict:
-    return {"N": value}
-
-
-def key(i: int | str) -> dict:
-    return {"PK": s(str(i)), "SK": s("x")}
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ engine writing the same file, TTL deletes and bulk loads; and without numpy vect
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -22,59 +23,55 @@ def vec(*numbers: float) -> dict[str, Any]:
     return {"L": [{"N": str(n)} for n in numbers]}
 
 
-def make_table(engine: Engine, name: str = "docs", ttl: bool = False) -> None:
-    engine.create_table(
-        TableName=name,
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        BillingMode="PAY_PER_REQUEST",
-        VectorIndexes=[
+def docs_table(
+    name: str = "docs", *, distance: str = "EUCLIDEAN", projection: str = "KEYS_ONLY"
+) -> dict[str, Any]:
+    """CreateTable's parameters for these tests' table: a string key ``pk`` and a vector index ``vix`` of
+    two numbers in ``emb``. The child processes are handed them as JSON, so both sides make the same table."""
+    return {
+        "TableName": name,
+        "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+        "BillingMode": "PAY_PER_REQUEST",
+        "VectorIndexes": [
             {
                 "IndexName": "vix",
                 "VectorAttribute": {"AttributeName": "emb"},
                 "Dimensions": 2,
-                "DistanceFunction": "EUCLIDEAN",
-                "Projection": {"ProjectionType": "KEYS_ONLY"},
+                "DistanceFunction": distance,
+                "Projection": {"ProjectionType": projection},
             }
         ],
-    )
+    }
+
+
+def make_table(engine: Engine, name: str = "docs", ttl: bool = False) -> None:
+    engine.create_table(**docs_table(name))
     if ttl:
         engine.update_time_to_live(
             TableName=name, TimeToLiveSpecification={"Enabled": True, "AttributeName": "expires"}
         )
 
 
-# What the child processes start with: an engine on argv[1], creating the table when argv[2] is "create".
+# What the child processes start with: an engine on argv[1], creating the table when argv[2] is "create";
+# argv[3] is docs_table() as JSON.
 CHILD_SETUP = textwrap.dedent(
     """
-    import sys, time
+    import json, sys, time
     from singletable.engine import Engine
 
     def vector(*numbers):
         return {"L": [{"N": str(n)} for n in numbers]}
 
     def create(engine, name):
-        engine.create_table(
-            TableName=name,
-            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-            BillingMode="PAY_PER_REQUEST",
-            VectorIndexes=[
-                {
-                    "IndexName": "vix",
-                    "VectorAttribute": {"AttributeName": "emb"},
-                    "Dimensions": 2,
-                    "DistanceFunction": "EUCLIDEAN",
-                    "Projection": {"ProjectionType": "KEYS_ONLY"},
-                }
-            ],
-        )
+        engine.create_table(**{**json.loads(sys.argv[3]), "TableName": name})
 
     engine = Engine(sys.argv[1])
     if sys.argv[2] == "create":
         create(engine, "docs")
     """
 )
+CHILD_TABLE = json.dumps(docs_table())
 
 
 def found(engine: Engine, name: str = "docs") -> list[str]:
@@ -108,7 +105,7 @@ def test_a_killed_process_loses_no_acknowledged_vector(tmp_path: Path) -> None:
         """
     )
     child = subprocess.Popen(
-        [sys.executable, "-c", program, path, "create"], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", program, path, "create", CHILD_TABLE], stdout=subprocess.PIPE, text=True
     )
     try:
         assert child.stdout is not None
@@ -210,7 +207,10 @@ def test_vector_search_without_numpy_fails_with_one_line(tmp_path: Path) -> None
         )
     )
     result = subprocess.run(
-        [sys.executable, "-c", program, path, "open"], capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", program, path, "open", CHILD_TABLE],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stderr
     line = "MissingExtra Vector search needs the 'vector' extra: pip install 'singletable[vector]' | None"
@@ -221,21 +221,7 @@ def test_vector_search_without_numpy_fails_with_one_line(tmp_path: Path) -> None
 @pytest.mark.parametrize("distance", ["COSINE", "DOT_PRODUCT"])
 def test_zero_vectors(tmp_path: Path, distance: str) -> None:
     engine = Engine(str(tmp_path / "v.db"))
-    engine.create_table(
-        TableName="docs",
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        BillingMode="PAY_PER_REQUEST",
-        VectorIndexes=[
-            {
-                "IndexName": "vix",
-                "VectorAttribute": {"AttributeName": "emb"},
-                "Dimensions": 2,
-                "DistanceFunction": distance,
-                "Projection": {"ProjectionType": "ALL"},
-            }
-        ],
-    )
+    engine.create_table(**docs_table(distance=distance, projection="ALL"))
     engine.put_item(TableName="docs", Item={"pk": {"S": "z"}, "emb": vec(0, 0)})
     hit = engine.search_vectors(TableName="docs", IndexName="vix", SearchVector=vec(1, 0)["L"], TopK=1)
     assert hit["SearchResults"][0]["Score"] == (1.0 if distance == "COSINE" else 0.0)

@@ -77,34 +77,40 @@ def av(numbers: list[float]) -> dict[str, Any]:
     return {"L": [{"N": repr(n)} for n in numbers]}
 
 
+def create_docs(engine: Engine, dimensions: int, distance: str) -> None:
+    """The table both properties search: key ``pk``, vectors in ``emb`` indexed as ``by_emb`` (every attribute
+    projected), partitioned by ``tenant`` and filtered by ``category``."""
+    engine.create_table(
+        TableName="docs",
+        AttributeDefinitions=[
+            {"AttributeName": "pk", "AttributeType": "S"},
+            {"AttributeName": "tenant", "AttributeType": "S"},
+            {"AttributeName": "category", "AttributeType": "S"},
+        ],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        BillingMode="PAY_PER_REQUEST",
+        VectorIndexes=[
+            {
+                "IndexName": "by_emb",
+                "VectorAttribute": {"AttributeName": "emb"},
+                "Dimensions": dimensions,
+                "DistanceFunction": distance,
+                "Projection": {"ProjectionType": "ALL"},
+                "SearchSchema": [
+                    {"AttributeName": "tenant", "SearchSchemaElementType": "HASH"},
+                    {"AttributeName": "category", "SearchSchemaElementType": "INLINE_FILTER"},
+                ],
+            }
+        ],
+    )
+
+
 @settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_search_vectors_equals_brute_force(case: dict[str, Any]) -> None:
     engine = Engine(":memory:")
     try:
-        engine.create_table(
-            TableName="docs",
-            AttributeDefinitions=[
-                {"AttributeName": "pk", "AttributeType": "S"},
-                {"AttributeName": "tenant", "AttributeType": "S"},
-                {"AttributeName": "category", "AttributeType": "S"},
-            ],
-            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-            BillingMode="PAY_PER_REQUEST",
-            VectorIndexes=[
-                {
-                    "IndexName": "by_emb",
-                    "VectorAttribute": {"AttributeName": "emb"},
-                    "Dimensions": case["dimensions"],
-                    "DistanceFunction": case["distance"],
-                    "Projection": {"ProjectionType": "ALL"},
-                    "SearchSchema": [
-                        {"AttributeName": "tenant", "SearchSchemaElementType": "HASH"},
-                        {"AttributeName": "category", "SearchSchemaElementType": "INLINE_FILTER"},
-                    ],
-                }
-            ],
-        )
+        create_docs(engine, case["dimensions"], case["distance"])
         stored: dict[str, dict[str, Any]] = {}
         for number, fields in enumerate(case["items"]):
             pk = f"i{number:02d}"
@@ -218,29 +224,7 @@ def test_hostile_searches_are_answered_or_refused_as_validation(
 ) -> None:
     engine = Engine(":memory:")
     try:
-        engine.create_table(
-            TableName="docs",
-            AttributeDefinitions=[
-                {"AttributeName": "pk", "AttributeType": "S"},
-                {"AttributeName": "tenant", "AttributeType": "S"},
-                {"AttributeName": "category", "AttributeType": "S"},
-            ],
-            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-            BillingMode="PAY_PER_REQUEST",
-            VectorIndexes=[
-                {
-                    "IndexName": "by_emb",
-                    "VectorAttribute": {"AttributeName": "emb"},
-                    "Dimensions": 2,
-                    "DistanceFunction": "COSINE",
-                    "Projection": {"ProjectionType": "ALL"},
-                    "SearchSchema": [
-                        {"AttributeName": "tenant", "SearchSchemaElementType": "HASH"},
-                        {"AttributeName": "category", "SearchSchemaElementType": "INLINE_FILTER"},
-                    ],
-                }
-            ],
-        )
+        create_docs(engine, 2, "COSINE")
         engine.put_item(
             TableName="docs",
             Item={"pk": {"S": "a"}, "tenant": {"S": "t1"}, "category": {"S": "t1"}, "emb": av([1.0, 0.0])},

@@ -8,10 +8,9 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from demo_support import cli_stops_unless_reset, demo_lines
 
-from singletable._cli import main
-from singletable.examples import DemoError, run_demo
+from singletable.examples import DemoError
 
 
 @pytest.fixture
@@ -53,9 +52,7 @@ def transactional_capacity_normalised(lines: list[str]) -> list[str]:
 
 
 def run(target: object, *, reset: bool = False) -> list[str]:
-    lines: list[str] = []
-    run_demo("blog-api", target=target, reset=reset, echo=lines.append)
-    return lines
+    return demo_lines("blog-api", target, reset=reset)
 
 
 def test_the_demo_prints_the_same_on_the_engine_and_on_dynamodb_local(
@@ -82,11 +79,5 @@ def test_a_second_run_stops_without_reset(stack: str, tmp_path: Path) -> None:
 
 
 def test_the_cli_says_so_and_exits_non_zero(stack: str, tmp_path: Path) -> None:
-    db = str(tmp_path / "cli.db")
-    runner = CliRunner()
-    ok = runner.invoke(main, ["demo", "blog-api", "--db", db])
-    assert ok.exit_code == 0, ok.output
-    assert "== Padrão 1: user profile (ana)" in ok.output
-    refused = runner.invoke(main, ["demo", "blog-api", "--db", db])
-    assert refused.exit_code != 0 and "--reset" in refused.output
-    assert runner.invoke(main, ["demo", "blog-api", "--db", db, "--reset"]).output == ok.output
+    output = cli_stops_unless_reset("blog-api", str(tmp_path / "cli.db"), stack)
+    assert "== Padrão 1: user profile (ana)" in output

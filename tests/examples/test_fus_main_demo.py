@@ -16,10 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
+from demo_support import cli_stops_unless_reset, demo_lines
 
-from singletable._cli import main
-from singletable.examples import DemoError, run_demo
+from singletable.examples import DemoError
 from singletable.examples.fus_main.walkthrough import steps
 
 ACCESS_PATTERNS = [
@@ -58,9 +57,7 @@ def normalise_transaction_capacity(text: str) -> str:
 
 
 def run(target: Any, *, reset: bool = False) -> str:
-    lines: list[str] = []
-    run_demo("fus-main", target=target, reset=reset, echo=lines.append)
-    return "\n".join(lines)
+    return "\n".join(demo_lines("fus-main", target, reset=reset))
 
 
 @pytest.fixture
@@ -122,13 +119,5 @@ def test_demo_on_dynamodb_local_prints_exactly_the_same(
 
 
 def test_demo_command_line(tmp_path: Path) -> None:
-    path = str(tmp_path / "cli.db")
-    runner = CliRunner()
-    result = runner.invoke(main, ["demo", "fus-main", "--db", path])
-    assert result.exit_code == 0, result.output
-    assert result.output.startswith("# fus-main:")
-    again = runner.invoke(main, ["demo", "fus-main", "--db", path])
-    assert again.exit_code != 0
-    assert "table fus-main already exists at this endpoint; run again with --reset" in again.output
-    reset = runner.invoke(main, ["demo", "fus-main", "--db", path, "--reset"])
-    assert reset.exit_code == 0 and reset.output == result.output
+    output = cli_stops_unless_reset("fus-main", str(tmp_path / "cli.db"), "fus-main")
+    assert output.startswith("# fus-main:")

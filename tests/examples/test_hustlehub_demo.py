@@ -14,18 +14,15 @@ from pathlib import Path
 
 import boto3
 import pytest
-from click.testing import CliRunner
+from demo_support import cli_stops_unless_reset, demo_lines
 
-from singletable._cli import main
-from singletable.examples import DemoError, run_demo
+from singletable.examples import DemoError
 
 LOAD_LINE = re.compile(r"^(table \S+: \d+ requests loaded the sample data) \([\d.]+ capacity units\)$")
 
 
 def run(target: str, *, reset: bool = False) -> list[str]:
-    lines: list[str] = []
-    run_demo("hustlehub", target=target, reset=reset, echo=lines.append)
-    return lines
+    return demo_lines("hustlehub", target, reset=reset)
 
 
 def without_transaction_capacity(lines: list[str]) -> list[str]:
@@ -68,12 +65,4 @@ def test_demo_prints_the_same_on_the_engine_and_dynamodb_local(reference_server,
 
 
 def test_demo_cli_on_a_database_file_stops_unless_reset(tmp_path: Path, demo_table: str) -> None:
-    db = str(tmp_path / "hub.sqlite3")
-    runner = CliRunner()
-    first = runner.invoke(main, ["demo", "hustlehub", "--db", db])
-    assert first.exit_code == 0, first.output
-    again = runner.invoke(main, ["demo", "hustlehub", "--db", db])
-    assert again.exit_code == 1
-    assert f"table {demo_table} already exists at this endpoint; run again with --reset" in again.output
-    reset = runner.invoke(main, ["demo", "hustlehub", "--db", db, "--reset"])
-    assert reset.exit_code == 0 and reset.output == first.output
+    cli_stops_unless_reset("hustlehub", str(tmp_path / "hub.sqlite3"), demo_table)

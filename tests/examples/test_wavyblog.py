@@ -26,24 +26,14 @@ from singletable.examples.wavyblog.passwords import PasswordHasher, WeakPassword
 from singletable.examples.wavyblog.sample import load, open_service
 from singletable.examples.wavyblog.service import WavyBlog
 from singletable.model import AlreadyExists, InvalidCursor, NotFound, UniqueViolation
+from stepping_clock import SteppingClock
 
 START = datetime(2024, 1, 15, 10, 30, tzinfo=UTC)
 
 
-class Clock:
-    """One minute later at every call, so every write has its own timestamp."""
-
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> datetime:
-        self.now += timedelta(minutes=1)
-        return self.now
-
-
 @pytest.fixture
 def app(open_db) -> WavyBlog:
-    return open_service(open_db(blog, clock=Clock()))
+    return open_service(open_db(blog, clock=SteppingClock(START, timedelta(minutes=1))))
 
 
 @pytest.fixture

@@ -6,16 +6,13 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from demo_support import cli_stops_unless_reset, demo_lines
 
-from singletable._cli import main
-from singletable.examples import DemoError, run_demo
+from singletable.examples import DemoError
 
 
 def demo(target: str, *, reset: bool = False) -> str:
-    lines: list[str] = []
-    run_demo("wavyblog", target=target, reset=reset, echo=lines.append)
-    return "\n".join(lines)
+    return "\n".join(demo_lines("wavyblog", target, reset=reset))
 
 
 def without_transaction_capacity(output: str) -> str:
@@ -76,12 +73,4 @@ def test_demo_covers_every_access_pattern_and_never_prints_a_hash(table: str) ->
 
 
 def test_cli_stops_on_an_existing_table_unless_reset(tmp_path: Path, table: str) -> None:
-    db = str(tmp_path / "demo.sqlite3")
-    runner = CliRunner()
-    first = runner.invoke(main, ["demo", "wavyblog", "--db", db])
-    assert first.exit_code == 0, first.output
-    again = runner.invoke(main, ["demo", "wavyblog", "--db", db])
-    assert again.exit_code == 1
-    assert f"table {table} already exists at this endpoint; run again with --reset" in again.output
-    reset = runner.invoke(main, ["demo", "wavyblog", "--db", db, "--reset"])
-    assert reset.exit_code == 0 and reset.output == first.output
+    cli_stops_unless_reset("wavyblog", str(tmp_path / "demo.sqlite3"), table)

@@ -20,29 +20,12 @@ import pytest
 from singletable.migrate import MigrationError, finish, finished_at, load_migrations, status, up
 from singletable.model import ModelError, connect
 
+TESTS = Path(__file__).resolve().parents[1]  # where member_shapes is, for the command line
+
+# The migration module: a file, so that load_migrations and the command line load it as a user's would.
 MEMBERS = """
+from member_shapes import Member, OldMember
 from singletable.migrate import Migration, rekey
-from singletable.model import Entity, Keys, Table
-
-before = Table(name="members")
-after = Table(name="members")
-
-
-class OldMember(Entity, table=before, type="member", unique=["email"], version="rev"):
-    id: str
-    email: str
-    visits: int = 0
-    rev: int = 0
-    keys = Keys(PK="MEMBER_OLD#{id}", SK="MEMBER")
-
-
-class Member(Entity, table=after, type="member", unique=["email"], version="rev"):
-    id: str
-    email: str
-    visits: int = 0
-    rev: int = 0
-    keys = Keys(PK="M#{id}", SK="MEMBER")
-
 
 migration = Migration(
     "0001-member-keys", "members keyed M#id", [rekey(OldMember, to=Member, keep_old=True)]
@@ -164,7 +147,7 @@ def test_finish_refuses_a_missing_or_different_twin(target: Any, tmp_path: Path)
         old_app.call("DeleteItem", {"TableName": name, "Key": {"PK": {"S": "M#2"}, "SK": {"S": "MEMBER"}}})
         before = items(old_app)
         message = (
-            r"^finish 0001-member-keys: member old-shape items 1 without a new-shape item \(PK=MEMBER_OLD#2, "
+            r"^finish 0001-member-keys: MEMBER old-shape items 1 without a new-shape item \(PK=MEMBER_OLD#2, "
             r"SK=MEMBER\); 1 whose new-shape item differs \(PK=MEMBER_OLD#1, SK=MEMBER\); nothing was deleted"
         )
         with pytest.raises(MigrationError, match=message):
@@ -192,7 +175,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         timeout=120,
-        env=dict(os.environ),
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])},
     )
 
 

@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from draws import examples
+from pk_sk_table import pk_sk_table
 from singletable.migrate import (
     Limiter,
     Migration,
@@ -59,18 +60,7 @@ def old_table(db: DB) -> None:
     """The table as it was before the migration: keys only, no GSI."""
     db.call(
         "CreateTable",
-        {
-            "TableName": db.table_name,
-            "KeySchema": [
-                {"AttributeName": "PK", "KeyType": "HASH"},
-                {"AttributeName": "SK", "KeyType": "RANGE"},
-            ],
-            "AttributeDefinitions": [
-                {"AttributeName": "PK", "AttributeType": "S"},
-                {"AttributeName": "SK", "AttributeType": "S"},
-            ],
-            "BillingMode": "PAY_PER_REQUEST",
-        },
+        pk_sk_table(db.table_name),
     )
 
 

@@ -1,5 +1,6 @@
-"""Random items, random migrations built from every verb, random crashes: the table a run ends in after any
-number of crashes and resumes is the table one uninterrupted run gives (hypothesis).
+"""Random items (some owning derived items), random migrations built from every verb, random crashes: the
+table a run ends in after any number of crashes and resumes is the table one uninterrupted run gives
+(hypothesis).
 
 A crash is the process dying at its Nth request to the table, either before the request is sent or after it
 was applied and before its answer was seen -- what ``kill -9`` can do, at any point of any step, including
@@ -32,13 +33,27 @@ from singletable.migrate import (
     up,
 )
 from singletable.migrate._steps import Step
-from singletable.model import DB, GSI, Entity, Keys, Table, connect
+from singletable.model import DB, GSI, Derived, Entity, Keys, Table, connect
 
 RECORD = {"S": "_singletable#migrations"}
 
 before = Table(name="rnd", indexes=[GSI("byTag", pk="GSI1PK"), GSI("byName", pk="GSI2PK")])
 after = Table(name="rnd", indexes=[GSI("byTag", pk="GSI1PK"), GSI("byName", pk="GSI2PK")])
 source = Table(name="rnd_source", pk=("sid", "N"), sk=None)
+
+
+class Labelled(Entity, table=before, type="labelled", timestamps=False):
+    """One per label of an item (a derived item), keyed apart from its owner."""
+
+    id: str
+    label: str
+    keys = Keys(PK="L#{label}", SK="I#{id}")
+
+
+class MovedLabel(Entity, table=after, type="movedLabel", timestamps=False):
+    id: str
+    label: str
+    keys = Keys(PK="LABEL#{label}", SK="ITEM#{id}")
 
 
 class Item(Entity, table=before, type="item", timestamps=False, unique={"email": "EMAIL#{email}"}):
@@ -48,7 +63,9 @@ class Item(Entity, table=before, type="item", timestamps=False, unique={"email":
     tag: str | None = None
     nick: str | None = None
     email: str | None = None
+    labels: list[str] = []
     keys = Keys(PK="I#{id}", SK="ITEM", GSI1PK="{tag}")
+    label_items = Derived(Labelled, each="labels", as_="label")
 
 
 class MovedItem(Entity, table=after, type="item", timestamps=False, unique={"email": "MAIL#{email}"}):
@@ -58,7 +75,9 @@ class MovedItem(Entity, table=after, type="item", timestamps=False, unique={"ema
     tag: str | None = None
     nick: str | None = None
     email: str | None = None
+    labels: list[str] = []
     keys = Keys(PK="ITEM#{id}", SK="ITEM", GSI1PK="{tag}", GSI2PK="N#{name}")
+    label_items = Derived(MovedLabel, each="labels", as_="label")
 
 
 class Note(Entity, table=before, type="note", timestamps=False):
@@ -158,6 +177,24 @@ def snapshot(db: DB) -> list[dict[str, Any]]:
         params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
+def derived_agree(items: list[dict[str, Any]]) -> None:
+    """Every item has the derived items of the declaration its key is in (moved: MovedLabel, else
+    Labelled) and a moved item has none of the old ones left. (An item ``each`` deleted leaves its
+    derived items: a raw delete does not know them.)"""
+    keys = {(i["PK"]["S"], i["SK"]["S"]) for i in items}
+    for item in items:
+        if item.get("entityType") != {"S": "item"}:
+            continue
+        owner = item["id"]["S"]
+        labels = [v["S"] for v in item.get("labels", {}).get("L", [])]
+        moved = item["PK"]["S"].startswith("ITEM#")
+        for label in labels:
+            wanted = (f"LABEL#{label}", f"ITEM#{owner}") if moved else (f"L#{label}", f"I#{owner}")
+            assert wanted in keys, (item, wanted)
+            if moved:
+                assert (f"L#{label}", f"I#{owner}") not in keys, item
+
+
 def indexes(db: DB) -> list[str]:
     described = db.call("DescribeTable", {"TableName": db.table_name})["Table"]
     return sorted(g["IndexName"] for g in described.get("GlobalSecondaryIndexes", []))
@@ -172,6 +209,7 @@ items = st.lists(
             "tag": st.sampled_from(["red", "blue"]),
             "nick": names,
             "email": st.integers(0, 60).map(lambda n: f"u{n}@x.org"),
+            "labels": st.lists(st.sampled_from(["a", "b", "c"]), unique=True, max_size=3),
         },
     ),
     max_size=14,
@@ -218,4 +256,5 @@ def test_crashes_and_resumes_end_as_one_uninterrupted_run(
         [last] = up(migration, crashed, page_size=page_size, segments=segments)
         assert last.state in ("applied", "already applied")
         assert snapshot(crashed) == snapshot(straight)
+        derived_agree(snapshot(straight))
         assert indexes(crashed) == indexes(straight)

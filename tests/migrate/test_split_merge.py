@@ -18,6 +18,7 @@ from test_migrate import snapshot
 from draws import examples
 from singletable.migrate import Migration, MigrationError, merge, plan, split, status, up
 from singletable.model import DB, Entity, Keys, Table, UniqueViolation, connect
+from value_draws import attribute_values
 
 before = Table(name="contacts")
 after = Table(name="contacts")
@@ -263,22 +264,7 @@ def test_plan_counts_a_split_without_writing(db: DB) -> None:
     assert snapshot(db) == before_plan
 
 
-scalars = st.one_of(
-    st.builds(lambda s: {"S": s}, st.text(max_size=8)),
-    st.builds(lambda n: {"N": str(n)}, st.integers(-(10**20), 10**20)),
-    st.builds(lambda b: {"B": b}, st.binary(max_size=6)),
-    st.builds(lambda b: {"BOOL": b}, st.booleans()),
-    st.just({"NULL": True}),
-    st.builds(lambda s: {"SS": sorted(s)}, st.sets(st.text(max_size=4), min_size=1, max_size=3)),
-)
-stored = st.recursive(
-    scalars,
-    lambda inner: st.one_of(
-        st.builds(lambda items: {"L": items}, st.lists(inner, max_size=3)),
-        st.builds(lambda m: {"M": m}, st.dictionaries(st.text(min_size=1, max_size=4), inner, max_size=3)),
-    ),
-    max_leaves=6,
-)
+stored = attribute_values(st.integers(-(10**20), 10**20).map(str), size=8, binary_sets=False, max_leaves=6)
 unknown = st.dictionaries(st.from_regex(r"x[A-Za-z0-9_.#:-]{0,8}", fullmatch=True), stored, max_size=3)
 hostile = st.lists(
     st.tuples(

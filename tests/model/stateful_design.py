@@ -18,12 +18,13 @@ successes, and compare the model's reads with it after every step.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import Field
 
 from singletable.model import GSI, LSI, Derived, Entity, Key, Keys, Pattern, Table
+from stepping_clock import SteppingClock
 
 FIELD_KEYED = "byTeam"  # the index keyed by fields, which DynamoDB Local 1.25.1 cannot create
 
@@ -132,15 +133,9 @@ SLUGS = (None, "s1", "s2")
 OWNERS = (None, "ann", "bob")
 
 
-class Clock:
+def stepping_clock() -> SteppingClock:
     """Every write's time, one second apart: deterministic, so createdAt can be followed exactly."""
-
-    def __init__(self) -> None:
-        self.now = datetime(2026, 1, 1, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        self.now += timedelta(seconds=1)
-        return self.now
+    return SteppingClock(datetime(2026, 1, 1, tzinfo=UTC))
 
 
 @dataclass

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from draws import examples
+from member_shapes import Member, OldMember, after, before
 from singletable.migrate import Migration, MigrationError, finish, rekey, up
 from singletable.model import (
     DB,
@@ -32,25 +33,6 @@ from singletable.model import (
 )
 
 pytestmark = pytest.mark.async_twin  # each test that opens a DB runs on AsyncDB too
-
-before = Table(name="members")
-after = Table(name="members")
-
-
-class OldMember(Entity, table=before, type="MEMBER", unique=["email"], version="rev"):
-    id: str
-    email: str
-    visits: int = 0
-    rev: int = 0
-    keys = Keys(PK="MEMBER_OLD#{id}", SK="MEMBER")
-
-
-class Member(Entity, table=after, type="MEMBER", unique=["email"], version="rev"):
-    id: str
-    email: str
-    visits: int = 0
-    rev: int = 0
-    keys = Keys(PK="M#{id}", SK="MEMBER")
 
 
 def shapes(db: Any, member_id: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:

@@ -3,7 +3,7 @@ timestamps, versions, transactions and batches -- on the engine and on DynamoDB 
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
@@ -25,6 +25,7 @@ from singletable.model import (
     VersionConflict,
     connect,
 )
+from stepping_clock import SteppingClock
 
 pytestmark = pytest.mark.async_twin  # each test that opens a DB runs on AsyncDB too
 
@@ -66,15 +67,6 @@ class Score(Entity, table=app, type="SCORE", timestamps=False):
     with_points = Pattern(index="byScore")
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2024, 6, 1, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        self.now += timedelta(seconds=1)
-        return self.now
-
-
 def test_templates_format_parse_and_check() -> None:
     meta = Doc.model_entity()
     values = {"org": "acme", "team": "core", "seq": 42}
@@ -108,7 +100,7 @@ def test_templates_format_parse_and_check() -> None:
 
 
 def test_typed_round_trip_and_create_put_get_delete(open_db) -> None:
-    db = open_db(app, clock=Clock())
+    db = open_db(app, clock=SteppingClock())
     doc = Doc(
         org="acme",
         doc_id="d1",
@@ -144,7 +136,7 @@ def test_typed_round_trip_and_create_put_get_delete(open_db) -> None:
 
 
 def test_every_update_action(open_db) -> None:
-    db = open_db(app, clock=Clock())
+    db = open_db(app, clock=SteppingClock())
     db.create(Doc(org="acme", doc_id="d1", tags=["b"], labels={"x"}, extra={"keep": 1}, seq=1, team="core"))
     key = Doc.key(org="acme", doc_id="d1")
     updated = db.update(
@@ -186,7 +178,7 @@ def test_every_update_action(open_db) -> None:
 
 
 def test_conditions_and_sparse_conditional_keys(open_db) -> None:
-    db = open_db(app, clock=Clock())
+    db = open_db(app, clock=SteppingClock())
     db.create(Doc(org="acme", doc_id="d1", title="select", tags=["a", "b"], seq=3))
     key = Doc.key(org="acme", doc_id="d1")
     db.update(key, title="ok", condition=(Doc.f.seq.between(1, 5)) & Doc.f.tags.contains("a"))
@@ -211,7 +203,7 @@ def test_conditions_and_sparse_conditional_keys(open_db) -> None:
 
 
 def test_pages_iterate_lazily_and_limit_counts_entities(open_db) -> None:
-    db = open_db(app, clock=Clock())
+    db = open_db(app, clock=SteppingClock())
     db.batch_write(put=[Doc(org="big", doc_id=f"{i:03d}", seq=i) for i in range(60)])
     results = db.query(Doc.in_org(org="big"), page_size=7)
     assert [d.seq for d in results] == list(range(60))
@@ -229,7 +221,7 @@ def test_pages_iterate_lazily_and_limit_counts_entities(open_db) -> None:
 
 
 def test_transactions_and_batches(open_db) -> None:
-    db = open_db(app, clock=Clock())
+    db = open_db(app, clock=SteppingClock())
     docs = [Doc(org="bulk", doc_id=f"{i:03d}") for i in range(130)]
     db.batch_write(put=docs)
     keys = [Doc.key(org="bulk", doc_id=f"{i:03d}") for i in range(129, -1, -1)]

@@ -199,40 +199,23 @@ def _table() -> Table:
     return Table(name="decl", indexes=[GSI("byState", pk=["org", "state"], sk=["rank"])])
 
 
-def test_an_entity_field_a_key_cannot_hold_is_refused() -> None:
-    t = _table()
-    with pytest.raises(DeclarationError) as raised:
+def _bool_key_field() -> None:
+    class Flag(Entity, table=_table(), type="FLAG"):
+        org: str
+        state: bool
 
-        class Flag(Entity, table=t, type="FLAG"):
-            org: str
-            state: bool
-
-            keys = Keys(PK="{org}", SK="FLAG")
-
-    assert str(raised.value) == (
-        "Flag.state is bool, which GSI byState cannot key on: a key attribute holds a string (str, datetime, "
-        "date, UUID, a text enum), a number (int, float, Decimal) or bytes"
-    )
+        keys = Keys(PK="{org}", SK="FLAG")
 
 
-def test_an_empty_default_a_key_cannot_hold_is_refused() -> None:
-    t = _table()
-    with pytest.raises(DeclarationError) as raised:
+def _empty_key_default() -> None:
+    class Blank(Entity, table=_table(), type="BLANK"):
+        org: str
+        state: str = ""
 
-        class Blank(Entity, table=t, type="BLANK"):
-            org: str
-            state: str = ""
-
-            keys = Keys(PK="{org}", SK="BLANK")
-
-    assert str(raised.value) == (
-        "Blank.state defaults to '', which GSI byState keys on: DynamoDB refuses an empty string or binary "
-        "in an index key attribute, so every write leaving it out would fail; default it to None (out of the "
-        "index) or to a value"
-    )
+        keys = Keys(PK="{org}", SK="BLANK")
 
 
-def test_two_entities_must_store_a_key_field_as_one_type() -> None:
+def _key_field_of_two_types() -> None:
     t = _table()
 
     class One(Entity, table=t, type="ONE"):
@@ -241,62 +224,86 @@ def test_two_entities_must_store_a_key_field_as_one_type() -> None:
 
         keys = Keys(PK="{org}", SK="ONE")
 
-    with pytest.raises(DeclarationError) as raised:
+    class Two(Entity, table=t, type="TWO"):
+        org: str
+        rank: str
 
-        class Two(Entity, table=t, type="TWO"):
-            org: str
-            rank: str
-
-            keys = Keys(PK="{org}", SK="TWO")
-
-    assert str(raised.value) == (
-        "Two.rank is stored as rank of type S, but One.rank keys rank as N; every entity must store an index "
-        "key attribute as one type"
-    )
+        keys = Keys(PK="{org}", SK="TWO")
 
 
-def test_a_declared_type_must_match_the_field() -> None:
+def _type_not_declared() -> None:
     t = Table(name="decl", indexes=[GSI("byRank", pk=["org"], sk=[("rank", "N")])])
-    with pytest.raises(DeclarationError) as raised:
 
-        class Bad(Entity, table=t, type="BAD"):
-            org: str
-            rank: str
+    class Bad(Entity, table=t, type="BAD"):
+        org: str
+        rank: str
 
-            keys = Keys(PK="{org}", SK="BAD")
-
-    assert str(raised.value) == "Bad.rank is str (stored as S), but GSI byRank declares ('rank', 'N')"
+        keys = Keys(PK="{org}", SK="BAD")
 
 
-def test_a_key_field_stored_under_another_name_or_templated_is_refused() -> None:
+def _key_field_aliased() -> None:
     from pydantic import Field
 
-    t = _table()
+    class Aliased(Entity, table=_table(), type="ALIASED"):
+        org: str
+        state: str = Field(alias="State")
+
+        keys = Keys(PK="{org}", SK="A")
+
+
+def _key_field_templated() -> None:
+    class Templated(Entity, table=_table(), type="TEMPLATED"):
+        org: str
+        state: str
+
+        keys = Keys(PK="{org}", SK="T", state="STATE#{state}")
+
+
+@pytest.mark.parametrize(
+    ("declare", "message"),
+    [
+        pytest.param(
+            _bool_key_field,
+            "Flag.state is bool, which GSI byState cannot key on: a key attribute holds a string (str, "
+            "datetime, date, UUID, a text enum), a number (int, float, Decimal) or bytes",
+            id="a type a key cannot hold",
+        ),
+        pytest.param(
+            _empty_key_default,
+            "Blank.state defaults to '', which GSI byState keys on: DynamoDB refuses an empty string or "
+            "binary in an index key attribute, so every write leaving it out would fail; default it to None "
+            "(out of the index) or to a value",
+            id="an empty default",
+        ),
+        pytest.param(
+            _key_field_of_two_types,
+            "Two.rank is stored as rank of type S, but One.rank keys rank as N; every entity must store an "
+            "index key attribute as one type",
+            id="two entities, two types",
+        ),
+        pytest.param(
+            _type_not_declared,
+            "Bad.rank is str (stored as S), but GSI byRank declares ('rank', 'N')",
+            id="not the declared type",
+        ),
+        pytest.param(
+            _key_field_aliased,
+            "Aliased.state is stored as State, but GSI byState keys on field state as attribute state (the "
+            "table's naming); drop its alias, or name the index after the attribute",
+            id="stored under another name",
+        ),
+        pytest.param(
+            _key_field_templated,
+            "Templated: Keys(state=...) but GSI byState keys on the field stored as state itself, typed, not "
+            "on a template; drop state from Keys",
+            id="templated",
+        ),
+    ],
+)
+def test_an_entity_whose_key_field_an_index_cannot_key_on_is_refused(declare: Any, message: str) -> None:
     with pytest.raises(DeclarationError) as raised:
-
-        class Aliased(Entity, table=t, type="ALIASED"):
-            org: str
-            state: str = Field(alias="State")
-
-            keys = Keys(PK="{org}", SK="A")
-
-    assert str(raised.value) == (
-        "Aliased.state is stored as State, but GSI byState keys on field state as attribute state (the "
-        "table's "
-        "naming); drop its alias, or name the index after the attribute"
-    )
-    with pytest.raises(DeclarationError) as raised:
-
-        class Templated(Entity, table=t, type="TEMPLATED"):
-            org: str
-            state: str
-
-            keys = Keys(PK="{org}", SK="T", state="STATE#{state}")
-
-    assert str(raised.value) == (
-        "Templated: Keys(state=...) but GSI byState keys on the field stored as state itself, typed, not on "
-        "a template; drop state from Keys"
-    )
+        declare()
+    assert str(raised.value) == message
 
 
 def test_a_pattern_needs_every_key_field_and_takes_no_templates() -> None:

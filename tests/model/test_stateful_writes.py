@@ -54,11 +54,11 @@ from stateful_design import (
     TAGS,
     TEAMS,
     TITLES,
-    Clock,
     Doc,
     Member,
     Reference,
     design,
+    stepping_clock,
 )
 from stateful_table import check_table, without_field_keyed_index
 
@@ -516,7 +516,7 @@ def _opener(target_name: str, request: pytest.FixtureRequest) -> Callable[[], An
     if target_name == "engine":
 
         def open_engine() -> tuple[DB, Callable[[], None]]:
-            db = connect(design, ":memory:", name="stateful", clock=Clock())
+            db = connect(design, ":memory:", name="stateful", clock=stepping_clock())
             db.create_table()
             return db, db.close
 
@@ -525,7 +525,9 @@ def _opener(target_name: str, request: pytest.FixtureRequest) -> Callable[[], An
         loop = EventLoopThread.shared()
 
         def open_async_engine() -> tuple[Any, Callable[[], None]]:
-            db = Blocking(loop.run(connect_async(design, ":memory:", name="stateful", clock=Clock())), loop)
+            db = Blocking(
+                loop.run(connect_async(design, ":memory:", name="stateful", clock=stepping_clock())), loop
+            )
             db.create_table()
             return db, db.close
 
@@ -533,7 +535,7 @@ def _opener(target_name: str, request: pytest.FixtureRequest) -> Callable[[], An
     target = make_target(target_name, request)
 
     def open_table() -> tuple[DB, Callable[[], None]]:
-        db = connect(design, target, name=f"stateful{os.getpid()}_{next(_tables)}", clock=Clock())
+        db = connect(design, target, name=f"stateful{os.getpid()}_{next(_tables)}", clock=stepping_clock())
         db.call("CreateTable", without_field_keyed_index(design.create_table_params(db.table_name)))
         return db, db.delete_table
 

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from singletable.model import GSI, ConditionFailed, Entity, Keys, Pattern, Table, VersionConflict
+from stepping_clock import SteppingClock
 
 pytestmark = pytest.mark.async_twin  # each test that opens a DB runs on AsyncDB too
 
@@ -49,15 +50,6 @@ class Page(Entity, table=blog, type="PAGE", unique=["path"]):  # guarded: the pu
     keys = Keys(PK="PAGE#{slug}", SK="PAGE", GSI1PK="PAGES", GSI1SK="{created_at}#{slug}")
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2024, 6, 1, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        self.now += timedelta(seconds=1)
-        return self.now
-
-
 def T(seconds: int) -> datetime:
     return datetime(2024, 6, 1, tzinfo=UTC) + timedelta(seconds=seconds)
 
@@ -84,7 +76,7 @@ def counting(db: Any) -> list[str]:
 
 
 def test_a_put_over_an_existing_entity_keeps_created_at_and_the_keys_built_from_it(open_db) -> None:
-    db = open_db(blog, clock=Clock())
+    db = open_db(blog, clock=SteppingClock())
     first = db.put(Post(slug="a", author="ann", title="v1"))
     assert first.created_at == T(1)
     again = db.put(Post(slug="a", author="ann", title="v2"))  # a fresh instance: no createdAt in hand
@@ -102,7 +94,7 @@ def test_a_put_over_an_existing_entity_keeps_created_at_and_the_keys_built_from_
 
 
 def test_one_request_when_the_guess_is_right_two_when_it_is_not(open_db) -> None:
-    db = open_db(blog, clock=Clock())
+    db = open_db(blog, clock=SteppingClock())
     sent = counting(db)
     db.put(Post(slug="n", author="ann"))  # new
     assert sent == ["PutItem"]
@@ -118,7 +110,7 @@ def test_one_request_when_the_guess_is_right_two_when_it_is_not(open_db) -> None
 
 
 def test_a_legacy_item_without_created_at_gets_one_with_matching_keys(open_db) -> None:
-    db = open_db(blog, clock=Clock())
+    db = open_db(blog, clock=SteppingClock())
     legacy = {"PK": {"S": "POST#old"}, "SK": {"S": "POST"}, "entityType": {"S": "POST"},
               "slug": {"S": "old"}, "author": {"S": "ann"}}  # fmt: skip
     db.call("PutItem", {"TableName": db.table_name, "Item": legacy})
@@ -129,7 +121,7 @@ def test_a_legacy_item_without_created_at_gets_one_with_matching_keys(open_db) -
 
 
 def test_caller_conditions_and_versions_still_fail_as_themselves(open_db) -> None:
-    db = open_db(blog, clock=Clock())
+    db = open_db(blog, clock=SteppingClock())
     db.put(Post(slug="c", author="ann", title="one"))
     with pytest.raises(ConditionFailed):  # fails with a right guess and with a wrong one: not retried forever
         db.put(Post(slug="c", author="ann", title="two"), condition=Post.f.title == "nope")
@@ -148,7 +140,7 @@ def test_caller_conditions_and_versions_still_fail_as_themselves(open_db) -> Non
 
 
 def test_a_put_in_a_transaction_reads_created_at_and_is_conditioned_on_it(open_db) -> None:
-    db = open_db(blog, clock=Clock())
+    db = open_db(blog, clock=SteppingClock())
     db.put(Post(slug="t", author="ann"))
     with db.transaction() as tx:
         kept = tx.put(Post(slug="t", author="ann", title="in a transaction"))
@@ -168,7 +160,7 @@ def test_a_put_in_a_transaction_reads_created_at_and_is_conditioned_on_it(open_d
 
 
 def test_guarded_entities_keep_created_at_and_their_keys_too(open_db) -> None:
-    db = open_db(blog, clock=Clock())
+    db = open_db(blog, clock=SteppingClock())
     db.put(Page(slug="p", path="/p"))
     moved = db.put(Page(slug="p", path="/moved"))  # swaps the guard; createdAt from the item it read
     assert moved.created_at == T(1)

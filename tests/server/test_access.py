@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from draws import examples
-from reference import free_port
+from reference import free_port, local_client
 from serving import ServerProcess, run_cli
 
 EXTRA_HOST = "dynamodb"  # --allow-host, as a docker-compose service name
@@ -315,17 +315,8 @@ def test_two_host_headers_are_refused_whichever_comes_first(server):
 
 
 def test_sdks_reach_serve_by_localhost_and_by_127_0_0_1(server):
-    import boto3
-
     for endpoint in (f"http://localhost:{server.port}", f"http://127.0.0.1:{server.port}"):
-        client = boto3.client(
-            "dynamodb",
-            endpoint_url=endpoint,
-            region_name="us-east-1",
-            aws_access_key_id="local",
-            aws_secret_access_key="local",
-        )
-        assert "TableNames" in client.list_tables()
+        assert "TableNames" in local_client(endpoint).list_tables()
 
 
 def test_a_configured_host_names_itself_in_the_health_check(server):

@@ -5,17 +5,14 @@ documented error documents, written out here independently of ``singletable.test
 from __future__ import annotations
 
 import http.client
-import threading
-import time
 from typing import Any
 
-import boto3
 import orjson
-import uvicorn
 from botocore.config import Config
 
 import singletable
-from reference import free_port
+from app_thread import AppThread
+from reference import local_client
 from singletable._protocol import Dispatcher
 from singletable._server.app import DynamoDBApp
 from singletable._server.run import _http_protocol
@@ -74,38 +71,20 @@ def in_process(engine: Engine, mode: str = "standard", attempts: int = 4) -> Any
     return singletable.client(engine, config=Config(retries={"mode": mode, "total_max_attempts": attempts}))
 
 
-class ThreadServer:
+class ThreadServer(AppThread):
     """``singletable serve``'s app on ``engine``, served by uvicorn (with serve's own HTTP protocol, so API
     calls take the direct path) in a thread of the test's process, on a free loopback port."""
 
     def __init__(self, engine: Engine) -> None:
-        self.port = free_port()
-        self.endpoint = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(
-            DynamoDBApp(engine=engine),
-            host="127.0.0.1",
-            port=self.port,
-            log_level="error",
-            lifespan="on",
-            http=_http_protocol(),
-        )
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-        self.thread.start()
-        deadline = time.monotonic() + 20
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise RuntimeError("serve's app did not start")
-            time.sleep(0.02)
+        super().__init__(DynamoDBApp(engine=engine), "serve's app", http=_http_protocol())
+        self.endpoint = self.url
 
     def client(self, mode: str = "standard", attempts: int = 4) -> Any:
-        return boto3.client(
-            "dynamodb",
-            endpoint_url=self.endpoint,
-            region_name="us-east-1",
-            aws_access_key_id="local",
-            aws_secret_access_key="local",
-            config=Config(retries={"mode": mode, "total_max_attempts": attempts}),
+        """A boto3 client on this server, retrying as ``mode`` does, validating its requests as boto3 does."""
+        return local_client(
+            self.endpoint,
+            retries={"mode": mode, "total_max_attempts": attempts},
+            parameter_validation=True,
         )
 
     def post(self, operation: str, body: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
@@ -122,10 +101,6 @@ class ThreadServer:
             return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
         finally:
             connection.close()
-
-    def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(10)
 
 
 def dispatch(engine: Engine, operation: str, body: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:

@@ -56,6 +56,19 @@ def stored(engine: Engine) -> list[str]:
 # -- the wire: every fault as AWS documents it, on both transports ----------------------------------------
 
 
+def create_ledger(engine: Engine) -> None:
+    """A second table, ``ledger`` (keyed by ``pk``), for the faults that must leave it alone."""
+    engine.execute(
+        "CreateTable",
+        {
+            "TableName": "ledger",
+            "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+            "BillingMode": "PAY_PER_REQUEST",
+        },
+    )
+
+
 def check_wire(status: int, headers: dict[str, str], body: bytes, want_status: int, want: dict) -> None:
     """DynamoDB's error answer: the status, its JSON 1.0 content type, a CRC32 of the body, a request id,
     and exactly the documented error document."""
@@ -252,15 +265,7 @@ def test_exhausted_attempts_raise_the_last_fault(engine, faults):
 
 
 def test_rules_match_their_operation_and_table_only(engine, faults):
-    engine.execute(
-        "CreateTable",
-        {
-            "TableName": "ledger",
-            "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
-            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
-            "BillingMode": "PAY_PER_REQUEST",
-        },
-    )
+    create_ledger(engine)
     rule = faults.throttle(["PutItem", "DeleteItem"], table=TABLE, times=None)
     client = in_process(engine, attempts=1)
     client.put_item(TableName="ledger", Item={"pk": {"S": "x"}})  # another table
@@ -514,15 +519,7 @@ def test_a_rule_for_a_table_matches_requests_naming_it_by_arn(engine, faults):
 
 
 def test_unprocessed_for_one_table_leaves_the_others_whole(engine, faults):
-    engine.execute(
-        "CreateTable",
-        {
-            "TableName": "ledger",
-            "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
-            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
-            "BillingMode": "PAY_PER_REQUEST",
-        },
-    )
+    create_ledger(engine)
     faults.unprocessed("BatchWriteItem", table=TABLE, share=1.0)  # all of orders', but ledger's go through
     ledger = [{"PutRequest": {"Item": {"pk": {"S": f"l{i}"}}}} for i in range(3)]
     orders = [{"PutRequest": {"Item": item(f"o{i}")}} for i in range(2)]

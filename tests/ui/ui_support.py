@@ -7,8 +7,6 @@ from __future__ import annotations
 import html
 import http.cookiejar
 import re
-import threading
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -16,9 +14,7 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from typing import Any
 
-import uvicorn
-
-from reference import free_port
+from app_thread import AppThread
 
 TARGETS = ["file", "serve", "reference"]
 ORDERS = 30
@@ -27,25 +23,11 @@ LARGE = 390_000
 EVIL = '<script>alert("x")</script> \' " & <b>bold</b>'
 
 
-class ConsoleServer:
+class ConsoleServer(AppThread):
     """``console_app`` served by uvicorn in a thread of this process, ready on return."""
 
     def __init__(self, app: Any) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="error", lifespan="on")
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-        self.thread.start()
-        deadline = time.monotonic() + 20
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise RuntimeError("the console did not start")
-            time.sleep(0.02)
-
-    def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(10)
+        super().__init__(app, "the console")
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):

@@ -5,8 +5,9 @@ parallel-scan ``--segments`` and a transfer's ``--format``, ``--checkpoint`` and
 help text the command words for itself (``--json`` prints items for ``scan``, a summary for ``export``);
 :func:`output_options` turns ``--json``/``--jsonl``/``--plain``/``--pager`` into one :class:`Format`.
 
-The servers (``serve``, ``ui``) share ``--host`` and ``--allow-host``, and read them (with serve's
-``--cors-origin``) into one :class:`~singletable._access.AccessPolicy` by :func:`access_policy`, so a value is
+The servers (``serve``, ``ui``, ``mcp``) share ``--log-level``; ``serve`` and ``ui`` share ``--host`` and
+``--allow-host``, and read them (with serve's ``--cors-origin``) into one
+:class:`~singletable._access.AccessPolicy` by :func:`access_policy`, so a value is
 accepted or refused in the same words by both.
 """
 
@@ -101,6 +102,16 @@ ALLOW_HOST_HELP = (
     "e.g. for a docker-compose service name). By default only loopback names and the --host address are "
     "answered: a guard against DNS rebinding."
 )
+
+
+def log_level_option() -> Decorator:
+    """``--log-level`` of a server's own log (uvicorn's): warnings and worse unless asked."""
+    return click.option(
+        "--log-level",
+        default="warning",
+        show_default=True,
+        type=click.Choice(["critical", "error", "warning", "info", "debug"]),
+    )
 
 
 def host_options(port: int) -> Decorator:

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from singletable._cli._options import target_argument
+from singletable._cli._options import log_level_option, target_argument
 from singletable._extras import require
 
 
@@ -46,12 +46,7 @@ from singletable._extras import require
     metavar="PORT",
     help="Serve streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio.",
 )
-@click.option(
-    "--log-level",
-    default="warning",
-    show_default=True,
-    type=click.Choice(["critical", "error", "warning", "info", "debug"]),
-)
+@log_level_option()
 def mcp_command(
     module: str,
     target: str,

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from singletable._cli._options import access_policy, host_options
+from singletable._cli._options import access_policy, host_options, log_level_option
 from singletable._extras import require
 
 if TYPE_CHECKING:
@@ -47,12 +47,7 @@ if TYPE_CHECKING:
     "singletable check --traffic. FILE is private (0600): it holds item values. If it cannot be written, "
     "the server says so once on stderr and stops recording; requests are answered as without it.",
 )
-@click.option(
-    "--log-level",
-    default="warning",
-    show_default=True,
-    type=click.Choice(["critical", "error", "warning", "info", "debug"]),
-)
+@log_level_option()
 @click.option("--ui", is_flag=True, help="Serve the web console beside the API, under /ui/ (the 'ui' extra).")
 @click.option("--ui-design", metavar="MODULE", help="With --ui: a design module for the console.")
 @click.option("--ui-read-only", is_flag=True, help="With --ui: the console writes nothing.")

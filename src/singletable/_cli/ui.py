@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from singletable._cli._options import access_policy, host_options, target_argument
+from singletable._cli._options import access_policy, host_options, log_level_option, target_argument
 from singletable._extras import require
 
 
@@ -14,12 +14,7 @@ from singletable._extras import require
 @click.option("--table", help="With --design: the design's table name on TARGET (default: the design's).")
 @host_options(port=8001)
 @click.option("--read-only", is_flag=True, help="Show everything, write nothing.")
-@click.option(
-    "--log-level",
-    default="warning",
-    show_default=True,
-    type=click.Choice(["critical", "error", "warning", "info", "debug"]),
-)
+@log_level_option()
 def ui(
     target: str,
     design: str | None,

@@ -47,6 +47,20 @@ class Throughput:
         return {"ReadCapacityUnits": self.read, "WriteCapacityUnits": self.write}
 
 
+def _projection_of(index: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
+    """A described index's projection type and its non-key attributes, sorted (ALL when it names none)."""
+    projection = index.get("Projection") or {}
+    return projection.get("ProjectionType", "ALL"), tuple(sorted(projection.get("NonKeyAttributes") or ()))
+
+
+def _projection(projection_type: str, non_key_attributes: tuple[str, ...]) -> dict[str, Any]:
+    """CreateTable's ``Projection`` of an index (its non-key attributes only for INCLUDE)."""
+    projection: dict[str, Any] = {"ProjectionType": projection_type}
+    if projection_type == "INCLUDE":
+        projection["NonKeyAttributes"] = list(non_key_attributes)
+    return projection
+
+
 @dataclass(frozen=True, slots=True)
 class IndexSettings:
     """One secondary index: ``local`` for an LSI; ``throughput`` for a provisioned table's GSI."""
@@ -59,13 +73,10 @@ class IndexSettings:
     throughput: Throughput | None
 
     def params(self) -> dict[str, Any]:
-        projection: dict[str, Any] = {"ProjectionType": self.projection_type}
-        if self.projection_type == "INCLUDE":
-            projection["NonKeyAttributes"] = list(self.non_key_attributes)
         spec: dict[str, Any] = {
             "IndexName": self.name,
             "KeySchema": [{"AttributeName": a, "KeyType": k} for a, k in self.key_schema],
-            "Projection": projection,
+            "Projection": _projection(self.projection_type, self.non_key_attributes),
         }
         if self.throughput is not None:
             spec["ProvisionedThroughput"] = self.throughput.params()
@@ -87,7 +98,7 @@ class VectorIndexSettings:
 
     @classmethod
     def of(cls, index: dict[str, Any]) -> VectorIndexSettings:
-        projection = index.get("Projection") or {}
+        projection_type, non_key_attributes = _projection_of(index)
         return cls(
             name=index["IndexName"],
             attribute=index["VectorAttribute"]["AttributeName"],
@@ -96,20 +107,17 @@ class VectorIndexSettings:
             search_schema=tuple(
                 (e["AttributeName"], e["SearchSchemaElementType"]) for e in index.get("SearchSchema") or ()
             ),
-            projection_type=projection.get("ProjectionType", "ALL"),
-            non_key_attributes=tuple(sorted(projection.get("NonKeyAttributes") or ())),
+            projection_type=projection_type,
+            non_key_attributes=non_key_attributes,
         )
 
     def params(self) -> dict[str, Any]:
-        projection: dict[str, Any] = {"ProjectionType": self.projection_type}
-        if self.projection_type == "INCLUDE":
-            projection["NonKeyAttributes"] = list(self.non_key_attributes)
         spec: dict[str, Any] = {
             "IndexName": self.name,
             "VectorAttribute": {"AttributeName": self.attribute},
             "Dimensions": self.dimensions,
             "DistanceFunction": self.distance,
-            "Projection": projection,
+            "Projection": _projection(self.projection_type, self.non_key_attributes),
         }
         if self.search_schema:
             spec["SearchSchema"] = [
@@ -162,14 +170,14 @@ class TableSettings:
         indexes = []
         for kind, local in (("GlobalSecondaryIndexes", False), ("LocalSecondaryIndexes", True)):
             for index in description.get(kind) or []:
-                projection = index.get("Projection") or {}
+                projection_type, non_key_attributes = _projection_of(index)
                 indexes.append(
                     IndexSettings(
                         name=index["IndexName"],
                         local=local,
                         key_schema=_keys(index["KeySchema"]),
-                        projection_type=projection.get("ProjectionType", "ALL"),
-                        non_key_attributes=tuple(sorted(projection.get("NonKeyAttributes") or ())),
+                        projection_type=projection_type,
+                        non_key_attributes=non_key_attributes,
                         throughput=(
                             Throughput.of(index.get("ProvisionedThroughput"))
                             if provisioned and not local

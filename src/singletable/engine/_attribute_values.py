@@ -161,10 +161,7 @@ def validate_item(item: dict[str, Any], *, context: ValueContext = ValueContext.
     try:
         return _check_item(item, _EAV_DEPTH if context is ValueContext.EAV else _ITEM_DEPTH)
     except DynamoDBError as error:
-        # AWS deserializes the whole request before validating it: a wrong Python type anywhere wins.
-        if error.code == "ValidationException":
-            _scan_types(item)
-        raise
+        raise _whole_request_error(error, item) from None
 
 
 def validate_item_sized(
@@ -180,9 +177,16 @@ def validate_item_sized(
     try:
         return _check_item_sized(item, _EAV_DEPTH if context is ValueContext.EAV else _ITEM_DEPTH)
     except DynamoDBError as error:
-        if error.code == "ValidationException":
-            _scan_types(item)
-        raise
+        raise _whole_request_error(error, item) from None
+
+
+def _whole_request_error(error: DynamoDBError, item: Any) -> DynamoDBError:
+    """The error a whole item's check reports: AWS deserializes the whole request before validating it, so
+    a wrong Python type anywhere in the item (raised from here) wins over the ``error`` the check found.
+    (The two checks call this only on their error path: their own calls stay as cheap as one call can be.)"""
+    if error.code == "ValidationException":
+        _scan_types(item)
+    return error
 
 
 def _check_item_sized(item: dict[str, Any], limit: int) -> tuple[dict[str, Any], int]:

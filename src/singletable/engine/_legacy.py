@@ -314,6 +314,15 @@ def _key_part(key: tuple[str, str], entry: dict[str, Any], values: _Values, *, i
     return _predicate(name, op, [values.add(av) for av in operands])
 
 
+def projection(expressions: RequestExpressions, params: dict[str, Any]) -> Projection | None:
+    """A read's projection: its ``ProjectionExpression`` (with the request's names), else the older
+    ``AttributesToGet``, else None (the whole item)."""
+    text = params.get("ProjectionExpression")
+    if text is not None:
+        return expressions.projection(text)
+    return attributes_to_get(params)
+
+
 def attributes_to_get(params: dict[str, Any]) -> Projection | None:
     """``AttributesToGet``: top-level names only (a dot is part of the name), as a projection."""
     names = params.get("AttributesToGet")

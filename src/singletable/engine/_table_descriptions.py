@@ -1,6 +1,6 @@
 """Table descriptions: rendering a stored table description as DynamoDB's TableDescription, and the
 table-name rules every control-plane operation shares (a name or an ARN; the not-found error naming the
-table).
+table; the table a change applies to).
 
 The stored description (written by CreateTable) is the static part of DynamoDB's TableDescription with
 timestamps as epoch seconds (the catalog is JSON) and a private ``_IndexId`` on every index. Rendering adds
@@ -14,8 +14,10 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
-from singletable.engine._errors import not_found, validation
+from singletable.engine._errors import in_use, not_found, validation
+from singletable.engine._import_state import BEING_CREATED
 from singletable.engine._interfaces import OperationEngine
+from singletable.engine._schema import TableSchema
 from singletable.engine._vector_definitions import describe_vector_index
 
 _ARN_PREFIX = "arn:"
@@ -46,6 +48,17 @@ def missing_table(name: str) -> Exception:
     """The control plane names the table in its not-found message (the data plane does not)."""
     check_table_name(name)
     return not_found(f"Requested resource not found: Table: {name} not found")
+
+
+def table_to_change(engine: OperationEngine, name: str) -> TableSchema:
+    """The table a control-plane change (UpdateTable, UpdateTimeToLive) applies to: one an import is still
+    creating is in use, as DynamoDB answers for a table not ACTIVE yet; none at all is not found."""
+    schema = engine.find_table(name)
+    if schema is None:
+        if engine.creating_table(name) is not None:
+            raise in_use(BEING_CREATED.format(name=name))
+        raise missing_table(name)
+    return schema
 
 
 def _public(value: Any) -> Any:

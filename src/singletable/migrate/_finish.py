@@ -7,8 +7,11 @@ shape -- on condition that the old one is still the image read and that the new 
 exactly that item -- and leaves the old one. ``finish`` then proves that every old-shape item has its
 new-shape twin, equal attribute for attribute (else it refuses, naming the keys, and deletes nothing), deletes
 each old item on condition that it is still the image verified and that its twin is still there, moves the
-uniqueness guards to name the new keys in the same transaction, and records the finish in the migrations'
-record item. Each deletion is idempotent, so a finish stopped anywhere is simply run again.
+uniqueness guards to name the new keys and deletes the derived items only the old declaration calls for in the
+same transaction, and records the finish in the migrations' record item. The copy writes each new shape's
+derived items with it; the old shape's stay for the window (an item both declarations derive under one key
+is written once, as the new declaration has it), and ``finish`` requires the new shape's to be stored. Each
+deletion is idempotent, so a finish stopped anywhere is simply run again.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import Any
 from singletable.migrate._calls import Caller, Limiter
 from singletable.migrate._items import Item, key_text, same_item, unchanged
 from singletable.migrate._migration import Migration
+from singletable.migrate._owned import DerivedMove, derived_move, key_of
 from singletable.migrate._record import APPLIED, Record, is_record
 from singletable.migrate._steps import (
     MigrationError,
@@ -30,6 +34,7 @@ from singletable.migrate._steps import (
     _convert,
     _meta,
     _primary,
+    one_transaction,
 )
 from singletable.model import DB, EntityMeta, RequestError, Table, upgraded_item
 
@@ -48,20 +53,19 @@ class RekeyKeepingOld(Rekey):
     kind = "rekey"
 
     def writes(self, item: Item, table: Table) -> list[Write]:
-        """A move's writes, with its transaction made a copy: the new shape put (its key free or holding
-        exactly it) while the old item is the image read, which stays, and so do its guards."""
-        out = []
-        for write in Rekey.writes(self, item, table):
-            if write.operation != "TransactWriteItems":
-                out.append(write)  # the key does not change: the item is rewritten in place
-                continue
-            new = write.new[0]
-            parts = [
-                {"ConditionCheck": {"Key": _primary(item, table), **unchanged(item)}},
-                {"Put": {"Item": new, **_free_or_equal(new, _primary(new, table))}},
-            ]
-            out.append(Write("TransactWriteItems", {"TransactItems": parts}, item, [new]))
-        return out
+        """A move's writes, made a copy: the new shape put (its key free or holding exactly it) with the
+        derived items its declaration calls for, while the old item is the image read; the old item stays,
+        and so do its guards and its derived items (but one the new declaration rewrites under its key)."""
+        move = self.moved(item, table)
+        if move.old_key == move.new_key:
+            return Rekey.writes(self, item, table)  # the item is rewritten in place: no old shape to keep
+        parts = [
+            {"ConditionCheck": {"Key": move.old_key, **unchanged(item)}},
+            {"Put": {"Item": move.new, **_free_or_equal(move.new, move.new_key)}},
+            *move.derived.puts,
+        ]
+        parts = one_transaction("rekey", move.of.type, move.old_key, parts)
+        return [Write("TransactWriteItems", {"TransactItems": parts}, item, [move.new, *move.derived.items])]
 
     def describe(self) -> str:
         return f"{Rekey.describe(self)} (keeping the old items until migrate finish)"
@@ -170,7 +174,7 @@ def _old_shapes(
 
 def _verify(call: Caller, table: Table, old: EntityMeta, new: EntityMeta, page_size: int, mid: str) -> int:
     """How many old-shape items have an equal new-shape twin; MigrationError naming those that do not."""
-    verified, missing, differ = 0, [], []
+    verified, missing, differ, underived = 0, [], [], []
     for item in _old_shapes(call, table, old, new, page_size):
         expected = twin_of(old, new, item)
         there = call("GetItem", {"Key": _primary(expected, table), "ConsistentRead": True}).get("Item")
@@ -178,19 +182,40 @@ def _verify(call: Caller, table: Table, old: EntityMeta, new: EntityMeta, page_s
             missing.append(key_text(_primary(item, table)))
         elif not same_item(there, expected):
             differ.append(key_text(_primary(item, table)))
+        elif not _derived_stored(call, new, _derived(old, new, item, expected)):
+            underived.append(key_text(_primary(item, table)))
         else:
             verified += 1
-    if missing or differ:
+    if missing or differ or underived:
         problems = []
         if missing:
             problems.append(f"{len(missing)} without a new-shape item ({_shown(missing)})")
         if differ:
             problems.append(f"{len(differ)} whose new-shape item differs ({_shown(differ)})")
+        if underived:
+            problems.append(
+                f"{len(underived)} whose new-shape item lacks derived items ({_shown(underived)})"
+            )
         raise MigrationError(
             f"finish {mid}: {old.type} old-shape items {'; '.join(problems)}; nothing was deleted -- run "
             "migrate up (or let the dual-writing application write them) and finish again"
         )
     return verified
+
+
+def _derived(old: EntityMeta, new: EntityMeta, item: Item, twin: Item) -> DerivedMove:
+    """What the window's copy did, and ``finish`` completes, to an old-shape item's derived items."""
+    return derived_move(old, old.decode(item), new, new.decode(twin))
+
+
+def _derived_stored(call: Caller, new: EntityMeta, move: DerivedMove) -> bool:
+    """Whether every derived item the new declaration calls for is stored (as an item of its type)."""
+    kind = new.table.type_attribute
+    for wanted in move.wanted:
+        there = call("GetItem", {"Key": key_of(wanted, new), "ConsistentRead": True}).get("Item")
+        if there is None or there.get(kind) != wanted[kind]:
+            return False
+    return True
 
 
 def _shown(keys: list[str]) -> str:
@@ -200,7 +225,8 @@ def _shown(keys: list[str]) -> str:
 
 def _retire(call: Caller, table: Table, old: EntityMeta, new: EntityMeta, item: Item, mid: str) -> int:
     """Delete one old-shape item while it is the image read and its twin is stored equal; its guards then
-    name the new key. Returns 1 if it deleted."""
+    name the new key, and the derived items only its declaration called for go with it. Returns 1 if it
+    deleted."""
     for _ in range(ATTEMPTS):
         expected = twin_of(old, new, item)
         new_key, old_key = _primary(expected, table), _primary(item, table)
@@ -210,6 +236,8 @@ def _retire(call: Caller, table: Table, old: EntityMeta, new: EntityMeta, item: 
             {"ConditionCheck": {"Key": new_key, **unchanged(expected)}},
         ]
         parts += Rekey(old.cls, new.cls).guard_parts(old, new, item, values, new_key)
+        parts += _derived(old, new, item, expected).deletes
+        parts = one_transaction("finish", old.type, old_key, parts)
         try:
             call("TransactWriteItems", {"TransactItems": parts})
             return 1

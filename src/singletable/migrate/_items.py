@@ -11,6 +11,8 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
+from singletable.model.shared import unchanged_item
+
 AV = dict[str, Any]
 Item = dict[str, AV]
 
@@ -78,25 +80,18 @@ def write_units(size: int) -> int:
 
 
 def unchanged(image: Item, still_absent: Iterable[str] = ()) -> dict[str, Any]:
-    """The condition parameters that hold only while the stored item still has every attribute of ``image``
-    with the same value, and none of ``still_absent`` that ``image`` lacks: what makes a write computed from
-    ``image`` safe to send, and to send again. A condition cannot say "no attribute but these", so the
-    attributes another writer may add (those its declarations know) are named in ``still_absent``."""
-    names: dict[str, str] = {}
-    values: dict[str, AV] = {}
-    parts = []
-    for n, (name, av) in enumerate(sorted(image.items())):
-        names[f"#u{n}"] = name
-        values[f":u{n}"] = av
-        parts.append(f"#u{n} = :u{n}")
+    """The condition every migration write carries, that the stored item is still the image it was computed
+    from: the model's (its lazy upgrade conditions its write-back the same way), every attribute of
+    ``image`` with the same value -- and none of ``still_absent`` that ``image`` lacks. A condition cannot
+    say "no attribute but these", so the attributes another writer may add (those its declarations know)
+    are named in ``still_absent``."""
+    condition = unchanged_item(image)
+    parts = [condition["ConditionExpression"]]
     for n, name in enumerate(sorted(set(still_absent) - image.keys())):
-        names[f"#x{n}"] = name
+        condition["ExpressionAttributeNames"][f"#x{n}"] = name
         parts.append(f"attribute_not_exists(#x{n})")
-    return {
-        "ConditionExpression": " AND ".join(parts),
-        "ExpressionAttributeNames": names,
-        "ExpressionAttributeValues": values,
-    }
+    condition["ConditionExpression"] = " AND ".join(parts)
+    return condition
 
 
 def absent(key: Item) -> dict[str, Any]:

@@ -209,6 +209,9 @@ def design_after(migrations: list[Migration]) -> _Design:
                     sources[cls.model_entity().type] = step.describe()
     for meta in produced:
         entities[meta.type] = meta
+        for derived in meta.derived:  # what a produced item derives is declared by its owner
+            target = derived.target.model_entity()
+            entities[target.type] = target
     made_types = {m.type for m in produced}
     retired = {kind: how for kind, how in sources.items() if kind not in made_types}
     for kind in retired:

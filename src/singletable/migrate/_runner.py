@@ -250,42 +250,72 @@ def _migrate_item(call: Caller, step: Step, item: Item, table: Table) -> int:
                     f"{step.describe()}: item {key_text(_primary(item, table))}: "
                     f"{error.code}: {error.message}"
                 ) from None
+            refused = error
         key = _primary(item, table)
         now = call("GetItem", {"Key": key, "ConsistentRead": True}).get("Item")
         if now is None:
             return 0  # deleted (or moved) meanwhile: nothing left to migrate
         if same_item(now, item):
-            return _blocked(call, step, item, writes, table)
+            return _blocked(call, step, item, writes, table, refused)
         item = now
     raise MigrationError(
         f"{step.describe()}: item {key_text(_primary(item, table))} kept changing; run again"
     )
 
 
-def _blocked(call: Caller, step: Step, item: Item, writes: list[Write], table: Table) -> int:
+def _blocked(
+    call: Caller, step: Step, item: Item, writes: list[Write], table: Table, refused: RequestError
+) -> int:
     """The item is as read, yet its write was refused: a re-key whose new key is taken. When the new key
     already holds exactly the item this one becomes (a writer wrote both shapes), only the old one is
     deleted; anything else stops the run rather than overwrite another item."""
     for write in writes:
-        for new in write.new:
+        for new in write.new[:1]:  # the item itself; the rest are its derived items
             new_key = _primary(new, table)
             if new_key == _primary(item, table):
                 continue
             there = call("GetItem", {"Key": new_key, "ConsistentRead": True}).get("Item")
-            if there is not None and same_item(there, new):
-                delete = next(p["Delete"] for p in write.params["TransactItems"] if "Delete" in p)
+            parts = write.params.get("TransactItems", [])
+            delete = next((p["Delete"] for p in parts if "Delete" in p), None)
+            if there is not None and same_item(there, new) and delete is not None:
+                if write.owned:  # its derived items move as the move would have moved them
+                    _delete_moving_derived(call, step, item, delete, write.owned, table)
+                    return 1
                 try:
                     call("DeleteItem", delete)
                 except RequestError as error:
                     if error.code not in CONFLICTS:
                         raise
                 return 1
-            holder = "another item" if there is not None else "nothing, but a uniqueness guard was missing"
+            if there is not None and same_item(there, new):
+                break  # a copy (keep_old) whose item is there: what refused it was a derived item
+            holder = (
+                "another item"
+                if there is not None
+                else "nothing, but a uniqueness guard was missing or a derived item's key holds another item"
+            )
             raise MigrationError(
                 f"{step.describe()}: cannot move {key_text(_primary(item, table))} to {key_text(new_key)}: "
                 f"the new key holds {holder}"
             )
-    raise MigrationError(f"{step.describe()}: item {key_text(_primary(item, table))}: write refused")
+    raise MigrationError(
+        f"{step.describe()}: item {key_text(_primary(item, table))}: write refused ({refused.message})"
+    )
+
+
+def _delete_moving_derived(
+    call: Caller, step: Step, item: Item, delete: dict[str, Any], owned: list[dict[str, Any]], table: Table
+) -> None:
+    """Delete the old item whose new shape is already stored, moving its derived items in the same
+    transaction; a refusal (the old item changed, or a derived item's key holds another item) stops the
+    run naming the item -- a rerun reads it again."""
+    try:
+        call("TransactWriteItems", {"TransactItems": [{"Delete": delete}, *owned]})
+    except RequestError as error:
+        raise MigrationError(
+            f"{step.describe()}: item {key_text(_primary(item, table))}: its new shape is stored, but "
+            f"deleting it with its derived items was refused ({error.code}: {error.message})"
+        ) from None
 
 
 @dataclass(slots=True)

@@ -12,8 +12,9 @@ stays is put on condition that it is still the image read -- every attribute as 
 either declaration knows added since (an application on either design setting a field that was unset).
 Guards follow in the same transaction: a guard both types keep is rewritten to name the new key (on
 condition it is there), a guard only the source had is deleted, a guard only the target has is claimed (on
-condition it is free). A converted item carries the target's type, which the step's scan no longer selects,
-so a redone page finds it done.
+condition it is free). So do derived items (:mod:`singletable.migrate._owned`): those the source's
+declarations called for are replaced by those the target's call for. A converted item carries the target's
+type, which the step's scan no longer selects, so a redone page finds it done.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from singletable.migrate._items import Item, absent, key_text, same_item, unchanged
+from singletable.migrate._owned import DerivedMove, derived_move
 from singletable.migrate._steps import (
     MigrationError,
     Step,
@@ -32,6 +34,7 @@ from singletable.migrate._steps import (
     _meta,
     _primary,
     declared,
+    one_transaction,
 )
 from singletable.model import Entity, EntityMeta, Table, guard_key
 
@@ -70,18 +73,14 @@ class Retype(Step):
         values = source.decode(item)
         chosen = self.target(source, values, item)
         target = _meta(chosen.entity)
-        if target.derived or source.derived:
-            raise MigrationError(
-                f"{self.describe()}: entities with derived items cannot change type yet; "
-                "move them with each()"
-            )
         computed = _computed(chosen.set, values)
         unknown = [name for name in computed if name not in target.fields]
         if unknown:
             raise MigrationError(f"{self.describe()} sets {unknown}, which are not fields of {target.type}")
         new_values = {n: v for n, v in {**values, **computed}.items() if n in target.fields}
         new = _kept(item, _convert(target, new_values, item, self.verb), source, target)
-        return _moves(item, new, source, target, values, new_values, table)
+        derived = derived_move(source, values, target, target.decode(new))
+        return _moves(item, new, source, target, values, new_values, table, derived, self.verb)
 
 
 def _computed(set_values: SetValues, values: Values) -> dict[str, Any]:
@@ -109,14 +108,17 @@ def _moves(
     values: Values,
     new_values: Values,
     table: Table,
+    derived: DerivedMove,
+    verb: str,
 ) -> list[Write]:
     """The writes taking ``item`` to ``new``: nothing when they are the same; else the item (put in place or
-    moved) and its guards, in one transaction when there is more than the item to write."""
+    moved), its guards and its derived items, in one transaction when there is more than the item to
+    write."""
     old_key, new_key = _primary(item, table), _primary(new, table)
     if same_item(item, new):
         return []
     new = _bumped(item, new, target) if old_key == new_key else new
-    guards = _guards(source, target, values, new_values, new_key)
+    guards = _guards(source, target, values, new_values, new_key) + derived.parts
     as_read = unchanged(item, declared(source, target))  # a field either design's writer set meanwhile too
     if old_key == new_key and not guards:
         return [Write("PutItem", {"Item": new, **as_read}, item, [new])]
@@ -127,7 +129,9 @@ def _moves(
     else:
         parts = [{"Put": {"Item": new, **absent(new_key)}}, {"Delete": {"Key": old_key, **as_read}}]
         deletes = [old_key]
-    return [Write("TransactWriteItems", {"TransactItems": parts + guards}, item, [new], deletes)]
+    parts = one_transaction(verb, source.type, old_key, parts + guards)
+    transaction = {"TransactItems": parts}
+    return [Write("TransactWriteItems", transaction, item, [new, *derived.items], deletes, derived.parts)]
 
 
 def _guard_of(meta: EntityMeta, name: str, values: Values) -> Item | None:

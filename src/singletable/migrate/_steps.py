@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from singletable.migrate._items import Item, absent, key_text, same_item, unchanged
+from singletable.migrate._owned import DerivedMove, derived_move
 from singletable.model import Entity, EntityMeta, Index, ModelError, Path, Table, guard_key, upgraded_item
+from singletable.model.shared import MAX_ACTIONS
 
 if TYPE_CHECKING:
     from singletable.migrate._runner import Caller
@@ -33,13 +35,15 @@ class MigrationError(Exception):
 class Write:
     """One request of a migration, without its TableName: ``operation`` is PutItem, UpdateItem, DeleteItem
     or TransactWriteItems. ``old`` is the image it was computed from, ``new`` the items it leaves (for the
-    plan's unit estimate and index-key checks)."""
+    plan's unit estimate and index-key checks: the item first, then its derived items), ``owned`` the
+    transaction's parts that move its derived items."""
 
     operation: str
     params: dict[str, Any]
     old: Item | None = None
     new: list[Item] = field(default_factory=list)
     deletes: list[Item] = field(default_factory=list)
+    owned: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -112,11 +116,37 @@ def declared(*metas: EntityMeta) -> set[str]:
     return names
 
 
-def _put_if_unchanged(old: Item, new: Item, meta: EntityMeta) -> list[Write]:
-    if same_item(old, new):
-        return []
+def _put_if_unchanged(
+    verb: str, old: Item, new: Item, meta: EntityMeta, derived: DerivedMove | None = None
+) -> list[Write]:
+    """``new`` put over ``old`` while it is the image read, with the derived items ``derived`` swaps in the
+    same transaction when it swaps any. An item already as ``new`` whose declaration derives other items
+    than its old one (a re-key that keeps the key) gets only those, on condition it is still as read."""
+    key, owned = _primary(old, meta.table), derived or DerivedMove()
     as_read = unchanged(old, declared(meta))  # and no field set meanwhile that was unset when read
-    return [Write("PutItem", {"Item": _bumped(old, new, meta), **as_read}, old, [new])]
+    if same_item(old, new):
+        if not owned.parts:
+            return []
+        check = {"ConditionCheck": {"Key": key, **as_read}}
+        parts = one_transaction(verb, meta.type, key, [check, *owned.parts])
+        return [Write("TransactWriteItems", {"TransactItems": parts}, old, [old, *owned.items])]
+    put = {"Item": _bumped(old, new, meta), **as_read}
+    if not owned.parts:
+        return [Write("PutItem", put, old, [new])]
+    parts = one_transaction(verb, meta.type, key, [{"Put": put}, *owned.parts])
+    return [Write("TransactWriteItems", {"TransactItems": parts}, old, [new, *owned.items])]
+
+
+def one_transaction(verb: str, kind: str, owner: Item, parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``parts``, when DynamoDB takes them as one TransactWriteItems; else MigrationError naming the verb,
+    the owner's entity type and key, and the count -- raised before anything of it is sent."""
+    if len(parts) > MAX_ACTIONS:
+        raise MigrationError(
+            f"{verb} {kind} {key_text(owner)}: it takes {len(parts)} writes in one transaction (the item, "
+            f"its uniqueness guards and derived items), more than the {MAX_ACTIONS} DynamoDB allows; nothing "
+            "of it was written"
+        )
+    return parts
 
 
 def _bumped(old: Item, new: Item, meta: EntityMeta) -> Item:
@@ -160,10 +190,25 @@ class Backfill(Step):
                 f"backfill({meta.type}) would change the primary key of {key_text(_primary(item, table))} "
                 f"to {key_text(_primary(new, table))}: use rekey to move items"
             )
-        return _put_if_unchanged(item, new, meta)
+        derived = derived_move(meta, values, meta, meta.decode(new))
+        return _put_if_unchanged("backfill", item, new, meta, derived)
 
     def describe(self) -> str:
         return f"backfill {_meta(self.entity).type}"
+
+
+@dataclass(slots=True)
+class Moved:
+    """One stored item of a re-keyed entity: its declarations before (``of``) and after (``to``), its values,
+    its new image, its old and new primary keys, and what happens to its derived items."""
+
+    of: EntityMeta
+    to: EntityMeta
+    values: dict[str, Any]
+    new: Item
+    old_key: Item
+    new_key: Item
+    derived: DerivedMove
 
 
 @dataclass(slots=True)
@@ -178,23 +223,31 @@ class Rekey(Step):
         return frozenset({_meta(self.entity).type})
 
     def writes(self, item: Item, table: Table) -> list[Write]:
+        move = self.moved(item, table)
+        if move.old_key == move.new_key:
+            return _put_if_unchanged("rekey", item, move.new, move.to, move.derived)
+        parts: list[dict[str, Any]] = [
+            {"Put": {"Item": move.new, **absent(move.new_key)}},
+            {"Delete": {"Key": move.old_key, **unchanged(item, declared(move.of, move.to))}},
+            *self.guard_parts(move.of, move.to, item, move.values, move.new_key),
+            *move.derived.parts,
+        ]
+        parts = one_transaction("rekey", move.of.type, move.old_key, parts)
+        new = [move.new, *move.derived.items]
+        transaction = {"TransactItems": parts}
+        return [Write("TransactWriteItems", transaction, item, new, [move.old_key], move.derived.parts)]
+
+    def moved(self, item: Item, table: Table) -> Moved:
+        """Where ``item`` goes and what goes with it (see :class:`Moved`)."""
         old_meta, new_meta = _meta(self.entity), _meta(self.to or self.entity)
-        if new_meta.derived:
-            raise MigrationError(
-                f"rekey({new_meta.type}): entities with derived items cannot be re-keyed yet; "
-                "move them with each()"
-            )
         values = old_meta.decode(item)
         new = _carried(upgraded_item(old_meta, item), _convert(new_meta, values, item, "rekey"), new_meta)
-        old_key, new_key = _primary(item, table), _primary(new, table)
-        if old_key == new_key:
-            return _put_if_unchanged(item, new, new_meta)
-        parts: list[dict[str, Any]] = [
-            {"Put": {"Item": new, **absent(new_key)}},
-            {"Delete": {"Key": old_key, **unchanged(item, declared(old_meta, new_meta))}},
-        ]
-        parts += self.guard_parts(old_meta, new_meta, item, values, new_key)
-        return [Write("TransactWriteItems", {"TransactItems": parts}, item, [new], [old_key])]
+        old_key = _primary(item, table)
+        if _under(old_meta, values, old_key):
+            derived = derived_move(old_meta, values, new_meta, new_meta.decode(new))
+        else:  # an item already under its new key (moved, or written by the new design): its own are there
+            derived = DerivedMove()
+        return Moved(old_meta, new_meta, values, new, old_key, _primary(new, table), derived)
 
     def guard_parts(
         self, old: EntityMeta, new: EntityMeta, item: Item, values: Mapping[str, Any], owner: Item
@@ -228,6 +281,14 @@ class Rekey(Step):
     def describe(self) -> str:
         target = f" to {_meta(self.to).cls.__name__}" if self.to else ""
         return f"rekey {_meta(self.entity).type}{target}"
+
+
+def _under(meta: EntityMeta, values: Mapping[str, Any], key: Item) -> bool:
+    """Whether ``key`` is the primary key ``meta``'s templates give ``values``."""
+    try:
+        return meta.primary_key(values) == key
+    except (ModelError, ValueError, TypeError):
+        return False
 
 
 @dataclass(slots=True)
@@ -411,10 +472,11 @@ def backfill(
 def rekey(entity: type[Entity], to: type[Entity] | None = None, *, keep_old: bool = False) -> Rekey:
     """Move every stored ``entity`` item to the primary key that ``to`` (default: ``entity`` as declared
     now) computes from its fields: one transaction puts the item under its new key (if that key is free),
-    deletes the old item (if unchanged) and rewrites its uniqueness guards to name the new key.
+    deletes the old item (if unchanged), rewrites its uniqueness guards to name the new key and replaces the
+    derived items the old declaration called for with those the new one calls for.
 
     ``keep_old=True`` (a dual-write window: ``connect(..., migrating={to: entity})``) copies instead: the old
-    items stay until ``migrate finish`` verifies the new ones and removes them."""
+    items (and their derived items) stay until ``migrate finish`` verifies the new ones and removes them."""
     if keep_old:
         from singletable.migrate._finish import RekeyKeepingOld  # it builds on Rekey, defined above
 

@@ -245,27 +245,33 @@ def rewritten(meta: EntityMeta, item: Mapping[str, AV]) -> dict[str, AV]:
     return {**{n: av for n, av in upgraded.items() if n not in known}, **meta.to_item(meta.values(entity))}
 
 
-def write_back_params(table_name: str, old: Mapping[str, AV], new: Mapping[str, AV]) -> dict[str, Any]:
-    """A PutItem of the upgraded ``new`` that holds only while the stored item is still exactly ``old``:
-    every attribute of ``old`` as read, and no version attribute where ``old`` had none. A concurrent writer
-    wins; the upgrade is then simply not stored."""
+def unchanged_item(image: Mapping[str, AV]) -> dict[str, Any]:
+    """The condition parameters that hold only while the stored item still has every attribute of ``image``
+    with the same value: what makes a write computed from ``image`` safe to send, and to send again. A lazy
+    upgrade's write-back and every migration write are conditioned on it."""
     names: dict[str, str] = {}
     values: dict[str, AV] = {}
     parts = []
-    for n, (name, av) in enumerate(sorted(old.items())):
-        names[f"#o{n}"] = name
-        values[f":o{n}"] = av
-        parts.append(f"#o{n} = :o{n}")
-    if VERSION_ATTRIBUTE not in old:
-        names["#ov"] = VERSION_ATTRIBUTE
-        parts.append("attribute_not_exists(#ov)")
+    for n, (name, av) in enumerate(sorted(image.items())):
+        names[f"#u{n}"] = name
+        values[f":u{n}"] = av
+        parts.append(f"#u{n} = :u{n}")
     return {
-        "TableName": table_name,
-        "Item": dict(new),
         "ConditionExpression": " AND ".join(parts),
         "ExpressionAttributeNames": names,
         "ExpressionAttributeValues": values,
     }
+
+
+def write_back_params(table_name: str, old: Mapping[str, AV], new: Mapping[str, AV]) -> dict[str, Any]:
+    """A PutItem of the upgraded ``new`` that holds only while the stored item is still exactly ``old``:
+    every attribute of ``old`` as read, and no version attribute where ``old`` had none. A concurrent writer
+    wins; the upgrade is then simply not stored."""
+    params = {"TableName": table_name, "Item": dict(new), **unchanged_item(old)}
+    if VERSION_ATTRIBUTE not in old:
+        params["ExpressionAttributeNames"]["#ov"] = VERSION_ATTRIBUTE
+        params["ConditionExpression"] += " AND attribute_not_exists(#ov)"
+    return params
 
 
 # -- writing upgraded items back ---------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from singletable.model._errors import ConditionFailed, DeclarationError, Missing
 from singletable.model._expr import Action, Cond, Path
 from singletable.model._field_values import AV
 from singletable.model._steps import Request, Steps
-from singletable.model._write_plans import plan_create, plan_delete, plan_put, plan_update
+from singletable.model._write_plans import derived_ops, plan_create, plan_delete, plan_put, plan_update
 from singletable.model._write_requests import RequestPart, changed_since_read
 from singletable.model._write_runner import TableKeys, part_key, send
 from singletable.model._write_target import WriteTarget
@@ -64,9 +64,9 @@ def _entity(cls: Any) -> EntityMeta:
 
 
 def _check_pair(new: EntityMeta, old: EntityMeta) -> None:
-    """What mirroring writes needs: the same table keys, the same fields stored under the same attributes
-    (a window moves items to new keys; a field renamed at the same time is a later migration), no derived
-    items (they cannot be re-keyed yet)."""
+    """What mirroring writes needs: the same table keys and the same fields stored under the same attributes
+    (a window moves items to new keys; a field renamed at the same time is a later migration). Each shape
+    keeps its own derived items."""
     name = f"migrating={{{new.cls.__name__}: {old.cls.__name__}}}"
     if (new.table.pk_name, new.table.sk_name) != (old.table.pk_name, old.table.sk_name):
         raise DeclarationError(f"{name}: the two declarations' tables have different key attributes")
@@ -79,8 +79,6 @@ def _check_pair(new: EntityMeta, old: EntityMeta) -> None:
             f"{name}: both shapes must declare the same fields under the same attributes; they differ in "
             f"{fields} (re-key first, change fields in a later migration)"
         )
-    if new.derived or old.derived:
-        raise DeclarationError(f"{name}: entities with derived items cannot be re-keyed yet")
 
 
 # -- moving values between the shapes ----------------------------------------------------------------------
@@ -141,10 +139,14 @@ def _get(dest: WriteTarget, key: dict[str, AV]) -> Steps[dict[str, AV] | None]:
 
 
 def _copy(
-    dest: WriteTarget, source: dict[str, AV], item: dict[str, AV], target_key: dict[str, AV]
+    dest: WriteTarget,
+    source: dict[str, AV],
+    item: dict[str, AV],
+    target_key: dict[str, AV],
+    derived: list[RequestPart],
 ) -> Request:
-    """A TransactWriteItems that writes ``item`` under ``target_key`` if it is free, while ``source`` is
-    stored exactly as read."""
+    """A TransactWriteItems that writes ``item`` under ``target_key`` if it is free, with the derived items
+    of its shape (``derived``'s puts), while ``source`` is stored exactly as read."""
     names = {f"#s{i}": name for i, name in enumerate(sorted(source))}
     values = {f":s{i}": source[name] for i, name in enumerate(sorted(source))}
     unchanged = " AND ".join(f"#s{i} = :s{i}" for i in range(len(names)))
@@ -171,6 +173,7 @@ def _copy(
                         "ExpressionAttributeNames": {"#k": first},
                     }
                 },
+                *({part.kind: part.params} for part in derived),
             ]
         },
     )
@@ -186,6 +189,11 @@ def twin(source_meta: EntityMeta, target_meta: EntityMeta, item: Mapping[str, AV
     return {**kept, **target_meta.to_item(target_meta.values(entity))}
 
 
+def _derived_of(dest: WriteTarget, meta: EntityMeta, item: dict[str, AV]) -> list[RequestPart]:
+    """The puts of the derived items ``meta`` calls for a stored ``item`` (none when it declares none)."""
+    return derived_ops(dest, meta, None, meta.decode(item)) if meta.derived else []
+
+
 def ensure_both(
     dest: WriteTarget, meta: EntityMeta, old: EntityMeta, values: Mapping[str, Any]
 ) -> Steps[dict[str, Any]]:
@@ -199,7 +207,8 @@ def ensure_both(
             old_key = old.primary_key(stored)
             if old_key == new_key or (yield from _get(dest, old_key)) is not None:
                 return stored
-            request = _copy(dest, new_item, twin(meta, old, new_item), old_key)
+            copied = twin(meta, old, new_item)
+            request = _copy(dest, new_item, copied, old_key, _derived_of(dest, old, copied))
         else:
             try:
                 old_key = old.primary_key(values)
@@ -208,7 +217,8 @@ def ensure_both(
             old_item = yield from _get(dest, old_key)
             if old_item is None or old_key == new_key:
                 return dict(values)
-            request = _copy(dest, old_item, twin(old, meta, old_item), new_key)
+            copied = twin(old, meta, old_item)
+            request = _copy(dest, old_item, copied, new_key, _derived_of(dest, meta, copied))
         try:
             yield request
         except Exception as error:

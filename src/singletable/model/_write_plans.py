@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
+from singletable.model._derived_items import derived_by_key, derived_item
 from singletable.model._entity import Entity
 from singletable.model._entity_meta import EntityMeta, KeyRef
 from singletable.model._errors import KeyTemplateError, NotFound
@@ -30,7 +31,6 @@ from singletable.model._field_values import AV
 from singletable.model._steps import Steps
 from singletable.model._write_echo import written_entity
 from singletable.model._write_keys import (
-    frozen_key,
     guard_key_of,
     rebuilt_keys,
     stored_fields_needed,
@@ -131,13 +131,12 @@ def _guard_inputs(meta: EntityMeta, touched: set[str] | None = None) -> list[str
     return [n for n in out if n not in meta.primary_names and meta.fields[n].stored]
 
 
-def _derived_ops(
+def derived_ops(
     dest: WriteTarget, meta: EntityMeta, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None
 ) -> list[RequestPart]:
     ops = []
     for derived in meta.derived:
-        before = {frozen_key(e.key().item_key()): e for e in derived.items(old)} if old else {}
-        after = {frozen_key(e.key().item_key()): e for e in derived.items(new)} if new else {}
+        before, after = derived_by_key(derived, old), derived_by_key(derived, new)
         for key, entity in before.items():
             if key not in after:
                 ops.append(
@@ -149,13 +148,10 @@ def _derived_ops(
                 )
         for key, entity in after.items():
             if key not in before or before[key] != entity:
-                target = entity.model_entity()
-                values = target.values(entity)
-                stamp(target, values, dest.clock(), creating=True)
                 ops.append(
                     RequestPart(
                         "Put",
-                        {"TableName": dest.table_name, "Item": target.to_item(values)},
+                        {"TableName": dest.table_name, "Item": derived_item(entity, dest.clock())},
                         PartLabel("derived", meta.type, field=derived.name),
                     )
                 )
@@ -205,7 +201,7 @@ def plan_create(dest: WriteTarget, entity: E) -> tuple[list[RequestPart], E]:
     if meta.unique or meta.derived:
         key = meta.primary_key(values)
         ops += _guard_ops(dest, meta, None, values, key)
-        ops += _derived_ops(dest, meta, None, values)
+        ops += derived_ops(dest, meta, None, values)
     return ops, result
 
 
@@ -288,7 +284,7 @@ def _put_over_stored(
         if meta.created_keys:  # the keys below are built from the createdAt just read: keep it so
             conds.append(Stored.of(meta, raw).condition(meta, c))
         conds += [unchanged(c, meta, name, old) for name in _sources_unchanged(meta)]
-    return conds, _guard_ops(dest, meta, old, values, key) + _derived_ops(dest, meta, old, values)
+    return conds, _guard_ops(dest, meta, old, values, key) + derived_ops(dest, meta, old, values)
 
 
 def _assume_created(
@@ -391,7 +387,7 @@ def _plan_creating_upsert(
     return [
         part,
         *_guard_ops(dest, meta, None, values, change.key),
-        *_derived_ops(dest, meta, None, values),
+        *derived_ops(dest, meta, None, values),
     ]
 
 
@@ -421,7 +417,7 @@ def _update_over_stored(
         )
     new = {**old, **{n: known[n] for n in change.touched if n in known}}
     checked = _guard_inputs(meta, change.touched) + _sources_unchanged(meta, change.touched)
-    parts = _guard_ops(dest, meta, old, new, change.key) + _derived_ops(dest, meta, old, new)
+    parts = _guard_ops(dest, meta, old, new, change.key) + derived_ops(dest, meta, old, new)
     return checked, parts
 
 
@@ -446,7 +442,7 @@ def plan_delete(
             return [], meta
         conds += [unchanged(c, meta, name, old) for name in _guard_inputs(meta)]
         conds += [unchanged(c, meta, name, old) for name in _sources_unchanged(meta)]
-        extra = _guard_ops(dest, meta, old, None, key) + _derived_ops(dest, meta, old, None)
+        extra = _guard_ops(dest, meta, old, None, key) + derived_ops(dest, meta, old, None)
     params = finish({"TableName": dest.table_name, "Key": key}, c, conjoin(c, conds))
     part = RequestPart("Delete", params, label, meta, expected_version=expected_version)
     return [part, *extra], meta

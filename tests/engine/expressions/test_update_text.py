@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from tables import create_keyed
 
 from singletable.engine._errors import DynamoDBError
 from singletable.engine._expressions import RequestExpressions
@@ -36,12 +37,7 @@ def test_clause_order_decides_overlap_report():
 @pytest.mark.parametrize(("text", "values"), CASES)
 def test_matches_reference(reference_client, table_name, text, values):
     client = reference_client
-    client.create_table(
-        TableName=table_name,
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    create_keyed(client, table_name)
     try:
         client.put_item(TableName=table_name, Item=ITEM)
         names = {"#n": "n"} if "#n" in text else None

@@ -7,7 +7,7 @@ from typing import Any
 from singletable.engine import _attribute_values as codec
 from singletable.engine import _legacy as legacy
 from singletable.engine._errors import validation
-from singletable.engine._expressions import Projection, RequestExpressions
+from singletable.engine._expressions import RequestExpressions
 from singletable.engine._interfaces import OperationEngine
 from singletable.engine._keys import index_key_bytes, join_key_parts, parts_end
 from singletable.engine._paging import Page, check_index_projection, check_start_key, resolve_index
@@ -184,11 +184,7 @@ def _compile(
                     "Filter Expression can only contain non-primary key attributes: "
                     f"Primary key attribute: {name}"
                 )
-    projection: Projection | None
-    if projection_text is not None:
-        projection = expressions.projection(projection_text)
-    else:
-        projection = legacy.attributes_to_get(params)
+    projection = legacy.projection(expressions, params)
     expressions.finish()
     return key_condition, filter_, projection
 

@@ -7,7 +7,7 @@ from typing import Any
 from singletable.engine import _attribute_values as codec
 from singletable.engine import _legacy as legacy
 from singletable.engine._errors import validation
-from singletable.engine._expressions import Projection, RequestExpressions
+from singletable.engine._expressions import RequestExpressions
 from singletable.engine._interfaces import OperationEngine
 from singletable.engine._paging import Page, check_index_projection, check_start_key, resolve_index
 from singletable.engine._schema import IndexSchema, TableSchema
@@ -72,11 +72,7 @@ def run(engine: OperationEngine, params: dict[str, Any], *, for_wire: bool = Fal
         if filter_text is not None
         else legacy.filter_condition(params, "ScanFilter")
     )
-    projection: Projection | None
-    if projection_text is not None:
-        projection = expressions.projection(projection_text)
-    else:
-        projection = legacy.attributes_to_get(params)
+    projection = legacy.projection(expressions, params)
     expressions.finish()
     # Looked up only now: DynamoDB reports a malformed filter or projection before a missing table.
     schema = engine.table(params["TableName"])

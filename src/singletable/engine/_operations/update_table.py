@@ -17,7 +17,6 @@ from typing import Any
 
 from singletable.engine import _stream_records as stream_records
 from singletable.engine._errors import DynamoDBError, in_use, not_found, validation
-from singletable.engine._import_state import BEING_CREATED
 from singletable.engine._interfaces import OperationEngine
 from singletable.engine._table_definitions import (
     MAX_GSI,
@@ -28,7 +27,7 @@ from singletable.engine._table_definitions import (
     on_demand_throughput,
     throughput_description,
 )
-from singletable.engine._table_descriptions import missing_table, render, table_name_of
+from singletable.engine._table_descriptions import render, table_name_of, table_to_change
 from singletable.engine._vector_updates import apply_vector_updates, backfill, used_by_vector_indexes
 
 NOTHING_TO_UPDATE = (
@@ -376,11 +375,7 @@ def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
         raise validation(NOTHING_TO_UPDATE)
     now = round(engine.clock(), 3)
     with engine.storage.write():
-        schema = engine.find_table(name)
-        if schema is None:
-            if engine.creating_table(name) is not None:
-                raise in_use(BEING_CREATED.format(name=name))
-            raise missing_table(name)
+        schema = table_to_change(engine, name)
         description = copy.deepcopy(schema.description)
         types = _merge_definitions(params, description)
         _billing(params, description, now)

@@ -9,10 +9,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from singletable.engine._errors import in_use, validation
-from singletable.engine._import_state import BEING_CREATED
+from singletable.engine._errors import validation
 from singletable.engine._interfaces import OperationEngine
-from singletable.engine._table_descriptions import missing_table, table_name_of
+from singletable.engine._table_descriptions import table_name_of, table_to_change
 
 
 def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
@@ -21,11 +20,7 @@ def run(engine: OperationEngine, params: dict[str, Any]) -> dict[str, Any]:
     enable = bool(spec["Enabled"])
     attribute = spec["AttributeName"]
     with engine.storage.write():
-        schema = engine.find_table(name)
-        if schema is None:
-            if engine.creating_table(name) is not None:
-                raise in_use(BEING_CREATED.format(name=name))
-            raise missing_table(name)
+        schema = table_to_change(engine, name)
         current = schema.description.get("_TimeToLive") or {}
         enabled = current.get("TimeToLiveStatus") == "ENABLED"
         if enabled and current["AttributeName"] != attribute:
