@@ -138,7 +138,7 @@ _COUNTED = """
 import json, os, sys
 from singletable.data import import_table
 from singletable.data._formats import source_files
-from singletable.data._import_reader import Batch, read_source
+from singletable.data._import_reader import Batch, read_source, received
 from singletable.data._settings import TableSettings
 from singletable.engine import Engine
 from singletable.engine.shared import begin_import, finish_import
@@ -156,6 +156,7 @@ batches = []
 
 class Queue:
     def put(self, message, timeout=None):
+        message = received(message)
         if isinstance(message, Batch):
             batches.append(message)
 
