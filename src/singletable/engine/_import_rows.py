@@ -72,10 +72,8 @@ def _value_size(av: Any, level: int, numbers: Fixes) -> int:
         return 1 if type(value) is bool else -1
     if kind == "NULL":
         return 1 if value is True else -1
-    if kind == "SS":
-        return _string_set_size(value)
-    if kind == "NS":
-        return _number_set_size(value)
+    if kind == "SS" or kind == "NS":
+        return _set_size(kind, value)
     return -1  # binary values, and anything that is not an AttributeValue
 
 
@@ -92,31 +90,29 @@ def _map_size(value: dict[str, Any], level: int, numbers: Fixes) -> int:
     return total
 
 
-def _string_set_size(value: Any) -> int:
+def _string_size(member: str) -> int:
+    return _text_bytes(member)
+
+
+def _number_size(member: str) -> int:
+    canonical, size = SIZED_NUMBERS.get(member) or sized_number(member)
+    return size if canonical == member else -1  # a set's members are stored as given: no rewriting
+
+
+def _set_size(kind: str, value: Any) -> int:
+    """A string or number set's size, when PutItem would store it as given (distinct members, in order)."""
     if type(value) is not list or not value:
         return -1
+    member_size = _string_size if kind == "SS" else _number_size
     total = 0
     for member in value:
         if type(member) is not str:
             return -1
-        total += _text_bytes(member)
-    if len(set(value)) != len(value) or sorted(value) != value:
-        return -1
-    return total
-
-
-def _number_set_size(value: Any) -> int:
-    if type(value) is not list or not value:
-        return -1
-    total = 0
-    for member in value:
-        if type(member) is not str:
-            return -1
-        canonical, size = SIZED_NUMBERS.get(member) or sized_number(member)
-        if canonical != member:
+        size = member_size(member)
+        if size < 0:
             return -1
         total += size
-    if len(set(value)) != len(value) or ordered_members("NS", list(value)) != value:
+    if len(set(value)) != len(value) or ordered_members(kind, list(value)) != value:
         return -1
     return total
 
