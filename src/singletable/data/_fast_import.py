@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 
 from singletable.data._checkpoint import TransferError, TransferInterrupted, TransferSummary
 from singletable.data._formats import SourceFile, SourceLine
-from singletable.data._import_reader import QUEUED, Batch, ReadEnd, RefusedLine, read_source
+from singletable.data._import_reader import QUEUED, Batch, ReadEnd, RefusedLine, read_source, received
 from singletable.data._import_run import Rejects, RejectsUnwritable
 from singletable.data._settings import TableSettings
 from singletable.data._targets import Target
@@ -134,7 +134,7 @@ class NewTableImport:
     def _stage(self, queue: Any, readers: int, progress: Progress | None) -> None:
         storage = self.engine.storage
         while readers:
-            message = queue.get()
+            message = received(queue.get())
             if isinstance(message, ReadEnd):
                 if message.failure is not None:
                     raise TransferError(f"reading the source failed:\n{message.failure}", self.summary)

@@ -27,6 +27,7 @@ from typing import Any
 
 from singletable.engine import _attribute_values as codec
 from singletable.engine._errors import in_use
+from singletable.engine._import_rows import ImportPlan
 from singletable.engine._import_state import (
     BEING_CREATED,
     IMPORT_OWNER,
@@ -63,6 +64,7 @@ class ImportCatalog:
 
     def __init__(self, description: dict[str, Any], table_id: int = 0) -> None:
         self.schema = TableSchema.from_description(table_id, description)
+        self.plan = ImportPlan(self.schema)
 
     def find_table(self, name: str) -> TableSchema | None:
         return self.schema if name == self.schema.name else None
@@ -80,7 +82,13 @@ def staged_rows(catalog: ImportCatalog, seq: int, item: Item) -> tuple[StagedIte
     The rows are plain tuples in :class:`StagedItem`'s and :class:`StagedEntry`'s column order, not those
     classes' instances: they cross to the importing process pickled, and a named tuple pickles by its class
     (2.5 times the cost of a tuple, measured); keys and bytes are ``bytearray``, which sqlite3 binds in
-    half the time of ``bytes``."""
+    half the time of ``bytes``.
+
+    An item whose checks cannot fail takes :class:`ImportPlan`'s one pass (the same rows, in a third of the
+    time); any other takes PutItem's own path, for its exact error."""
+    rows = catalog.plan.rows(seq, item)
+    if rows is not None:
+        return rows  # type: ignore[return-value]  # StagedItem's and StagedEntry's columns (as below)
     schema = catalog.schema
     write = prepare_put(catalog, {"TableName": schema.name, "Item": item})
     new, size = write.item, write.size
