@@ -26,6 +26,7 @@ from singletable.model._expr import Path
 from singletable.model._field_checks import check_entity, field_check
 from singletable.model._field_keys import empty_key_value
 from singletable.model._field_values import AV, CanonicalSet, Codec, NumberRefused, refused
+from singletable.model._item_writer import item_writer
 from singletable.model._read_items import Fallback, FieldRefused, entity_builder
 from singletable.model._source import class_source, field_limits
 from singletable.model._templates import BoundKey
@@ -119,6 +120,8 @@ class EntityMeta:
         # What a page builds its items with: the builder, unless reads must upgrade items first (then None,
         # and pages go through from_item).
         self.read_builder = self.builder
+        # What writes an item (to_item): generated at the first write, when the declaration is complete.
+        self._write_item: Callable[[Mapping[str, Any]], dict[str, AV]] = self._first_item
 
     def _attributes(self) -> dict[str, tuple[str, Codec]]:
         return {f.name: (f.attribute, f.codec) for f in self.fields.values()}
@@ -137,7 +140,24 @@ class EntityMeta:
     def to_item(self, values: Mapping[str, Any]) -> dict[str, AV]:
         """The item for a complete entity: stored fields, every applicable key, the type attribute. Each
         value is checked against its field's type (:class:`FieldTypeError`), then the whole against the
-        entity's declared validation (:class:`FieldValueError`), so nothing is stored that a read refuses."""
+        entity's declared validation (:class:`FieldValueError`), so nothing is stored that a read refuses.
+
+        Written by the entity's generated writer (:mod:`singletable.model._item_writer`); whatever it does
+        not settle is written, or refused with its message, by :meth:`checked_item`."""
+        try:
+            return self._write_item(values)
+        except Exception:  # not settled there: decided below, outside this handler (no chained context)
+            pass
+        return self.checked_item(values)
+
+    def _first_item(self, values: Mapping[str, Any]) -> dict[str, AV]:
+        """The first item written: the writer is generated now, once the declaration is complete."""
+        self._write_item = item_writer(self)
+        return self._write_item(values)
+
+    def checked_item(self, values: Mapping[str, Any]) -> dict[str, AV]:
+        """:meth:`to_item` the careful way, field by field and key part by key part: the item, or the error
+        naming the entity, field and value refused."""
         item: dict[str, AV] = {}
         for name, attr, dump in self._stored:
             value = values.get(name)

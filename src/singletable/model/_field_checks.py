@@ -387,13 +387,7 @@ def _is_number(value: Any) -> bool:
 def check_entity(meta: EntityMeta, values: Mapping[str, Any]) -> None:
     """Validate a whole entity's values as the entity declares them, model validators included:
     :class:`FieldValueError` naming the first field refused (or the entity, for a model validator)."""
-    plain = meta.__dict__.get("_plain_values")
-    if plain is None:
-        decorators = meta.cls.__pydantic_decorators__
-        plain = meta.__dict__["_plain_values"] = not (
-            has_entity_rules(meta) or decorators.validators
-        ) and all(field_check(meta, name).adapter is None for name in meta.fields)
-    if plain:
+    if not needs_entity_check(meta):
         return
     try:
         meta.cls.model_validate(values)
@@ -406,6 +400,18 @@ def check_entity(meta: EntityMeta, values: Mapping[str, Any]) -> None:
             raise FieldValueError(meta.type, None, meta.type, values, reason) from None
         check = field_check(meta, name)
         raise FieldValueError(meta.type, name, check.expected, values.get(name), reason) from None
+
+
+def needs_entity_check(meta: EntityMeta) -> bool:
+    """Whether the entity declares anything its codecs do not check (constraints, choices, validators):
+    else :func:`check_entity` has nothing to do (worked out once per entity: every write asks)."""
+    plain = meta.__dict__.get("_plain_values")
+    if plain is None:
+        decorators = meta.cls.__pydantic_decorators__
+        plain = meta.__dict__["_plain_values"] = not (
+            has_entity_rules(meta) or decorators.validators
+        ) and all(field_check(meta, name).adapter is None for name in meta.fields)
+    return not plain
 
 
 def _field_named(meta: EntityMeta, loc: Any) -> str | None:
