@@ -10,12 +10,15 @@ migrations then run on the copy with ``up``, and one more Scan of the copy verif
   index keys and type attribute -- and validates as that entity;
 - no item is left of a type a ``split`` or ``merge`` retired;
 - each unique field's guard is stored and names its owner, and each stored guard's owner is there and holds
-  it; each owner's derived items are stored;
+  it; each owner's derived items are stored, and each stored item of a derived type is one a stored
+  owner's declaration calls for now (:mod:`._rehearse_derived`);
 - no index-key value has a type, length or emptiness DynamoDB would leave out of an index;
 - each table a ``copy_from`` read holds the items it held before the migrations ran.
 
 Verification reads one item at a time (a guard, an owner, a derived item by its key), so it holds no more
-than a page and the bounded list of problems, whatever the table's size.
+than a page and the bounded list of problems, whatever the table's size. Which derived items no owner calls
+for is known only at the end of the Scan: their keys and those owners call for wait in a temporary SQLite
+file (memory: its page cache; disk: the derived items' keys), then one query names the orphans.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from singletable.migrate._migration import Migration, one_table
 from singletable.migrate._plan import key_violations
 from singletable.migrate._record import Record, is_record
 from singletable.migrate._rehearse_copy import SourceTable, check_new, fingerprint, make_copy
+from singletable.migrate._rehearse_derived import DerivedLedger, derived_types, report_orphans
 from singletable.migrate._runner import Result, _scan_params, up
 from singletable.migrate._split import Retype, _guard_of
 from singletable.migrate._steps import MigrationError, Step
@@ -188,6 +192,7 @@ class _Design:
     entities: dict[str, EntityMeta]
     retired: dict[str, str]  # retired type -> what it became
     indexes: list[Index]
+    derived: set[str]  # the types a declaration before or after the migrations derives
 
 
 def design_after(migrations: list[Migration]) -> _Design:
@@ -196,9 +201,11 @@ def design_after(migrations: list[Migration]) -> _Design:
     entities: dict[str, EntityMeta] = {}
     produced: list[EntityMeta] = []
     sources: dict[str, str] = {}
+    seen: list[EntityMeta] = []
     for migration in migrations:
         assert migration.table is not None
         entities.update(migration.table.entities)
+        seen += migration.table.entities.values()
         for step in migration.steps:
             made = _produced(step)
             for meta in made:
@@ -218,7 +225,7 @@ def design_after(migrations: list[Migration]) -> _Design:
         entities.pop(kind, None)
     last = produced[-1].table if produced else migrations[-1].table
     assert last is not None
-    return _Design(entities, retired, list(last.indexes))
+    return _Design(entities, retired, list(last.indexes), derived_types([*seen, *produced]))
 
 
 def _produced(step: Step) -> list[EntityMeta]:
@@ -242,22 +249,26 @@ def _verify(db: DB, migrations: list[Migration], found: Rehearsal) -> Counter[st
         if len(found.problems) < MAX_PROBLEMS:
             found.problems.append(Problem(key_text(_primary(item, db.table)), check, detail))
 
-    for item in _items(call, db.table):
-        kind = _kind(item, db.table)
-        counts[kind] += 1
-        for violation in key_violations(item, db.table, design.indexes):
-            problem(
-                item, "index key", f"{violation.attribute} for index {violation.index} {violation.problem}"
-            )
-        if kind in design.retired:
-            problem(item, "retired type", f"still a {kind}, which {design.retired[kind]} converts")
-        elif kind == GUARD:
-            _check_guard(call, item, design, problem, unverified)
-        elif kind in design.entities:
-            found.checked += 1
-            _check_entity(call, item, design.entities[kind], problem)
-        else:
-            unverified[kind] += 1
+    with DerivedLedger(design.entities.values()) as ledger:
+        for item in _items(call, db.table):
+            kind = _kind(item, db.table)
+            counts[kind] += 1
+            for violation in key_violations(item, db.table, design.indexes):
+                where = f"{violation.attribute} for index {violation.index}"
+                problem(item, "index key", f"{where} {violation.problem}")
+            if kind in design.derived:
+                ledger.stored(_primary(item, db.table), kind)
+            if kind in design.retired:
+                problem(item, "retired type", f"still a {kind}, which {design.retired[kind]} converts")
+            elif kind == GUARD:
+                _check_guard(call, item, design, problem, unverified)
+            elif kind in design.entities:
+                found.checked += 1
+                _check_entity(call, item, design.entities[kind], problem, ledger)
+            else:
+                unverified[kind] += 1
+        listing = lambda: len(found.problems) < MAX_PROBLEMS  # noqa: E731
+        report_orphans(call, ledger, lambda key, why: problem(key, "derived", why), listing)
     found.unverified = dict(sorted(unverified.items()))
     return counts
 
@@ -266,7 +277,7 @@ def _primary(item: Item, table: Table) -> Item:
     return {n: item[n] for n in (table.pk_name, table.sk_name) if n and n in item}
 
 
-def _check_entity(call: Caller, item: Item, meta: EntityMeta, problem: Report) -> None:
+def _check_entity(call: Caller, item: Item, meta: EntityMeta, problem: Report, ledger: DerivedLedger) -> None:
     try:
         values = meta.decode(item)
         computed = meta.to_item(values)
@@ -298,6 +309,7 @@ def _check_entity(call: Caller, item: Item, meta: EntityMeta, problem: Report) -
         for entity in derived.items(values):
             target = entity.model_entity()
             key = target.primary_key(target.values(entity))
+            ledger.called_for(key, target.type)
             stored = call("GetItem", {"Key": key, "ConsistentRead": True}).get("Item")
             if stored is None or stored.get(table.type_attribute) != target.type_av:
                 problem(item, "derived", f"its {derived.name} item {key_text(key)} is missing")
