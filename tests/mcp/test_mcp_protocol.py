@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import select
 import stat
 import subprocess
@@ -348,12 +349,18 @@ def test_stdio_survives_hostile_lines(tmp_path: Path) -> None:
     process.stdin.flush()
     answers: dict[Any, Any] = {}
     deadline = time.monotonic() + 180
+    # Read the pipe itself, not through the text wrapper: a readline can buffer the next answer where
+    # select does not see it (answers 3 and 4 arriving together would wait out the deadline).
+    unfinished = b""
     while 4 not in answers and time.monotonic() < deadline:
         ready, _, _ = select.select([process.stdout], [], [], 1.0)
-        if ready:
-            line = process.stdout.readline()
-            if not line:
-                break
+        if not ready:
+            continue
+        chunk = os.read(process.stdout.fileno(), 1 << 16)
+        if not chunk:
+            break
+        *lines_read, unfinished = (unfinished + chunk).split(b"\n")
+        for line in lines_read:
             message = json.loads(line)
             answers[message.get("id")] = message
     process.stdin.close()
