@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import select
 import stat
 import subprocess
@@ -217,40 +218,6 @@ def test_command_line_refusals(tmp_path: Path) -> None:
     assert nodesign.exit_code == 1 and "cannot import design module no_such_design_module" in nodesign.stderr
 
 
-@pytest.mark.parametrize("seed", ["fus_main", "hustlehub", "places", "wavyblog", "blog_api"])
-def test_stdio_offers_each_seed_s_tools(seed: str, tmp_path: Path) -> None:
-    """Each of the five seed designs, over stdio: the listing is the library's, every schema valid, and
-    describe_design and every read tool without required arguments answer (on an empty table)."""
-    from singletable._designs import load_design
-    from singletable.mcp import DesignTools
-
-    module = f"singletable.examples.{seed}.design"
-    path = tmp_path / "seed.db"
-    db = connect(load_design(module).table, str(path))
-    db.create_table()
-    expected = DesignTools(db).tools
-    db.close()
-    free = [
-        name
-        for name, spec in expected.items()
-        if spec.kind in ("pattern", "collection") and not spec.input_schema.get("required")
-    ]
-    calls = [("describe_design", {}), *((name, {}) for name in free)]
-    listed, results = anyio.run(session, stdio(module, str(path)), calls)
-    tools = check_listing(listed)
-    assert list(tools) == list(expected)
-    assert {name: tool.input_schema for name, tool in tools.items()} == {
-        name: spec.input_schema for name, spec in expected.items()
-    }
-    described, *reads = results
-    assert {e["entity"] for e in described.structured_content["entities"]} == {
-        spec.entity.cls.__name__ for spec in expected.values() if spec.kind == "get"
-    }
-    for (name, _), result in zip(calls[1:], reads, strict=True):
-        assert result.is_error is False, (name, result.content)
-        assert result.structured_content == {"items": [], "count": 0, "cursor": None}
-
-
 INITIALIZE = {
     "jsonrpc": "2.0",
     "id": 0,
@@ -382,12 +349,18 @@ def test_stdio_survives_hostile_lines(tmp_path: Path) -> None:
     process.stdin.flush()
     answers: dict[Any, Any] = {}
     deadline = time.monotonic() + 180
+    # Read the pipe itself, not through the text wrapper: a readline can buffer the next answer where
+    # select does not see it (answers 3 and 4 arriving together would wait out the deadline).
+    unfinished = b""
     while 4 not in answers and time.monotonic() < deadline:
         ready, _, _ = select.select([process.stdout], [], [], 1.0)
-        if ready:
-            line = process.stdout.readline()
-            if not line:
-                break
+        if not ready:
+            continue
+        chunk = os.read(process.stdout.fileno(), 1 << 16)
+        if not chunk:
+            break
+        *lines_read, unfinished = (unfinished + chunk).split(b"\n")
+        for line in lines_read:
             message = json.loads(line)
             answers[message.get("id")] = message
     process.stdin.close()

@@ -1,8 +1,9 @@
 """The five seed designs served by ``singletable mcp`` over stdio and over streamable HTTP, on an engine file
-and on DynamoDB Local, driven by the SDK's own client: the tool list and its schemas (checked as JSON Schema),
-sample arguments from the seed's own data (checked against the listed input schemas), every read tool's and
-``count``'s answers (equal to the library's in-process answers), ``get_<entity>``, wrong types, write
-refusals and hostile arguments (huge text, deep nesting, unknown names, negative limits, tampered cursors)."""
+and on DynamoDB Local, driven by the SDK's own client: the tool list and its schemas (checked as JSON Schema
+and equal to the library's), sample arguments from the seed's own data (checked against the listed input
+schemas), every read tool's and ``count``'s answers (equal to the library's in-process answers),
+``get_<entity>``, wrong types, write refusals and hostile arguments (huge text, deep nesting, unknown names,
+negative limits, tampered cursors)."""
 
 from __future__ import annotations
 
@@ -179,6 +180,13 @@ def test_each_seed_over_the_wire(seed: str, transport: str, served: Any) -> None
 
     tools = check_listing(listed)
     assert list(tools) == list(local.tools)
+    assert {name: tool.input_schema for name, tool in tools.items()} == {
+        name: spec.input_schema for name, spec in local.tools.items()
+    }
+    described = results[0].structured_content
+    assert {e["entity"] for e in described["entities"]} == {
+        spec.entity.cls.__name__ for spec in local.tools.values() if spec.kind == "get"
+    }
     assert not [n for n in tools if n.startswith(("put_", "update_", "delete_", "query_raw", "scan_raw"))]
     assert results[0].structured_content == local.call("describe_design", {})
     for number, ((name, arguments), result) in enumerate(zip(calls, results, strict=True)):
@@ -219,10 +227,20 @@ def test_each_seed_over_the_wire(seed: str, transport: str, served: Any) -> None
 
 
 def test_the_wire_samples_cover_every_seed() -> None:
-    """Every seed has sample data for a pattern tool, so the test above calls something on each."""
+    """Every seed has sample data for a pattern tool, so the test above calls something on each; on an empty
+    table each read tool that needs no argument answers an empty first and last page."""
     for seed in FIVE_SEEDS:
         db = connect(design_table(seed), ":memory:", clock=lambda: DEMO_CLOCK)
         db.create_table()
+        empty = DesignTools(db)
+        free = [
+            name
+            for name, spec in empty.tools.items()
+            if spec.kind in ("pattern", "collection") and not spec.input_schema.get("required")
+        ]
+        assert free, seed
+        for name in free:
+            assert empty.call(name, {}) == {"items": [], "count": 0, "cursor": None}, (seed, name)
         SEEDS[seed][1](db)
         tools = DesignTools(db)
         assert len(sample_arguments(tools, samples(db))) >= 2, seed

@@ -93,12 +93,16 @@ def project(pytester, monkeypatch):
 
 
 def run(pytester, *args):
-    return pytester.runpytest_subprocess("-p", "singletable_pytest", "-p", "no:cacheprovider", *args)
+    """An inner pytest session in this process: the plugin is loaded by name (``-p``) either way, and a
+    subprocess would spend most of its time importing what this process has imported already. The xdist
+    test runs in a subprocess (its workers are processes of their own). Each inner test file is named
+    ``test_inner_*``: in one process a name shared with one of this suite's modules would not import."""
+    return pytester.runpytest_inprocess("-p", "singletable_pytest", "-p", "no:cacheprovider", *args)
 
 
 def test_each_fixture_with_a_cloudformation_template_and_seed(project):
     project.makepyfile(
-        test_app="""
+        test_inner_app="""
         import boto3
 
         def test_client_sees_tables_and_seed(dynamodb_client, dynamodb):
@@ -136,7 +140,7 @@ def test_each_fixture_with_a_cloudformation_template_and_seed(project):
 
 def test_each_test_gets_its_own_copy(project):
     project.makepyfile(
-        test_isolation="""
+        test_inner_isolation="""
         import pytest
 
         @pytest.mark.parametrize("n", range(6))
@@ -168,7 +172,7 @@ def test_marker_names_other_sources_terraform_describe_and_export(project, tmp_p
         engine.put_item(TableName="described", Item={"k": {"S": str(i)}})
     export_table(Target("e", engine=engine), "described", project.path / "export")
     project.makepyfile(
-        test_marker="""
+        test_inner_marker="""
         import pytest
 
         @pytest.mark.singletable(tables=["main.tf", "describe.json"], seed=["described=export"])
@@ -186,7 +190,7 @@ def test_marker_names_other_sources_terraform_describe_and_export(project, tmp_p
 
 def test_with_xdist_each_worker_builds_its_own(project):
     project.makepyfile(
-        test_parallel="""
+        test_inner_parallel="""
         import os
         import pytest
 
@@ -197,13 +201,15 @@ def test_with_xdist_each_worker_builds_its_own(project):
             dynamodb_client.put_item(TableName="orders-unit", Item={"pk": {"S": f"x{n}"}})
         """
     )
-    result = run(project, "-p", "xdist.plugin", "-n", "2")
+    result = project.runpytest_subprocess(
+        "-p", "singletable_pytest", "-p", "no:cacheprovider", "-p", "xdist.plugin", "-n", "2"
+    )
     result.assert_outcomes(passed=8)
 
 
 def test_dynamodb_server_for_subprocesses(project):
     project.makepyfile(
-        test_server="""
+        test_inner_server="""
         import os, subprocess, sys
 
         def test_a_subprocess_reaches_it(dynamodb_server):
@@ -247,7 +253,7 @@ def test_dynamodb_server_answers_from_the_tests_engine_faults_clock_and_calls(pr
     faults, its clock, its calls(); between tests, the server's own copy of the session's tables."""
     (project.path / "call.py").write_text(SUBPROCESS_CALL)
     project.makepyfile(
-        test_server_engine="""
+        test_inner_server_engine="""
         import json, subprocess, sys
 
         KEY = {"pk": {"S": "new"}}
@@ -285,7 +291,7 @@ def test_dynamodb_server_answers_from_the_tests_engine_faults_clock_and_calls(pr
 def test_a_bad_source_fails_the_test_with_one_line(project):
     (project.path / "broken.yaml").write_text("Resources:\n  T:\n    Type: AWS::DynamoDB::Table\n")
     project.makepyfile(
-        test_broken="""
+        test_inner_broken="""
         import pytest
 
         @pytest.mark.singletable(tables=["broken.yaml"], seed=[])

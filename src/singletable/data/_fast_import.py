@@ -86,8 +86,9 @@ class NewTableImport:
             self.summary.warnings.append(
                 f"{self.table} was left CREATING by an import that stopped: imported again from the start"
             )
-        queue, readers = self._start_readers(files, format, plain, description)
-        try:
+        readers: list[Any] = []
+        try:  # from the table's creation on, an interrupt (even while the readers start) removes the table
+            queue = self._start_readers(files, format, plain, description, readers)
             self._stage(queue, len(readers), progress)
             self.summary.overwritten = finish_import(self.engine, self.table)
         except BaseException as error:
@@ -110,9 +111,15 @@ class NewTableImport:
         self.settings.apply_ttl(self.target, self.table, self.summary.warnings.append)
 
     def _start_readers(
-        self, files: list[SourceFile], format: str, plain: bool, description: dict[str, Any]
-    ) -> tuple[Any, list[Any]]:
-        """The queue and the reader processes (one per share of the files, see ``READERS``), started."""
+        self,
+        files: list[SourceFile],
+        format: str,
+        plain: bool,
+        description: dict[str, Any],
+        started: list[Any],
+    ) -> Any:
+        """The queue the reader processes (one per share of the files, see ``READERS``) fill; each reader is
+        added to ``started`` once it runs, so that an interrupt while they start stops those running."""
         # fork: a reader starts at once, its modules already imported (it touches no connection).
         methods = multiprocessing.get_all_start_methods()
         context: Any = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
@@ -129,7 +136,8 @@ class NewTableImport:
         ]
         for reader in readers:
             reader.start()
-        return queue, readers
+            started.append(reader)
+        return queue
 
     def _stage(self, queue: Any, readers: int, progress: Progress | None) -> None:
         storage = self.engine.storage
