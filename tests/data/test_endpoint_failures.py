@@ -197,6 +197,7 @@ def _closed_port() -> str:
         return f"http://127.0.0.1:{probe.getsockname()[1]}"
 
 
+@pytest.mark.slow  # each waits out botocore's retries of a refused connection (4-5 s)
 @pytest.mark.parametrize("command", [("count", "{url}", TABLE), ("describe", "{url}", TABLE, "--settings")])
 def test_nothing_listening_is_one_line(files: Path, command) -> None:
     url = _closed_port()

@@ -367,6 +367,7 @@ def test_a_file_that_is_not_a_database_exits_1(tmp_path):
     )
 
 
+@pytest.mark.slow  # waits out botocore's retries of a refused connection
 def test_an_unreachable_url_exits_1_with_one_line():
     from serving import free_port, run_cli
 

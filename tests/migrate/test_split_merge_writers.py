@@ -34,6 +34,9 @@ from singletable.model import (
     guard_key,
 )
 
+# Seconds each, an application thread writing throughout: they run with the slow tests (.ci/run runs them).
+pytestmark = pytest.mark.slow
+
 # Answers that acknowledge nothing (DynamoDB Local may fail a write racing a transaction on the same item).
 SERVER_ERRORS = frozenset({"InternalFailure", "InternalServerError", "ServiceUnavailable"})
 COUNT = 24
