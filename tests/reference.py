@@ -99,12 +99,6 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-# The JVM compiles with its quick compiler only (C1) and collects garbage on one thread: a test session's few
-# thousand small requests never repay the optimizing compiler's work (tests/engine's reference tests took 44 s
-# of CPU time with the JVM's defaults, 27 s with these; the answers are the same).
-JVM_OPTIONS = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
-
-
 class DynamoDBLocal:
     """A running DynamoDB Local process on 127.0.0.1."""
 
@@ -118,7 +112,6 @@ class DynamoDBLocal:
         self.process = subprocess.Popen(
             [
                 java,
-                *JVM_OPTIONS,
                 "-Djava.library.path=./DynamoDBLocal_lib",
                 "-jar",
                 "DynamoDBLocal.jar",
