@@ -25,7 +25,7 @@ from singletable.engine._keys import MAX_HASH_KEY_BYTES, MAX_RANGE_KEY_BYTES, en
 from singletable.engine._schema import TableSchema
 from singletable.engine._serialization import dumps_item
 from singletable.engine._set_order import ordered_members
-from singletable.engine._sizes import MAX_ITEM_SIZE, SIZED_NUMBERS, item_size, sized_number
+from singletable.engine._sizes import MAX_ITEM_SIZE, SIZED_NUMBERS, _text_size, item_size, sized_number
 from singletable.engine._write_path import index_entry
 
 # How many containers deep a value may nest inside an item (its attribute is level 1): PutItem's limit.
@@ -38,17 +38,13 @@ Rows = tuple[tuple[Any, ...], list[tuple[Any, ...]]]
 Fixes = list[tuple[dict[str, Any], str]]
 
 
-def _text_bytes(text: str) -> int:
-    return len(text) if text.isascii() else len(text.encode("utf-8"))
-
-
 def _value_size(av: Any, level: int, numbers: Fixes) -> int:
     """DynamoDB's size of ``av`` when PutItem would accept it as it is, else -1 (see the module docstring)."""
     if type(av) is not dict or len(av) != 1:
         return -1
     ((kind, value),) = av.items()
     if kind == "S":
-        return _text_bytes(value) if type(value) is str else -1
+        return _text_size(value) if type(value) is str else -1
     if kind == "N":
         if type(value) is not str:
             return -1
@@ -83,15 +79,11 @@ def _map_size(value: dict[str, Any], level: int, numbers: Fixes) -> int:
         size = _value_size(member, level + 1, numbers)
         if size < 0 or type(name) is not str:
             return -1
-        name_bytes = _text_bytes(name)
+        name_bytes = _text_size(name)
         if not 0 < name_bytes <= _MAX_NAME_BYTES:
             return -1
         total += 1 + name_bytes + size
     return total
-
-
-def _string_size(member: str) -> int:
-    return _text_bytes(member)
 
 
 def _number_size(member: str) -> int:
@@ -103,7 +95,7 @@ def _set_size(kind: str, value: Any) -> int:
     """A string or number set's size, when PutItem would store it as given (distinct members, in order)."""
     if type(value) is not list or not value:
         return -1
-    member_size = _string_size if kind == "SS" else _number_size
+    member_size = _text_size if kind == "SS" else _number_size
     total = 0
     for member in value:
         if type(member) is not str:
@@ -129,7 +121,7 @@ def item_size_as_is(item: Any, numbers: Fixes) -> int:
             size = _value_size(av, 1, numbers)
             if size < 0 or type(name) is not str:
                 return -1
-            name_bytes = _text_bytes(name)
+            name_bytes = _text_size(name)
             if not 0 < name_bytes <= _MAX_NAME_BYTES:
                 return -1
             total += name_bytes + size
