@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from singletable.migrate._calls import Caller, Limiter
-from singletable.migrate._items import Item, key_text, same_item, unchanged
+from singletable.migrate._items import Item, key_text, primary_key, same_item, unchanged
 from singletable.migrate._migration import Migration
-from singletable.migrate._owned import DerivedMove, derived_move, key_of
+from singletable.migrate._owned import DerivedMove, derived_move
 from singletable.migrate._record import APPLIED, Record, is_record
 from singletable.migrate._steps import (
     MigrationError,
@@ -33,7 +33,6 @@ from singletable.migrate._steps import (
     _carried,
     _convert,
     _meta,
-    _primary,
     one_transaction,
 )
 from singletable.model import DB, EntityMeta, RequestError, Table, upgraded_item
@@ -163,7 +162,7 @@ def _old_shapes(
                 continue
             try:
                 values = old.decode(item)
-                if old.primary_key(values) == _primary(item, table) != new.primary_key(values):
+                if old.primary_key(values) == primary_key(item, table) != new.primary_key(values):
                     yield item
             except Exception:
                 continue  # not an item of the old shape (another entity's key, or another tool's item)
@@ -177,13 +176,13 @@ def _verify(call: Caller, table: Table, old: EntityMeta, new: EntityMeta, page_s
     verified, missing, differ, underived = 0, [], [], []
     for item in _old_shapes(call, table, old, new, page_size):
         expected = twin_of(old, new, item)
-        there = call("GetItem", {"Key": _primary(expected, table), "ConsistentRead": True}).get("Item")
+        there = call("GetItem", {"Key": primary_key(expected, table), "ConsistentRead": True}).get("Item")
         if there is None:
-            missing.append(key_text(_primary(item, table)))
+            missing.append(key_text(primary_key(item, table)))
         elif not same_item(there, expected):
-            differ.append(key_text(_primary(item, table)))
+            differ.append(key_text(primary_key(item, table)))
         elif not _derived_stored(call, new, _derived(old, new, item, expected)):
-            underived.append(key_text(_primary(item, table)))
+            underived.append(key_text(primary_key(item, table)))
         else:
             verified += 1
     if missing or differ or underived:
@@ -212,7 +211,7 @@ def _derived_stored(call: Caller, new: EntityMeta, move: DerivedMove) -> bool:
     """Whether every derived item the new declaration calls for is stored (as an item of its type)."""
     kind = new.table.type_attribute
     for wanted in move.wanted:
-        there = call("GetItem", {"Key": key_of(wanted, new), "ConsistentRead": True}).get("Item")
+        there = call("GetItem", {"Key": primary_key(wanted, new.table), "ConsistentRead": True}).get("Item")
         if there is None or there.get(kind) != wanted[kind]:
             return False
     return True
@@ -229,7 +228,7 @@ def _retire(call: Caller, table: Table, old: EntityMeta, new: EntityMeta, item: 
     deleted."""
     for _ in range(ATTEMPTS):
         expected = twin_of(old, new, item)
-        new_key, old_key = _primary(expected, table), _primary(item, table)
+        new_key, old_key = primary_key(expected, table), primary_key(item, table)
         values = old.decode(item)
         parts: list[dict[str, Any]] = [
             {"Delete": {"Key": old_key, **unchanged(item)}},
@@ -258,7 +257,7 @@ def _retire(call: Caller, table: Table, old: EntityMeta, new: EntityMeta, item: 
             )
         item = now
     raise MigrationError(
-        f"finish {mid}: item {key_text(_primary(item, table))} kept changing; run finish again"
+        f"finish {mid}: item {key_text(primary_key(item, table))} kept changing; run finish again"
     )
 
 

@@ -9,9 +9,12 @@ from __future__ import annotations
 import base64
 from collections.abc import Iterable
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from singletable.model.shared import unchanged_item
+
+if TYPE_CHECKING:
+    from singletable.model import Table
 
 AV = dict[str, Any]
 Item = dict[str, AV]
@@ -103,3 +106,9 @@ def absent(key: Item) -> dict[str, Any]:
 def key_text(key: Item) -> str:
     """A key for messages: ``PK=u#1, SK=user``."""
     return ", ".join(f"{name}={next(iter(av.values()))!s}" for name, av in key.items())
+
+
+def primary_key(item: Item, table: Table) -> Item:
+    """The table key of ``item`` (the key attributes it holds), as GetItem, DeleteItem and a transaction's
+    parts name it."""
+    return {name: item[name] for name in (table.pk_name, table.sk_name) if name and name in item}

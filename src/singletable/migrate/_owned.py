@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from singletable.migrate._items import Item, same_item
+from singletable.migrate._items import Item, primary_key, same_item
 from singletable.model import EntityMeta
 from singletable.model.shared import derived_item, owned_by_key
 
@@ -63,7 +63,7 @@ def derived_move(
     for key, item in before.items():
         if key not in after:
             condition = _derived_here(old, [item])
-            move.deletes.append({"Delete": {"Key": key_of(item, old), **condition}})
+            move.deletes.append({"Delete": {"Key": primary_key(item, old.table), **condition}})
     for key, item in after.items():
         move.wanted.append(item)
         was = before.get(key)
@@ -72,11 +72,6 @@ def derived_move(
         condition = _derived_here(new, [item] if was is None else [item, was])
         move.puts.append({"Put": {"Item": item, **condition}})
     return move
-
-
-def key_of(item: Item, meta: EntityMeta) -> Item:
-    table = meta.table
-    return {name: item[name] for name in (table.pk_name, table.sk_name) if name}
 
 
 def _derived_here(meta: EntityMeta, derived: list[Item]) -> dict[str, Any]:

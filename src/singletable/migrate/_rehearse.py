@@ -34,7 +34,7 @@ from typing import Any
 from singletable._words import counted
 from singletable.data import Target, TransferSummary, open_target
 from singletable.migrate._calls import Caller
-from singletable.migrate._items import Item, canonical, key_text, same_item
+from singletable.migrate._items import Item, canonical, key_text, primary_key, same_item
 from singletable.migrate._migration import Migration, one_table
 from singletable.migrate._plan import key_violations
 from singletable.migrate._record import Record, is_record
@@ -247,7 +247,7 @@ def _verify(db: DB, migrations: list[Migration], found: Rehearsal) -> Counter[st
     def problem(item: Item, check: str, detail: str) -> None:
         found.problem_count += 1
         if len(found.problems) < MAX_PROBLEMS:
-            found.problems.append(Problem(key_text(_primary(item, db.table)), check, detail))
+            found.problems.append(Problem(key_text(primary_key(item, db.table)), check, detail))
 
     with DerivedLedger(design.entities.values()) as ledger:
         for item in _items(call, db.table):
@@ -257,7 +257,7 @@ def _verify(db: DB, migrations: list[Migration], found: Rehearsal) -> Counter[st
                 where = f"{violation.attribute} for index {violation.index}"
                 problem(item, "index key", f"{where} {violation.problem}")
             if kind in design.derived:
-                ledger.stored(_primary(item, db.table), kind)
+                ledger.stored(primary_key(item, db.table), kind)
             if kind in design.retired:
                 problem(item, "retired type", f"still a {kind}, which {design.retired[kind]} converts")
             elif kind == GUARD:
@@ -271,10 +271,6 @@ def _verify(db: DB, migrations: list[Migration], found: Rehearsal) -> Counter[st
         report_orphans(call, ledger, lambda key, why: problem(key, "derived", why), listing)
     found.unverified = dict(sorted(unverified.items()))
     return counts
-
-
-def _primary(item: Item, table: Table) -> Item:
-    return {n: item[n] for n in (table.pk_name, table.sk_name) if n and n in item}
 
 
 def _check_entity(call: Caller, item: Item, meta: EntityMeta, problem: Report, ledger: DerivedLedger) -> None:
@@ -295,7 +291,7 @@ def _check_entity(call: Caller, item: Item, meta: EntityMeta, problem: Report, l
                 "keys",
                 f"{attribute} is {_shown(stored)}, the {meta.type} templates give {_shown(wanted)}",
             )
-    owner = _primary(item, table)
+    owner = primary_key(item, table)
     for name in meta.unique:
         key = _guard_of(meta, name, values)
         if key is None:
@@ -335,7 +331,7 @@ def _check_guard(
         keys = [_guard_of(meta, name, values) for name in meta.unique]
     except (ModelError, ValueError, TypeError):
         return  # the owner's own check names it
-    here = _primary(item, meta.table)
+    here = primary_key(item, meta.table)
     if not any(key is not None and same_item(key, here) for key in keys):
         problem(item, "guard", f"its owner {key_text(owner_key)} ({meta.type}) holds no such unique value")
 

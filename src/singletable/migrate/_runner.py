@@ -16,7 +16,7 @@ from typing import Any
 
 from singletable.migrate._calls import Caller, Limiter
 from singletable.migrate._copy import CopyFrom, copy_item
-from singletable.migrate._items import Item, key_text, same_item
+from singletable.migrate._items import Item, key_text, primary_key, same_item
 from singletable.migrate._migration import Migration
 from singletable.migrate._record import Applied, Checkpoint, Record, Segment, is_record
 from singletable.migrate._steps import MigrationError, Step, Write, writes_for
@@ -229,10 +229,6 @@ def _scan_params(step: Step, table: Table, page_size: int, start: Item | None) -
     return params
 
 
-def _primary(item: Item, table: Table) -> Item:
-    return {n: item[n] for n in (table.pk_name, table.sk_name) if n and n in item}
-
-
 def _migrate_item(call: Caller, step: Step, item: Item, table: Table) -> int:
     """Send the writes ``step`` asks for ``item``; on a refused condition read the item again and ask again
     (another writer changed it, or this very write was done before a crash). Returns 1 if it wrote."""
@@ -247,11 +243,11 @@ def _migrate_item(call: Caller, step: Step, item: Item, table: Table) -> int:
         except RequestError as error:
             if error.code not in CONFLICTS:
                 raise MigrationError(
-                    f"{step.describe()}: item {key_text(_primary(item, table))}: "
+                    f"{step.describe()}: item {key_text(primary_key(item, table))}: "
                     f"{error.code}: {error.message}"
                 ) from None
             refused = error
-        key = _primary(item, table)
+        key = primary_key(item, table)
         now = call("GetItem", {"Key": key, "ConsistentRead": True}).get("Item")
         if now is None:
             return 0  # deleted (or moved) meanwhile: nothing left to migrate
@@ -259,7 +255,7 @@ def _migrate_item(call: Caller, step: Step, item: Item, table: Table) -> int:
             return _blocked(call, step, item, writes, table, refused)
         item = now
     raise MigrationError(
-        f"{step.describe()}: item {key_text(_primary(item, table))} kept changing; run again"
+        f"{step.describe()}: item {key_text(primary_key(item, table))} kept changing; run again"
     )
 
 
@@ -271,8 +267,8 @@ def _blocked(
     deleted; anything else stops the run rather than overwrite another item."""
     for write in writes:
         for new in write.new[:1]:  # the item itself; the rest are its derived items
-            new_key = _primary(new, table)
-            if new_key == _primary(item, table):
+            new_key = primary_key(new, table)
+            if new_key == primary_key(item, table):
                 continue
             there = call("GetItem", {"Key": new_key, "ConsistentRead": True}).get("Item")
             parts = write.params.get("TransactItems", [])
@@ -294,12 +290,12 @@ def _blocked(
                 if there is not None
                 else "nothing, but a uniqueness guard was missing or a derived item's key holds another item"
             )
+            old_key = key_text(primary_key(item, table))
             raise MigrationError(
-                f"{step.describe()}: cannot move {key_text(_primary(item, table))} to {key_text(new_key)}: "
-                f"the new key holds {holder}"
+                f"{step.describe()}: cannot move {old_key} to {key_text(new_key)}: the new key holds {holder}"
             )
     raise MigrationError(
-        f"{step.describe()}: item {key_text(_primary(item, table))}: write refused ({refused.message})"
+        f"{step.describe()}: item {key_text(primary_key(item, table))}: write refused ({refused.message})"
     )
 
 
@@ -313,7 +309,7 @@ def _delete_moving_derived(
         call("TransactWriteItems", {"TransactItems": [{"Delete": delete}, *owned]})
     except RequestError as error:
         raise MigrationError(
-            f"{step.describe()}: item {key_text(_primary(item, table))}: its new shape is stored, but "
+            f"{step.describe()}: item {key_text(primary_key(item, table))}: its new shape is stored, but "
             f"deleting it with its derived items was refused ({error.code}: {error.message})"
         ) from None
 

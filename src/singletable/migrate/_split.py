@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from singletable.migrate._items import Item, absent, key_text, same_item, unchanged
+from singletable.migrate._items import Item, absent, key_text, primary_key, same_item, unchanged
 from singletable.migrate._owned import DerivedMove, derived_move
 from singletable.migrate._steps import (
     MigrationError,
@@ -32,7 +32,6 @@ from singletable.migrate._steps import (
     _bumped,
     _convert,
     _meta,
-    _primary,
     declared,
     one_transaction,
 )
@@ -114,7 +113,7 @@ def _moves(
     """The writes taking ``item`` to ``new``: nothing when they are the same; else the item (put in place or
     moved), its guards and its derived items, in one transaction when there is more than the item to
     write."""
-    old_key, new_key = _primary(item, table), _primary(new, table)
+    old_key, new_key = primary_key(item, table), primary_key(new, table)
     if same_item(item, new):
         return []
     new = _bumped(item, new, target) if old_key == new_key else new
@@ -218,20 +217,20 @@ class Split(Retype):
         return [self.entity]
 
     def target(self, source: EntityMeta, values: Values, item: Item) -> Target:
+        shown = key_text(primary_key(item, source.table))
         if isinstance(self.by, str):
             value = values.get(self.by)
             chosen = self.into.get(value)
             if chosen is None:
                 raise MigrationError(
-                    f"split {source.type} {key_text(_primary(item, source.table))}: {self.by} is {value!r}, "
+                    f"split {source.type} {shown}: {self.by} is {value!r}, "
                     f"which into does not name (it names {sorted(map(repr, self.into))})"
                 )
         else:
             chosen = self.by(dict(values))
             if chosen not in self.into.values():
                 raise MigrationError(
-                    f"split {source.type} {key_text(_primary(item, source.table))}: by returned {chosen!r}, "
-                    "which is not one of into"
+                    f"split {source.type} {shown}: by returned {chosen!r}, which is not one of into"
                 )
         return Target(chosen, self.set.get(chosen))
 

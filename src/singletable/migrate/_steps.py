@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from singletable.migrate._items import Item, absent, key_text, same_item, unchanged
+from singletable.migrate._items import Item, absent, key_text, primary_key, same_item, unchanged
 from singletable.migrate._owned import DerivedMove, derived_move
 from singletable.model import Entity, EntityMeta, Index, ModelError, Path, Table, guard_key, upgraded_item
 from singletable.model.shared import MAX_ACTIONS
@@ -79,10 +79,6 @@ def _meta(entity: type[Entity]) -> EntityMeta:
     return entity.model_entity()
 
 
-def _primary(item: Item, table: Table) -> Item:
-    return {name: item[name] for name in (table.pk_name, table.sk_name) if name and name in item}
-
-
 def _carried(old: Item, new: Item, meta: EntityMeta) -> Item:
     """``new`` with the attributes of ``old`` the model does not know (not a field, not a key, not the type):
     a migration changes what it is told to and keeps the rest."""
@@ -98,7 +94,9 @@ def _convert(meta: EntityMeta, values: Mapping[str, Any], item: Item, verb: str)
         return meta.to_item(meta.values(entity))
     except (ValidationError, ModelError, ValueError, TypeError) as error:
         reason = str(error).splitlines()[0] if not isinstance(error, ValidationError) else _first(error)
-        raise MigrationError(f"{verb} {meta.type} {key_text(_primary(item, meta.table))}: {reason}") from None
+        raise MigrationError(
+            f"{verb} {meta.type} {key_text(primary_key(item, meta.table))}: {reason}"
+        ) from None
 
 
 def _first(error: ValidationError) -> str:
@@ -122,7 +120,7 @@ def _put_if_unchanged(
     """``new`` put over ``old`` while it is the image read, with the derived items ``derived`` swaps in the
     same transaction when it swaps any. An item already as ``new`` whose declaration derives other items
     than its old one (a re-key that keeps the key) gets only those, on condition it is still as read."""
-    key, owned = _primary(old, meta.table), derived or DerivedMove()
+    key, owned = primary_key(old, meta.table), derived or DerivedMove()
     as_read = unchanged(old, declared(meta))  # and no field set meanwhile that was unset when read
     if same_item(old, new):
         if not owned.parts:
@@ -185,10 +183,10 @@ class Backfill(Step):
             raise MigrationError(f"backfill({meta.type}) sets {unknown}, which are not fields of {meta.type}")
         current = upgraded_item(meta, item)  # an older schema version, through its @upgrade chain
         new = _carried(current, _convert(meta, {**values, **computed}, item, "backfill"), meta)
-        if _primary(new, table) != _primary(item, table):
+        if primary_key(new, table) != primary_key(item, table):
             raise MigrationError(
-                f"backfill({meta.type}) would change the primary key of {key_text(_primary(item, table))} "
-                f"to {key_text(_primary(new, table))}: use rekey to move items"
+                f"backfill({meta.type}) would change the primary key of {key_text(primary_key(item, table))} "
+                f"to {key_text(primary_key(new, table))}: use rekey to move items"
             )
         derived = derived_move(meta, values, meta, meta.decode(new))
         return _put_if_unchanged("backfill", item, new, meta, derived)
@@ -242,12 +240,12 @@ class Rekey(Step):
         old_meta, new_meta = _meta(self.entity), _meta(self.to or self.entity)
         values = old_meta.decode(item)
         new = _carried(upgraded_item(old_meta, item), _convert(new_meta, values, item, "rekey"), new_meta)
-        old_key = _primary(item, table)
+        old_key = primary_key(item, table)
         if _under(old_meta, values, old_key):
             derived = derived_move(old_meta, values, new_meta, new_meta.decode(new))
         else:  # an item already under its new key (moved, or written by the new design): its own are there
             derived = DerivedMove()
-        return Moved(old_meta, new_meta, values, new, old_key, _primary(new, table), derived)
+        return Moved(old_meta, new_meta, values, new, old_key, primary_key(new, table), derived)
 
     def guard_parts(
         self, old: EntityMeta, new: EntityMeta, item: Item, values: Mapping[str, Any], owner: Item
@@ -319,12 +317,12 @@ class Rename(Step):
             return []
         if self.new in item:
             raise MigrationError(
-                f"rename {self.path!r} to {self.new}: item {key_text(_primary(item, table))} "
+                f"rename {self.path!r} to {self.new}: item {key_text(primary_key(item, table))} "
                 "has both attributes"
             )
         value = item[old_name]
         params = {
-            "Key": _primary(item, table),
+            "Key": primary_key(item, table),
             "UpdateExpression": "SET #n = :v REMOVE #o",
             "ConditionExpression": "#o = :v AND attribute_not_exists(#n)",
             "ExpressionAttributeNames": {"#n": self.new, "#o": old_name},
@@ -448,7 +446,7 @@ def writes_for(step: Step, item: Item, table: Table) -> list[Write]:
     except MigrationError:
         raise
     except Exception as error:
-        where = key_text(_primary(item, table))
+        where = key_text(primary_key(item, table))
         raise MigrationError(f"{step.describe()}: item {where}: {type(error).__name__}: {error}") from error
 
 
