@@ -8,11 +8,12 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-import jsonschema
+from mcp_schemas import check_schema
 from mcp_seeds import SEEDS, design_table
 
 from mcp import Client, StdioServerParameters
@@ -67,46 +68,55 @@ def check_listing(tools: list[Any]) -> dict[str, Any]:
     """The tools by name, each input and output schema checked as a JSON Schema (draft 2020-12)."""
     by_name = {t.name: t for t in tools}
     for tool in tools:
-        jsonschema.Draft202012Validator.check_schema(tool.input_schema)
+        check_schema(tool.input_schema)
         if tool.output_schema is not None:
-            jsonschema.Draft202012Validator.check_schema(tool.output_schema)
+            check_schema(tool.output_schema)
         assert tool.description
     return by_name
 
 
 class HTTPServer:
-    """``singletable mcp ... --http PORT`` on 127.0.0.1, ready when its port accepts."""
+    """``singletable mcp ... --http PORT`` on 127.0.0.1, ready when its port accepts; what it writes on
+    stderr goes to a file, readable while it runs (:meth:`logged`)."""
 
     def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         command = [sys.executable, "-m", "singletable", "mcp", *args, "--http", str(self.port)]
-        self.process = subprocess.Popen(command, env=child_env(env), stderr=subprocess.PIPE, text=True)
+        log, self.log = tempfile.mkstemp(prefix="singletable-mcp-", suffix=".log")
+        try:
+            self.process = subprocess.Popen(command, env=child_env(env), stderr=log)
+        finally:
+            os.close(log)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise AssertionError(f"singletable mcp exited: {self.process.stderr.read()}")
+                raise AssertionError(f"singletable mcp exited: {self.stop()}")
             try:
                 socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
                 return
             except OSError:
                 time.sleep(0.1)
-        self.stop()
-        raise AssertionError("singletable mcp --http did not start in 30 s")
+        raise AssertionError(f"singletable mcp --http did not start in 30 s: {self.stop()}")
 
     def alive(self) -> bool:
         return self.process.poll() is None
 
+    def logged(self) -> str:
+        """What the server wrote on stderr so far."""
+        return Path(self.log).read_text()
+
     def stop(self) -> str:
         """Stop the server (once); what it wrote on stderr."""
-        if self.process.stderr is None or self.process.stderr.closed:
+        if not os.path.exists(self.log):
             return ""
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        text = self.process.stderr.read()
-        self.process.stderr.close()
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        text = self.logged()
+        os.unlink(self.log)
         return text

@@ -14,7 +14,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import anyio
 import pytest
@@ -31,24 +31,54 @@ WAVYBLOG = SEEDS["wavyblog"][0]
 PLACES = SEEDS["places"][0]
 
 
-def test_stdio_lists_calls_and_refuses(tmp_path: Path) -> None:
-    db = seed_file("wavyblog", tmp_path / "blog.db")
-    record = tmp_path / "calls.jsonl"
-    calls = [
-        ("describe_design", {}),
-        ("post_all_posts", {"limit": 2}),
-        ("post_by_user", {"author_id": 7}),
-        ("put_user", {"username": "zed"}),
-        ("count", {"pattern": "post_all_posts"}),
-    ]
-    listed, results = anyio.run(session, stdio(WAVYBLOG, str(db), "--record", str(record)), calls)
-    tools = check_listing(listed)
+class StdioRun(NamedTuple):
+    """One ``singletable mcp`` run over stdio: its tools by name, the answers in call order, its record."""
+
+    tools: dict[str, Any]
+    results: list[Any]
+    record: Path
+
+
+READ_CALLS = [
+    ("describe_design", {}),
+    ("post_all_posts", {"limit": 2}),
+    ("post_by_user", {"author_id": 7}),
+    ("put_user", {"username": "zed"}),
+    ("count", {"pattern": "post_all_posts"}),
+]
+RAW_CALLS = [
+    (
+        "query_raw",
+        {
+            "table": "WavyBlog",
+            "key": {"partition": {"attribute": "PK", "value": "USER#jane_smith"}},
+            "projection": ["Email"],
+        },
+    ),
+    ("scan_raw", {"table": "Other"}),
+]
+
+
+@pytest.fixture(scope="module")
+def read_only_stdio(tmp_path_factory: pytest.TempPathFactory) -> StdioRun:
+    """The default (read-only) server with a record file and one raw table, as one process: the tests
+    below read its answers to READ_CALLS, then RAW_CALLS."""
+    directory = tmp_path_factory.mktemp("stdio")
+    db = seed_file("wavyblog", directory / "blog.db")
+    record = directory / "calls.jsonl"
+    server = stdio(WAVYBLOG, str(db), "--record", str(record), "--raw-table", "WavyBlog")
+    listed, results = anyio.run(session, server, READ_CALLS + RAW_CALLS)
+    return StdioRun(check_listing(listed), results, record)
+
+
+def test_stdio_lists_calls_and_refuses(read_only_stdio: StdioRun) -> None:
+    tools = read_only_stdio.tools
     assert "post_by_user" in tools and "get_user" in tools and "put_user" not in tools
     assert tools["post_by_user"].input_schema["required"] == ["author_id"]
     assert tools["get_user"].annotations.read_only_hint is True
     item = tools["post_by_user"].output_schema["properties"]["items"]["items"]
     assert item["properties"]["created_at"]["anyOf"][0]["format"] == "date-time"  # the client checks results
-    described, page, wrong, refused, counted = results
+    described, page, wrong, refused, counted = read_only_stdio.results[: len(READ_CALLS)]
     assert described.structured_content["table"]["name"] == "WavyBlog"
     assert page.is_error is False and len(page.structured_content["items"]) == 2
     assert json.loads(page.content[0].text) == page.structured_content
@@ -57,10 +87,11 @@ def test_stdio_lists_calls_and_refuses(tmp_path: Path) -> None:
     assert wrong.content[0].text == "post_by_user: argument author_id: 7 is not of type 'string'"
     assert refused.is_error is True and "no tool 'put_user'" in refused.content[0].text
     assert counted.structured_content["count"] == 8 and counted.structured_content["complete"] is True
+    record = read_only_stdio.record
     assert stat.S_IMODE(record.stat().st_mode) == 0o600
     lines = [json.loads(line) for line in record.read_text().splitlines()]
-    assert [line["tool"] for line in lines] == [name for name, _ in calls]
-    assert [line["ok"] for line in lines] == [True, True, False, False, True]
+    assert [line["tool"] for line in lines] == [name for name, _ in READ_CALLS + RAW_CALLS]
+    assert [line["ok"] for line in lines] == [True, True, False, False, True, True, False]
 
 
 def test_stdio_confirm_plans_writes_and_writes_nothing(tmp_path: Path) -> None:
@@ -89,9 +120,11 @@ def test_stdio_writes_when_allowed(tmp_path: Path) -> None:
     assert got.structured_content["item"]["email"] == "zed@example.com"
 
 
-@pytest.fixture
-def http_places(tmp_path: Path) -> Iterator[HTTPServer]:
-    server = HTTPServer(PLACES, str(seed_file("places", tmp_path / "places.db")), "--max-page-size", "10")
+@pytest.fixture(scope="module")
+def http_places(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HTTPServer]:
+    """One server for the module's streamable HTTP tests on the places seed: they only read."""
+    places = seed_file("places", tmp_path_factory.mktemp("http") / "places.db")
+    server = HTTPServer(PLACES, str(places), "--max-page-size", "10")
     yield server
     server.stop()
 
@@ -135,52 +168,53 @@ def test_streamable_http_answers_loopback_hosts_only(http_places: HTTPServer) ->
     assert status({"Host": f"127.0.0.1:{http_places.port}", "Origin": "http://evil.example"}) == 403
 
 
-def test_streamable_http_on_dynamodb_local(reference_server: Any, table_name: str) -> None:
-    client = reference_server.client()
-    db = connect(design_table("wavyblog"), client, name=table_name, clock=lambda: DEMO_CLOCK)
+@pytest.fixture(scope="module")
+def wavyblog_on_dynamodb_local(reference_server: Any) -> Iterator[str]:
+    """The wavyblog sample in a table of its own on DynamoDB Local, for the module's tests that read it;
+    its name."""
+    name = f"t{os.getpid()}_mcp_protocol_wavyblog"
+    db = connect(design_table("wavyblog"), reference_server.client(), name=name, clock=lambda: DEMO_CLOCK)
     db.create_table()
     try:
         SEEDS["wavyblog"][1](db)
-        endpoint = reference_server.endpoint
-        server = HTTPServer(WAVYBLOG, endpoint, "--table", table_name, env=DDB_LOCAL_CREDENTIALS)
-        try:
-            calls = [("post_all_posts", {"limit": 100}), ("get_user", {"username": 1})]
-            listed, (posts, wrong) = anyio.run(session, server.url, calls)
-        finally:
-            server.stop()
-        assert "post_by_category" in check_listing(listed)
-        assert len(posts.structured_content["items"]) == 8
-        assert wrong.is_error is True
-        assert "argument username: 1 is not of type 'string'" in wrong.content[0].text
+        yield name
     finally:
         db.delete_table()
+
+
+def test_streamable_http_on_dynamodb_local(reference_server: Any, wavyblog_on_dynamodb_local: str) -> None:
+    endpoint = reference_server.endpoint
+    table = wavyblog_on_dynamodb_local
+    server = HTTPServer(WAVYBLOG, endpoint, "--table", table, env=DDB_LOCAL_CREDENTIALS)
+    try:
+        calls = [("post_all_posts", {"limit": 100}), ("get_user", {"username": 1})]
+        listed, (posts, wrong) = anyio.run(session, server.url, calls)
+    finally:
+        logged = server.stop()
+    assert "Traceback" not in logged, logged
+    assert "post_by_category" in check_listing(listed)
+    assert len(posts.structured_content["items"]) == 8
+    assert wrong.is_error is True
+    assert "argument username: 1 is not of type 'string'" in wrong.content[0].text
 
 
 def test_an_endpoint_without_the_async_extra_is_served_by_a_db(
-    reference_server: Any, table_name: str
+    reference_server: Any, wavyblog_on_dynamodb_local: str
 ) -> None:
     """Without aiobotocore the command serves an endpoint through a DB whose requests run on worker
     threads: the same tools and answers."""
-    db = connect(
-        design_table("wavyblog"), reference_server.client(), name=table_name, clock=lambda: DEMO_CLOCK
+    server = stdio(
+        WAVYBLOG,
+        reference_server.endpoint,
+        "--table",
+        wavyblog_on_dynamodb_local,
+        env=DDB_LOCAL_CREDENTIALS,
+        without=("aiobotocore",),
     )
-    db.create_table()
-    try:
-        SEEDS["wavyblog"][1](db)
-        server = stdio(
-            WAVYBLOG,
-            reference_server.endpoint,
-            "--table",
-            table_name,
-            env=DDB_LOCAL_CREDENTIALS,
-            without=("aiobotocore",),
-        )
-        calls = [("post_by_user", {"author_id": "jane_smith"}), ("count", {"pattern": "post_all_posts"})]
-        _, (posts, counted) = anyio.run(session, server, calls)
-        assert {p["author_id"] for p in posts.structured_content["items"]} == {"jane_smith"}
-        assert counted.structured_content["count"] == 8
-    finally:
-        db.delete_table()
+    calls = [("post_by_user", {"author_id": "jane_smith"}), ("count", {"pattern": "post_all_posts"})]
+    _, (posts, counted) = anyio.run(session, server, calls)
+    assert {p["author_id"] for p in posts.structured_content["items"]} == {"jane_smith"}
+    assert counted.structured_content["count"] == 8
 
 
 def test_without_the_extra_the_command_says_what_to_install(tmp_path: Path) -> None:
@@ -216,6 +250,8 @@ def test_command_line_refusals(tmp_path: Path) -> None:
     )
     nodesign = run("no_such_design_module", str(db))
     assert nodesign.exit_code == 1 and "cannot import design module no_such_design_module" in nodesign.stderr
+    bad_table = run(WAVYBLOG, str(db), "--raw-table", "a b")
+    assert bad_table.exit_code == 2 and "--raw-table 'a b': not a table name" in bad_table.stderr
 
 
 INITIALIZE = {
@@ -291,26 +327,18 @@ def test_streamable_http_survives_hostile_requests(http_places: HTTPServer) -> N
     assert http_places.alive()
     _, (answer,) = anyio.run(session, http_places.url, [("category_by_name", {})])
     assert answer.is_error is False and len(answer.structured_content["items"]) == 3
-    assert "Traceback" not in http_places.stop()
+    assert "Traceback" not in http_places.logged()
 
 
-def test_raw_tables_on_the_command_line(tmp_path: Path) -> None:
-    db = seed_file("wavyblog", tmp_path / "blog.db")
-    key = {"partition": {"attribute": "PK", "value": "USER#jane_smith"}}
-    calls = [
-        ("query_raw", {"table": "WavyBlog", "key": key, "projection": ["Email"]}),
-        ("scan_raw", {"table": "Other"}),
-    ]
-    listed, (found, refused) = anyio.run(session, stdio(WAVYBLOG, str(db), "--raw-table", "WavyBlog"), calls)
-    tools = check_listing(listed)
+def test_raw_tables_on_the_command_line(read_only_stdio: StdioRun) -> None:
+    tools = read_only_stdio.tools
+    found, refused = read_only_stdio.results[len(READ_CALLS) :]
     assert tools["query_raw"].input_schema["properties"]["table"]["enum"] == ["WavyBlog"]
     assert tools["scan_raw"].annotations.read_only_hint is True
     assert found.structured_content["items"] == [{"Email": "jane@example.com"}]
     assert refused.is_error and "scan_raw: argument table: 'Other' is not one of ['WavyBlog']" in (
         refused.content[0].text
     )
-    bad = run_cli("mcp", WAVYBLOG, str(db), "--raw-table", "a b")
-    assert bad.returncode == 2 and "--raw-table 'a b': not a table name" in bad.stderr
 
 
 def test_stdio_survives_hostile_lines(tmp_path: Path) -> None:

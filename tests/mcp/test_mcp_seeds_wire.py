@@ -1,65 +1,100 @@
-"""The five seed designs served by ``singletable mcp`` over stdio and over streamable HTTP, on an engine file
-and on DynamoDB Local, driven by the SDK's own client: the tool list and its schemas (checked as JSON Schema
-and equal to the library's), sample arguments from the seed's own data (checked against the listed input
-schemas), every read tool's and ``count``'s answers (equal to the library's in-process answers),
-``get_<entity>``, wrong types, write refusals and hostile arguments (huge text, deep nesting, unknown names,
-negative limits, tampered cursors)."""
+"""The five seed designs served by the SDK's MCP server over stdio and over streamable HTTP, on an engine file
+and on DynamoDB Local, as ``singletable mcp`` serves them (an AsyncDB on the target), driven by the SDK's own
+client: the tool list and its schemas (checked as JSON Schema and equal to the library's), sample arguments
+from the seed's own data (checked against the listed input schemas), every read tool's and ``count``'s
+answers (equal to the library's in-process answers), ``get_<entity>``, wrong types, write refusals and
+hostile arguments (huge text, deep nesting, unknown names, negative limits, tampered cursors).
+
+The server runs in the test's process, on the wire all the same (mcp_in_process.py): the seeds differ in
+what crosses the wire, not in how. test_mcp_protocol.py runs ``singletable mcp`` as a real process over
+each transport."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
+import logging
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 import anyio
-import jsonschema
 import pytest
+from mcp_in_process import over_loopback, over_pipes
+from mcp_schemas import validate
 from mcp_seeds import FIVE_SEEDS, SEEDS, design_table
-from mcp_wire import DDB_LOCAL_CREDENTIALS, HTTPServer, check_listing, seed_file, session, stdio
+from mcp_wire import DDB_LOCAL_CREDENTIALS, check_listing, seed_file
 
 from singletable.examples import DEMO_CLOCK
-from singletable.mcp import DesignTools, ToolError
-from singletable.model import DB, connect
+from singletable.mcp import DesignTools, ToolError, mcp_server
+from singletable.model import DB, connect, connect_async
 
 SECRET = "mcp-wire-tests"  # the server's and the test's cursors alike
 
 
 class Served(NamedTuple):
-    """A seeded table: the command line's TARGET and options, its environment, and a DB on the same data."""
+    """A seeded table: the server's target (a file or an endpoint) and table name, and a DB on the same
+    data for the test's own answers."""
 
-    args: list[str]
-    env: dict[str, str]
+    table: Any
+    target: str
+    name: str | None
     db: DB
+
+
+@pytest.fixture(scope="module")
+def seeded_once() -> Iterator[dict[tuple[str, str], Served]]:
+    """Each seed's table, loaded once per module and target: the server and the test only read it."""
+    made: dict[tuple[str, str], Served] = {}
+    yield made
+    for (target, _), served in made.items():
+        if target == "reference":
+            served.db.delete_table()
+        served.db.close()
+
+
+def seed_table(target: str, seed: str, request: pytest.FixtureRequest) -> Served:
+    table = design_table(seed)
+    if target == "engine":
+        path = seed_file(seed, request.getfixturevalue("tmp_path_factory").mktemp(seed) / f"{seed}.db")
+        return Served(table, str(path), None, connect(table, str(path), cursor_secret=SECRET))
+    reference = request.getfixturevalue("reference_server")
+    name = f"{request.getfixturevalue('table_name')}_{seed}"
+    db = connect(table, reference.client(), name=name, clock=lambda: DEMO_CLOCK, cursor_secret=SECRET)
+    db.create_table()
+    SEEDS[seed][1](db)
+    return Served(table, reference.endpoint, name, db)
 
 
 # On DynamoDB Local the five seeds by two transports take about a minute: they run with the slow tests
 # (.ci/run); the default run keeps DynamoDB Local's MCP answers in test_mcp_protocol and test_mcp_raw.
 @pytest.fixture(params=["engine", pytest.param("reference", marks=pytest.mark.slow)])
-def served(request: pytest.FixtureRequest, tmp_path: Path, table_name: str) -> Iterator[Any]:
-    def serve(seed: str) -> Served:
-        module = SEEDS[seed][0]
-        env = {"SINGLETABLE_CURSOR_SECRET": SECRET}
-        if request.param == "engine":
-            path = seed_file(seed, tmp_path / f"{seed}.db")
-            db = connect(design_table(seed), str(path), cursor_secret=SECRET)
-            request.addfinalizer(db.close)
-            return Served([module, str(path)], env, db)
-        reference = request.getfixturevalue("reference_server")
-        db = connect(
-            design_table(seed),
-            reference.client(),
-            name=table_name,
-            clock=lambda: DEMO_CLOCK,
-            cursor_secret=SECRET,
-        )
-        db.create_table()
-        request.addfinalizer(db.delete_table)
-        SEEDS[seed][1](db)
-        return Served(
-            [module, reference.endpoint, "--table", table_name], {**env, **DDB_LOCAL_CREDENTIALS}, db
-        )
+def served(
+    request: pytest.FixtureRequest,
+    seeded_once: dict[tuple[str, str], Served],
+    monkeypatch: pytest.MonkeyPatch,
+) -> Callable[[str], Served]:
+    if request.param == "reference":  # what the server's aiobotocore client signs with
+        for variable, value in DDB_LOCAL_CREDENTIALS.items():
+            monkeypatch.setenv(variable, value)
 
-    yield serve
+    def serve(seed: str) -> Served:
+        key = (request.param, seed)
+        if key not in seeded_once:
+            seeded_once[key] = seed_table(request.param, seed, request)
+        return seeded_once[key]
+
+    return serve
+
+
+async def served_over(transport: str, target: Served, calls: list[tuple[str, dict[str, Any]]]) -> Any:
+    """What ``singletable mcp`` serves (an AsyncDB on the target, the default policy) over ``transport``;
+    the tool list and the calls' results."""
+    db = await connect_async(target.table, target.target, name=target.name, cursor_secret=SECRET)
+    tools = DesignTools(db)
+    try:
+        over = over_pipes if transport == "stdio" else over_loopback
+        return await over(mcp_server(tools), calls)
+    finally:
+        tools.close()
+        await db.close()
 
 
 def samples(db: DB) -> dict[str, dict[str, Any]]:
@@ -124,7 +159,9 @@ def tampered(cursor: str) -> str:
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 @pytest.mark.parametrize("seed", FIVE_SEEDS)
-def test_each_seed_over_the_wire(seed: str, transport: str, served: Any) -> None:
+def test_each_seed_over_the_wire(
+    seed: str, transport: str, served: Callable[[str], Served], caplog: pytest.LogCaptureFixture
+) -> None:
     target = served(seed)
     local = DesignTools(target.db, cursor_secret=SECRET)
     found = samples(target.db)
@@ -167,16 +204,9 @@ def test_each_seed_over_the_wire(seed: str, transport: str, served: Any) -> None
         *wrong.items(),
         *hostile,
     ]
-    if transport == "stdio":
-        listed, results = anyio.run(session, stdio(*target.args, env=target.env), calls)
-    else:
-        server = HTTPServer(*target.args, env=target.env)
-        try:
-            listed, results = anyio.run(session, server.url, calls)
-            assert server.alive()
-        finally:
-            stderr = server.stop()
-        assert "Traceback" not in stderr, stderr
+    with caplog.at_level(logging.WARNING):
+        listed, results = anyio.run(served_over, transport, target, calls)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info], caplog.text
 
     tools = check_listing(listed)
     assert list(tools) == list(local.tools)
@@ -195,7 +225,7 @@ def test_each_seed_over_the_wire(seed: str, transport: str, served: Any) -> None
         if number == 0 or number > len(sampled) * 2 + len(gets):
             continue
         assert result.is_error is False, (name, text)
-        jsonschema.validate(result.structured_content, tools[name].output_schema)
+        validate(result.structured_content, tools[name].output_schema)
         if name == "count":
             counted = result.structured_content
             assert counted["complete"] is True and counted["cursor"] is None
@@ -205,7 +235,7 @@ def test_each_seed_over_the_wire(seed: str, transport: str, served: Any) -> None
             else:
                 assert counted["count"] >= len(everything), arguments
             continue
-        jsonschema.validate(arguments, tools[name].input_schema)  # the samples fit the listed schema
+        validate(arguments, tools[name].input_schema)  # the samples fit the listed schema
         expected = local.call(name, arguments)
         if "items" in expected:
             assert result.structured_content["items"] == expected["items"], name
