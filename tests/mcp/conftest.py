@@ -1,5 +1,7 @@
 """Seed designs with their sample data, on the embedded engine (a SQLite file) and on DynamoDB Local, for the
-MCP server's tests: ``seeded("wavyblog")`` is a DB holding the seed's sample, under a unique table name."""
+MCP server's tests: ``seeded("wavyblog")`` is a DB holding the seed's sample, under a unique table name, for
+the test alone; ``read_only_seeded("wavyblog")`` the same sample loaded once per module, shared by the tests
+that only read it."""
 
 from __future__ import annotations
 
@@ -34,3 +36,31 @@ def seeded(mcp_target: Any, table_name: str) -> Iterator[Callable[[str], DB]]:
 
     yield open_
     drop_tables(opened)
+
+
+@pytest.fixture(scope="module")
+def loaded_once() -> Iterator[dict[tuple[int, str], DB]]:
+    """The module's shared seeded tables, by target and seed; dropped when the module is done."""
+    loaded: dict[tuple[int, str], DB] = {}
+    yield loaded
+    drop_tables(list(loaded.values()))
+
+
+@pytest.fixture
+def read_only_seeded(
+    mcp_target: Any, table_name: str, loaded_once: dict[tuple[int, str], DB]
+) -> Callable[[str], DB]:
+    """As ``seeded``, for tests that write nothing (reads, refusals): each seed is loaded once per module and
+    target (the targets are the session's), so a parametrized refusal costs its call, not a table."""
+
+    def open_(seed: str) -> DB:
+        key = (id(mcp_target), seed)
+        if key not in loaded_once:
+            name = f"{table_name}_{seed}"
+            db = connect(design_table(seed), mcp_target, name=name, clock=lambda: DEMO_CLOCK)
+            db.create_table()
+            SEEDS[seed][1](db)
+            loaded_once[key] = db
+        return loaded_once[key]
+
+    return open_

@@ -7,10 +7,10 @@ import base64
 import json
 from collections.abc import Iterator
 
-import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mcp_schemas import check_schema
 from mcp_seeds import SEEDS, design_table
 
 from draws import examples
@@ -22,24 +22,24 @@ def raw_tools(db, **policy) -> DesignTools:
     return DesignTools(db, Policy(raw_tables=frozenset({db.table_name}), **policy))
 
 
-def test_raw_tools_only_for_allowlisted_tables(seeded) -> None:
-    db = seeded("wavyblog")
+def test_raw_tools_only_for_allowlisted_tables(read_only_seeded) -> None:
+    db = read_only_seeded("wavyblog")
     assert not {"query_raw", "scan_raw"} & set(DesignTools(db).tools)
     with pytest.raises(ToolError, match="no tool 'scan_raw'; describe_design lists"):
         DesignTools(db).call("scan_raw", {"table": db.table_name})
     tools = raw_tools(db)
     for name in ("query_raw", "scan_raw"):
         spec = tools.tools[name]
-        jsonschema.Draft202012Validator.check_schema(spec.input_schema)
-        jsonschema.Draft202012Validator.check_schema(output_schema(spec, tools.policy))
+        check_schema(spec.input_schema)
+        check_schema(output_schema(spec, tools.policy))
         assert spec.input_schema["properties"]["table"]["enum"] == [db.table_name]
         assert spec.read_only and "no expression text" in spec.description
     with pytest.raises(ToolError, match=r"query_raw: argument table: 'Other' is not one of \["):
         tools.call("query_raw", {"table": "Other", "key": {"partition": {"attribute": "PK", "value": "x"}}})
 
 
-def test_query_raw_key_conditions_filters_and_projection(seeded) -> None:
-    db = seeded("wavyblog")
+def test_query_raw_key_conditions_filters_and_projection(read_only_seeded) -> None:
+    db = read_only_seeded("wavyblog")
     tools = raw_tools(db)
     table = db.table_name
     by_author = {"attribute": "GSI1PK", "value": "POSTS_BY_USER#john_doe"}
@@ -94,9 +94,9 @@ def test_query_raw_key_conditions_filters_and_projection(seeded) -> None:
     assert one["items"] == [{"Email": "jane@example.com"}]
 
 
-def test_agent_text_is_never_an_expression(seeded) -> None:
+def test_agent_text_is_never_an_expression(read_only_seeded) -> None:
     """Names and values go in as placeholders: text that reads like an expression matches nothing."""
-    db = seeded("wavyblog")
+    db = read_only_seeded("wavyblog")
     tools = raw_tools(db)
     table = db.table_name
     injected = tools.call(
@@ -115,8 +115,8 @@ def test_agent_text_is_never_an_expression(seeded) -> None:
     assert quoted["count"] == 0
 
 
-def test_raw_pages_follow_signed_cursors(seeded) -> None:
-    db = seeded("wavyblog")
+def test_raw_pages_follow_signed_cursors(read_only_seeded) -> None:
+    db = read_only_seeded("wavyblog")
     tools = raw_tools(db)
     arguments = {
         "table": db.table_name,
@@ -227,8 +227,8 @@ def test_raw_pages_follow_signed_cursors(seeded) -> None:
         ("scan_raw", {"index": "NoSuchIndex"}, "scan_raw: RequestError: ValidationException"),
     ],
 )
-def test_raw_refusals_name_the_argument(seeded, name: str, arguments: dict, message: str) -> None:
-    db = seeded("wavyblog")
+def test_raw_refusals_name_the_argument(read_only_seeded, name: str, arguments: dict, message: str) -> None:
+    db = read_only_seeded("wavyblog")
     with pytest.raises(ToolError) as caught:
         raw_tools(db).call(name, {"table": db.table_name, **arguments} if arguments else {})
     assert message in str(caught.value)
@@ -287,8 +287,8 @@ def test_raw_reads_stop_at_the_read_budget_with_a_cursor(seeded) -> None:
     assert everything["count"] == 0 and everything["scanned_count"] > 0
 
 
-def test_count_asks_for_counts_not_items(seeded, tmp_path) -> None:
-    db = seeded("wavyblog")
+def test_count_asks_for_counts_not_items(read_only_seeded, tmp_path) -> None:
+    db = read_only_seeded("wavyblog")
     record = tmp_path / "calls.jsonl"
     tools = DesignTools(db, record=str(record))
     counted = tools.call("count", {"pattern": "post_by_user", "arguments": {"author_id": "john_doe"}})
@@ -391,8 +391,8 @@ def test_hostile_raw_arguments_are_answered_or_refused(
         assert result["count"] <= limit
 
 
-def test_an_allowlisted_table_that_does_not_exist_is_named(seeded) -> None:
-    db = seeded("wavyblog")
+def test_an_allowlisted_table_that_does_not_exist_is_named(read_only_seeded) -> None:
+    db = read_only_seeded("wavyblog")
     tools = DesignTools(db, Policy(raw_tables=frozenset({db.table_name, "NoSuchTable"})))
     with pytest.raises(
         ToolError, match="scan_raw: the table NoSuchTable does not exist on this server's target"

@@ -9,10 +9,10 @@ import re
 import stat
 from collections.abc import Iterator
 
-import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mcp_schemas import check_schema, validate
 from mcp_seeds import design_table
 
 from draws import examples
@@ -45,7 +45,7 @@ def test_every_seed_offers_its_patterns_and_valid_schemas_read_only_by_default(s
         assert f"collection_{collection.name}" in names
     for spec in tools.tools.values():
         assert re.fullmatch(r"[A-Za-z0-9_.-]{1,128}", spec.name)
-        jsonschema.Draft202012Validator.check_schema(spec.input_schema)
+        check_schema(spec.input_schema)
         assert spec.input_schema["type"] == "object" and spec.input_schema["additionalProperties"] is False
         assert spec.description
 
@@ -80,8 +80,8 @@ def test_writes_only_when_asked_and_deletes_need_their_own_flag() -> None:
     assert not [n for n in every if n.startswith("delete_")]
 
 
-def test_reads_page_filter_get_count(seeded) -> None:
-    db = seeded("wavyblog")
+def test_reads_page_filter_get_count(read_only_seeded) -> None:
+    db = read_only_seeded("wavyblog")
     tools = DesignTools(db)
     everything = [p.model_dump(mode="json") for p in db.query(Post.all_posts())]
     first = tools.call("post_all_posts", {"limit": 3})
@@ -128,8 +128,10 @@ def test_reads_page_filter_get_count(seeded) -> None:
         ("delete_post", {"slug": "x"}, "no tool 'delete_post'"),
     ],
 )
-def test_bad_calls_are_tool_errors_naming_the_field(seeded, name: str, arguments: dict, message: str) -> None:
-    tools = DesignTools(seeded("wavyblog"))
+def test_bad_calls_are_tool_errors_naming_the_field(
+    read_only_seeded, name: str, arguments: dict, message: str
+) -> None:
+    tools = DesignTools(read_only_seeded("wavyblog"))
     with pytest.raises(ToolError) as caught:
         tools.call(name, arguments)
     assert message in str(caught.value)
@@ -199,9 +201,9 @@ def test_the_read_budget_stops_paging(seeded) -> None:
         tools.call("category_all_categories", {"where": {"name": "none of them"}, "limit": 5})
 
 
-def test_every_call_is_recorded_in_a_private_file(seeded, tmp_path) -> None:
+def test_every_call_is_recorded_in_a_private_file(read_only_seeded, tmp_path) -> None:
     path = tmp_path / "calls.jsonl"
-    tools = DesignTools(seeded("wavyblog"), record=str(path))
+    tools = DesignTools(read_only_seeded("wavyblog"), record=str(path))
     tools.call("post_all_posts", {"limit": 2})
     with pytest.raises(ToolError):
         tools.call("get_user", {"username": 5})
@@ -214,8 +216,8 @@ def test_every_call_is_recorded_in_a_private_file(seeded, tmp_path) -> None:
     assert "argument username" in lines[1]["error"] and lines[1]["requests"] == []
 
 
-def test_places_patterns_list_and_follow_links(seeded) -> None:
-    db = seeded("places")
+def test_places_patterns_list_and_follow_links(read_only_seeded) -> None:
+    db = read_only_seeded("places")
     tools = DesignTools(db)
     categories = tools.call("category_by_name", {})["items"]
     assert categories and all(set(c) >= {"id", "name"} for c in categories)
@@ -304,8 +306,8 @@ def test_hostile_arguments_are_answered_or_refused_never_crash(hostile_tools: De
     assert hostile_tools.db.call("Scan", {"TableName": hostile_tools.db.table_name})["Count"] == before
 
 
-def test_a_sort_key_range_is_a_key_condition(seeded) -> None:
-    db = seeded("wavyblog")
+def test_a_sort_key_range_is_a_key_condition(read_only_seeded) -> None:
+    db = read_only_seeded("wavyblog")
     tools = DesignTools(db)
     schema = tools.tools["post_by_user"].input_schema["properties"]["range"]
     assert schema["properties"]["created_at"]["properties"]["from"]["format"] == "date-time"
@@ -347,11 +349,11 @@ def test_a_missing_table_is_a_tool_error_naming_it() -> None:
     assert str(caught.value) == "post_all_posts: the table NotCreated does not exist on this server's target"
 
 
-def test_a_collection_tool_pages_its_members_with_their_types(seeded) -> None:
+def test_a_collection_tool_pages_its_members_with_their_types(read_only_seeded) -> None:
     from singletable.examples.blog_api.design import thread
     from singletable.examples.blog_api.sample import HOT_POST
 
-    db = seeded("blog_api")
+    db = read_only_seeded("blog_api")
     tools = DesignTools(db)
     assert tools.tools["collection_thread"].input_schema["required"] == ["post_id"]
     expected = [
@@ -389,13 +391,11 @@ def test_results_fit_their_declared_output_schemas(seeded, seed: str) -> None:
         for name, spec in tools.tools.items():
             schema = output_schema(spec, policy)
             if schema is not None:
-                jsonschema.Draft202012Validator.check_schema(schema)
+                check_schema(schema)
             if spec.kind in ("pattern", "collection") and not spec.input_schema.get("required"):
                 page = tools.call(name, {"limit": 5})
-                jsonschema.validate(page, schema)
-                jsonschema.validate(
-                    tools.call("count", {"pattern": name}), output_schema(tools.tools["count"], policy)
-                )
+                validate(page, schema)
+                validate(tools.call("count", {"pattern": name}), output_schema(tools.tools["count"], policy))
                 for item in page["items"][:1]:
                     meta = spec.entity
                     assert meta is not None
@@ -403,12 +403,10 @@ def test_results_fit_their_declared_output_schemas(seeded, seed: str) -> None:
                     key = {f: item[f] for f in meta.primary_fields}
                     got = tools.call(get.name, key)
                     assert got["item"] == item
-                    jsonschema.validate(got, output_schema(get, policy))
+                    validate(got, output_schema(get, policy))
                     if policy.confirm:
                         delete = f"delete_{get.name[4:]}"
-                        jsonschema.validate(
-                            tools.call(delete, key), output_schema(tools.tools[delete], policy)
-                        )
+                        validate(tools.call(delete, key), output_schema(tools.tools[delete], policy))
                 checked += 1
         assert checked
 
@@ -478,10 +476,10 @@ def test_an_existing_record_file_open_to_others_is_made_private_and_appended_to(
     )
 
 
-def test_huge_and_deep_arguments_are_refused_in_few_words(seeded) -> None:
+def test_huge_and_deep_arguments_are_refused_in_few_words(read_only_seeded) -> None:
     """A megabyte-long name over a hundred thousand values, and nesting past DynamoDB's 32 levels, are
     refused naming the argument, in a message of bounded length."""
-    tools = DesignTools(seeded("wavyblog"))
+    tools = DesignTools(read_only_seeded("wavyblog"))
     with pytest.raises(ToolError) as caught:
         tools.call("post_by_user", {"author_id": "a", "x" * 1_000_000: [1] * 100_000})
     assert "Additional properties are not allowed" in str(caught.value)
