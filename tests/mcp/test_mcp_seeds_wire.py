@@ -51,6 +51,7 @@ def seeded_once() -> Iterator[dict[tuple[str, str], Served]]:
 
 
 def seed_table(target: str, seed: str, request: pytest.FixtureRequest) -> Served:
+    """``seed``'s sample in an engine file of its own or a table of its own on DynamoDB Local."""
     table = design_table(seed)
     if target == "engine":
         path = seed_file(seed, request.getfixturevalue("tmp_path_factory").mktemp(seed) / f"{seed}.db")
@@ -63,14 +64,16 @@ def seed_table(target: str, seed: str, request: pytest.FixtureRequest) -> Served
     return Served(table, reference.endpoint, name, db)
 
 
-# On DynamoDB Local the five seeds by two transports take about a minute: they run with the slow tests
-# (.ci/run); the default run keeps DynamoDB Local's MCP answers in test_mcp_protocol and test_mcp_raw.
+# On DynamoDB Local the five seeds by two transports cost more CPU than the rest of this file (DynamoDB Local
+# answers each call): they run with the slow tests (.ci/run); the default run keeps DynamoDB Local's MCP
+# answers in test_mcp_protocol, test_mcp_tools and test_mcp_raw.
 @pytest.fixture(params=["engine", pytest.param("reference", marks=pytest.mark.slow)])
 def served(
     request: pytest.FixtureRequest,
     seeded_once: dict[tuple[str, str], Served],
     monkeypatch: pytest.MonkeyPatch,
 ) -> Callable[[str], Served]:
+    """``served(seed)``: the seed's shared table on this test's target."""
     if request.param == "reference":  # what the server's aiobotocore client signs with
         for variable, value in DDB_LOCAL_CREDENTIALS.items():
             monkeypatch.setenv(variable, value)
