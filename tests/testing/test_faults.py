@@ -241,9 +241,9 @@ def test_botocore_parses_the_modeled_members(engine, faults):
 
 @pytest.mark.parametrize("transport", ["in-process", "http"])
 def test_standard_retries_succeed_after_a_throttle_with_two_attempts(
-    transport, engine, faults, server, backoffs
+    transport, engine, faults, backoffs, request
 ):
-    client = in_process(engine) if transport == "in-process" else server.client()
+    client = in_process(engine) if transport == "in-process" else request.getfixturevalue("server").client()
     faults.throttle("PutItem", table=TABLE, times=1)
     response = client.put_item(**put("a"))
     assert response["ResponseMetadata"]["RetryAttempts"] == 1
