@@ -2,11 +2,14 @@
 
 Each test runs a real process in which the third-party modules of one extra cannot be imported, exactly as
 when they are not installed: the command line prints one line and exits 1; the library raises an
-``ImportError`` with the same kind of one-line message and no chained cause.
+``ImportError`` with the same kind of one-line message and no chained cause. Cases that block the same
+modules and leave nothing imported behind (every demo's refusal without pydantic, each client function's
+without boto3) share one process, as starting one costs more than the cases.
 """
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -36,12 +39,35 @@ def test_serve_without_botocore_which_the_wire_codec_reads():
     )
 
 
-@pytest.mark.parametrize("name", ["fus-main", "hustlehub", "places", "wavyblog", "blog-api", "docsearch"])
-def test_demo_without_pydantic(name):
-    result = run_cli("demo", name, without=("pydantic",))
-    assert_one_line_failure(
-        result, f"singletable demo {name} needs the 'examples' extra: pip install 'singletable[examples]'"
-    )
+DEMOS = ["fus-main", "hustlehub", "places", "wavyblog", "blog-api", "docsearch"]
+# Each demo through the command line in-process, in one process where pydantic cannot be imported: the exit
+# code and what it printed on stdout and stderr, by demo.
+DEMOS_WITHOUT_PYDANTIC = """\
+import json, sys
+sys.modules["pydantic"] = None
+from click.testing import CliRunner
+from singletable._cli import main
+results = {}
+for name in sys.argv[1:]:
+    result = CliRunner().invoke(main, ["demo", name])
+    results[name] = [result.exit_code, result.stdout, result.stderr]
+print(json.dumps(results))
+"""
+
+
+@pytest.fixture(scope="module")
+def demos_without_pydantic() -> dict[str, list]:
+    command = [sys.executable, "-c", DEMOS_WITHOUT_PYDANTIC, *DEMOS]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+@pytest.mark.parametrize("name", DEMOS)
+def test_demo_without_pydantic(name, demos_without_pydantic):
+    exit_code, stdout, stderr = demos_without_pydantic[name]
+    message = f"singletable demo {name} needs the 'examples' extra: pip install 'singletable[examples]'"
+    assert (exit_code, stdout, stderr) == (1, "", f"Error: {message}\n")
 
 
 def test_wavyblog_demo_without_bcrypt():
@@ -77,27 +103,37 @@ def test_quickstart_needs_only_the_engine():
     assert "ConsumedCapacity" in result.stdout
 
 
-def library_failure(code: str, without: tuple[str, ...]) -> str:
-    """Run ``code`` where ``without`` cannot be imported; what it raised, as 'Type: message | cause'."""
-    program = (
-        f"import sys; sys.modules.update(dict.fromkeys({list(without)!r}))\n"
-        "try:\n"
-        f"    {code}\n"
-        "except ImportError as error:\n"
-        "    print(f'{type(error).__name__}: {error} | {error.__cause__!r}')\n"
-    )
+def library_failures(codes: list[str], without: tuple[str, ...]) -> list[str]:
+    """Run each of ``codes`` in turn in one process where ``without`` cannot be imported; what each raised,
+    as 'Type: message | cause' (or what it printed)."""
+    program = f"import sys; sys.modules.update(dict.fromkeys({list(without)!r}))\n"
+    for code in codes:
+        program += (
+            "try:\n"
+            f"    {code}\n"
+            "except ImportError as error:\n"
+            "    print(f'{type(error).__name__}: {error} | {error.__cause__!r}')\n"
+        )
     result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
-    return result.stdout.strip()
+    return result.stdout.splitlines()
 
 
-@pytest.mark.parametrize("function", ["client", "resource", "streams_client"])
-def test_client_functions_without_boto3(function):
-    raised = library_failure(f"import singletable; singletable.{function}(':memory:')", ("boto3",))
-    assert raised == (
+def library_failure(code: str, without: tuple[str, ...]) -> str:
+    """Run ``code`` where ``without`` cannot be imported; what it raised, as 'Type: message | cause'."""
+    return "\n".join(library_failures([code], without))
+
+
+CLIENT_FUNCTIONS = ["client", "resource", "streams_client"]
+
+
+def test_client_functions_without_boto3():
+    codes = [f"import singletable; singletable.{function}(':memory:')" for function in CLIENT_FUNCTIONS]
+    assert library_failures(codes, ("boto3",)) == [
         f"MissingExtra: singletable.{function}() needs the 'client' extra: "
         "pip install 'singletable[client]' | None"
-    )
+        for function in CLIENT_FUNCTIONS
+    ]
 
 
 def test_importing_singletable_needs_no_extra():

@@ -1,11 +1,12 @@
 """A wheel built from the tree runs ``singletable demo NAME`` for every example, with no source checkout.
 
 The wheel is built once per module from a copy of the tree (``src/``, ``pyproject.toml``, ``README.md``, so
-the build leaves nothing behind in the checkout), installed with ``pip install --no-deps --target``, and
-each demo runs through the installed console script from an empty directory with ``PYTHONPATH`` naming the
-install target only: the package's dependencies come from this interpreter's site-packages, the package
-itself from the wheel. Each run first checks that ``singletable`` is imported from the target, not from
-the checkout.
+the build leaves nothing behind in the checkout) and installed with ``pip install --no-deps --target``. Then,
+with ``PYTHONPATH`` naming the install target only (the package's dependencies come from this interpreter's
+site-packages, the package itself from the wheel): the installed console script runs the quickstart demo
+from an empty directory, and one process (each start of which costs more than a demo) runs every demo
+through the command line in-process, each from an empty directory of its own, and reads where
+``singletable`` was imported from and the prices ``cost`` reads.
 
 The build uses the interpreter's own setuptools (``--no-build-isolation``) when it satisfies
 ``[build-system] requires``; otherwise pip builds in an isolated environment, which fetches setuptools and
@@ -14,6 +15,7 @@ wheel from the package index.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -21,6 +23,7 @@ import sys
 import zipfile
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -98,6 +101,35 @@ def _run(command: list[str], target: Path, cwd: Path) -> subprocess.CompletedPro
     return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
 
 
+# Run in one process from the install target: where singletable comes from, the prices ``cost`` reads,
+# and each demo through the command line (exit code, output, what it left in its empty directory).
+PROBE = """\
+import json, os, sys, tempfile
+import singletable
+from click.testing import CliRunner
+from singletable._cli import main
+from singletable.design import load_prices
+demos = {}
+for name in sys.argv[1:]:
+    os.chdir(tempfile.mkdtemp(dir=os.environ["PROBE_DIR"]))
+    result = CliRunner().invoke(main, ["demo", name])
+    demos[name] = [result.exit_code, result.stdout, result.stderr, os.listdir(".")]
+prices = load_prices().write_request_units_per_million
+print(json.dumps({"file": singletable.__file__, "prices": prices, "demos": demos}))
+"""
+
+
+@pytest.fixture(scope="module")
+def from_the_wheel(installed: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """What ``PROBE`` reports, run from an empty directory with only the install target on the path."""
+    here = tmp_path_factory.mktemp("probe")
+    env = {**os.environ, "PYTHONPATH": str(installed), "PROBE_DIR": str(here)}
+    command = [sys.executable, "-c", PROBE, *DEMOS]
+    done = subprocess.run(command, cwd=here, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
 def test_the_wheel_carries_every_example_and_its_readme(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "singletable/examples/README.md" in names
@@ -118,27 +150,31 @@ def test_the_wheel_carries_the_consoles_pages_and_static_files(wheel: Path) -> N
     assert {"singletable/ui/static/console.css", "singletable/ui/static/console.js"} <= names
 
 
-def test_the_installed_package_is_the_wheel_not_the_checkout(installed: Path, tmp_path: Path) -> None:
-    found = _run(
-        [sys.executable, "-c", "import singletable; print(singletable.__file__)"], installed, tmp_path
-    )
-    assert found.returncode == 0, found.stderr
-    assert Path(found.stdout.strip()).resolve().is_relative_to(installed.resolve())
+def test_the_installed_package_is_the_wheel_not_the_checkout(
+    installed: Path, from_the_wheel: dict[str, Any]
+) -> None:
+    assert Path(from_the_wheel["file"]).resolve().is_relative_to(installed.resolve())
 
 
-@pytest.mark.parametrize("name", list(DEMOS))
-def test_demo_runs_from_an_empty_directory(installed: Path, tmp_path: Path, name: str) -> None:
+def test_the_console_script_runs_a_demo_from_an_empty_directory(installed: Path, tmp_path: Path) -> None:
     script = installed / "bin" / "singletable"
-    result = _run([str(script), "demo", name], installed, tmp_path)
+    result = _run([str(script), "demo", "quickstart"], installed, tmp_path)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith(DEMOS[name])
+    assert result.stdout.startswith(DEMOS["quickstart"])
     assert "\n== " in result.stdout
     assert list(tmp_path.iterdir()) == []  # an in-memory demo leaves the directory as it found it
 
 
-def test_cost_reads_its_prices_from_the_installed_wheel(wheel: Path, installed: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", list(DEMOS))
+def test_demo_runs_from_an_empty_directory(from_the_wheel: dict[str, Any], name: str) -> None:
+    exit_code, stdout, stderr, left = from_the_wheel["demos"][name]
+    assert exit_code == 0, stderr
+    assert stdout.startswith(DEMOS[name])
+    assert "\n== " in stdout
+    assert left == []  # an in-memory demo leaves the directory as it found it
+
+
+def test_cost_reads_its_prices_from_the_installed_wheel(wheel: Path, from_the_wheel: dict[str, Any]) -> None:
     """``singletable cost``'s default prices are data shipped in the wheel, not read from a checkout."""
     assert "singletable/design/prices.toml" in set(zipfile.ZipFile(wheel).namelist())
-    code = "from singletable.design import load_prices; print(load_prices().write_request_units_per_million)"
-    found = _run([sys.executable, "-c", code], installed, tmp_path)
-    assert (found.returncode, found.stdout) == (0, "0.625\n"), found.stderr
+    assert from_the_wheel["prices"] == 0.625

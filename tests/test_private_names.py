@@ -27,6 +27,7 @@ import ast
 import functools
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "src" / "singletable"
@@ -51,6 +52,7 @@ def modules() -> list[Path]:
     return sorted(SOURCE.rglob("*.py"))
 
 
+@functools.cache
 def says_shared(package: str) -> bool:
     """Whether a top-level private package or module's docstring declares it shared."""
     path = SOURCE / package / "__init__.py" if (SOURCE / package).is_dir() else SOURCE / f"{package}.py"
@@ -95,32 +97,53 @@ def import_offences(path: Path, tree: ast.Module) -> list[str]:
         elif private := [name for name in names if is_private(name)]:
             found.append(f"{where}:{line}: imports {', '.join(private)} from {'.'.join(dotted)}")
 
-    for node in ast.walk(tree):
+    for node in facts(tree).imports:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 check(alias.name.split("."), [], node.lineno)
-        elif isinstance(node, ast.ImportFrom):
+        else:
             dotted = absolute(node, path)
             names = [alias.name for alias in node.names]
             check(dotted, names, node.lineno)  # ``from singletable.data import _keys``: a private name
     return found
 
 
-def defined_names(tree: ast.Module) -> set[str]:
-    """Every private name a module defines: functions, classes, assignments, fields, ``self._x = ...``."""
+class Facts(NamedTuple):
+    """What the checks read from one module, gathered in one walk of its tree."""
+
+    imports: list[ast.Import | ast.ImportFrom]
+    defined: set[str]  # every private name it defines
+    private_reads: list[ast.Attribute]  # every ``obj._name``
+
+
+@functools.cache
+def facts(tree: ast.Module) -> Facts:
+    """A module's imports, the private names it defines (functions, classes, assignments, fields,
+    ``self._x = ...``) and its ``obj._name`` attributes: one walk for both checks, which ask every module."""
+    imports: list[ast.Import | ast.ImportFrom] = []
     names: set[str] = set()
+    reads: list[ast.Attribute] = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            imports.append(node)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             names.add(node.name)
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.add(node.id)
-        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
-            names.add(node.attr)
+        elif isinstance(node, ast.Attribute):
+            if isinstance(node.ctx, ast.Store):
+                names.add(node.attr)
+            if is_private(node.attr):
+                reads.append(node)
         elif isinstance(node, ast.alias):
             names.add((node.asname or node.name).split(".")[0])
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
             names.add(node.value)  # ``__slots__ = ("_x",)``, ``setattr(obj, "_x", ...)``
-    return {name for name in names if is_private(name)}
+    return Facts(imports, {name for name in names if is_private(name)}, reads)
+
+
+def defined_names(tree: ast.Module) -> set[str]:
+    return facts(tree).defined
 
 
 def attribute_offences(trees: dict[Path, ast.Module]) -> list[str]:
@@ -132,8 +155,8 @@ def attribute_offences(trees: dict[Path, ast.Module]) -> list[str]:
     found = []
     for path, tree in trees.items():
         package, module = by_package[package_of(path)], defined[path]
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Attribute) and is_private(node.attr) and node.attr in anywhere:
+        for node in facts(tree).private_reads:
+            if node.attr in anywhere:
                 own = isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
                 if node.attr not in package or not (own or node.attr in module):
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno}: reads {ast.unparse(node)}")

@@ -1,7 +1,8 @@
 """Every access pattern of seed 004 (Blog API), on the embedded engine and on DynamoDB Local.
 
 Each test starts from the deterministic sample data (``singletable.examples.blog_api.sample``) loaded
-through the service.
+through the service (``load_sample``: the first test on each target loads it, later ones get a copy of that
+table and the id counter where the load left it).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from sample_tables import ReplayedIds
 
 from singletable.examples import DEMO_CLOCK
 from singletable.examples.blog_api.design import (
@@ -35,10 +37,11 @@ from singletable.model import AlreadyExists, InvalidCursor, NotFound, VersionCon
 
 
 @pytest.fixture
-def svc(open_db) -> BlogService:
+def svc(open_db, load_sample) -> BlogService:
     db = open_db(blog, clock=lambda: DEMO_CLOCK, cursor_secret="test")
-    service = BlogService(db, ids=sequential_ids())
-    load(service)
+    ids = ReplayedIds(sequential_ids())
+    service = BlogService(db, ids=ids)
+    load_sample(db, lambda: load(service), state=ids.state, restore=ids.restore)
     return service
 
 

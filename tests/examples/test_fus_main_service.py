@@ -7,6 +7,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from sample_tables import ReplayedIds
 
 from singletable.examples import DEMO_CLOCK
 from singletable.examples.fus_main.design import Rating, Site, fus
@@ -16,9 +17,10 @@ from singletable.model import AlreadyExists, InvalidCursor, NotFound
 
 
 @pytest.fixture
-def catalog(open_db: Callable[..., Any]) -> SiteCatalog:
+def catalog(open_db: Callable[..., Any], load_sample: Callable[..., None]) -> SiteCatalog:
     catalog = open_service(open_db(fus, clock=lambda: DEMO_CLOCK))
-    load(catalog)
+    catalog.new_id = ids = ReplayedIds(catalog.new_id)
+    load_sample(catalog.db, lambda: load(catalog), state=ids.state, restore=ids.restore)
     return catalog
 
 

@@ -40,11 +40,11 @@ NEWEST = [row[0] for row in LISTING_ROWS]  # sample listings are numbered newest
 
 
 @pytest.fixture
-def open_hub(open_db: Callable[..., Any]) -> Callable[..., HustleHub]:
+def open_hub(open_db: Callable[..., Any], load_sample: Callable[..., None]) -> Callable[..., HustleHub]:
     def open_(shards: int = 1) -> HustleHub:
         db = open_db(hub, clock=lambda: NOW, cursor_secret=b"k" * 32)
         service = HustleHub(db, shards=shards, cursor_secret=b"s" * 32)
-        load(service)
+        load_sample(db, lambda: load(service), variant=shards)
         return service
 
     return open_

@@ -32,13 +32,23 @@ START = datetime(2024, 1, 15, 10, 30, tzinfo=UTC)
 
 
 @pytest.fixture
-def app(open_db) -> WavyBlog:
-    return open_service(open_db(blog, clock=SteppingClock(START, timedelta(minutes=1))))
+def clock() -> SteppingClock:
+    return SteppingClock(START, timedelta(minutes=1))
 
 
 @pytest.fixture
-def sample(app: WavyBlog) -> WavyBlog:
-    load(app)
+def app(open_db, clock: SteppingClock) -> WavyBlog:
+    return open_service(open_db(blog, clock=clock))
+
+
+@pytest.fixture
+def sample(app: WavyBlog, clock: SteppingClock, load_sample) -> WavyBlog:
+    """The sample data (every id given, so the id counter stays put), the clock where the load left it."""
+
+    def restore(now: datetime) -> None:
+        clock.now = now
+
+    load_sample(app.db, lambda: load(app), state=lambda: clock.now, restore=restore)
     return app
 
 

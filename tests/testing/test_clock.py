@@ -3,6 +3,7 @@ model's ``created_at`` stamps and key templates move with it. Real boto3 clients
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone
@@ -105,15 +106,38 @@ def test_ttl_expiry_follows_the_clock(engine, clock):
     assert engine.expire_items() == 1 and keys(client) == []
 
 
+class SweeperReads:
+    """``clock`` as the engine reads it, counting the reads from threads other than the test's: the TTL
+    sweeper reads it once as each sweep starts, so two more reads mean a whole sweep ran in between."""
+
+    def __init__(self, clock: Clock) -> None:
+        self.clock = clock
+        self.test_thread = threading.get_ident()
+        self.count = 0
+
+    def __call__(self) -> float:
+        if threading.get_ident() != self.test_thread:
+            self.count += 1
+        return self.clock()
+
+    def wait_for_sweeps(self, sweeps: int) -> None:
+        until = self.count + sweeps + 1
+        deadline = time.monotonic() + 10
+        while self.count < until:
+            assert time.monotonic() < deadline, f"the sweeper read the clock {self.count} times"
+            time.sleep(0.005)
+
+
 def test_the_background_sweeper_reads_the_clock_too(tmp_path, clock):
-    with Engine(str(tmp_path / "sweep.sqlite3"), clock=clock, ttl_sweep_interval=0.05) as engine:
+    reads = SweeperReads(clock)
+    with Engine(str(tmp_path / "sweep.sqlite3"), clock=reads, ttl_sweep_interval=0.02) as engine:
         create_orders(engine)
         client = in_process(engine, attempts=1)
         ttl_table(client)
         client.put_item(
             TableName=TABLE, Item={"pk": {"S": "a"}, "sk": {"S": "x"}, "ttl": {"N": str(int(clock()) + 60)}}
         )
-        time.sleep(0.3)
+        reads.wait_for_sweeps(3)
         assert keys(client) == ["a"]  # swept several times: not yet expired by the clock
         clock.advance(seconds=61)
         deadline = time.monotonic() + 10

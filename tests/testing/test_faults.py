@@ -12,7 +12,9 @@ from typing import Any
 
 import orjson
 import pytest
+from botocore import retryhandler
 from botocore.exceptions import ClientError
+from botocore.retries.standard import ExponentialBackoff
 from fault_support import (
     ARN,
     CONTENT_TYPE,
@@ -32,6 +34,26 @@ import singletable
 from draws import examples
 from singletable.engine import Engine
 from singletable.testing import FaultPlan
+
+
+@pytest.fixture(autouse=True)
+def backoffs(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The delays botocore's retries ask for, in order, each recorded and then not slept: the tests count
+    attempts, and waiting out a random backoff of up to a second per retry would prove nothing more."""
+    asked: list[float] = []
+    standard, legacy = ExponentialBackoff.delay_amount, retryhandler.delay_exponential
+
+    def standard_delay(self: ExponentialBackoff, context: Any) -> float:
+        asked.append(standard(self, context))
+        return 0
+
+    def legacy_delay(base: Any, growth_factor: float, attempts: int) -> float:
+        asked.append(legacy(base, growth_factor, attempts))
+        return 0
+
+    monkeypatch.setattr(ExponentialBackoff, "delay_amount", standard_delay)
+    monkeypatch.setattr(retryhandler, "delay_exponential", legacy_delay)  # read when a client is made
+    return asked
 
 
 @pytest.fixture
@@ -218,20 +240,24 @@ def test_botocore_parses_the_modeled_members(engine, faults):
 
 
 @pytest.mark.parametrize("transport", ["in-process", "http"])
-def test_standard_retries_succeed_after_a_throttle_with_two_attempts(transport, engine, faults, server):
-    client = in_process(engine) if transport == "in-process" else server.client()
+def test_standard_retries_succeed_after_a_throttle_with_two_attempts(
+    transport, engine, faults, backoffs, request
+):
+    client = in_process(engine) if transport == "in-process" else request.getfixturevalue("server").client()
     faults.throttle("PutItem", table=TABLE, times=1)
     response = client.put_item(**put("a"))
     assert response["ResponseMetadata"]["RetryAttempts"] == 1
+    assert len(backoffs) == 1 and 0 <= backoffs[0] <= 1  # a throttle: random up to 1 s before the retry
     assert [a.fault for a in faults.attempts("PutItem")] == ["ProvisionedThroughputExceededException", None]
     assert stored(engine) == ["a"]
 
 
-def test_legacy_dynamodb_retries_succeed_after_n_throttles_with_n_plus_one_attempts(engine, faults):
-    throttles = 4  # botocore's DynamoDB policy backs off 50 ms, then doubles: ~0.75 s in all
+def test_legacy_dynamodb_retries_succeed_after_n_throttles_with_n_plus_one_attempts(engine, faults, backoffs):
+    throttles = 4
     rule = faults.throttle("PutItem", table=TABLE, times=throttles)
     response = in_process(engine, mode="legacy", attempts=10).put_item(**put("a"))
     assert response["ResponseMetadata"]["RetryAttempts"] == throttles
+    assert backoffs == [0.05, 0.1, 0.2, 0.4]  # botocore's DynamoDB policy: 50 ms, then doubling
     assert len(faults.attempts("PutItem", table=TABLE)) == throttles + 1
     assert rule.fired == throttles and rule.remaining == 0
     assert stored(engine) == ["a"]

@@ -236,35 +236,50 @@ def test_dynamodb_server_for_subprocesses(project):
     assert (project.path / "after-session.txt").read_text() == "absent"
 
 
-SUBPROCESS_CALL = """\
+# One process answering calls line by line (``[operation, params]`` in, the response or the error code out):
+# a boto3 client made from the environment, as any tool a test starts would make one.
+SUBPROCESS_CALLS = """\
 import json, sys, boto3
 from botocore.config import Config
 from botocore.exceptions import ClientError
 client = boto3.client("dynamodb", config=Config(retries={"total_max_attempts": 1}))
-try:
-    print(json.dumps(getattr(client, sys.argv[1])(**json.loads(sys.argv[2])), default=str))
-except ClientError as error:
-    print(json.dumps(error.response["Error"]["Code"]))
+for line in sys.stdin:
+    operation, params = json.loads(line)
+    try:
+        print(json.dumps(getattr(client, operation)(**params), default=str), flush=True)
+    except ClientError as error:
+        print(json.dumps(error.response["Error"]["Code"]), flush=True)
 """
 
 
 def test_dynamodb_server_answers_from_the_tests_engine_faults_clock_and_calls(project):
     """A subprocess reaches the test's own engine through the server: what the test wrote, its injected
     faults, its clock, its calls(); between tests, the server's own copy of the session's tables."""
-    (project.path / "call.py").write_text(SUBPROCESS_CALL)
+    (project.path / "calls.py").write_text(SUBPROCESS_CALLS)
     project.makepyfile(
         test_inner_server_engine="""
         import json, subprocess, sys
+        import pytest
 
         KEY = {"pk": {"S": "new"}}
 
-        def call(operation, **params):
-            command = [sys.executable, "call.py", operation, json.dumps(params)]
-            out = subprocess.run(command, capture_output=True, text=True, timeout=60)
-            assert out.returncode == 0, out.stderr
-            return json.loads(out.stdout)
+        @pytest.fixture(scope="module")
+        def caller(dynamodb_server):
+            process = subprocess.Popen([sys.executable, "calls.py"], stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, text=True)
+            yield process
+            process.stdin.close()
+            assert process.wait(60) == 0
 
-        def test_faults_clock_and_calls(dynamodb, dynamodb_server, dynamodb_faults, dynamodb_clock):
+        @pytest.fixture
+        def call(caller):
+            def call_(operation, **params):
+                caller.stdin.write(json.dumps([operation, params]) + "\\n")
+                caller.stdin.flush()
+                return json.loads(caller.stdout.readline())
+            return call_
+
+        def test_faults_clock_and_calls(dynamodb, dynamodb_server, dynamodb_faults, dynamodb_clock, call):
             dynamodb.engine.put_item(TableName="orders-unit", Item=KEY)
             assert call("get_item", TableName="orders-unit", Key=KEY)["Item"] == KEY
             dynamodb_faults.throttle("GetItem", table="orders-unit")
@@ -279,7 +294,7 @@ def test_dynamodb_server_answers_from_the_tests_engine_faults_clock_and_calls(pr
             assert [c.operation for c in dynamodb.calls()] == ["GetItem", "CreateTable"]
             assert "dated" in dynamodb.engine.list_tables()["TableNames"]
 
-        def test_between_tests_it_answers_from_its_own_copy(dynamodb_server):
+        def test_between_tests_it_answers_from_its_own_copy(dynamodb_server, call):
             assert "Item" not in call("get_item", TableName="orders-unit", Key=KEY)
             assert call("scan", TableName="orders-unit", Select="COUNT")["Count"] == 10
             assert "dated" not in call("list_tables")["TableNames"]
