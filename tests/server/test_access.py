@@ -25,9 +25,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from cli_runs import run_in_process
 from draws import examples
 from reference import free_port, local_client
-from serving import ServerProcess, run_cli
+from serving import ServerProcess, refused_in_process
 
 EXTRA_HOST = "dynamodb"  # --allow-host, as a docker-compose service name
 EXTRA_ORIGIN = "http://app.test:3000"  # --cors-origin
@@ -517,12 +518,12 @@ NOT_A_HOST = "is not a host name or IP address (give the name alone: no scheme, 
     ],
 )
 def test_malformed_flags_are_usage_errors(args, message):
-    result = run_cli("serve", "--in-memory", *args)
+    result = refused_in_process("serve", "--in-memory", *args)
     assert result.returncode == 2
     assert f"Invalid value for {args[0]}: {message}" in result.stderr and "Traceback" not in result.stderr
 
 
 def test_help_names_the_flags():
-    result = run_cli("serve", "--help")
+    result = run_in_process("serve", "--help")
     assert "--allow-host NAME" in result.stdout and "--cors-origin ORIGIN" in result.stdout
     assert "DNS rebinding" in result.stdout and "0600" in result.stdout
