@@ -482,24 +482,9 @@ def test_cors_origin_star_answers_any_origin_with_a_star():
         served.stop()
 
 
-def test_the_console_under_serve_answers_only_loopback_hosts_and_same_origin_posts():
-    pytest.importorskip("starlette")
-    served = ServerProcess(None, args=("--ui",))
-    try:
-        port = served.port
-        assert exchange(port, method="GET", path="/ui/", host=f"127.0.0.1:{port}", body=b"").status == 200
-        rebound = exchange(port, method="GET", path="/ui/", host=f"evil.example:{port}", body=b"")
-        assert rebound.status == 400 and b"evil.example" in rebound.body and b"<form" not in rebound.body
-        foreign = exchange(
-            port,
-            path="/ui/tables",
-            host=f"127.0.0.1:{port}",
-            headers={"Origin": "https://evil.example", "Content-Type": "application/x-www-form-urlencoded"},
-            body=b"name=x",
-        )
-        assert foreign.status == 403
-    finally:
-        served.stop()
+# The console under ``serve --ui`` answers only loopback hosts and same-origin posts: see
+# tests/ui/test_serve_console.py (test_the_mounted_console_answers_only_its_own_host_names), in one worker
+# and in two.
 
 
 # -- The command line --------------------------------------------------------------------------------------
