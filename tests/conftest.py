@@ -56,11 +56,11 @@ def reference_client(reference_server: DynamoDBLocal):
     return reference_server.client()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
-    """A headless Chromium for a module's browser tests (tests/browser.py); each test opens its own context
-    (its own cookies and storage). Module-scoped: a live Playwright driver (synchronous API) holds an event
-    loop in its thread, which the next module's ``asyncio.run`` would find running."""
+    """One headless Chromium for the test process's browser tests (tests/browser.py); each test opens its own
+    context (its own cookies and storage). Playwright runs in a thread of its own, so the tests that run
+    between browser tests (``asyncio.run`` among them) find no event loop of its in theirs."""
     yield from launched()
 
 

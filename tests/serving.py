@@ -29,6 +29,22 @@ def run_cli(*args: str, without: tuple[str, ...] = (), timeout: float = 60.0) ->
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
 
 
+def refused_in_process(*args: str, timeout: float = 30.0) -> Any:
+    """``singletable ARGS`` -- a ``serve`` or ``ui`` that must refuse before it serves -- run in this process
+    (``cli_runs.run_in_process``: returncode, stdout, stderr), in a thread of its own: should the command
+    serve instead, the test fails after ``timeout`` seconds, as ``run_cli``'s would, rather than hanging."""
+    import threading
+
+    from cli_runs import run_in_process
+
+    ended: list[Any] = []
+    runner = threading.Thread(target=lambda: ended.append(run_in_process(*args)), daemon=True)
+    runner.start()
+    runner.join(timeout)
+    assert ended, f"singletable {' '.join(args)} did not end within {timeout} s: is it serving?"
+    return ended[0]
+
+
 class ServerProcess:
     """``python -m singletable serve`` on 127.0.0.1 (or ``host``), started and ready (GET / answers).
 

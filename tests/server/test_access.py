@@ -25,9 +25,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from cli_runs import run_in_process
 from draws import examples
 from reference import free_port, local_client
-from serving import ServerProcess, run_cli
+from serving import ServerProcess, refused_in_process
 
 EXTRA_HOST = "dynamodb"  # --allow-host, as a docker-compose service name
 EXTRA_ORIGIN = "http://app.test:3000"  # --cors-origin
@@ -481,24 +482,9 @@ def test_cors_origin_star_answers_any_origin_with_a_star():
         served.stop()
 
 
-def test_the_console_under_serve_answers_only_loopback_hosts_and_same_origin_posts():
-    pytest.importorskip("starlette")
-    served = ServerProcess(None, args=("--ui",))
-    try:
-        port = served.port
-        assert exchange(port, method="GET", path="/ui/", host=f"127.0.0.1:{port}", body=b"").status == 200
-        rebound = exchange(port, method="GET", path="/ui/", host=f"evil.example:{port}", body=b"")
-        assert rebound.status == 400 and b"evil.example" in rebound.body and b"<form" not in rebound.body
-        foreign = exchange(
-            port,
-            path="/ui/tables",
-            host=f"127.0.0.1:{port}",
-            headers={"Origin": "https://evil.example", "Content-Type": "application/x-www-form-urlencoded"},
-            body=b"name=x",
-        )
-        assert foreign.status == 403
-    finally:
-        served.stop()
+# The console under ``serve --ui`` answers only loopback hosts and same-origin posts: see
+# tests/ui/test_serve_console.py (test_the_mounted_console_answers_only_its_own_host_names), in one worker
+# and in two.
 
 
 # -- The command line --------------------------------------------------------------------------------------
@@ -517,12 +503,12 @@ NOT_A_HOST = "is not a host name or IP address (give the name alone: no scheme, 
     ],
 )
 def test_malformed_flags_are_usage_errors(args, message):
-    result = run_cli("serve", "--in-memory", *args)
+    result = refused_in_process("serve", "--in-memory", *args)
     assert result.returncode == 2
     assert f"Invalid value for {args[0]}: {message}" in result.stderr and "Traceback" not in result.stderr
 
 
 def test_help_names_the_flags():
-    result = run_cli("serve", "--help")
+    result = run_in_process("serve", "--help")
     assert "--allow-host NAME" in result.stdout and "--cors-origin ORIGIN" in result.stdout
     assert "DNS rebinding" in result.stdout and "0600" in result.stdout

@@ -87,39 +87,76 @@ class Served:
         self.config.load()
         self.state = ServerState()
         self.protocols: list[DirectApiProtocol] = []
+        self.received = 0  # bytes the server has read, over all its connections
+        self._read: asyncio.Event | None = None
 
     def _protocol(self) -> DirectApiProtocol:
         protocol = DirectApiProtocol(self.config, self.state, {}, _loop=asyncio.get_running_loop())
         self.protocols.append(protocol)
+        read = protocol.data_received
+
+        def counted(data: bytes) -> None:  # the server's reads, counted so a client can wait for them
+            self.received += len(data)
+            read(data)
+            if self._read is not None:
+                self._read.set()
+
+        protocol.data_received = counted  # type: ignore[method-assign]
         return protocol
 
-    async def exchange(self, *chunks: bytes, responses: int = 1, pause: float = 0.0) -> list[Response]:
-        """Send ``chunks`` (with ``pause`` seconds between them) on one new connection; read ``responses``."""
+    async def read_all(self, sent: int) -> None:
+        """Wait until the server has read ``sent`` bytes: what is sent next comes in a read of its own."""
+        assert self._read is not None, "read_all runs inside exchange"
+        while self.received < sent:
+            self._read.clear()
+            await asyncio.wait_for(self._read.wait(), 10)
+
+    async def exchange(
+        self, *chunks: bytes, responses: int = 1, apart: bool = False, probe: bool = False
+    ) -> list[Response]:
+        """Send ``chunks`` on one new connection (with ``apart``, each read by the server before the next is
+        sent); read ``responses``. With ``probe``, then ``closed_after``: whether the server had closed the
+        connection, told by one more call sent after them, which a connection kept open answers."""
         loop = asyncio.get_running_loop()
         server = await loop.create_server(self._protocol, "127.0.0.1", 0)
         port = server.sockets[0].getsockname()[1]
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        sent = self.received
+        self._read = asyncio.Event()  # of this exchange's event loop
         try:
             for chunk in chunks:
                 writer.write(chunk)
                 await writer.drain()
-                if pause:
-                    await asyncio.sleep(pause)
+                sent += len(chunk)
+                if apart:
+                    await self.read_all(sent)
             self.answers = [await _read_response(reader) for _ in range(responses)]
-            self.closed_after = await asyncio.wait_for(reader.read(1), 0.3) == b""
-        except TimeoutError:
-            self.closed_after = False
+            if probe:
+                self.closed_after = await _closed_or_answering(reader, writer)
         finally:
             writer.close()
             server.close()
         return self.answers
 
-    def run(self, *chunks: bytes, responses: int = 1, pause: float = 0.0) -> list[Response]:
-        return asyncio.run(self.exchange(*chunks, responses=responses, pause=pause))
+    def run(
+        self, *chunks: bytes, responses: int = 1, apart: bool = False, probe: bool = False
+    ) -> list[Response]:
+        return asyncio.run(self.exchange(*chunks, responses=responses, apart=apart, probe=probe))
 
     @property
     def went_through_asgi(self) -> bool:
         return self.protocols[-1].cycle is not None
+
+
+async def _closed_or_answering(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+    """True if the server has closed the connection; False if it answers one more plain call on it."""
+    try:
+        writer.write(_request(*GET_A))
+        await writer.drain()
+        await _read_response(reader)
+    except (asyncio.IncompleteReadError, ConnectionError):
+        return True
+    return False
 
 
 @pytest.fixture(scope="module")
@@ -140,7 +177,7 @@ GET_A = ("GetItem", {"TableName": "direct", "Key": {"PK": {"S": "a"}}})
 
 
 def test_a_plain_call_is_answered_directly_with_the_api_headers(served):
-    (answer,) = served.run(_request(*GET_A))
+    (answer,) = served.run(_request(*GET_A), probe=True)
     assert not served.went_through_asgi
     assert answer.status == 200
     assert answer.json() == {"Item": {"PK": {"S": "a"}, "n": {"N": "1"}}}
@@ -193,13 +230,13 @@ def test_an_asgi_request_ahead_keeps_pipelined_answers_in_order(served):
 def test_a_body_arriving_in_pieces(served):
     request = _request(*GET_A)
     cut = request.index(b"\r\n\r\n") + 10
-    (answer,) = served.run(request[:20], request[20:cut], request[cut:], pause=0.05)
+    (answer,) = served.run(request[:20], request[20:cut], request[cut:], apart=True)
     assert not served.went_through_asgi
     assert answer.json()["Item"]["n"] == {"N": "1"}
 
 
 def test_connection_close_is_honoured(served):
-    (answer,) = served.run(_request(*GET_A, headers={"Connection": "close"}))
+    (answer,) = served.run(_request(*GET_A, headers={"Connection": "close"}), probe=True)
     assert not served.went_through_asgi
     assert answer.status == 200 and answer.header("connection") == "close"
     assert served.closed_after
@@ -220,7 +257,7 @@ def test_connection_close_is_honoured(served):
     ],
 )
 def test_refused_calls_get_dynamodb_errors_directly(served, operation, body, code, message):
-    (answer,) = served.run(_request(operation, body))
+    (answer,) = served.run(_request(operation, body), probe=True)
     assert not served.went_through_asgi
     assert answer.status == 400
     assert answer.json().get("__type") == code
@@ -252,7 +289,7 @@ def test_a_body_over_the_limit_is_refused_by_the_asgi_path(served):
 
 
 def test_http_1_0_takes_the_asgi_path_and_closes(served):
-    (answer,) = served.run(_request(*GET_A, version="HTTP/1.0"))
+    (answer,) = served.run(_request(*GET_A, version="HTTP/1.0"), probe=True)
     assert served.went_through_asgi
     assert answer.json()["Item"]["PK"] == {"S": "a"} and served.closed_after
 
@@ -459,8 +496,9 @@ def test_a_wrapped_app_is_served_through_asgi_only(engine):
 # Part two: a real ``singletable serve`` subprocess.
 
 
-def _raw_exchange(port: int, data: bytes, responses: int) -> tuple[list[bytes], bool]:
-    """Send ``data`` on one socket; the raw responses (by Content-Length) and whether the server closed."""
+def _raw_exchange(port: int, data: bytes, responses: int, *, until_closed: bool = False) -> list[bytes]:
+    """Send ``data`` on one socket; the raw responses (by Content-Length). With ``until_closed``, the server
+    must then close the connection (within 10 s)."""
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
         sock.sendall(data)
         buffer = b""
@@ -480,12 +518,9 @@ def _raw_exchange(port: int, data: bytes, responses: int) -> tuple[list[bytes], 
                 buffer += sock.recv(65536)
             out.append(buffer[: end + 4 + length])
             buffer = buffer[end + 4 + length :]
-        sock.settimeout(0.5)
-        try:
-            closed = sock.recv(1) == b""
-        except TimeoutError:
-            closed = False
-    return out, closed
+        if until_closed:
+            assert sock.recv(1) == b"", "the server kept the connection open"
+    return out
 
 
 def test_serve_answers_pipelined_calls_in_order_and_honours_close(http_server):
@@ -496,18 +531,18 @@ def test_serve_answers_pipelined_calls_in_order_and_honours_close(http_server):
         + tables
         + _request("ListTables", {}, headers={"Connection": "close"})
     )
-    answers, closed = _raw_exchange(http_server.port, pipelined, 4)
+    answers = _raw_exchange(http_server.port, pipelined, 4, until_closed=True)
     assert [answer.split(b" ", 2)[1] for answer in answers] == [b"200", b"400", b"200", b"200"]
     assert b"SerializationException" in answers[1]
-    assert b"connection: close" in answers[3].lower() and closed
+    assert b"connection: close" in answers[3].lower()
     for answer in answers:
         assert b"\r\ndate: " in answer.lower() and b"x-amzn-requestid: " in answer.lower()
 
 
 def test_serve_takes_chunked_and_100_continue_bodies(http_server):
-    answers, _ = _raw_exchange(http_server.port, _request("ListTables", {}, chunked=True), 1)
+    answers = _raw_exchange(http_server.port, _request("ListTables", {}, chunked=True), 1)
     assert answers[0].startswith(b"HTTP/1.1 200") and b"TableNames" in answers[0]
-    answers, _ = _raw_exchange(
+    answers = _raw_exchange(
         http_server.port, _request("ListTables", {}, headers={"Expect": "100-continue"}), 2
     )
     assert answers[0].startswith(b"HTTP/1.1 100") and answers[1].startswith(b"HTTP/1.1 200")
@@ -551,7 +586,7 @@ def test_heads_under_the_bound_cut_anywhere_are_answered(served, data):
         stream += request
     ends = sorted(cut for cut in cuts if cut < len(stream))
     pieces = [stream[a:b] for a, b in zip([0, *ends], [*ends, len(stream)], strict=True)]
-    answers = served.run(*pieces, responses=stream.count(b"POST /"), pause=0.02)
+    answers = served.run(*pieces, responses=stream.count(b"POST /"), apart=True)
     assert [answer.status for answer in answers] == [200] * len(answers)
     assert all(answer.json()["Item"]["PK"] == {"S": "a"} for answer in answers)
 
@@ -562,5 +597,5 @@ def test_each_head_is_counted_alone(served):
     pieces = []
     for request in requests:
         pieces += [request[:1000], request[1000:39_000], request[39_000:]]
-    answers = served.run(*pieces, responses=4, pause=0.02)
+    answers = served.run(*pieces, responses=4, apart=True)
     assert [answer.status for answer in answers] == [200] * 4

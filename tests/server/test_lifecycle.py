@@ -32,15 +32,12 @@ def _listening_addresses(port: int) -> set[str]:
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/net/tcp"), reason="reads Linux's socket table")
-def test_starts_and_binds_loopback_only(tmp_path):
+def test_starts_and_binds_loopback_only(http_server):
     # Start-up time is a benchmark (bench/server.py, docs/performance.md), not a timed test: ServerProcess
-    # waits (generously) for the first answered GET / and fails if the server never answers.
-    server = ServerProcess(tmp_path / "s.sqlite3")
-    try:
-        assert server.ready_after > 0
-        assert _listening_addresses(server.port) == {"0100007F"}  # 127.0.0.1, and nothing else
-    finally:
-        server.stop()
+    # waits (generously) for the first answered GET / and fails if the server never answers. The session's
+    # server is started with serve's defaults but its port: it shows what serve binds by default.
+    assert http_server.ready_after > 0
+    assert _listening_addresses(http_server.port) == {"0100007F"}  # 127.0.0.1, and nothing else
 
 
 def test_sigterm_keeps_every_acknowledged_write(tmp_path):

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from botocore.exceptions import ClientError
 
-from serving import ServerProcess, run_cli
+from serving import ServerProcess, refused_in_process
 
 TABLE = "faults"
 LOG_LINE = "recording stopped, requests are still served"
@@ -82,7 +82,8 @@ def test_an_existing_record_file_others_can_read_is_made_private(tmp_path: Path)
 
 
 def test_a_record_file_that_cannot_be_opened_stops_serve_before_it_starts(tmp_path: Path):
-    result = run_cli("serve", "--in-memory", "--record", str(tmp_path / "missing" / "traffic.jsonl"))
+    missing = tmp_path / "missing" / "traffic.jsonl"
+    result = refused_in_process("serve", "--in-memory", "--record", str(missing))
     assert result.returncode != 0 and "Traceback" not in result.stderr
     assert "does not exist" in result.stderr or "cannot record to" in result.stderr
 

@@ -1,5 +1,6 @@
 """``singletable serve`` checks that it can open the database, read the credentials and bind the address
-before it says it is serving; otherwise one line on stderr and exit code 1 (real processes, real sockets)."""
+before it says it is serving; otherwise one line on stderr and exit code 1 (real sockets and files; the
+command run in-process, and as a real process for a missing directory and a port in use by workers)."""
 
 from __future__ import annotations
 
@@ -8,17 +9,22 @@ import os
 import socket
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from serving import free_port, run_cli
+from serving import free_port, refused_in_process, run_cli
 
 
-def serve(*args: str) -> subprocess.CompletedProcess:
+def serve(*args: str) -> Any:
+    return refused_in_process("serve", *args)
+
+
+def serve_process(*args: str) -> subprocess.CompletedProcess:
     return run_cli("serve", *args, timeout=30)
 
 
-def assert_refused(result: subprocess.CompletedProcess, message: str) -> None:
+def assert_refused(result: Any, message: str) -> None:
     assert result.returncode == 1, result.stderr
     assert "Traceback" not in result.stderr
     assert "serving" not in result.stderr
@@ -27,7 +33,7 @@ def assert_refused(result: subprocess.CompletedProcess, message: str) -> None:
 
 def test_database_in_a_missing_directory(tmp_path):
     db = tmp_path / "missing" / "app.db"
-    result = serve("--db", str(db), "--port", str(free_port()))
+    result = serve_process("--db", str(db), "--port", str(free_port()))
     assert_refused(result, f"cannot open database {db}: directory {db.parent} does not exist")
 
 
@@ -86,7 +92,7 @@ def test_port_already_in_use(tmp_path, storage):
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        result = serve(*storage, "--port", str(port))
+        result = (serve_process if "--workers" in storage else serve)(*storage, "--port", str(port))
     assert_refused(result, f"cannot listen on 127.0.0.1:{port}: {os.strerror(errno.EADDRINUSE)}")
 
 

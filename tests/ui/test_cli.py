@@ -1,4 +1,5 @@
-"""``singletable ui TARGET``: a real process, on loopback unless told, with one-line failures."""
+"""``singletable ui TARGET``: a real process, on loopback unless told, with one-line failures (checked
+in-process, one of them in a real process)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from reference import free_port
-from serving import run_cli
+from serving import refused_in_process, run_cli
 
 HERE = Path(__file__).resolve().parent
 
@@ -67,6 +68,13 @@ def test_ui_serves_a_file_on_loopback_and_stops_cleanly(tmp_path):
     ],
 )
 def test_ui_mistakes_fail_in_one_line(tmp_path, args, message):
-    result = run_cli("ui", str(tmp_path / "app.db"), "--port", "1", *args)
+    result = refused_in_process("ui", str(tmp_path / "app.db"), "--port", "1", *args)
     assert result.returncode in (1, 2)
     assert message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_ui_mistake_ends_a_real_process_with_one_line(tmp_path):
+    result = run_cli("ui", str(tmp_path / "app.db"), "--port", "1", "--table", "x")
+    assert result.returncode == 2
+    assert "--table names the design's table: it needs --design MODULE" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -17,7 +17,7 @@ import pytest
 from ui_support import Client
 from walker_support import ALLOWED_NAME, request
 
-from serving import ServerProcess, run_cli
+from serving import ServerProcess, refused_in_process
 
 HERE = Path(__file__).resolve().parent
 DESIGN_PATH = {"PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
@@ -133,6 +133,6 @@ def test_without_ui_there_is_no_console(http_server):
     ],
 )
 def test_serve_ui_mistakes_fail_in_one_line(args, message):
-    result = run_cli("serve", "--port", "1", *args)
+    result = refused_in_process("serve", "--port", "1", *args)
     assert result.returncode in (1, 2), result.stderr
     assert message in result.stderr and "Traceback" not in result.stderr
