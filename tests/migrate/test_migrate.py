@@ -700,7 +700,8 @@ def test_attributes_of_every_type_are_kept_and_conditioned_on(shop: tuple[Migrat
 
 def test_throttled_requests_are_sent_again(tmp_path: Path) -> None:
     """DynamoDB's throttling (injected by singletable.testing's FaultPlan on the in-process client, whose own
-    retries are off) is backed off and retried; the run ends as an unthrottled one."""
+    retries are off) is backed off, each request's wait doubling from 50 ms, and retried; the run ends as an
+    unthrottled one. The limiter's ``sleep`` records the waits instead of sleeping them."""
     from botocore.config import Config
 
     import singletable
@@ -719,8 +720,10 @@ def test_throttled_requests_are_sent_again(tmp_path: Path) -> None:
         faults = FaultPlan().attach(client)
         faults.throttle("TransactWriteItems", table=db.table_name, times=3)
         faults.throttle("Scan", table=db.table_name, times=2)
-        [result] = up(migration, db, page_size=2)
+        slept: list[float] = []
+        [result] = up(migration, db, page_size=2, limiter=Limiter(sleep=slept.append))
         assert result.throttled == 5
+        assert slept == [0.05, 0.1, 0.05, 0.1, 0.2]  # the Scan's two throttles, then the write's three
         assert result.write_units > 0 and result.read_units > 0
         assert len(faults.attempts("TransactWriteItems")) == 4 + 3
         assert [i["PK"]["S"] for i in snapshot(db)] == [f"USER#{i}" for i in range(4)]
