@@ -179,7 +179,7 @@ def _records(target, name):
 
 def test_resume_after_stopping_after_two_chunks_writes_nothing_twice(tmp_path):
     source, name, db = tmp_path / "items.jsonl", table_name(), str(tmp_path / "a.db")
-    source.write_text("".join(_line(full_item(i)) for i in range(1000)))
+    source.write_text("".join(_line(full_item(i)) for i in range(400)))
     with pytest.raises(TransferInterrupted) as caught:
         import_table(
             db, name, source, format="jsonl", schema={"Table": STREAMED}, chunk_size=150, stop_after_chunks=2
@@ -190,11 +190,11 @@ def test_resume_after_stopping_after_two_chunks_writes_nothing_twice(tmp_path):
     ):
         import_table(db, name, source, format="jsonl", chunk_size=150)
     summary = import_table(db, name, source, format="jsonl", chunk_size=150, resume=True)
-    assert (summary.items, summary.resumed_from) == (1000, 300)
+    assert (summary.items, summary.resumed_from) == (400, 300)
     assert not caught.value.checkpoint.exists()
     with open_target(db) as target:
-        assert count(target, name) == 1000
-        assert _records(target, name) == 1000  # each item written exactly once
+        assert count(target, name) == 400
+        assert _records(target, name) == 400  # each item written exactly once
 
 
 def _start_import(tmp_path, n):
@@ -325,19 +325,21 @@ def test_wrong_credentials_are_a_clear_error(tmp_path):
 
 
 def test_copy_resumes_per_segment_without_writing_twice(tmp_path):
+    """Each of the three segments is one scan page: two are copied before the stop, the resume copies the
+    third alone."""
     name = table_name()
     with open_target(str(tmp_path / "a.db")) as source:
         create(source, name)
-        load(source, name, [full_item(i) for i in range(3000)])
+        load(source, name, [full_item(i) for i in range(300)])
         destination = open_target(str(tmp_path / "b.db"))
         create_streamed = {**STREAMED, "TableName": name}
         destination.call("CreateTable", **create_streamed)
         with pytest.raises(TransferInterrupted) as caught:
             copy_table(source, destination, name, segments=3, stop_after_chunks=2)
-        assert 0 < caught.value.summary.items < 3000
+        assert 0 < caught.value.summary.items < 300
         summary = copy_table(source, destination, name, segments=3, resume=True)
-        assert summary.items == 3000 and summary.counts_match
-        assert _records(destination, name) == 3000
+        assert summary.items == 300 and summary.counts_match
+        assert _records(destination, name) == 300
         destination.close()
 
 

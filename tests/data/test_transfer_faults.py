@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from transfer_support import SPEC, contents, create, table_name
 
+from cli_runs import run_in_process
 from serving import ServerProcess
 from singletable.data import TransferError, import_table, open_target
 
@@ -43,13 +44,15 @@ def _limited(limit: int):
     return apply
 
 
-def _cli(*args: str, limit: int | None = None) -> subprocess.CompletedProcess:
+def _limited_process(*args: str, limit: int) -> subprocess.CompletedProcess:
+    """``python -m singletable ARGS`` in a process of its own that cannot write a file past ``limit`` bytes
+    (the limit holds for that process alone). A run without a limit runs in this process (cli_runs.py)."""
     return subprocess.run(
         [sys.executable, "-m", "singletable", *args],
         capture_output=True,
         text=True,
         timeout=120,
-        preexec_fn=None if limit is None else _limited(limit),
+        preexec_fn=_limited(limit),
     )
 
 
@@ -95,14 +98,14 @@ def test_a_checkpoint_that_cannot_grow_stops_the_import_in_one_line_counting_wha
         "--chunk-size",
         "10",
     )
-    stopped = _cli(*args, limit=100)  # the checkpoint's JSON is longer than 100 bytes
+    stopped = _limited_process(*args, limit=100)  # the checkpoint's JSON is longer than 100 bytes
     assert stopped.returncode == 1 and stopped.stdout == ""
     assert stopped.stderr == (
         f"Error: checkpoint {point} cannot be written (File too large) (10 items committed to {name})\n"
     )
     assert _stored_keys(http_server.endpoint, name) == sorted(f"k{i}" for i in range(10))
     assert list(tmp_path.glob("cp.json*")) == []  # no half-written checkpoint or temporary file left
-    again = _cli(*args)
+    again = run_in_process(*args)
     assert again.returncode == 0, again.stderr
     assert again.stdout.startswith("imported 30 lines into")
     assert _stored_keys(http_server.endpoint, name) == sorted(f"k{i}" for i in range(30))
@@ -129,7 +132,7 @@ def test_a_reject_file_that_cannot_grow_stops_the_import_counting_only_what_it_h
         "--chunk-size",
         "4",
     )
-    stopped = _cli(*args, limit=3000)
+    stopped = _limited_process(*args, limit=3000)
     assert stopped.returncode == 1 and "Traceback" not in stopped.stderr
     first, *rest = stopped.stderr.splitlines()
     checkpoint = f"{source}.{name}.import-checkpoint.json"
@@ -141,7 +144,7 @@ def test_a_reject_file_that_cannot_grow_stops_the_import_counting_only_what_it_h
     )
     assert rest == [f"checkpoint {checkpoint}: run the same command with --resume to continue"]
     assert recorded["rejected"] == 2 * (recorded["position"]["line"] // 4) and recorded["rejected"] >= 2
-    resumed = _cli(*args, "--resume")
+    resumed = run_in_process(*args, "--resume")
     assert resumed.returncode == 0, resumed.stderr
     assert "imported 16 lines into" in resumed.stdout and ", 8 rejected (" in resumed.stdout
     written = [json.loads(line)["line"] for line in rejects.read_text().splitlines()]
@@ -207,7 +210,7 @@ def test_a_checkpoint_in_a_read_only_directory_is_refused_before_anything_is_wri
         else:
             Path(tmp_path / "schema.json").write_text(json.dumps(SCHEMA))
             args = (*args, "--schema", str(tmp_path / "schema.json"))
-        result = _cli(*args)
+        result = run_in_process(*args)
         assert (result.returncode, result.stdout) == (1, "")
         assert result.stderr == (
             f"Error: checkpoint {point} cannot be written (Operation not permitted): give --checkpoint a "
@@ -223,7 +226,7 @@ def test_a_checkpoint_that_is_not_a_regular_file_is_refused(tmp_path: Path):
     source.write_text(_line(1))
     (tmp_path / "schema.json").write_text(json.dumps(SCHEMA))
     for point in ("/dev/full", str(tmp_path)):
-        result = _cli(
+        result = run_in_process(
             "import", str(tmp_path / "t.db"), "tbl", str(source), "--schema", str(tmp_path / "schema.json"),
             "--checkpoint", point,
         )  # fmt: skip
@@ -243,8 +246,8 @@ def test_a_copy_whose_checkpoint_cannot_grow_stops_in_one_line_and_a_new_run_com
     try:
         import_table(server.endpoint, name, data, format="jsonl", schema=SCHEMA)
         args = ("copy", server.endpoint, http_server.endpoint, "--table", name, "--checkpoint", str(point))
-        stopped = _cli(*args, limit=100)
-        again = _cli(*args)
+        stopped = _limited_process(*args, limit=100)
+        again = run_in_process(*args)
     finally:
         server.stop()
     assert stopped.returncode == 1 and stopped.stdout == ""
@@ -264,7 +267,7 @@ def test_a_reject_file_in_a_read_only_directory_is_refused_before_anything_is_wr
     (tmp_path / "schema.json").write_text(json.dumps(SCHEMA))
     _chattr("+i", lockable)
     rejects = lockable / "rejects.jsonl"
-    result = _cli(
+    result = run_in_process(
         "import", str(tmp_path / "t.db"), "tbl", str(source), "--schema", str(tmp_path / "schema.json"),
         "--on-error", "reject", "--reject-file", str(rejects),
     )  # fmt: skip

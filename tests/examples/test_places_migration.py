@@ -5,7 +5,6 @@ every target."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,10 +12,11 @@ from typing import Any
 
 import pytest
 
+from cli_runs import CliRun, run_in_process
 from singletable.examples import DEMO_CLOCK
 from singletable.examples.places.design import places
 from singletable.examples.places.legacy import legacy, legacy_items
-from singletable.examples.places.migrate import MIGRATIONS, copy_migration, migrate
+from singletable.examples.places.migrate import MIGRATIONS, copy_migration, main, migrate
 from singletable.examples.places.sample import load
 from singletable.examples.places.service import Archive
 from singletable.migrate import MigrationError, plan, status, up
@@ -175,30 +175,20 @@ def _old_file(tmp_path) -> str:
     return file
 
 
-def test_the_command_line_entry(tmp_path) -> None:
+def test_the_command_line_entry(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The example's own entry point once as a real process (its exit status and output), then its ``main``
+    and ``singletable migrate status`` in this process."""
     file = _old_file(tmp_path)
-    entry = [
-        sys.executable,
-        "-m",
-        "singletable.examples.places.migrate",
-        "--source",
-        "old",
-        "--target",
-        "new",
-    ]
-    done = subprocess.run([*entry, "--db", file], capture_output=True, text=True, timeout=120)
+    arguments = ["--source", "old", "--target", "new", "--db", file]
+    entry = [sys.executable, "-m", "singletable.examples.places.migrate", *arguments]
+    done = subprocess.run(entry, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     words = sum(1 for i in legacy_items() if i["SK"]["S"] == "placeWord")  # rebuilt, not copied
     read, written = len(legacy_items()), len(legacy_items()) - words
     assert done.stdout == f"migrated old -> new: {read} items read, {written} written\n"
-    again = subprocess.run([*entry, "--db", file], capture_output=True, text=True, timeout=120)
-    assert again.stdout == "migrated old -> new: already done\n"
-    shown = subprocess.run(
-        [sys.executable, "-m", "singletable", "migrate", "status", str(MIGRATIONS), file, "--table", "new"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    main(arguments)
+    assert capsys.readouterr().out == "migrated old -> new: already done\n"
+    shown = run_in_process("migrate", "status", str(MIGRATIONS), file, "--table", "new")
     assert shown.stdout.startswith("0001-string-ids: applied at "), shown.stderr
     assert up(copy_migration("old"), connect(places, file, name="new"))[0].state == "already applied"
 
@@ -206,12 +196,10 @@ def test_the_command_line_entry(tmp_path) -> None:
 def test_the_migrate_command_plans_the_copy_and_names_a_missing_source(tmp_path) -> None:
     file = _old_file(tmp_path)
     connect(places, file, name="new").create_table()
-    command = [sys.executable, "-m", "singletable", "migrate"]
 
-    def run(verb: str, legacy_name: str) -> subprocess.CompletedProcess[str]:
-        env = {**os.environ, "PLACES_LEGACY_TABLE": legacy_name}
-        arguments = [*command, verb, str(MIGRATIONS), file, "--table", "new"]
-        return subprocess.run(arguments, capture_output=True, text=True, timeout=120, env=env)
+    def run(verb: str, legacy_name: str) -> CliRun:
+        env = {"PLACES_LEGACY_TABLE": legacy_name}
+        return run_in_process("migrate", verb, str(MIGRATIONS), file, "--table", "new", env=env)
 
     planned = run("plan", "old")
     assert planned.returncode == 0, planned.stderr
@@ -231,9 +219,8 @@ def test_the_copy_is_rehearsed_on_a_file_holding_only_the_old_table(tmp_path) ->
     runs the migration there and verifies it; the file keeps its bytes."""
     file = _old_file(tmp_path)
     was = Path(file).read_bytes()
-    command = [sys.executable, "-m", "singletable", "migrate", "rehearse", str(MIGRATIONS), file]
-    env = {**os.environ, "PLACES_LEGACY_TABLE": "old"}
-    done = subprocess.run([*command, "--table", "new"], capture_output=True, text=True, timeout=120, env=env)
+    env = {"PLACES_LEGACY_TABLE": "old"}
+    done = run_in_process("migrate", "rehearse", str(MIGRATIONS), file, "--table", "new", env=env)
     assert done.returncode == 0, done.stderr
     read = len(legacy_items())
     lines = done.stdout.splitlines()

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from cli_runs import run_in_process as run_cli
 from singletable.migrate import MigrationError, finish, finished_at, load_migrations, status, up
 from singletable.model import ModelError, connect
 
@@ -169,7 +170,8 @@ def test_finish_needs_a_window_to_close(tmp_path: Path) -> None:
         finish(migration, db)
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+def run_process(*args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m singletable ARGS`` in a process of its own, whose path imports ``member_shapes``."""
     return subprocess.run(
         [sys.executable, "-m", "singletable", *args],
         capture_output=True,
@@ -198,7 +200,8 @@ def test_cli_finish_over_http(tmp_path: Path, http_server: Any) -> None:
             "0001-member-keys: finished (OldMember -> Member): 3 old-shape items verified, 3 deleted\n"
         )
         assert prefixes(old_app) == ["M"] * 3 + ["UNIQUE"] * 3
-        remote = run_cli("migrate", "finish", str(path), "https://dynamodb.us-east-1.amazonaws.com")
+        # a real process: the exit status a shell sees when finish refuses a remote target
+        remote = run_process("migrate", "finish", str(path), "https://dynamodb.us-east-1.amazonaws.com")
         assert remote.returncode == 2 and "pass --yes to finish a migration there" in remote.stderr
     finally:
         old_app.delete_table()

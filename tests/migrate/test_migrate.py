@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from cli_runs import run_in_process as run_cli
 from draws import examples
 from pk_sk_table import pk_sk_table
 from singletable.migrate import (
@@ -306,7 +307,7 @@ def test_limits_are_checked() -> None:
 
 def test_non_local_target_needs_yes(tmp_path: Path) -> None:
     path = migration_file(tmp_path)
-    done = run_cli("migrate", "up", str(path), "https://dynamodb.eu-west-1.amazonaws.com")
+    done = run_process("migrate", "up", str(path), "https://dynamodb.eu-west-1.amazonaws.com")
     assert done.returncode == 2
     assert "is not local: pass --yes to migrate it" in done.stderr
 
@@ -319,7 +320,9 @@ def test_a_module_without_a_migration(tmp_path: Path) -> None:
     assert done.stderr.strip() == f"Error: {empty}: declares no `migration = Migration(...)`"
 
 
-def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run_process(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m singletable ARGS`` in a process of its own: for what only a real process shows (a kill,
+    Ctrl-C, the exit status a shell sees). Every other run is :func:`cli_runs.run_in_process`."""
     return subprocess.run(
         [sys.executable, "-m", "singletable", *args],
         capture_output=True,
@@ -367,7 +370,7 @@ def test_resume_after_kill_9_ends_as_an_uninterrupted_run(
     assert straight.returncode == 0, straight.stderr
     # each(tick) sees every item once and backfill's function once per item: kill at one of those moments
     kill_at = 1 + int(kill * (2 * len(items) - 1))
-    killed = run_cli("migrate", "up", *size, str(path), str(files[1]), env={"KILL_AT": str(kill_at)})
+    killed = run_process("migrate", "up", *size, str(path), str(files[1]), env={"KILL_AT": str(kill_at)})
     assert killed.returncode == -9
     resumed = run_cli("migrate", "up", *size, str(path), str(files[1]))
     assert resumed.returncode == 0, resumed.stderr
@@ -472,7 +475,9 @@ def test_interrupted_up_on_an_endpoint_resumes(tmp_path: Path, endpoint: str, si
     straight = run_cli("migrate", "up", *size, str(path), endpoint, "--table", names[0])
     assert straight.returncode == 0, straight.stderr
     # the 9 items of each(tick), then backfill's function: the 17th call is the backfill's 8th item
-    stopped = run_cli("migrate", "up", *size, str(path), endpoint, "--table", names[1], env={signal_at: "17"})
+    stopped = run_process(
+        "migrate", "up", *size, str(path), endpoint, "--table", names[1], env={signal_at: "17"}
+    )
     if signal_at == "KILL_AT":
         assert stopped.returncode == -9
     else:
@@ -695,7 +700,8 @@ def test_attributes_of_every_type_are_kept_and_conditioned_on(shop: tuple[Migrat
 
 def test_throttled_requests_are_sent_again(tmp_path: Path) -> None:
     """DynamoDB's throttling (injected by singletable.testing's FaultPlan on the in-process client, whose own
-    retries are off) is backed off and retried; the run ends as an unthrottled one."""
+    retries are off) is backed off, each request's wait doubling from 50 ms, and retried; the run ends as an
+    unthrottled one. The limiter's ``sleep`` records the waits instead of sleeping them."""
     from botocore.config import Config
 
     import singletable
@@ -714,8 +720,10 @@ def test_throttled_requests_are_sent_again(tmp_path: Path) -> None:
         faults = FaultPlan().attach(client)
         faults.throttle("TransactWriteItems", table=db.table_name, times=3)
         faults.throttle("Scan", table=db.table_name, times=2)
-        [result] = up(migration, db, page_size=2)
+        slept: list[float] = []
+        [result] = up(migration, db, page_size=2, limiter=Limiter(sleep=slept.append))
         assert result.throttled == 5
+        assert slept == [0.05, 0.1, 0.05, 0.1, 0.2]  # the Scan's two throttles, then the write's three
         assert result.write_units > 0 and result.read_units > 0
         assert len(faults.attempts("TransactWriteItems")) == 4 + 3
         assert [i["PK"]["S"] for i in snapshot(db)] == [f"USER#{i}" for i in range(4)]

@@ -10,7 +10,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from test_migrate import migration_file, old_table, old_user, run_cli, seed, shop_file
+from test_migrate import migration_file, old_table, old_user, run_cli, run_process, seed, shop_file
 from test_split_merge import SPLIT, before, contact
 from test_split_merge import seed as seed_contacts
 
@@ -92,7 +92,8 @@ def test_problems_are_named_and_fail_the_rehearsal(tmp_path: Path) -> None:
     seed(db, [*users, stale, ghost])
     db.close()
     was = fingerprint(file)
-    done = run_cli(
+    # a real process: the exit status a script sees when the verification fails
+    done = run_process(
         "migrate", "rehearse", str(module), str(file), env={"PYTHONPATH": _path(HERE, HERE.parent)}
     )
     assert done.returncode == 1, done.stderr
@@ -204,9 +205,7 @@ def test_the_migration_stopping_fails_the_rehearsal(tmp_path: Path) -> None:
     db.close()
     module = tmp_path / "split_module.py"
     module.write_text(SPLIT_MODULE)
-    done = run_cli(
-        "migrate", "rehearse", str(module), str(file), env={"PYTHONPATH": _path(HERE, HERE.parent)}
-    )
+    done = run_cli("migrate", "rehearse", str(module), str(file))
     assert done.returncode == 1
     assert "split contact PK=CONTACT#1, SK=CONTACT: kind is 'robot', which into does not name" in done.stderr
 
@@ -282,9 +281,7 @@ def test_an_item_left_of_a_retired_type_is_named(tmp_path: Path) -> None:
     db.close()
     module = tmp_path / "brings_back.py"
     module.write_text(BRINGS_BACK)
-    done = run_cli(
-        "migrate", "rehearse", str(module), str(file), env={"PYTHONPATH": _path(HERE, HERE.parent)}
-    )
+    done = run_cli("migrate", "rehearse", str(module), str(file))
     assert done.returncode == 1
     assert (
         "  PK=CONTACT#5, SK=CONTACT: retired type: still a contact, which split contact into person, company "

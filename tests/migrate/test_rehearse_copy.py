@@ -6,10 +6,7 @@ stay; ``serve --record`` shows reads only), on a file, ``serve`` and DynamoDB Lo
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import tempfile
 import uuid
 from pathlib import Path
 from typing import Any
@@ -22,6 +19,7 @@ from test_migrate import run_cli, seed
 from test_rehearse import fingerprint as file_fingerprint
 from test_split_merge import stored as any_value
 
+from cli_runs import CliRun
 from draws import examples
 from serving import ServerProcess
 from singletable.data import export_table, open_target
@@ -38,16 +36,14 @@ from test_copy import new, things
 old = Table(name=env("REHEARSE_SOURCE_TABLE", "old_tags"), pk=("id", "N"), sk=None)
 migration = Migration("0001-copy", "old_tags copied into new_tags", [copy_from(old, each=things)], table=new)
 """
-HERE = Path(__file__).parent
 
 READS = {"DescribeTable", "DescribeTimeToLive", "ListTagsOfResource", "Scan", "DescribeContinuousBackups"}
 
 
-def rehearse_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """``singletable migrate rehearse ARGS``, able to import this directory's modules (the migration module
-    imports ``test_copy``'s declarations)."""
-    path = os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])
-    return run_cli("migrate", "rehearse", *args, env={"PYTHONPATH": path, **(env or {})})
+def rehearse_cli(*args: str, env: dict[str, str] | None = None) -> CliRun:
+    """``singletable migrate rehearse ARGS`` in this process, whose path imports this directory's modules
+    (the migration module imports ``test_copy``'s declarations)."""
+    return run_cli("migrate", "rehearse", *args, env=env)
 
 
 def module_file(directory: Path) -> Path:
@@ -325,7 +321,7 @@ def test_the_source_check_sees_any_change_whatever_the_order(
     victim = dict(items[changed % len(items)])
     name = next((n for n in victim if n != "id"), "added")
     altered = [i for i in items if i is not items[changed % len(items)]]
-    with tempfile.TemporaryDirectory() as directory, open_target(str(Path(directory) / "f.db")) as copy:
+    with open_target(":memory:") as copy:  # what fingerprint reads is items, whatever stores them
         for table, rows in [("one", items), ("two", shuffled), ("three", altered)]:
             copy.call("CreateTable", **old.create_table_params(table))
             for row in rows:
