@@ -73,7 +73,7 @@ def stored(db: Path, table: str) -> dict[tuple[str, str], dict[str, Any]]:
 
 _CHILD = textwrap.dedent(
     """
-    import json, re, sys
+    import json, re, resource, sys
     from pathlib import Path
     from singletable.data import import_table
     source, fmt, db, reject_file, spec = sys.argv[1:6]
@@ -81,17 +81,22 @@ _CHILD = textwrap.dedent(
         db, "tbl", source, format=fmt, schema={"Table": json.loads(spec)}, on_error="reject",
         reject_file=reject_file,
     )
-    # VmHWM: this process's own peak. getrusage's ru_maxrss would also hold the parent's size at fork (Linux
-    # keeps it across exec), which under pytest-xdist is a worker's, not the import's.
+    # VmHWM: this process's own peak. getrusage's ru_maxrss for itself would also hold the parent's size at
+    # fork (Linux keeps it across exec), which under pytest-xdist is a worker's, not the import's. The lines
+    # are read in the import's reader processes, forked from this one and joined by now: their peak is the
+    # largest child's ru_maxrss (a forked child's count starts afresh at its own size).
     status = Path("/proc/self/status").read_text()
-    peak = int(re.search(r"VmHWM:\\s+(\\d+) kB", status).group(1)) * 1024
+    own = int(re.search(r"VmHWM:\\s+(\\d+) kB", status).group(1)) * 1024
+    readers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+    peak = max(own, readers)
     print(json.dumps({"summary": summary.as_dict(), "peak": peak}))
     """
 )
 
 
 def import_in_child(source: Path, fmt: str, db: Path, reject_file: Path) -> dict[str, Any]:
-    """Import ``source`` with ``on_error="reject"`` in a child process; its summary and peak RSS (bytes)."""
+    """Import ``source`` with ``on_error="reject"`` in a child process; its summary and the peak RSS (bytes)
+    of the import's own process and of its readers, whichever is larger."""
     done = subprocess.run(
         [sys.executable, "-c", _CHILD, str(source), fmt, str(db), str(reject_file), json.dumps(SPEC)],
         capture_output=True,

@@ -11,7 +11,6 @@ keeps the credentials a process first found).
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -53,10 +52,11 @@ def guarded(tmp_path_factory: pytest.TempPathFactory):
     server.stop()
 
 
-@pytest.fixture
-def files(tmp_path: Path) -> Path:
-    (tmp_path / "in.jsonl").write_text('{"PK": {"S": "b"}}\n')
-    with Engine(str(tmp_path / "source.db")) as engine:
+def _files(directory: Path) -> Path:
+    """What the commands read and write: a line to import and a database file to copy from."""
+    directory.mkdir()
+    (directory / "in.jsonl").write_text('{"PK": {"S": "b"}}\n')
+    with Engine(str(directory / "source.db")) as engine:
         engine.create_table(
             TableName=TABLE,
             KeySchema=[{"AttributeName": "PK", "KeyType": "HASH"}],
@@ -64,7 +64,12 @@ def files(tmp_path: Path) -> Path:
             BillingMode="PAY_PER_REQUEST",
         )
         engine.put_item(TableName=TABLE, Item={"PK": {"S": "z"}})
-    return tmp_path
+    return directory
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> Path:
+    return _files(tmp_path / "files")
 
 
 COMMANDS = [
@@ -103,16 +108,29 @@ def _argv(command: tuple[str, ...], url: str, directory: Path) -> list[str]:
     return [part.format(url=url, dir=directory) for part in command]
 
 
-# Runs each argv with the command line in one process of its own (boto3 keeps the credentials a process
-# first found, so each set of credentials gets its own), answering [exit code, stdout, stderr] per argv.
+# Runs the command line on each argv of each set of credentials, each set in a process of its own forked
+# from this one once it has imported the command line (boto3 keeps the credentials a process first found,
+# and this one never looks), with the set's credentials in its environment; answers [exit code, stdout,
+# stderr] per argv, per set.
 _RUNNER = """
-import json, sys
+import json, os, sys
 from click.testing import CliRunner
 from singletable._cli import main
 answers = []
-for argv in json.loads(sys.stdin.read()):
-    result = CliRunner().invoke(main, argv)
-    answers.append([result.exit_code, result.stdout, result.stderr])
+for key, secret, argvs in json.loads(sys.stdin.read()):
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:
+        os.close(read)
+        os.environ.update(AWS_ACCESS_KEY_ID=key, AWS_SECRET_ACCESS_KEY=secret)
+        ran = [CliRunner().invoke(main, argv) for argv in argvs]
+        with os.fdopen(write, "w") as out:
+            json.dump([[result.exit_code, result.stdout, result.stderr] for result in ran], out)
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as given:
+        answers.append(json.load(given))
+    assert os.waitpid(child, 0)[1] == 0
 print(json.dumps(answers))
 """
 
@@ -124,18 +142,16 @@ class Ran:
     stderr: str
 
 
-def _as_user(argvs: list[list[str]], key: str, secret: str) -> list[Ran]:
-    env = {**os.environ, "AWS_ACCESS_KEY_ID": key, "AWS_SECRET_ACCESS_KEY": secret}
+def _as_users(sets: list[tuple[str, str, list[list[str]]]]) -> list[list[Ran]]:
     done = subprocess.run(
         [sys.executable, "-c", _RUNNER],
-        input=json.dumps(argvs),
-        env=env,
+        input=json.dumps(sets),
         capture_output=True,
         text=True,
         timeout=300,
-        check=True,
     )
-    return [Ran(*answer) for answer in json.loads(done.stdout)]
+    assert done.returncode == 0, done.stderr
+    return [[Ran(*answer) for answer in answers] for answers in json.loads(done.stdout)]
 
 
 def _assert_one_clear_line(result, first_line: str, command: tuple[str, ...]) -> None:
@@ -148,17 +164,15 @@ def _assert_one_clear_line(result, first_line: str, command: tuple[str, ...]) ->
     assert lines == [f"Error: {first_line}{written}"]
 
 
-def test_a_wrong_secret_is_one_line_naming_the_endpoint(guarded, files: Path) -> None:
-    (key, password), message = SECRETS["wrong secret"]
-    results = _as_user([_argv(c, guarded.endpoint, files) for c in COMMANDS], key, password)
-    for command, result in zip(COMMANDS, results, strict=True):
+def test_a_wrong_secret_is_one_line_naming_the_endpoint(guarded, answers) -> None:
+    _, message = SECRETS["wrong secret"]
+    for command, result in zip(COMMANDS, answers.wrong_secret, strict=True):
         _assert_one_clear_line(result, message.format(url=guarded.endpoint), command)
 
 
-def test_an_unknown_key_is_one_line_naming_the_endpoint(guarded, files: Path) -> None:
-    (key, password), message = SECRETS["unknown key"]
-    results = _as_user([_argv(c, guarded.endpoint, files) for c in COMMANDS], key, password)
-    for command, result in zip(COMMANDS, results, strict=True):
+def test_an_unknown_key_is_one_line_naming_the_endpoint(guarded, answers) -> None:
+    _, message = SECRETS["unknown key"]
+    for command, result in zip(COMMANDS, answers.unknown_key, strict=True):
         _assert_one_clear_line(result, message.format(url=guarded.endpoint), command)
 
 
@@ -181,14 +195,39 @@ MISSING_TABLE = [
 ]
 
 
-def test_a_missing_table_is_one_line_naming_where(guarded, files: Path) -> None:
-    results = _as_user([_argv(c, guarded.endpoint, files) for c, _ in MISSING_TABLE], *GOOD)
-    for (command, message), result in zip(MISSING_TABLE, results, strict=True):
-        expected = message.format(url=guarded.endpoint, dir=files)
+def test_a_missing_table_is_one_line_naming_where(guarded, answers) -> None:
+    for (command, message), result in zip(MISSING_TABLE, answers.missing_table, strict=True):
+        expected = message.format(url=guarded.endpoint, dir=answers.missing_table_files)
         lines = result.stderr.splitlines()
         assert (result.returncode, lines[0]) == (1, f"Error: {expected}"), (command, result.stderr)
         assert "Traceback" not in result.stderr and len(lines) <= 2
-    assert not (files / "copy.db").exists()  # a copy that found no table created no file
+    assert not (
+        answers.missing_table_files / "copy.db"
+    ).exists()  # a copy that found no table created no file
+
+
+@dataclass
+class Answers:
+    wrong_secret: list[Ran]
+    unknown_key: list[Ran]
+    missing_table: list[Ran]
+    missing_table_files: Path
+
+
+@pytest.fixture(scope="module")
+def answers(guarded, tmp_path_factory: pytest.TempPathFactory) -> Answers:
+    """Every command run as a user with a wrong secret, with an unknown key, and (good credentials) on a
+    missing table, each in files of its own: one process starts the command line for all three."""
+    root = tmp_path_factory.mktemp("users")
+    wrong, unknown, missing = (_files(root / name) for name in ("wrong", "unknown", "missing"))
+    ran = _as_users(
+        [
+            (*SECRETS["wrong secret"][0], [_argv(c, guarded.endpoint, wrong) for c in COMMANDS]),
+            (*SECRETS["unknown key"][0], [_argv(c, guarded.endpoint, unknown) for c in COMMANDS]),
+            (*GOOD, [_argv(c, guarded.endpoint, missing) for c, _ in MISSING_TABLE]),
+        ]
+    )
+    return Answers(*ran, missing)
 
 
 def _closed_port() -> str:

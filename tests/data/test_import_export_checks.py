@@ -15,10 +15,10 @@ import pytest
 from hostile_support import build_export, gzipped, item, md5_base64, rejects, stored
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from look_support import run
 from transfer_support import SPEC
 
 from draws import examples
-from serving import run_cli
 from singletable.data import FormatError, TransferError, import_table
 
 SCHEMA = {"Table": SPEC}
@@ -232,10 +232,10 @@ def test_the_cli_exits_1_when_a_data_file_is_rejected_whole(tmp_path):
     db = tmp_path / "t.db"
     schema = tmp_path / "schema.json"
     schema.write_text(json.dumps(SCHEMA))
-    done = run_cli(
+    done = run(
         "import", str(db), "tbl", str(tmp_path / "bucket"), "--schema", str(schema), "--on-error", "reject"
     )
-    assert done.returncode == 1, done.stdout
+    assert done.exit_code == 1, done.output
     assert done.stdout.startswith("imported 2,543 lines into tbl in ")
     assert done.stdout.strip().endswith(": 1 new item, 0 replacing an item with the same key, 2,542 rejected")
     damaged = export / "data" / "file1.json.gz"

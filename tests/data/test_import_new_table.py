@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 from draws import examples
 from serving import ServerProcess
 from singletable.data import TransferError, import_table
+from singletable.data._import_reader import BATCH_ITEMS, QUEUED
 from singletable.data._json_items import item_to_json
 from singletable.data._writers import S3LayoutWriter
 from singletable.engine import DynamoDBError, Engine
@@ -433,12 +434,40 @@ def _group_alive(group: int) -> bool:
     return True
 
 
+def _a_reader_is_reading(pid: int) -> bool:
+    """Whether a process ``pid`` forked (still running its program: an import's reader) has read 64 KiB of
+    its source (``rchar`` in /proc/PID/io): it is past its start, into the lines."""
+    with open(f"/proc/{pid}/cmdline", "rb") as own:
+        program = own.read()
+    for entry in os.scandir("/proc"):
+        try:
+            with open(f"/proc/{entry.name}/stat") as stat, open(f"/proc/{entry.name}/cmdline", "rb") as line:
+                if int(stat.read().rsplit(")", 1)[1].split()[1]) != pid or line.read() != program:
+                    continue
+            with open(f"/proc/{entry.name}/io") as io:
+                read = next(int(row.split()[1]) for row in io if row.startswith("rchar:"))
+        except (OSError, ValueError, IndexError, StopIteration):
+            continue  # not a process, or gone meanwhile
+        if read >= 64 * 1024:
+            return True
+    return False
+
+
+def _many_lines(path: Path, count: int, *, sort_key_number: bool) -> Path:
+    """``count`` items in DynamoDB JSON lines, spread over 500 partitions, written as text (quick)."""
+    with path.open("w") as out:
+        for i in range(count):
+            number = f', "G1S": {{"N": "{i}"}}' if sort_key_number else ""
+            out.write(f'{{"PK": {{"S": "p{i % 500}"}}, "SK": {{"S": "{i}"}}, "G1": {{"S": "g"}}{number}}}\n')
+    return path
+
+
 def test_a_killed_import_leaves_the_table_creating_and_a_rerun_replaces_it(tmp_path: Path) -> None:
-    items = [
-        {"PK": {"S": f"p{i % 500}"}, "SK": {"S": str(i)}, "G1": {"S": "g"}, "G1S": {"N": str(i)}}
-        for i in range(60_000)
-    ]
-    source = write_jsonl(tmp_path / "s.jsonl", items)
+    # Twelve of the reader's batches more than its queue holds: when the import dies as its reader begins on
+    # the lines, the reader still has more to send than fits, so it waits on the full queue and must notice
+    # alone.
+    count = (QUEUED + 12) * BATCH_ITEMS
+    source = _many_lines(tmp_path / "s.jsonl", count, sort_key_number=True)
     (tmp_path / "schema.json").write_text(json.dumps(SCHEMA))
     db = tmp_path / "t.db"
     command = [sys.executable, "-m", "singletable", "import", str(db), TABLE, str(source)]
@@ -450,7 +479,9 @@ def test_a_killed_import_leaves_the_table_creating_and_a_rerun_replaces_it(tmp_p
         while db.exists() is False or _status(db) != "CREATING":
             assert time.monotonic() < deadline and process.poll() is None, "the import never showed CREATING"
             time.sleep(0.05)
-        time.sleep(0.3)
+        while not _a_reader_is_reading(process.pid):
+            assert time.monotonic() < deadline and process.poll() is None, "the import's reader never read"
+            time.sleep(0.01)
         os.kill(process.pid, signal.SIGKILL)  # the importing process alone: its reader must go by itself
         process.wait()
         deadline = time.monotonic() + 30
@@ -464,20 +495,19 @@ def test_a_killed_import_leaves_the_table_creating_and_a_rerun_replaces_it(tmp_p
     with Engine(str(db)) as engine:
         _expect("ResourceNotFoundException", engine.scan, TableName=TABLE)
     summary = import_table(str(db), TABLE, source, format="jsonl", schema=SCHEMA)
-    assert summary.items == 60_000
+    assert summary.items == count
     assert summary.warnings == [
         f"{TABLE} was left CREATING by an import that stopped: imported again from the start"
     ]
     with Engine(str(db)) as engine:
         table = engine.describe_table(TableName=TABLE)["Table"]
         counts = {index["IndexName"]: index["ItemCount"] for index in table["GlobalSecondaryIndexes"]}
-        assert (table["TableStatus"], table["ItemCount"]) == ("ACTIVE", 60_000)
-        assert counts == {"byG1": 60_000, "byG2": 0, "byG1Include": 60_000}
+        assert (table["TableStatus"], table["ItemCount"]) == ("ACTIVE", count)
+        assert counts == {"byG1": count, "byG2": 0, "byG1Include": count}
 
 
 def test_ctrl_c_removes_the_table_and_says_nothing_was_imported(tmp_path: Path) -> None:
-    items = [{"PK": {"S": f"p{i % 500}"}, "SK": {"S": str(i)}, "G1": {"S": "g"}} for i in range(60_000)]
-    source = write_jsonl(tmp_path / "s.jsonl", items)
+    source = _many_lines(tmp_path / "s.jsonl", 60_000, sort_key_number=False)
     (tmp_path / "schema.json").write_text(json.dumps(SCHEMA))
     db = tmp_path / "t.db"
     command = [sys.executable, "-m", "singletable", "import", str(db), TABLE, str(source)]

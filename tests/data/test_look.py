@@ -7,9 +7,10 @@ through :func:`singletable.data.open_target`, and parses what the command prints
 
 from __future__ import annotations
 
+import itertools
 import json
+import os
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from look_support import TARGETS, Place, header, lines, ok, place_for, run
@@ -42,6 +43,7 @@ EVERY_TYPE = {
 }
 OTHER = {"PK": {"S": "U#2"}, "SK": {"S": "ORDER#9"}, "kind": {"S": "order"}, "n": {"N": "9"}}
 ITEMS = [*ORDERS, EVERY_TYPE, OTHER]
+_names = itertools.count()
 
 
 def _table_definition(name: str) -> dict:
@@ -69,17 +71,30 @@ def _table_definition(name: str) -> dict:
     }
 
 
-@pytest.fixture(params=TARGETS)
-def place(request: pytest.FixtureRequest, tmp_path: Path, table_name: str) -> Iterator[Place]:
-    """A TARGET holding ``table_name`` with ITEMS in it (removed again from the shared servers)."""
-    where = place_for(request.param, request, tmp_path, table_name)
+def _place_holding_items(request: pytest.FixtureRequest, factory: pytest.TempPathFactory) -> Iterator[Place]:
+    where = place_for(request.param, request, factory.mktemp("look"), f"look{os.getpid()}_{next(_names)}")
     with open_target(where.url) as target:
-        target.call("CreateTable", **_table_definition(table_name))
-        for item in ITEMS:
-            target.call("PutItem", TableName=table_name, Item=item)
+        target.call("CreateTable", **_table_definition(where.table))
+        target.call(
+            "BatchWriteItem", RequestItems={where.table: [{"PutRequest": {"Item": item}} for item in ITEMS]}
+        )
     yield where
     with open_target(where.url) as target:
-        target.call("DeleteTable", TableName=table_name)
+        target.call("DeleteTable", TableName=where.table)
+
+
+@pytest.fixture(scope="module", params=TARGETS)
+def place(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Place]:
+    """A TARGET holding a table with ITEMS in it, shared by the module's tests that only read it (each
+    test's commands open the target afresh; removed again from the shared servers)."""
+    yield from _place_holding_items(request, tmp_path_factory)
+
+
+@pytest.fixture(scope="module", params=TARGETS)
+def writable(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Place]:
+    """A TARGET holding a table with ITEMS in it, shared by the module's tests that write: each writes and
+    reads back its own partition (U#3 .. U#9), which no other test reads."""
+    yield from _place_holding_items(request, tmp_path_factory)
 
 
 def as_json(item: dict) -> dict:
@@ -129,15 +144,15 @@ def test_get_shows_a_person_the_keys_first(place):
     assert "Ada" in text and '{"lines":["1 Road",7,"Ag=="]}' in text and "1 item" in text
 
 
-def test_text_that_looks_like_rich_markup_is_shown_as_is(place):
+def test_text_that_looks_like_rich_markup_is_shown_as_is(writable):
     item = {
         "PK": {"S": "U#9"},
         "SK": {"S": "[/]"},
         "[bold]": {"S": "[red]x[/red] [/]"},
         "e": {"S": "\x1b[2J"},
     }
-    ok("put", place.url, place.table, json.dumps(item))
-    text = ok("get", place.url, place.table, "PK=U#9", "SK=[/]")
+    ok("put", writable.url, writable.table, json.dumps(item))
+    text = ok("get", writable.url, writable.table, "PK=U#9", "SK=[/]")
     assert "[red]x[/red] [/]" in text and "[bold]" in header(text)
     assert "\\x1b[2J" in text and "\x1b" not in text  # a terminal escape is shown, not sent
 
@@ -300,45 +315,45 @@ def test_count(place):
 # -- put and delete --------------------------------------------------------------------------------------
 
 
-def test_put_then_get_then_delete(place):
+def test_put_then_get_then_delete(writable):
     item = {"PK": {"S": "U#3"}, "SK": {"S": "NEW"}, "b": {"B": "AAE="}, "m": {"M": {"n": {"N": "1.25"}}}}
-    result = run("put", place.url, place.table, json.dumps(item))
-    assert (result.exit_code, result.stderr) == (0, f"1 item written to {place.table}\n")
-    assert json.loads(ok("get", place.url, place.table, "PK=U#3", "SK=NEW", "--json")) == item
-    deleted = run("delete", place.url, place.table, "PK=U#3", "SK=NEW", "--json")
+    result = run("put", writable.url, writable.table, json.dumps(item))
+    assert (result.exit_code, result.stderr) == (0, f"1 item written to {writable.table}\n")
+    assert json.loads(ok("get", writable.url, writable.table, "PK=U#3", "SK=NEW", "--json")) == item
+    deleted = run("delete", writable.url, writable.table, "PK=U#3", "SK=NEW", "--json")
     assert (deleted.exit_code, json.loads(deleted.stdout), deleted.stderr) == (0, item, "deleted 1 item\n")
-    again = run("delete", place.url, place.table, "PK=U#3", "SK=NEW")
+    again = run("delete", writable.url, writable.table, "PK=U#3", "SK=NEW")
     assert (again.exit_code, again.stderr) == (0, "no item had that key\n")
-    assert run("get", place.url, place.table, "PK=U#3", "SK=NEW").exit_code == 1
+    assert run("get", writable.url, writable.table, "PK=U#3", "SK=NEW").exit_code == 1
 
 
-def test_put_json_lines_from_stdin_plain(place):
+def test_put_json_lines_from_stdin_plain(writable):
     stdin = '{"PK": "U#4", "SK": "A", "n": 12345678901234567890.5}\n\n{"PK": "U#4", "SK": "B", "ok": true}\n'
-    result = run("put", place.url, place.table, "--plain", input=stdin)
-    assert (result.exit_code, result.stderr) == (0, f"2 items written to {place.table}\n")
-    got = lines(ok("query", place.url, place.table, "PK=U#4", "--jsonl"))
+    result = run("put", writable.url, writable.table, "--plain", input=stdin)
+    assert (result.exit_code, result.stderr) == (0, f"2 items written to {writable.table}\n")
+    got = lines(ok("query", writable.url, writable.table, "PK=U#4", "--jsonl"))
     assert got[0]["n"] == {"N": "12345678901234567890.5"} and got[1]["ok"] == {"BOOL": True}
 
 
-def test_a_bad_line_writes_nothing(place):
+def test_a_bad_line_writes_nothing(writable):
     stdin = '{"PK": {"S": "U#5"}, "SK": {"S": "A"}}\n{"PK": "U#5", "SK": "B"}\n'
-    result = run("put", place.url, place.table, input=stdin)
+    result = run("put", writable.url, writable.table, input=stdin)
     assert result.exit_code == 2
     assert result.stderr.endswith(
         "Error: line 2: PK: not DynamoDB JSON (a value is one type and its content, like "
         '{"S": "x"}) (nothing was written)\n'
     )
-    assert ok("count", place.url, place.table, "PK=U#5") == "0\n"
-    broken = run("put", place.url, place.table, "{not json")
+    assert ok("count", writable.url, writable.table, "PK=U#5") == "0\n"
+    broken = run("put", writable.url, writable.table, "{not json")
     assert (
         broken.exit_code == 2
         and "ITEM: not JSON: Expecting property name enclosed in double quotes" in broken.stderr
     )
 
 
-def test_a_refused_put_says_how_many_were_written(place):
+def test_a_refused_put_says_how_many_were_written(writable):
     stdin = '{"PK": {"S": "U#6"}, "SK": {"S": "A"}}\n{"PK": {"S": "U#6"}}\n'
-    result = run("put", place.url, place.table, input=stdin)
+    result = run("put", writable.url, writable.table, input=stdin)
     assert result.exit_code == 1
     assert result.stderr.startswith("Error: line 2: ValidationException: ")
     assert result.stderr.endswith("(1 item written before it)\n")
@@ -387,8 +402,12 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
     path = tmp_path / "big.db"
     with open_target(str(path)) as target:
         target.call("CreateTable", **_table_definition("Big"))
-        for i in range(300):
-            target.call("PutItem", TableName="Big", Item={"PK": {"S": f"P{i}"}, "SK": {"S": "x" * 500}})
+        for first in range(0, 300, 25):  # 150 kB: more than a pipe's buffer holds
+            puts = [
+                {"PutRequest": {"Item": {"PK": {"S": f"P{i}"}, "SK": {"S": "x" * 500}}}}
+                for i in range(first, first + 25)
+            ]
+            target.call("BatchWriteItem", RequestItems={"Big": puts})
     script = f"{sys.executable} -m singletable scan {path} Big --jsonl | head -n 1"
     finished = subprocess.run(script, shell=True, capture_output=True, text=True, timeout=60)
     assert finished.returncode == 0 and finished.stdout.startswith('{"PK"')

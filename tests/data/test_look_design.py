@@ -7,10 +7,10 @@ The data is written through the model itself (``connect(shop, TARGET)``) on a da
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from look_design import Review, User, shop
@@ -19,21 +19,34 @@ from look_support import TARGETS, Place, header, lines, ok, place_for, run
 from singletable.model import connect
 
 DESIGN = ("--design", "look_design")
+_names = itertools.count()
 
 
-@pytest.fixture(params=TARGETS)
-def place(request: pytest.FixtureRequest, tmp_path: Path, table_name: str, monkeypatch) -> Iterator[Place]:
-    monkeypatch.setenv("LOOK_TABLE", table_name)
-    where = place_for(request.param, request, tmp_path, table_name)
-    db = connect(shop, where.url)
-    db.create_table()
-    db.put(User(user_id="ada", name="Ada"))
-    for review_id, stars in (("r1", 5), ("r2", 3), ("r3", 5)):
-        db.put(Review(user_id="ada", review_id=review_id, stars=stars))
-    db.put(Review(user_id="bob", review_id="r9", stars=5))
+@pytest.fixture(scope="module", params=TARGETS)
+def shared_place(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Place]:
+    """The design's items written through the model on each TARGET, shared by the module's tests that only
+    read them (``place`` names the table to the design for each)."""
+    name = f"look{os.getpid()}_{next(_names)}"
+    where = place_for(request.param, request, tmp_path_factory.mktemp("look"), name)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("LOOK_TABLE", name)
+        db = connect(shop, where.url)
+        db.create_table()
+        db.put(User(user_id="ada", name="Ada"))
+        for review_id, stars in (("r1", 5), ("r2", 3), ("r3", 5)):
+            db.put(Review(user_id="ada", review_id=review_id, stars=stars))
+        db.put(Review(user_id="bob", review_id="r9", stars=5))
     yield where
-    db.delete_table()
-    db.close()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("LOOK_TABLE", name)
+        db.delete_table()
+        db.close()
+
+
+@pytest.fixture
+def place(shared_place: Place, monkeypatch: pytest.MonkeyPatch) -> Place:
+    monkeypatch.setenv("LOOK_TABLE", shared_place.table)
+    return shared_place
 
 
 def test_a_pattern_runs_by_name(place):

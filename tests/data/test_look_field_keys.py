@@ -9,7 +9,6 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from look_support import TARGETS, Place, lines, ok, place_for, run
@@ -21,9 +20,12 @@ TICKETS = [("t1", "open", 5, "a"), ("t1", "open", 10, "b"), ("t1", "open", 9, "c
 TICKETS += [("t2", "open", 1, "e"), ("t1", "open", 10, "f")]
 
 
-@pytest.fixture(params=TARGETS)
-def place(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Place]:
-    found = place_for(request.param, request, tmp_path, f"fk{os.getpid()}_{next(_names)}")
+@pytest.fixture(scope="module", params=TARGETS)
+def place(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Place]:
+    """The tickets' table on each TARGET, shared by the module's tests (they only read it)."""
+    found = place_for(
+        request.param, request, tmp_path_factory.mktemp("tickets"), f"fk{os.getpid()}_{next(_names)}"
+    )
     with open_target(found.url) as target:
         try:
             target.call(

@@ -15,6 +15,7 @@ import shutil
 import sqlite3
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -61,11 +62,29 @@ def fingerprint(path: Path) -> tuple[str, int, list[str]]:
     )
 
 
+@pytest.fixture(scope="module")
+def original(tmp_path_factory: pytest.TempPathFactory) -> Callable[[int], Path]:
+    """A source of so many items (10 of them expired), built once for the module, as ``make_source`` builds
+    one (which takes longer than most tests here): each test reads its own copy."""
+    made: dict[int, Path] = {}
+
+    def built(items: int) -> Path:
+        if items not in made:
+            made[items] = make_source(tmp_path_factory.mktemp("original") / "app.db", items, 10)
+            assert os.listdir(made[items].parent) == ["app.db"]  # all of it in the file: a copy is whole
+        return made[items]
+
+    return built
+
+
+def copy_of(original: Path, directory: Path) -> Path:
+    directory.mkdir(exist_ok=True)
+    return Path(shutil.copy2(original, directory / original.name))
+
+
 @pytest.fixture
-def source(tmp_path: Path) -> Path:
-    directory = tmp_path / "source"
-    directory.mkdir()
-    return make_source(directory / "app.db", 300, 10)
+def source(original: Callable[[int], Path], tmp_path: Path) -> Path:
+    return copy_of(original(300), tmp_path / "source")
 
 
 READS = [
@@ -93,11 +112,13 @@ def test_a_reading_command_leaves_the_file_as_it_was(source: Path, tmp_path: Pat
     assert fingerprint(source) == before
 
 
-def test_a_copy_carries_expired_items_it_has_not_deleted(tmp_path: Path) -> None:
+def test_a_copy_carries_expired_items_it_has_not_deleted(
+    original: Callable[[int], Path], tmp_path: Path
+) -> None:
     """3,000 items, 10 of them expired: all 3,000 are copied and both sides count 3,000 -- DynamoDB returns
     an expired item until its TTL process deletes it, and reading never deletes. The destination gets the
     TTL at the end, and from then on expires the 10 as the source's own writer would."""
-    db = make_source(tmp_path / "app.db", 3000, 10)
+    db = copy_of(original(3000), tmp_path)
     before = fingerprint(db)
     result = run("copy", str(db), str(tmp_path / "copy.db"), "--json")
     assert result.exit_code == 0, result.output
@@ -213,13 +234,15 @@ def test_an_unwritable_file_can_be_read(unwritable: Path, tmp_path: Path, comman
     assert hashlib.sha256(unwritable.read_bytes()).hexdigest() == before
 
 
-def test_a_copy_to_serve_carries_expired_items_too(tmp_path: Path, http_server) -> None:
+def test_a_copy_to_serve_carries_expired_items_too(
+    original: Callable[[int], Path], tmp_path: Path, http_server
+) -> None:
     """The same copy into a real ``singletable serve``: 3,000 of 3,000, the source unchanged."""
     from transfer_support import table_name
 
     from singletable.data import copy_table
 
-    db = make_source(tmp_path / "app.db", 3000, 10)
+    db = copy_of(original(3000), tmp_path)
     before = fingerprint(db)
     into = table_name("orders")
     summary = copy_table(str(db), http_server.endpoint, TABLE, destination_table=into, segments=2)
@@ -254,12 +277,12 @@ def test_reading_a_file_a_server_is_writing(tmp_path: Path) -> None:
     assert run("count", str(db), TABLE).stdout.strip() == "160"
 
 
-def test_a_slow_copy_gives_no_sweep_a_chance(tmp_path: Path) -> None:
+def test_a_slow_copy_gives_no_sweep_a_chance(original: Callable[[int], Path], tmp_path: Path) -> None:
     """A copy that takes longer than the engine's TTL sweep interval (1 s): a source opened for writing lost
     its expired items to the sweeper mid-copy; opened read-only, nothing runs to delete them."""
     from singletable.data import copy_table
 
-    db = make_source(tmp_path / "app.db", 3000, 10)
+    db = copy_of(original(3000), tmp_path)
     before = fingerprint(db)
     paused: list[int] = []
 
