@@ -701,7 +701,8 @@ def test_attributes_of_every_type_are_kept_and_conditioned_on(shop: tuple[Migrat
 def test_throttled_requests_are_sent_again(tmp_path: Path) -> None:
     """DynamoDB's throttling (injected by singletable.testing's FaultPlan on the in-process client, whose own
     retries are off) is backed off, each request's wait doubling from 50 ms, and retried; the run ends as an
-    unthrottled one. The limiter's ``sleep`` records the waits instead of sleeping them."""
+    unthrottled one. The limiter's ``sleep`` records the waits (the index step's polls too) instead of
+    sleeping them."""
     from botocore.config import Config
 
     import singletable
@@ -723,7 +724,10 @@ def test_throttled_requests_are_sent_again(tmp_path: Path) -> None:
         slept: list[float] = []
         [result] = up(migration, db, page_size=2, limiter=Limiter(sleep=slept.append))
         assert result.throttled == 5
-        assert slept == [0.05, 0.1, 0.05, 0.1, 0.2]  # the Scan's two throttles, then the write's three
+        backoffs, polls = slept[:5], slept[5:]
+        assert backoffs == [0.05, 0.1, 0.05, 0.1, 0.2]  # rekey's Scan throttled twice, then its write thrice
+        # then add_index's waits for the index to be ACTIVE: as many as the machine's speed takes
+        assert polls == [min(0.2 * 2**i, 10.0) for i in range(len(polls))]
         assert result.write_units > 0 and result.read_units > 0
         assert len(faults.attempts("TransactWriteItems")) == 4 + 3
         assert [i["PK"]["S"] for i in snapshot(db)] == [f"USER#{i}" for i in range(4)]
