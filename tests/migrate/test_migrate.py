@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -318,6 +319,20 @@ def test_a_module_without_a_migration(tmp_path: Path) -> None:
     done = run_cli("migrate", "plan", str(empty), str(tmp_path / "t.db"))
     assert done.returncode == 1
     assert done.stderr.strip() == f"Error: {empty}: declares no `migration = Migration(...)`"
+
+
+@pytest.mark.parametrize("verb", ["plan", "up", "status", "finish"])
+def test_each_verb_closes_the_file_it_opened(tmp_path: Path, verb: str) -> None:
+    """Run in-process (by a test, an application), a command leaves no engine open, whether it succeeds or
+    refuses (``finish``: the shop migration has no window to close): its checkpoint thread stopped and, once
+    the last connection is closed, SQLite's WAL folded into the file and removed."""
+    file, module = shop_file(tmp_path, [old_user(1, "a@x.org"), old_user(2)])
+    before = {thread.ident for thread in threading.enumerate() if thread.name == "singletable-checkpoint"}
+    done = run_cli("migrate", verb, str(module), str(file))
+    assert done.returncode == (1 if verb == "finish" else 0), done.stderr
+    left = {thread.ident for thread in threading.enumerate() if thread.name == "singletable-checkpoint"}
+    assert left <= before
+    assert not Path(f"{file}-wal").exists()
 
 
 def run_process(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

@@ -6,6 +6,8 @@ asks for ``--yes`` before writing to anything but a local file or a loopback end
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlparse
 
@@ -23,18 +25,28 @@ def _local(target: str) -> bool:
     return host in LOOPBACK or host.startswith("127.") or host.endswith(".localhost")
 
 
-def _open(module: str, target: str, table_name: str | None, *, read_only: bool) -> tuple[list[Any], Any]:
-    """The migrations in MODULE and a DB for their table on TARGET (a file read-only when asked)."""
+@contextmanager
+def _opened(
+    module: str, target: str, table_name: str | None, *, read_only: bool
+) -> Iterator[tuple[list[Any], Any]]:
+    """The migrations in MODULE and a DB for their table on TARGET (a file read-only when asked), closed when
+    the command ends: a file's engine then checkpoints its WAL and stops its thread, as a command run
+    in-process (a test's, an application's) needs."""
     from singletable.data import open_target
     from singletable.migrate import load_migrations, one_table
     from singletable.model import connect
 
     migrations = load_migrations(module)
     table = one_table(migrations, module)
-    if _local(target) and not target.startswith(("http://", "https://")):
-        opened = open_target(target, read_only=read_only, create=False)
-        return migrations, connect(table, opened.engine, name=table_name)
-    return migrations, connect(table, target, name=table_name)
+    if not target.startswith(("http://", "https://")):
+        with open_target(target, read_only=read_only, create=False) as target_file:
+            yield migrations, connect(table, target_file.engine, name=table_name)
+        return
+    db = connect(table, target, name=table_name)
+    try:
+        yield migrations, db
+    finally:
+        db.close()
 
 
 def _units(
@@ -147,10 +159,10 @@ def plan(
     from singletable.migrate import plan as make_plan
 
     def run() -> None:
-        migrations, db = _open(module, target, table_name, read_only=True)
-        rcu = _units(db, max_rcu, "read")
-        report = make_plan(migrations, db, sample=sample, prices=load_prices(prices_file), max_rcu=rcu)
-        _show_plan(report)
+        with _opened(module, target, table_name, read_only=True) as (migrations, db):
+            rcu = _units(db, max_rcu, "read")
+            report = make_plan(migrations, db, sample=sample, prices=load_prices(prices_file), max_rcu=rcu)
+            _show_plan(report)
 
     _failing(run)
 
@@ -274,32 +286,32 @@ def up(
     from singletable.migrate import up as apply
 
     def run() -> None:
-        migrations, db = _open(module, target, table_name, read_only=False)
-        rcu = _units(db, max_rcu or max_share, "read", observed_rcu)
-        wcu = _units(db, max_wcu or max_share, "write", observed_wcu)
-        with progress(expected_reads(migrations, db, items), progress_every) as on_page:
-            results = apply(
-                migrations,
-                db,
-                max_rcu=rcu,
-                max_wcu=wcu,
-                page_size=page_size,
-                segments=segments,
-                on_page=on_page,
-            )
-        for result in results:
-            if result.state == "applied":
-                resumed = " (resumed)" if result.resumed else ""
-                throttled = (
-                    f", {result.throttled:,} throttled requests sent again" if result.throttled else ""
+        with _opened(module, target, table_name, read_only=False) as (migrations, db):
+            rcu = _units(db, max_rcu or max_share, "read", observed_rcu)
+            wcu = _units(db, max_wcu or max_share, "write", observed_wcu)
+            with progress(expected_reads(migrations, db, items), progress_every) as on_page:
+                results = apply(
+                    migrations,
+                    db,
+                    max_rcu=rcu,
+                    max_wcu=wcu,
+                    page_size=page_size,
+                    segments=segments,
+                    on_page=on_page,
                 )
-                click.echo(
-                    f"{result.id}: applied{resumed}: {result.scanned:,} items scanned,"
-                    f" {result.written:,} written; {result.read_units:,.1f} read units,"
-                    f" {result.write_units:,.1f} write units{throttled}"
-                )
-            else:
-                click.echo(f"{result.id}: {result.state}")
+            for result in results:
+                if result.state == "applied":
+                    resumed = " (resumed)" if result.resumed else ""
+                    throttled = (
+                        f", {result.throttled:,} throttled requests sent again" if result.throttled else ""
+                    )
+                    click.echo(
+                        f"{result.id}: applied{resumed}: {result.scanned:,} items scanned,"
+                        f" {result.written:,} written; {result.read_units:,.1f} read units,"
+                        f" {result.write_units:,.1f} write units{throttled}"
+                    )
+                else:
+                    click.echo(f"{result.id}: {result.state}")
 
     _failing(run)
 
@@ -315,20 +327,23 @@ def status(module: str, target: str, table_name: str | None) -> None:
     from singletable.migrate import status as states
 
     def run() -> None:
-        migrations, db = _open(module, target, table_name, read_only=True)
-        for one in states(migrations, db):
-            detail = ""
-            if one.state == "applied":
-                detail = f" at {one.applied_at}, {one.written:,} items written"
-            elif one.state == "running":
-                detail = (
-                    f": step {one.step + 1 if one.step is not None else '?'}, {one.scanned:,} items scanned"
-                )
-                if one.segments > 1:
-                    detail += f" in {one.segments} scan segments"
-            click.echo(f"{one.id}: {one.state}{detail}  {one.description}")
+        with _opened(module, target, table_name, read_only=True) as (migrations, db):
+            for one in states(migrations, db):
+                click.echo(_status_line(one))
 
     _failing(run)
+
+
+def _status_line(one: Any) -> str:
+    detail = ""
+    if one.state == "applied":
+        detail = f" at {one.applied_at}, {one.written:,} items written"
+    elif one.state == "running":
+        step = one.step + 1 if one.step is not None else "?"
+        detail = f": step {step}, {one.scanned:,} items scanned"
+        if one.segments > 1:
+            detail += f" in {one.segments} scan segments"
+    return f"{one.id}: {one.state}{detail}  {one.description}"
 
 
 COMMANDS = [migrate]

@@ -10,7 +10,7 @@ import click
 from singletable._cli.migrate import (
     _failing,
     _local,
-    _open,
+    _opened,
     _units,
     max_rcu_option,
     max_wcu_option,
@@ -47,17 +47,17 @@ def finish(
     from singletable.migrate import finish as close
 
     def run() -> None:
-        migrations, db = _open(module, target, table_name, read_only=False)
-        for done in close(
-            migrations,
-            db,
-            max_rcu=_units(db, max_rcu, "read"),
-            max_wcu=_units(db, max_wcu, "write"),
-            page_size=page_size,
-        ):
-            click.echo(
-                f"{done.id}: finished ({', '.join(done.pairs)}): {done.verified:,} old-shape items verified, "
-                f"{done.deleted:,} deleted"
-            )
+        with _opened(module, target, table_name, read_only=False) as (migrations, db):
+            for done in close(
+                migrations,
+                db,
+                max_rcu=_units(db, max_rcu, "read"),
+                max_wcu=_units(db, max_wcu, "write"),
+                page_size=page_size,
+            ):
+                click.echo(
+                    f"{done.id}: finished ({', '.join(done.pairs)}): {done.verified:,} old-shape items"
+                    f" verified, {done.deleted:,} deleted"
+                )
 
     _failing(run)
