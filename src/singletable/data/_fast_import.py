@@ -18,13 +18,24 @@ exactly as an import into an existing table does.
 from __future__ import annotations
 
 import multiprocessing
+import os
+import signal
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from singletable.data._checkpoint import TransferError, TransferInterrupted, TransferSummary
 from singletable.data._formats import SourceFile, SourceLine
-from singletable.data._import_reader import QUEUED, Batch, ReadEnd, RefusedLine, read_source, received
+from singletable.data._import_reader import (
+    QUEUED,
+    Batch,
+    ReadEnd,
+    RefusedLine,
+    read_source,
+    received,
+)
 from singletable.data._import_run import Rejects, RejectsUnwritable
 from singletable.data._settings import TableSettings
 from singletable.data._targets import Target
@@ -128,15 +139,16 @@ class NewTableImport:
         readers = [
             context.Process(
                 target=read_source,
-                args=(share, format, plain, description, self.keys, self.stop, queue),
+                args=(share, format, plain, description, self.keys, self.stop, queue, os.getpid()),
                 name="singletable-import-reader",
                 daemon=True,
             )
             for share in shares
         ]
-        for reader in readers:
-            reader.start()
-            started.append(reader)
+        with interrupts_held():
+            for reader in readers:
+                reader.start()
+                started.append(reader)
         return queue
 
     def _stage(self, queue: Any, readers: int, progress: Progress | None) -> None:
@@ -175,6 +187,36 @@ class NewTableImport:
         """The table is gone with everything staged: the summary says nothing was imported."""
         self.summary.items = self.summary.read = self.summary.rejected = 0
         self.summary.overwritten = 0
+
+
+@contextmanager
+def interrupts_held() -> Iterator[None]:
+    """Hold Ctrl-C back while the readers fork, then raise it here, where the import handles it.
+
+    During a fork, the at-fork hooks (logging's) run Python code that swallows a KeyboardInterrupt
+    ("Exception ignored in ..."), and the interrupted import would go on and succeed. So while the readers
+    start, SIGINT only sets a flag (from the main thread, the only one that can set a handler) and is blocked
+    in this thread, so each reader starts with it blocked until it ignores it (``ignore_interrupts`` in
+    :mod:`._import_reader`).
+    A Ctrl-C pressed meanwhile raises KeyboardInterrupt once they run."""
+    pressed: list[int] = []
+    # Not when the handler there is one set outside Python (None): it could not be put back.
+    in_main = threading.current_thread() is threading.main_thread()
+    handler = in_main and signal.getsignal(signal.SIGINT) is not None
+    if handler:
+        previous = signal.signal(signal.SIGINT, lambda number, frame: pressed.append(number))
+    blocks = hasattr(signal, "pthread_sigmask")
+    if blocks:
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        if blocks:  # a SIGINT that came while blocked arrives now, to the flag
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        if handler:
+            signal.signal(signal.SIGINT, previous)
+    if pressed:
+        signal.raise_signal(signal.SIGINT)  # to the handler there was: Python's raises KeyboardInterrupt
 
 
 def _as_line(refused: RefusedLine) -> SourceLine:

@@ -167,8 +167,10 @@ def finish_import(engine: Any, name: str) -> int:
 
 
 def abandon_import(engine: Any, name: str) -> None:
-    """Drop the table this process was creating (an import that stopped), and its staged rows."""
+    """Drop the table this process was creating (an import that stopped), and its staged rows, whatever
+    the import left open on the connection."""
     storage = engine.storage
+    storage.roll_back_stopped()
     with storage.write():
         engine.catalog_changed()
         schema = _ours(engine, name)
