@@ -45,13 +45,19 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
 
 
 @contextmanager
-def ctrl_c_as_returning(function: str, name: str = "execute") -> Iterator[None]:
-    """Raise KeyboardInterrupt once, as the first C call ``name`` made by Python function ``function``
-    returns: where Python raises it for a Ctrl-C that lands while that call runs (for ``execute``: while
-    SQLite runs the statement)."""
+def ctrl_c_as_returning(name: str, caller: str | None = None) -> Iterator[None]:
+    """Raise KeyboardInterrupt once, as the first call of ``name`` (from ``caller``, when given; always
+    for a C function) returns: where Python raises it for a Ctrl-C that lands while that call runs (for
+    ``execute``: while SQLite runs the statement)."""
 
     def profile(frame: Any, event: str, arg: Any) -> None:
-        if event == "c_return" and frame.f_code.co_name == function and arg.__name__ == name:
+        if event == "c_return":
+            hit = arg.__name__ == name and frame.f_code.co_name == caller
+        elif event == "return":
+            hit = frame.f_code.co_name == name and caller in (None, frame.f_back.f_code.co_name)
+        else:
+            return
+        if hit:
             sys.setprofile(None)
             raise KeyboardInterrupt
 
@@ -72,10 +78,10 @@ def test_ctrl_c_as_a_transaction_begins_still_removes_the_table(tmp_path: Path, 
         item, entries = staged_rows(ImportCatalog(description), 0, {"PK": {"S": "a"}, "SK": {"S": "1"}})
         with pytest.raises(KeyboardInterrupt):
             if moment == "staging":
-                with ctrl_c_as_returning("stage_import_rows"):
+                with ctrl_c_as_returning("execute", "stage_import_rows"):
                     importer.storage.stage_import_rows([item], entries)
             else:
-                with ctrl_c_as_returning("__enter__"), importer.storage.write():
+                with ctrl_c_as_returning("execute", "__enter__"), importer.storage.write():
                     pass
         abandon_import(importer, TABLE)
         assert importer.list_tables()["TableNames"] == []
@@ -84,16 +90,36 @@ def test_ctrl_c_as_a_transaction_begins_still_removes_the_table(tmp_path: Path, 
         assert other.list_tables()["TableNames"] == [TABLE]
 
 
-def test_ctrl_c_while_staging_a_batch_says_nothing_was_imported(tmp_path: Path) -> None:
-    """The same moment in a whole import, through the Python API: it raises TransferInterrupted saying
-    nothing was imported, and the table is gone."""
+@pytest.mark.parametrize(
+    "moment",
+    [("begin_import", None), ("execute", "stage_import_rows")],
+    ids=["as the table is created", "as staging a batch begins"],
+)
+def test_ctrl_c_in_an_import_says_nothing_was_imported(tmp_path: Path, moment: tuple[str, Any]) -> None:
+    """Those moments in a whole import, through the Python API: it raises TransferInterrupted saying nothing
+    was imported, and the table is gone."""
     source = _many_lines(tmp_path / "s.jsonl", 3 * BATCH_ITEMS, sort_key_number=False)
     db = tmp_path / "t.db"
-    with pytest.raises(TransferInterrupted) as raised, ctrl_c_as_returning("stage_import_rows"):
+    with pytest.raises(TransferInterrupted) as raised, ctrl_c_as_returning(*moment):
         import_table(str(db), TABLE, source, format="jsonl", schema=SCHEMA)
     assert str(raised.value) == f"interrupted: {NOTHING}"
     assert (raised.value.summary.items, raised.value.summary.read) == (0, 0)
     assert _status(db) is None
+
+
+def test_ctrl_c_as_the_build_returns_says_the_table_is_complete(tmp_path: Path) -> None:
+    """The build has committed: the table is ACTIVE with every item. The import says it was interrupted
+    and what it imported, and leaves the table as it is."""
+    count = 3 * BATCH_ITEMS
+    source = _many_lines(tmp_path / "s.jsonl", count, sort_key_number=False)
+    db = tmp_path / "t.db"
+    with pytest.raises(TransferInterrupted) as raised, ctrl_c_as_returning("finish_import"):
+        import_table(str(db), TABLE, source, format="jsonl", schema=SCHEMA)
+    assert str(raised.value) == "interrupted as the import ended: the table is complete"
+    assert (raised.value.summary.items, raised.value.summary.read) == (count, count)
+    with Engine(str(db)) as engine:
+        table = engine.describe_table(TableName=TABLE)["Table"]
+        assert (table["TableStatus"], table["ItemCount"]) == ("ACTIVE", count)
 
 
 # -- real processes: the CLI, signals ----------------------------------------------------------------------

@@ -42,6 +42,7 @@ from singletable.data._targets import Target
 
 Progress = Callable[[int, int], None]
 NOTHING_IMPORTED = "nothing was imported: the import removed the table it was creating"
+FINISHED_WHEN_INTERRUPTED = "interrupted as the import ended: the table is complete"
 # Reader processes for a source of several files (an S3 export): each takes every other file. Two keep
 # both cores of a two-core machine busy reading while this process stages what they send.
 READERS = 2
@@ -86,17 +87,46 @@ class NewTableImport:
         self.keys = [name for name, _ in settings.key_schema]
 
     def run(self, files: list[SourceFile], format: str, plain: bool, progress: Progress | None) -> None:
+        description = self._begin()
+        late = self._build(files, format, plain, description, progress)
+        try:
+            self.rejects.sync()
+        except RejectsUnwritable as error:
+            raise TransferError(str(error), self.summary) from None
+        self.settings.apply_ttl(self.target, self.table, self.summary.warnings.append)
+        if late:
+            raise TransferInterrupted(FINISHED_WHEN_INTERRUPTED, self.summary)
+
+    def _begin(self) -> dict[str, Any]:
+        """Create the table ``CREATING``; its description."""
         from singletable.engine import DynamoDBError
-        from singletable.engine.shared import abandon_import, begin_import, finish_import
+        from singletable.engine.shared import abandon_import, begin_import
 
         try:
             description, replaced = begin_import(self.engine, self.settings.create_params(self.table))
         except DynamoDBError as error:
             raise TransferError(f"{self.table}: {error.code}: {error.message}", self.summary) from None
+        except KeyboardInterrupt:  # perhaps as the table's creation returned: then it goes
+            abandon_import(self.engine, self.table)
+            raise TransferInterrupted(f"interrupted: {NOTHING_IMPORTED}", self.summary) from None
         if replaced:
             self.summary.warnings.append(
                 f"{self.table} was left CREATING by an import that stopped: imported again from the start"
             )
+        return description
+
+    def _build(
+        self,
+        files: list[SourceFile],
+        format: str,
+        plain: bool,
+        description: dict[str, Any],
+        progress: Progress | None,
+    ) -> bool:
+        """Read, stage and build the table; whether Ctrl-C came only as the build returned (the table is
+        then ``ACTIVE`` with every item: the import is done, and the command says it was interrupted)."""
+        from singletable.engine.shared import abandon_import, finish_import
+
         readers: list[Any] = []
         try:  # from the table's creation on, an interrupt (even while the readers start) removes the table
             queue = self._start_readers(files, format, plain, description, readers)
@@ -105,7 +135,8 @@ class NewTableImport:
         except BaseException as error:
             for reader in readers:
                 reader.kill()
-            abandon_import(self.engine, self.table)
+            if not abandon_import(self.engine, self.table) and isinstance(error, KeyboardInterrupt):
+                return True
             self._lost()
             if isinstance(error, StoppedAtBadLine):
                 raise
@@ -115,11 +146,7 @@ class NewTableImport:
         finally:
             for reader in readers:
                 reader.join()
-        try:
-            self.rejects.sync()
-        except RejectsUnwritable as error:
-            raise TransferError(str(error), self.summary) from None
-        self.settings.apply_ttl(self.target, self.table, self.summary.warnings.append)
+        return False
 
     def _start_readers(
         self,
