@@ -107,19 +107,49 @@ def test_ctrl_c_in_an_import_says_nothing_was_imported(tmp_path: Path, moment: t
     assert _status(db) is None
 
 
-def test_ctrl_c_as_the_build_returns_says_the_table_is_complete(tmp_path: Path) -> None:
-    """The build has committed: the table is ACTIVE with every item. The import says it was interrupted
-    and what it imported, and leaves the table as it is."""
+@contextmanager
+def sigint_as_calling(name: str) -> Iterator[None]:
+    """Send this process a real SIGINT once, as Python function ``name`` is called."""
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code.co_name == name:
+            sys.setprofile(None)
+            signal.raise_signal(signal.SIGINT)
+
+    sys.setprofile(profile)
+    try:
+        yield
+    finally:
+        sys.setprofile(None)
+
+
+TTL_SCHEMA = {**SCHEMA, "TimeToLiveDescription": {"TimeToLiveStatus": "ENABLED", "AttributeName": "exp"}}
+
+
+@pytest.mark.parametrize(
+    "moment",
+    [
+        lambda: ctrl_c_as_returning("finish_import"),
+        lambda: ctrl_c_as_returning("_build"),
+        lambda: sigint_as_calling("apply_ttl"),
+    ],
+    ids=["as the build commits", "as the build returns", "as the time to live is set"],
+)
+def test_ctrl_c_after_the_build_says_the_table_is_complete(tmp_path: Path, moment: Any) -> None:
+    """The build has committed: the table is ACTIVE with every item. The import finishes what follows
+    (the table's time to live), says it was interrupted and what it imported, and leaves the table."""
     count = 3 * BATCH_ITEMS
     source = _many_lines(tmp_path / "s.jsonl", count, sort_key_number=False)
     db = tmp_path / "t.db"
-    with pytest.raises(TransferInterrupted) as raised, ctrl_c_as_returning("finish_import"):
-        import_table(str(db), TABLE, source, format="jsonl", schema=SCHEMA)
+    with pytest.raises(TransferInterrupted) as raised, moment():
+        import_table(str(db), TABLE, source, format="jsonl", schema=TTL_SCHEMA)
     assert str(raised.value) == "interrupted as the import ended: the table is complete"
     assert (raised.value.summary.items, raised.value.summary.read) == (count, count)
     with Engine(str(db)) as engine:
         table = engine.describe_table(TableName=TABLE)["Table"]
         assert (table["TableStatus"], table["ItemCount"]) == ("ACTIVE", count)
+        ttl = engine.describe_time_to_live(TableName=TABLE)["TimeToLiveDescription"]
+        assert ttl == {"TimeToLiveStatus": "ENABLED", "AttributeName": "exp"}
 
 
 # -- real processes: the CLI, signals ----------------------------------------------------------------------

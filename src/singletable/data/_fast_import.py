@@ -88,14 +88,27 @@ class NewTableImport:
 
     def run(self, files: list[SourceFile], format: str, plain: bool, progress: Progress | None) -> None:
         description = self._begin()
-        late = self._build(files, format, plain, description, progress)
+        try:
+            late = self._build(files, format, plain, description, progress)
+        except KeyboardInterrupt:  # as _build returned (it words one that comes before), or a second one
+            if self.engine.find_table(self.table) is None:  # still CREATING: not a finished import's
+                raise
+            late = True
+        try:
+            with interrupts_held():  # quick, and the table is complete: a Ctrl-C waits for them
+                self._settle()
+        except KeyboardInterrupt:
+            late = True
+        if late:
+            raise TransferInterrupted(FINISHED_WHEN_INTERRUPTED, self.summary)
+
+    def _settle(self) -> None:
+        """What follows the build: the rejects on disk, then the table's time to live."""
         try:
             self.rejects.sync()
         except RejectsUnwritable as error:
             raise TransferError(str(error), self.summary) from None
         self.settings.apply_ttl(self.target, self.table, self.summary.warnings.append)
-        if late:
-            raise TransferInterrupted(FINISHED_WHEN_INTERRUPTED, self.summary)
 
     def _begin(self) -> dict[str, Any]:
         """Create the table ``CREATING``; its description."""
@@ -218,7 +231,8 @@ class NewTableImport:
 
 @contextmanager
 def interrupts_held() -> Iterator[None]:
-    """Hold Ctrl-C back while the readers fork, then raise it here, where the import handles it.
+    """Hold Ctrl-C back while the readers fork (or the import settles), then raise it here, where the import
+    handles it.
 
     During a fork, the at-fork hooks (logging's) run Python code that swallows a KeyboardInterrupt
     ("Exception ignored in ..."), and the interrupted import would go on and succeed. So while the readers
