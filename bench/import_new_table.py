@@ -162,7 +162,7 @@ class Queue:
             batches.append(message)
 
 files = list(enumerate(source_files(source, "jsonl")))
-read_source(files, "jsonl", False, description, ["PK", "SK"], False, Queue())
+read_source(files, "jsonl", False, description, ["PK", "SK"], False, Queue(), os.getppid())
 if mode == "build":
     for batch in batches:
         engine.storage.stage_import_rows(batch.items, batch.entries)

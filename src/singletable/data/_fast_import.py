@@ -18,19 +18,31 @@ exactly as an import into an existing table does.
 from __future__ import annotations
 
 import multiprocessing
+import os
+import signal
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from singletable.data._checkpoint import TransferError, TransferInterrupted, TransferSummary
 from singletable.data._formats import SourceFile, SourceLine
-from singletable.data._import_reader import QUEUED, Batch, ReadEnd, RefusedLine, read_source, received
+from singletable.data._import_reader import (
+    QUEUED,
+    Batch,
+    ReadEnd,
+    RefusedLine,
+    read_source,
+    received,
+)
 from singletable.data._import_run import Rejects, RejectsUnwritable
 from singletable.data._settings import TableSettings
 from singletable.data._targets import Target
 
 Progress = Callable[[int, int], None]
 NOTHING_IMPORTED = "nothing was imported: the import removed the table it was creating"
+FINISHED_WHEN_INTERRUPTED = "interrupted as the import ended: the table is complete"
 # Reader processes for a source of several files (an S3 export): each takes every other file. Two keep
 # both cores of a two-core machine busy reading while this process stages what they send.
 READERS = 2
@@ -75,17 +87,59 @@ class NewTableImport:
         self.keys = [name for name, _ in settings.key_schema]
 
     def run(self, files: list[SourceFile], format: str, plain: bool, progress: Progress | None) -> None:
+        description = self._begin()
+        try:
+            late = self._build(files, format, plain, description, progress)
+        except KeyboardInterrupt:  # as _build returned (it words one that comes before), or a second one
+            if self.engine.find_table(self.table) is None:  # still CREATING: not a finished import's
+                raise
+            late = True
+        try:
+            with interrupts_held():  # quick, and the table is complete: a Ctrl-C waits for them
+                self._settle()
+        except KeyboardInterrupt:
+            late = True
+        if late:
+            raise TransferInterrupted(FINISHED_WHEN_INTERRUPTED, self.summary)
+
+    def _settle(self) -> None:
+        """What follows the build: the rejects on disk, then the table's time to live."""
+        try:
+            self.rejects.sync()
+        except RejectsUnwritable as error:
+            raise TransferError(str(error), self.summary) from None
+        self.settings.apply_ttl(self.target, self.table, self.summary.warnings.append)
+
+    def _begin(self) -> dict[str, Any]:
+        """Create the table ``CREATING``; its description."""
         from singletable.engine import DynamoDBError
-        from singletable.engine.shared import abandon_import, begin_import, finish_import
+        from singletable.engine.shared import abandon_import, begin_import
 
         try:
             description, replaced = begin_import(self.engine, self.settings.create_params(self.table))
         except DynamoDBError as error:
             raise TransferError(f"{self.table}: {error.code}: {error.message}", self.summary) from None
+        except KeyboardInterrupt:  # perhaps as the table's creation returned: then it goes
+            abandon_import(self.engine, self.table)
+            raise TransferInterrupted(f"interrupted: {NOTHING_IMPORTED}", self.summary) from None
         if replaced:
             self.summary.warnings.append(
                 f"{self.table} was left CREATING by an import that stopped: imported again from the start"
             )
+        return description
+
+    def _build(
+        self,
+        files: list[SourceFile],
+        format: str,
+        plain: bool,
+        description: dict[str, Any],
+        progress: Progress | None,
+    ) -> bool:
+        """Read, stage and build the table; whether Ctrl-C came only as the build returned (the table is
+        then ``ACTIVE`` with every item: the import is done, and the command says it was interrupted)."""
+        from singletable.engine.shared import abandon_import, finish_import
+
         readers: list[Any] = []
         try:  # from the table's creation on, an interrupt (even while the readers start) removes the table
             queue = self._start_readers(files, format, plain, description, readers)
@@ -94,7 +148,8 @@ class NewTableImport:
         except BaseException as error:
             for reader in readers:
                 reader.kill()
-            abandon_import(self.engine, self.table)
+            if not abandon_import(self.engine, self.table) and isinstance(error, KeyboardInterrupt):
+                return True
             self._lost()
             if isinstance(error, StoppedAtBadLine):
                 raise
@@ -104,11 +159,7 @@ class NewTableImport:
         finally:
             for reader in readers:
                 reader.join()
-        try:
-            self.rejects.sync()
-        except RejectsUnwritable as error:
-            raise TransferError(str(error), self.summary) from None
-        self.settings.apply_ttl(self.target, self.table, self.summary.warnings.append)
+        return False
 
     def _start_readers(
         self,
@@ -128,15 +179,16 @@ class NewTableImport:
         readers = [
             context.Process(
                 target=read_source,
-                args=(share, format, plain, description, self.keys, self.stop, queue),
+                args=(share, format, plain, description, self.keys, self.stop, queue, os.getpid()),
                 name="singletable-import-reader",
                 daemon=True,
             )
             for share in shares
         ]
-        for reader in readers:
-            reader.start()
-            started.append(reader)
+        with interrupts_held():
+            for reader in readers:
+                reader.start()
+                started.append(reader)
         return queue
 
     def _stage(self, queue: Any, readers: int, progress: Progress | None) -> None:
@@ -175,6 +227,37 @@ class NewTableImport:
         """The table is gone with everything staged: the summary says nothing was imported."""
         self.summary.items = self.summary.read = self.summary.rejected = 0
         self.summary.overwritten = 0
+
+
+@contextmanager
+def interrupts_held() -> Iterator[None]:
+    """Hold Ctrl-C back while the readers fork (or the import settles), then raise it here, where the import
+    handles it.
+
+    During a fork, the at-fork hooks (logging's) run Python code that swallows a KeyboardInterrupt
+    ("Exception ignored in ..."), and the interrupted import would go on and succeed. So while the readers
+    start, SIGINT only sets a flag (from the main thread, the only one that can set a handler) and is blocked
+    in this thread, so each reader starts with it blocked until it ignores it (``ignore_interrupts`` in
+    :mod:`._import_reader`).
+    A Ctrl-C pressed meanwhile raises KeyboardInterrupt once they run."""
+    pressed: list[int] = []
+    # Not when the handler there is one set outside Python (None): it could not be put back.
+    in_main = threading.current_thread() is threading.main_thread()
+    handler = in_main and signal.getsignal(signal.SIGINT) is not None
+    if handler:
+        previous = signal.signal(signal.SIGINT, lambda number, frame: pressed.append(number))
+    blocks = hasattr(signal, "pthread_sigmask")
+    if blocks:
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        if blocks:  # a SIGINT that came while blocked arrives now, to the flag
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        if handler:
+            signal.signal(signal.SIGINT, previous)
+    if pressed:
+        signal.raise_signal(signal.SIGINT)  # to the handler there was: Python's raises KeyboardInterrupt
 
 
 def _as_line(refused: RefusedLine) -> SourceLine:

@@ -7,6 +7,10 @@ several files, such as an S3 export, is shared among two readers, see ``_fast_im
 :class:`Batch`\\ es through a bounded queue (memory stays bounded: at most ``QUEUED`` batches wait), in
 source order, ending with a :class:`ReadEnd`. Every line is accounted for in its batch: staged, refused
 (:class:`RefusedLine`, with file, line, key and the reason, as a bulk load would refuse it), or blank.
+
+A reader ignores Ctrl-C: the terminal sends it to the whole process group, and the importing process decides
+what an interrupt means (it stops the readers and removes the table). A reader whose importing process is
+gone (killed) stops by itself.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import gc
 import os
 import pickle
+import signal
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -74,14 +79,18 @@ def read_source(
     keys: list[str],
     stop_at_error: bool,
     queue: Any,
+    importer: int,
 ) -> None:
     """The reader process's work (see the module docstring) on ``files``, each with its place in the source
-    (an import may share a source's files among several readers); ``description`` is the table's."""
+    (an import may share a source's files among several readers); ``description`` is the table's;
+    ``importer``: the importing process's pid, taken before the fork (after it, the importer may already be
+    dead and this process handed to another parent)."""
+    ignore_interrupts()
     from singletable.engine.shared import ImportCatalog, staged_rows
 
     # What this process inherited from the importing one is never garbage: the collector need not walk it.
     gc.freeze()
-    queue = _Outbox(queue)
+    queue = _Outbox(queue, importer)
     try:
         catalog = ImportCatalog(description)
         batch = Batch()
@@ -106,6 +115,14 @@ def read_source(
         queue.put(ReadEnd(traceback.format_exc()))
 
 
+def ignore_interrupts() -> None:
+    """Ignore SIGINT from here on, and let through one the importer held back while it forked this
+    process (ignored, it is dropped): see :func:`~singletable.data._fast_import.interrupts_held`."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def received(data: bytes) -> Batch | ReadEnd:
     """A message of a reader's, as the importing process takes it off the queue."""
     message: Batch | ReadEnd = pickle.loads(data)
@@ -118,9 +135,9 @@ class _Outbox:
     writes the rows' ``bytearray`` keys and items as they are (the queue's own, older protocol rebuilds
     each by a call: three times the cost of the whole batch, measured), and :func:`received` reads it."""
 
-    def __init__(self, queue: Any) -> None:
+    def __init__(self, queue: Any, importer: int) -> None:
         self.queue = queue
-        self.parent = os.getppid()
+        self.importer = importer
 
     def put(self, message: Batch | ReadEnd) -> None:
         data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
@@ -129,7 +146,7 @@ class _Outbox:
                 self.queue.put(data, timeout=1.0)
                 return
             except Full:
-                if os.getppid() != self.parent:
+                if os.getppid() != self.importer:
                     # At once: a normal exit would wait for the queue's feeder thread to flush into a
                     # pipe nobody reads any more.
                     os._exit(1)

@@ -166,9 +166,12 @@ def finish_import(engine: Any, name: str) -> int:
     return replaced
 
 
-def abandon_import(engine: Any, name: str) -> None:
-    """Drop the table this process was creating (an import that stopped), and its staged rows."""
+def abandon_import(engine: Any, name: str) -> bool:
+    """Drop the table this process was creating (an import that stopped), and its staged rows, whatever
+    the import left open on the connection. Whether there was such a table: none when the import had not
+    created it yet, or had finished it (an interrupt as either returned)."""
     storage = engine.storage
+    storage.roll_back_stopped()
     with storage.write():
         engine.catalog_changed()
         schema = _ours(engine, name)
@@ -176,3 +179,4 @@ def abandon_import(engine: Any, name: str) -> None:
             storage.drop_table(schema.table_id)
             engine.catalog_changed()
     storage.end_import_stage()
+    return schema is not None

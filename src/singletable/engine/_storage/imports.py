@@ -133,14 +133,23 @@ class ImportData(Connection):
         """Append a batch of staged rows (to TEMP tables: the database does not change; no write lock)."""
         with self.lock:
             conn = self._conn
-            conn.execute("BEGIN")
-            try:
+            try:  # BEGIN inside: a Ctrl-C raised as BEGIN returns still rolls back
+                conn.execute("BEGIN")
                 conn.executemany(_STAGE_ITEM, items)
                 conn.executemany(_STAGE_ENTRY, entries)
             except BaseException:
-                conn.execute("ROLLBACK")
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
+
+    def roll_back_stopped(self) -> None:
+        """Roll back a transaction left open on this connection by an import that stopped: a Ctrl-C can
+        raise KeyboardInterrupt between a BEGIN and the ``try`` that would roll it back, and dropping the
+        table must then still work."""
+        with self.lock:
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
 
     def build_import(self, table_id: int, index_ids: list[int]) -> tuple[int, list[BuildCheck]]:
         """Fill the table from the staged rows; inside :meth:`write`. Returns how many staged items another
