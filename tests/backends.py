@@ -9,6 +9,9 @@ and ``reference`` backends are all real boto3 clients).
 from __future__ import annotations
 
 import functools
+import itertools
+import json
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -18,6 +21,12 @@ import pytest
 from singletable.engine import DynamoDBError
 
 BOTO3_BACKENDS = frozenset({"client", "http", "reference"})
+_names = itertools.count()
+
+
+def unique_table_name() -> str:
+    """A table name unique within the test session (the servers and DynamoDB Local serve every test)."""
+    return f"t{os.getpid()}_{next(_names)}"
 
 
 class Backend:
@@ -97,12 +106,72 @@ class Backend:
             message = local
         return expect_error(code, message)
 
+    def sibling(self) -> Backend:
+        """A backend on the same target with its own list of tables to clean up."""
+        return Backend(self.name, self._target)
+
     def cleanup(self) -> None:
         for name in self.created:
             try:
                 self.call("delete_table", TableName=name)
             except DynamoDBError:
                 pass
+
+
+class SharedTables:
+    """Tables a test module makes once per backend for its tests that leave them as they found them: requests
+    a table refuses, conditions on its items, reads. A CreateTable, its items and a DeleteTable cost more than
+    most such tests (on DynamoDB Local several times more), and thousands of tests repeat them.
+
+    A test that writes keeps a table of its own. That the shared ones stay as made is checked, not assumed:
+    :meth:`drop` (at the module's end) compares each table's items with those it held when made, and fails
+    naming the table if any test changed them.
+    """
+
+    def __init__(self) -> None:
+        self._tables: dict[tuple[str, str], str] = {}
+        self._made: list[tuple[Backend, str, list[str]]] = []
+
+    def get(self, ddb: Backend, shape: str, make: Callable[[Backend, str], Any]) -> str:
+        """The name of the module's ``shape`` table on ``ddb``'s backend; the first call makes it with
+        ``make(backend, name)`` (create it, write its items)."""
+        key = (ddb.name, shape)
+        if key not in self._tables:
+            owner = ddb.sibling()
+            name = unique_table_name()
+            try:
+                make(owner, name)
+                items = _items(owner, name)
+            except BaseException:
+                owner.cleanup()
+                raise
+            self._made.append((owner, name, items))
+            self._tables[key] = name
+        return self._tables[key]
+
+    def drop(self) -> None:
+        """Delete every table, after checking each still holds the items it was made with."""
+        changed = []
+        for owner, name, items in self._made:
+            try:
+                if _items(owner, name) != items:
+                    changed.append(f"{name} on {owner.name}")
+            finally:
+                owner.cleanup()
+        names = ", ".join(changed)
+        assert not changed, f"a test changed a table its module shares ({names}); a writer needs its own"
+
+
+def _items(ddb: Backend, table: str) -> list[str]:
+    """Every item of ``table``, each as canonical JSON, sorted: a snapshot two moments can compare."""
+    items: list[str] = []
+    params: dict[str, Any] = {"TableName": table, "ConsistentRead": True}
+    while True:
+        page = ddb.scan(**params)
+        items += (json.dumps(item, sort_keys=True, default=repr) for item in page.get("Items", []))
+        if "LastEvaluatedKey" not in page:
+            return sorted(items)
+        params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
 @contextmanager

@@ -6,10 +6,11 @@ subprocess, and ``reference`` DynamoDB Local. The model layer's promise is that 
 unchanged on all of them, so its tests take the target as a parameter instead of choosing one.
 
 The same tests run on ``AsyncDB`` too (``api="async"``, for tests marked ``async_twin`` that use ``open_db``):
-the engine and the in-process client in ``AsyncDB``'s worker thread, ``http`` through an aiobotocore client
-``connect_async`` makes from the server's URL, ``reference`` through an aiobotocore client the test session
-made. The test body is the synchronous one: ``open_db`` hands it the AsyncDB behind :class:`Blocking`, which
-runs each awaited call to its end on one event loop thread, so a test and its async twin cannot drift.
+the engine and the in-process client in ``AsyncDB``'s worker thread, ``http`` and ``reference`` through an
+aiobotocore client the test session made on each endpoint (making one costs more than most tests; that
+``connect_async`` makes its own from a URL, and closes it, is tests/model/test_async.py's to prove). The test
+body is the synchronous one: ``open_db`` hands it the AsyncDB behind :class:`Blocking`, which runs each
+awaited call to its end on one event loop thread, so a test and its async twin cannot drift.
 """
 
 from __future__ import annotations
@@ -132,22 +133,21 @@ def parametrize_async_twins(metafunc: pytest.Metafunc) -> None:
 def make_async_target(name: str, request: pytest.FixtureRequest) -> Any:
     """What ``connect_async(table, target)`` receives for ``name``."""
     if name == "http":
-        return request.getfixturevalue("http_server").endpoint  # connect_async makes an aiobotocore client
+        return request.getfixturevalue("http_aio_client")
     if name == "reference":
         return request.getfixturevalue("reference_aio_client")
     return make_target(name, request)  # the engine and the in-process client, in a worker thread
 
 
-@pytest.fixture(scope="session")
-def reference_aio_client(reference_server: Any) -> Iterator[Any]:
-    """An aiobotocore client on DynamoDB Local, made (and closed) on the async twins' event loop."""
+def aio_client(endpoint: str) -> Iterator[Any]:
+    """An aiobotocore client on a local endpoint, made (and closed) on the async twins' event loop."""
     from aiobotocore.config import AioConfig
     from aiobotocore.session import get_session
 
     loop = EventLoopThread.shared()
     context = get_session().create_client(
         "dynamodb",
-        endpoint_url=reference_server.endpoint,
+        endpoint_url=endpoint,
         region_name="us-east-1",
         aws_access_key_id="local",
         aws_secret_access_key="local",
@@ -156,6 +156,18 @@ def reference_aio_client(reference_server: Any) -> Iterator[Any]:
     client = loop.run(context.__aenter__())
     yield client
     loop.run(context.__aexit__(None, None, None))
+
+
+@pytest.fixture(scope="session")
+def reference_aio_client(reference_server: Any) -> Iterator[Any]:
+    """An aiobotocore client on DynamoDB Local, shared by the session's async twins."""
+    yield from aio_client(reference_server.endpoint)
+
+
+@pytest.fixture(scope="session")
+def http_aio_client(http_server: Any) -> Iterator[Any]:
+    """An aiobotocore client on the session's ``singletable serve``, shared by the session's async twins."""
+    yield from aio_client(http_server.endpoint)
 
 
 def make_target(name: str, request: pytest.FixtureRequest) -> Any:
@@ -188,13 +200,10 @@ def target(request: pytest.FixtureRequest, api: str) -> Any:
 def sync_target(request: pytest.FixtureRequest, target: Any, api: str) -> Any:
     """What ``connect(table, target)`` takes to reach the current target's tables, on either API: another
     (synchronous) writer racing the test's DB. An async twin's engine and in-process client are the same
-    objects; ``http`` is the server's URL (connect makes a boto3 client); ``reference`` the session's boto3
-    client on DynamoDB Local."""
+    objects; for ``http`` and ``reference`` it is the session's boto3 client on the endpoint."""
     if api == "sync":
         return target
-    if request.node.callspec.params["target"] == "reference":
-        return request.getfixturevalue("reference_client")
-    return target
+    return make_target(request.node.callspec.params["target"], request)
 
 
 @pytest.fixture
