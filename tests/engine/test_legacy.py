@@ -54,7 +54,7 @@ def table(ddb, table_name):
 
 
 @pytest.fixture
-def shared_table(ddb, module_tables):
+def shared(ddb, module_tables):
     """A table holding ITEM, shared by the module's tests that leave it as they found it (see ``passes``)."""
     return module_tables.get(ddb, "item", _make_item_table)
 
@@ -130,8 +130,8 @@ CASES = [
 
 
 @pytest.mark.parametrize(("attribute", "condition", "expected"), CASES)
-def test_expected_operator(ddb, shared_table, attribute, condition, expected):
-    assert passes(ddb, shared_table, {attribute: condition}) is expected
+def test_expected_operator(ddb, shared, attribute, condition, expected):
+    assert passes(ddb, shared, {attribute: condition}) is expected
 
 
 def test_expected_on_missing_item_and_return_values(ddb, table):
@@ -151,12 +151,12 @@ def test_expected_on_missing_item_and_return_values(ddb, table):
     assert old["Attributes"] == ITEM
 
 
-def test_conditional_operator(ddb, shared_table):
+def test_conditional_operator(ddb, shared):
     both = {"n": {"Value": n("5")}, "s": {"Value": s("nope")}}
-    assert passes(ddb, shared_table, both) is False
-    assert passes(ddb, shared_table, both, ConditionalOperator="AND") is False
-    assert passes(ddb, shared_table, both, ConditionalOperator="OR") is True
-    assert passes(ddb, shared_table, {}) is True  # an empty Expected is no condition
+    assert passes(ddb, shared, both) is False
+    assert passes(ddb, shared, both, ConditionalOperator="AND") is False
+    assert passes(ddb, shared, both, ConditionalOperator="OR") is True
+    assert passes(ddb, shared, {}) is True  # an empty Expected is no condition
 
 
 ENVELOPE = "1 validation error detected: "
@@ -289,40 +289,40 @@ LOCAL_VALUE_WORDING = {
 
 @pytest.mark.parametrize(("expected", "message"), EXPECTED_ERRORS)
 @pytest.mark.parametrize("operation", ["put_item", "update_item", "delete_item"])
-def test_expected_errors(ddb, shared_table, operation, expected, message):
+def test_expected_errors(ddb, shared, operation, expected, message):
     target = {"Item": ITEM} if operation == "put_item" else {"Key": KEY}
     with ddb.error("ValidationException", message, local=LOCAL_VALUE_WORDING.get(message)):
-        ddb.call(operation, TableName=shared_table, Expected=expected, **target)
+        ddb.call(operation, TableName=shared, Expected=expected, **target)
 
 
 @pytest.mark.parametrize("parameter", ["Expected", "ScanFilter"])
-def test_conditional_operator_errors(ddb, shared_table, parameter):
+def test_conditional_operator_errors(ddb, shared, parameter):
     operation, target = ("put_item", {"Item": ITEM}) if parameter == "Expected" else ("scan", {})
     single = {"n": cond("NOT_NULL")}
     with ddb.error("ValidationException", "ConditionalOperator cannot be used without Filter or Expected"):
-        ddb.call(operation, TableName=shared_table, ConditionalOperator="AND", **target)
+        ddb.call(operation, TableName=shared, ConditionalOperator="AND", **target)
     with ddb.error("ValidationException", "ConditionalOperator cannot be used without Filter or Expected"):
-        ddb.call(operation, TableName=shared_table, ConditionalOperator="AND", **{parameter: {}}, **target)
+        ddb.call(operation, TableName=shared, ConditionalOperator="AND", **{parameter: {}}, **target)
     with ddb.error(
         "ValidationException",
         "ConditionalOperator can only be used when Filter or Expected has two or more elements",
     ):
-        ddb.call(operation, TableName=shared_table, ConditionalOperator="OR", **{parameter: single}, **target)
+        ddb.call(operation, TableName=shared, ConditionalOperator="OR", **{parameter: single}, **target)
 
 
 # -- the order of checks ---------------------------------------------------------------------------------
 
 
-def test_expected_is_checked_before_return_values_and_key_on_delete_and_update(ddb, shared_table):
+def test_expected_is_checked_before_return_values_and_key_on_delete_and_update(ddb, shared):
     arity = INVALID + "Invalid number of argument(s) for the EQ ComparisonOperator"
     for operation in ("delete_item", "update_item"):
         with ddb.error("ValidationException", arity):
-            ddb.call(operation, TableName=shared_table, Key={"PK": s("k")}, Expected={"n": cond("EQ")})
+            ddb.call(operation, TableName=shared, Key={"PK": s("k")}, Expected={"n": cond("EQ")})
     with ddb.error(
         "ValidationException", INVALID + "Value must be provided when Exists is true for Attribute: n"
     ):
         ddb.update_item(
-            TableName=shared_table,
+            TableName=shared,
             Key=KEY,
             Expected={"n": {"Exists": True}},
             AttributeUpdates={"PK": {"Action": "DELETE"}},
