@@ -163,11 +163,16 @@ class SharedTables:
 
 
 def _items(ddb: Backend, table: str) -> list[str]:
-    """Every item of ``table``, each as canonical JSON, sorted: a snapshot two moments can compare."""
+    return items_snapshot(lambda params: ddb.scan(**params), table)
+
+
+def items_snapshot(scan: Callable[[dict[str, Any]], dict[str, Any]], table: str) -> list[str]:
+    """Every item of ``table`` (read with ``scan(params)``), each as canonical JSON, sorted: a snapshot two
+    moments can compare."""
     items: list[str] = []
     params: dict[str, Any] = {"TableName": table, "ConsistentRead": True}
     while True:
-        page = ddb.scan(**params)
+        page = scan(params)
         items += (json.dumps(item, sort_keys=True, default=repr) for item in page.get("Items", []))
         if "LastEvaluatedKey" not in page:
             return sorted(items)

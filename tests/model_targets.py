@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import inspect
 import threading
 from collections.abc import Callable, Coroutine, Iterator
@@ -24,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from backends import items_snapshot, unique_table_name
 from singletable.model import DB, Table, connect, connect_async
 
 ALL_TARGETS = ["engine", "client", "http", "reference"]
@@ -122,11 +124,12 @@ def api() -> str:
 
 
 def parametrize_async_twins(metafunc: pytest.Metafunc) -> None:
-    """A ``pytest_generate_tests`` hook: tests marked ``async_twin`` that open a DB run on both APIs, unless
-    marked ``sync_only`` (with the reason: what the synchronous body does that an async caller cannot)."""
+    """A ``pytest_generate_tests`` hook: tests marked ``async_twin`` that open a DB (``open_db`` or
+    ``shared_db``) run on both APIs, unless marked ``sync_only`` (with the reason: what the synchronous body
+    does that an async caller cannot)."""
     definition = metafunc.definition
     twin = definition.get_closest_marker("async_twin") and not definition.get_closest_marker("sync_only")
-    if twin and "open_db" in metafunc.fixturenames:
+    if twin and ("open_db" in metafunc.fixturenames or "shared_db" in metafunc.fixturenames):
         metafunc.parametrize("api", APIS, ids=["DB", "AsyncDB"])
 
 
@@ -206,6 +209,84 @@ def sync_target(request: pytest.FixtureRequest, target: Any, api: str) -> Any:
     return make_target(request.node.callspec.params["target"], request)
 
 
+def connected(table: Table, target: Any, api: str, name: str, **options: Any) -> Any:
+    """``table`` connected to ``target`` under ``name``: a DB, or for ``api="async"`` an AsyncDB behind
+    :class:`Blocking`."""
+    if api == "async":
+        loop = EventLoopThread.shared()
+        return Blocking(loop.run(connect_async(table, target, name=name, **options)), loop)
+    return connect(table, target, name=name, **options)
+
+
+class SharedDesignTables:
+    """Tables a module's tests share on each target and API, for tests that leave them as they found them
+    (refused writes, reads): ``backends.SharedTables`` for designs. Each test gets a DB of its own on the
+    shared table (a test may spy on ``db.call``); the items are checked unchanged when the module ends."""
+
+    def __init__(self) -> None:
+        self._names: dict[tuple[str, str, str], str] = {}
+        self._made: list[tuple[Any, str, list[str]]] = []
+
+    def name(self, key: tuple[str, str, str], make: Callable[[str], Any]) -> str:
+        """The shared table's name for ``key``; the first call makes it with ``make(name)``, which returns
+        the DB that made it (the module's end checks and drops the table through it)."""
+        if key not in self._names:
+            name = unique_table_name()
+            maker = make(name)
+            try:
+                self._made.append((maker, name, items_snapshot(functools.partial(maker.call, "Scan"), name)))
+            except BaseException:
+                drop_tables([maker])
+                raise
+            self._names[key] = name
+        return self._names[key]
+
+    def drop(self) -> None:
+        changed = []
+        for maker, name, items in self._made:
+            try:
+                if items_snapshot(functools.partial(maker.call, "Scan"), name) != items:
+                    changed.append(name)
+            finally:
+                drop_tables([maker])
+                if isinstance(maker, Blocking):
+                    maker.close()
+        assert not changed, f"a test changed a table its module shares ({', '.join(changed)})"
+
+
+@pytest.fixture(scope="module")
+def module_designs() -> Iterator[SharedDesignTables]:
+    shared = SharedDesignTables()
+    yield shared
+    shared.drop()
+
+
+@pytest.fixture
+def shared_db(
+    request: pytest.FixtureRequest, target: Any, api: str, module_designs: SharedDesignTables
+) -> Iterator[Callable[..., Any]]:
+    """``shared_db(table, fill)``: a DB on the module's shared table of ``table`` on the current target and
+    API, made once (created, then ``fill(db)``) for the module's tests that leave it as they found it."""
+    opened: list[Any] = []
+
+    def open_(table: Table, fill: Callable[[Any], Any]) -> Any:
+        def make(name: str) -> Any:
+            maker = connected(table, target, api, name)
+            maker.create_table()
+            fill(maker)
+            return maker
+
+        key = (request.node.callspec.params["target"], api, table.name)
+        db = connected(table, target, api, module_designs.name(key, make))
+        opened.append(db)
+        return db
+
+    yield open_
+    if api == "async":
+        for db in opened:
+            db.close()
+
+
 @pytest.fixture
 def open_db(target: Any, table_name: str, api: str) -> Iterator[Callable[..., DB]]:
     """``open_db(table)``: the design connected to the current target under a unique table name, created,
@@ -221,11 +302,7 @@ def open_db(target: Any, table_name: str, api: str) -> Iterator[Callable[..., DB
     ) -> Any:
         """``table_params`` reshapes the CreateTable request (a target without a feature the design uses)."""
         name = f"{table_name}_{len(opened)}"
-        if api == "async":
-            loop = EventLoopThread.shared()
-            db: Any = Blocking(loop.run(connect_async(table, target, name=name, **options)), loop)
-        else:
-            db = connect(table, target, name=name, **options)
+        db = connected(table, target, api, name, **options)
         opened.append(db)
         if table_params is None:
             db.create_table()
