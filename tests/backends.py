@@ -12,7 +12,7 @@ import functools
 import itertools
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -118,6 +118,9 @@ class Backend:
                 pass
 
 
+Scanner = Callable[[dict[str, Any]], dict[str, Any]]
+
+
 class SharedTables:
     """Tables a test module makes once per backend for its tests that leave them as they found them: requests
     a table refuses, conditions on its items, reads. A CreateTable, its items and a DeleteTable cost more than
@@ -125,48 +128,64 @@ class SharedTables:
 
     A test that writes keeps a table of its own. That the shared ones stay as made is checked, not assumed:
     :meth:`drop` (at the module's end) compares each table's items with those it held when made, and fails
-    naming the table if any test changed them.
+    naming the table if any test changed them. A table is made through a handle (a :class:`Backend`, or a
+    model DB for tests/model_targets.py): ``scanner(handle)`` reads it, ``release(handle)`` deletes it.
     """
 
-    def __init__(self) -> None:
-        self._tables: dict[tuple[str, str], str] = {}
-        self._made: list[tuple[Backend, str, list[str]]] = []
+    def __init__(
+        self,
+        scanner: Callable[[Any], Scanner] = lambda ddb: lambda params: ddb.scan(**params),
+        release: Callable[[Any], None] = Backend.cleanup,
+    ) -> None:
+        self._scanner = scanner
+        self._release = release
+        self._tables: dict[Hashable, str] = {}
+        self._made: list[tuple[Any, str, list[str]]] = []
 
     def get(self, ddb: Backend, shape: str, make: Callable[[Backend, str], Any]) -> str:
         """The name of the module's ``shape`` table on ``ddb``'s backend; the first call makes it with
         ``make(backend, name)`` (create it, write its items)."""
-        key = (ddb.name, shape)
-        if key not in self._tables:
+
+        def made_by(name: str) -> Backend:
             owner = ddb.sibling()
-            name = unique_table_name()
             try:
                 make(owner, name)
-                items = _items(owner, name)
             except BaseException:
                 owner.cleanup()
                 raise
-            self._made.append((owner, name, items))
+            return owner
+
+        return self.made((ddb.name, shape), made_by)
+
+    def made(self, key: Hashable, make: Callable[[str], Any]) -> str:
+        """The name of the module's table for ``key``; the first call makes it with ``make(name)``, which
+        returns the handle that made it."""
+        if key not in self._tables:
+            name = unique_table_name()
+            handle = make(name)
+            try:
+                items = items_snapshot(self._scanner(handle), name)
+            except BaseException:
+                self._release(handle)
+                raise
+            self._made.append((handle, name, items))
             self._tables[key] = name
         return self._tables[key]
 
     def drop(self) -> None:
         """Delete every table, after checking each still holds the items it was made with."""
         changed = []
-        for owner, name, items in self._made:
+        for handle, name, items in self._made:
             try:
-                if _items(owner, name) != items:
-                    changed.append(f"{name} on {owner.name}")
+                if items_snapshot(self._scanner(handle), name) != items:
+                    changed.append(name)
             finally:
-                owner.cleanup()
+                self._release(handle)
         names = ", ".join(changed)
         assert not changed, f"a test changed a table its module shares ({names}); a writer needs its own"
 
 
-def _items(ddb: Backend, table: str) -> list[str]:
-    return items_snapshot(lambda params: ddb.scan(**params), table)
-
-
-def items_snapshot(scan: Callable[[dict[str, Any]], dict[str, Any]], table: str) -> list[str]:
+def items_snapshot(scan: Scanner, table: str) -> list[str]:
     """Every item of ``table`` (read with ``scan(params)``), each as canonical JSON, sorted: a snapshot two
     moments can compare."""
     items: list[str] = []

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from backends import items_snapshot, unique_table_name
+from backends import SharedTables
 from singletable.model import DB, Table, connect, connect_async
 
 ALL_TARGETS = ["engine", "client", "http", "reference"]
@@ -218,52 +218,24 @@ def connected(table: Table, target: Any, api: str, name: str, **options: Any) ->
     return connect(table, target, name=name, **options)
 
 
-class SharedDesignTables:
-    """Tables a module's tests share on each target and API, for tests that leave them as they found them
-    (refused writes, reads): ``backends.SharedTables`` for designs. Each test gets a DB of its own on the
-    shared table (a test may spy on ``db.call``); the items are checked unchanged when the module ends."""
-
-    def __init__(self) -> None:
-        self._names: dict[tuple[str, str, str], str] = {}
-        self._made: list[tuple[Any, str, list[str]]] = []
-
-    def name(self, key: tuple[str, str, str], make: Callable[[str], Any]) -> str:
-        """The shared table's name for ``key``; the first call makes it with ``make(name)``, which returns
-        the DB that made it (the module's end checks and drops the table through it)."""
-        if key not in self._names:
-            name = unique_table_name()
-            maker = make(name)
-            try:
-                self._made.append((maker, name, items_snapshot(functools.partial(maker.call, "Scan"), name)))
-            except BaseException:
-                drop_tables([maker])
-                raise
-            self._names[key] = name
-        return self._names[key]
-
-    def drop(self) -> None:
-        changed = []
-        for maker, name, items in self._made:
-            try:
-                if items_snapshot(functools.partial(maker.call, "Scan"), name) != items:
-                    changed.append(name)
-            finally:
-                drop_tables([maker])
-                if isinstance(maker, Blocking):
-                    maker.close()
-        assert not changed, f"a test changed a table its module shares ({', '.join(changed)})"
+def release(db: Any) -> None:
+    """A shared table's end: dropped, and its AsyncDB closed."""
+    drop_tables([db])
+    if isinstance(db, Blocking):
+        db.close()
 
 
 @pytest.fixture(scope="module")
-def module_designs() -> Iterator[SharedDesignTables]:
-    shared = SharedDesignTables()
+def module_designs() -> Iterator[SharedTables]:
+    """The module's tables ``shared_db`` makes (``backends.SharedTables`` through model DBs)."""
+    shared = SharedTables(scanner=lambda db: functools.partial(db.call, "Scan"), release=release)
     yield shared
     shared.drop()
 
 
 @pytest.fixture
 def shared_db(
-    request: pytest.FixtureRequest, target: Any, api: str, module_designs: SharedDesignTables
+    request: pytest.FixtureRequest, target: Any, api: str, module_designs: SharedTables
 ) -> Iterator[Callable[..., Any]]:
     """``shared_db(table, fill)``: a DB on the module's shared table of ``table`` on the current target and
     API, made once (created, then ``fill(db)``) for the module's tests that leave it as they found it."""
@@ -272,12 +244,16 @@ def shared_db(
     def open_(table: Table, fill: Callable[[Any], Any]) -> Any:
         def make(name: str) -> Any:
             maker = connected(table, target, api, name)
-            maker.create_table()
-            fill(maker)
+            try:
+                maker.create_table()
+                fill(maker)
+            except BaseException:
+                release(maker)
+                raise
             return maker
 
         key = (request.node.callspec.params["target"], api, table.name)
-        db = connected(table, target, api, module_designs.name(key, make))
+        db = connected(table, target, api, module_designs.made(key, make))
         opened.append(db)
         return db
 
