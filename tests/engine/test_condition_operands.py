@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tables import create_keyed
+from tables import create_keyed, table_fixtures
 
-from backends import Backend, SharedTables
+from backends import Backend
 
 KEY = {"pk": {"S": "a"}}
 INCORRECT = "Incorrect operand type for operator or function; operator or function: "
@@ -24,17 +24,8 @@ def _make_table(ddb: Backend, name: str) -> None:
     ddb.put_item(TableName=name, Item={**KEY, "x": {"S": "abc"}, "n": {"N": "7"}})
 
 
-@pytest.fixture
-def table(ddb: Backend, table_name: str) -> str:
-    """The test's own table (:func:`_make_table`), for a test that writes."""
-    _make_table(ddb, table_name)
-    return table_name
-
-
-@pytest.fixture
-def shared(ddb: Backend, module_tables: SharedTables) -> str:
-    """The same, shared by the module's tests that leave it as found (``put_if`` puts the same item)."""
-    return module_tables.get(ddb, "item", _make_table)
+# ``shared``: for the tests that leave the table as found (``put_if`` puts the same item)
+table, shared = table_fixtures(_make_table)
 
 
 def put_if(ddb: Backend, table: str, condition: str, values: dict[str, Any]) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tables import create, n, s
+from tables import create, n, s, table_fixtures
 
 from draws import examples
 from singletable.engine import DynamoDBError
@@ -46,17 +46,8 @@ def _make_item_table(ddb, name: str) -> None:
     ddb.put_item(TableName=name, Item=ITEM)
 
 
-@pytest.fixture
-def table(ddb, table_name):
-    """A table holding ITEM, the test's own (it writes)."""
-    _make_item_table(ddb, table_name)
-    return table_name
-
-
-@pytest.fixture
-def shared(ddb, module_tables):
-    """A table holding ITEM, shared by the module's tests that leave it as they found it (see ``passes``)."""
-    return module_tables.get(ddb, "item", _make_item_table)
+# ``shared``: for the tests that leave ITEM as they found it (see ``passes``)
+table, shared = table_fixtures(_make_item_table)
 
 
 def passes(ddb, table: str, expected: dict, **extra: Any) -> bool:

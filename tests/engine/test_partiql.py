@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tables import create
+from tables import create, table_fixtures
 
 from draws import examples
 from singletable.engine import DynamoDBError
@@ -47,17 +47,8 @@ def _make_table(ddb: Any, name: str) -> None:
     ddb.put_item(TableName=name, Item={"PK": S("b"), "SK": N("1")})
 
 
-@pytest.fixture
-def table(ddb: Any, table_name: str) -> str:
-    """The test's own table (:func:`_make_table`), for a test that writes."""
-    _make_table(ddb, table_name)
-    return table_name
-
-
-@pytest.fixture
-def shared(ddb: Any, module_tables: Any) -> str:
-    """The same table shared by the module's tests that only read it or send statements it refuses."""
-    return module_tables.get(ddb, "items", _make_table)
+# ``shared``: for the tests that only read the table or send statements it refuses
+table, shared = table_fixtures(_make_table)
 
 
 def sks(response: dict[str, Any]) -> list[str]:

@@ -10,9 +10,9 @@ docs/compatibility.md records it.
 from __future__ import annotations
 
 import pytest
-from tables import create
+from tables import create, table_fixtures
 
-from backends import Backend, SharedTables
+from backends import Backend
 
 MALFORMED = "Statement wasn't well formed, can't be processed: "
 LOCAL_WORDS = "DynamoDB Local words this error differently (docs/compatibility.md)"
@@ -35,17 +35,8 @@ def _make_table(ddb: Backend, name: str) -> None:
     )
 
 
-@pytest.fixture
-def table(ddb: Backend, table_name: str) -> str:
-    """The test's own table (:func:`_make_table`), for a test that writes."""
-    _make_table(ddb, table_name)
-    return table_name
-
-
-@pytest.fixture
-def shared(ddb: Backend, module_tables: SharedTables) -> str:
-    """The same, shared by the module's tests that read it or send statements it refuses."""
-    return module_tables.get(ddb, "item", _make_table)
+# ``shared``: for the tests that read the table or send statements it refuses
+table, shared = table_fixtures(_make_table)
 
 
 def item(ddb: Backend, table: str, pk: str = "a", sk: str = "1") -> dict | None:

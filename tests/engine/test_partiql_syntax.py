@@ -14,9 +14,9 @@ import string
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tables import create
+from tables import create, table_fixtures
 
-from backends import Backend, SharedTables, expect_error
+from backends import Backend, expect_error
 from draws import examples
 from singletable.engine import DynamoDBError
 from singletable.engine._partiql import parse_statement
@@ -70,17 +70,8 @@ def _make_table(ddb: Backend, name: str) -> None:
     ddb.put_item(TableName=name, Item={"PK": {"S": "a"}, "SK": {"S": "1"}, "n": {"N": "1"}})
 
 
-@pytest.fixture
-def table(ddb: Backend, table_name: str) -> str:
-    """One item, in the test's own table (for a test that writes)."""
-    _make_table(ddb, table_name)
-    return table_name
-
-
-@pytest.fixture
-def shared(ddb: Backend, module_tables: SharedTables) -> str:
-    """The same, shared by the module's tests that read it or send statements it refuses."""
-    return module_tables.get(ddb, "item", _make_table)
+# ``shared``: for the tests that read the table or send statements it refuses
+table, shared = table_fixtures(_make_table)
 
 
 def refused(ddb: Backend, text: str, detail: str) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from tables import table_fixtures
 
 from backends import Backend, SharedTables
 
@@ -29,10 +30,7 @@ def _skip_the_reference(ddb: Backend) -> None:
         pytest.skip(LOCAL_CREATES)
 
 
-@pytest.fixture
-def table(ddb: Backend, table_name: str) -> str:
-    _make_table(ddb, table_name)
-    return table_name
+table, shared = table_fixtures(_make_table)
 
 
 @pytest.fixture
