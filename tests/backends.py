@@ -9,7 +9,10 @@ and ``reference`` backends are all real boto3 clients).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
+import itertools
+import json
+import os
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -18,6 +21,12 @@ import pytest
 from singletable.engine import DynamoDBError
 
 BOTO3_BACKENDS = frozenset({"client", "http", "reference"})
+_names = itertools.count()
+
+
+def unique_table_name() -> str:
+    """A table name unique within the test session (the servers and DynamoDB Local serve every test)."""
+    return f"t{os.getpid()}_{next(_names)}"
 
 
 class Backend:
@@ -97,12 +106,96 @@ class Backend:
             message = local
         return expect_error(code, message)
 
+    def sibling(self) -> Backend:
+        """A backend on the same target with its own list of tables to clean up."""
+        return Backend(self.name, self._target)
+
     def cleanup(self) -> None:
         for name in self.created:
             try:
                 self.call("delete_table", TableName=name)
             except DynamoDBError:
                 pass
+
+
+Scanner = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+class SharedTables:
+    """Tables a test module makes once per backend for its tests that leave them as they found them: requests
+    a table refuses, conditions on its items, reads. A CreateTable, its items and a DeleteTable cost more than
+    most such tests (on DynamoDB Local several times more), and thousands of tests repeat them.
+
+    A test that writes keeps a table of its own. That the shared ones stay as made is checked, not assumed:
+    :meth:`drop` (at the module's end) compares each table's items with those it held when made, and fails
+    naming the table if any test changed them. A table is made through a handle (a :class:`Backend`, or a
+    model DB for tests/model_targets.py): ``scanner(handle)`` reads it, ``release(handle)`` deletes it.
+    """
+
+    def __init__(
+        self,
+        scanner: Callable[[Any], Scanner] = lambda ddb: lambda params: ddb.scan(**params),
+        release: Callable[[Any], None] = Backend.cleanup,
+    ) -> None:
+        self._scanner = scanner
+        self._release = release
+        self._tables: dict[Hashable, str] = {}
+        self._made: list[tuple[Any, str, list[str]]] = []
+
+    def get(self, ddb: Backend, shape: str, make: Callable[[Backend, str], Any]) -> str:
+        """The name of the module's ``shape`` table on ``ddb``'s backend; the first call makes it with
+        ``make(backend, name)`` (create it, write its items)."""
+
+        def made_by(name: str) -> Backend:
+            owner = ddb.sibling()
+            try:
+                make(owner, name)
+            except BaseException:
+                owner.cleanup()
+                raise
+            return owner
+
+        return self.made((ddb.name, shape), made_by)
+
+    def made(self, key: Hashable, make: Callable[[str], Any]) -> str:
+        """The name of the module's table for ``key``; the first call makes it with ``make(name)``, which
+        returns the handle that made it."""
+        if key not in self._tables:
+            name = unique_table_name()
+            handle = make(name)
+            try:
+                items = items_snapshot(self._scanner(handle), name)
+            except BaseException:
+                self._release(handle)
+                raise
+            self._made.append((handle, name, items))
+            self._tables[key] = name
+        return self._tables[key]
+
+    def drop(self) -> None:
+        """Delete every table, after checking each still holds the items it was made with."""
+        changed = []
+        for handle, name, items in self._made:
+            try:
+                if items_snapshot(self._scanner(handle), name) != items:
+                    changed.append(name)
+            finally:
+                self._release(handle)
+        names = ", ".join(changed)
+        assert not changed, f"a test changed a table its module shares ({names}); a writer needs its own"
+
+
+def items_snapshot(scan: Scanner, table: str) -> list[str]:
+    """Every item of ``table`` (read with ``scan(params)``), each as canonical JSON, sorted: a snapshot two
+    moments can compare."""
+    items: list[str] = []
+    params: dict[str, Any] = {"TableName": table, "ConsistentRead": True}
+    while True:
+        page = scan(params)
+        items += (json.dumps(item, sort_keys=True, default=repr) for item in page.get("Items", []))
+        if "LastEvaluatedKey" not in page:
+            return sorted(items)
+        params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
 @contextmanager

@@ -7,7 +7,6 @@ shared by the session) and ``reference`` (DynamoDB Local).
 
 from __future__ import annotations
 
-import itertools
 import os
 import sys
 from collections.abc import Iterator
@@ -19,7 +18,7 @@ from hypothesis import settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from backends import Backend
+from backends import Backend, SharedTables, unique_table_name
 from browser import launched
 from draws import THOROUGH
 from reference import DynamoDBLocal, ReferenceUnavailable, required
@@ -36,7 +35,6 @@ settings.register_profile("thorough", settings.get_profile("singletable"), max_e
 settings.load_profile("singletable")
 
 BACKENDS = ["engine", "client", "http", "reference"]
-_names = itertools.count()
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -157,4 +155,12 @@ def ddb(request: pytest.FixtureRequest) -> Iterator[Backend]:
 @pytest.fixture
 def table_name() -> str:
     """A table name unique within the test session (the reference is shared by all tests)."""
-    return f"t{os.getpid()}_{next(_names)}"
+    return unique_table_name()
+
+
+@pytest.fixture(scope="module")
+def module_tables() -> Iterator[SharedTables]:
+    """The module's shared tables (:class:`backends.SharedTables`), checked and dropped at its end."""
+    shared = SharedTables()
+    yield shared
+    shared.drop()

@@ -6,16 +6,18 @@ subprocess, and ``reference`` DynamoDB Local. The model layer's promise is that 
 unchanged on all of them, so its tests take the target as a parameter instead of choosing one.
 
 The same tests run on ``AsyncDB`` too (``api="async"``, for tests marked ``async_twin`` that use ``open_db``):
-the engine and the in-process client in ``AsyncDB``'s worker thread, ``http`` through an aiobotocore client
-``connect_async`` makes from the server's URL, ``reference`` through an aiobotocore client the test session
-made. The test body is the synchronous one: ``open_db`` hands it the AsyncDB behind :class:`Blocking`, which
-runs each awaited call to its end on one event loop thread, so a test and its async twin cannot drift.
+the engine and the in-process client in ``AsyncDB``'s worker thread, ``http`` and ``reference`` through an
+aiobotocore client the test session made on each endpoint (making one costs more than most tests; that
+``connect_async`` makes its own from a URL, and closes it, is tests/model/test_async.py's to prove). The test
+body is the synchronous one: ``open_db`` hands it the AsyncDB behind :class:`Blocking`, which runs each
+awaited call to its end on one event loop thread, so a test and its async twin cannot drift.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import inspect
 import threading
 from collections.abc import Callable, Coroutine, Iterator
@@ -23,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from backends import SharedTables
 from singletable.model import DB, Table, connect, connect_async
 
 ALL_TARGETS = ["engine", "client", "http", "reference"]
@@ -121,33 +124,33 @@ def api() -> str:
 
 
 def parametrize_async_twins(metafunc: pytest.Metafunc) -> None:
-    """A ``pytest_generate_tests`` hook: tests marked ``async_twin`` that open a DB run on both APIs, unless
-    marked ``sync_only`` (with the reason: what the synchronous body does that an async caller cannot)."""
+    """A ``pytest_generate_tests`` hook: tests marked ``async_twin`` that open a DB (``open_db`` or
+    ``shared_db``) run on both APIs, unless marked ``sync_only`` (with the reason: what the synchronous body
+    does that an async caller cannot)."""
     definition = metafunc.definition
     twin = definition.get_closest_marker("async_twin") and not definition.get_closest_marker("sync_only")
-    if twin and "open_db" in metafunc.fixturenames:
+    if twin and ("open_db" in metafunc.fixturenames or "shared_db" in metafunc.fixturenames):
         metafunc.parametrize("api", APIS, ids=["DB", "AsyncDB"])
 
 
 def make_async_target(name: str, request: pytest.FixtureRequest) -> Any:
     """What ``connect_async(table, target)`` receives for ``name``."""
     if name == "http":
-        return request.getfixturevalue("http_server").endpoint  # connect_async makes an aiobotocore client
+        return request.getfixturevalue("http_aio_client")
     if name == "reference":
         return request.getfixturevalue("reference_aio_client")
     return make_target(name, request)  # the engine and the in-process client, in a worker thread
 
 
-@pytest.fixture(scope="session")
-def reference_aio_client(reference_server: Any) -> Iterator[Any]:
-    """An aiobotocore client on DynamoDB Local, made (and closed) on the async twins' event loop."""
+def aio_client(endpoint: str) -> Iterator[Any]:
+    """An aiobotocore client on a local endpoint, made (and closed) on the async twins' event loop."""
     from aiobotocore.config import AioConfig
     from aiobotocore.session import get_session
 
     loop = EventLoopThread.shared()
     context = get_session().create_client(
         "dynamodb",
-        endpoint_url=reference_server.endpoint,
+        endpoint_url=endpoint,
         region_name="us-east-1",
         aws_access_key_id="local",
         aws_secret_access_key="local",
@@ -156,6 +159,18 @@ def reference_aio_client(reference_server: Any) -> Iterator[Any]:
     client = loop.run(context.__aenter__())
     yield client
     loop.run(context.__aexit__(None, None, None))
+
+
+@pytest.fixture(scope="session")
+def reference_aio_client(reference_server: Any) -> Iterator[Any]:
+    """An aiobotocore client on DynamoDB Local, shared by the session's async twins."""
+    yield from aio_client(reference_server.endpoint)
+
+
+@pytest.fixture(scope="session")
+def http_aio_client(http_server: Any) -> Iterator[Any]:
+    """An aiobotocore client on the session's ``singletable serve``, shared by the session's async twins."""
+    yield from aio_client(http_server.endpoint)
 
 
 def make_target(name: str, request: pytest.FixtureRequest) -> Any:
@@ -188,13 +203,64 @@ def target(request: pytest.FixtureRequest, api: str) -> Any:
 def sync_target(request: pytest.FixtureRequest, target: Any, api: str) -> Any:
     """What ``connect(table, target)`` takes to reach the current target's tables, on either API: another
     (synchronous) writer racing the test's DB. An async twin's engine and in-process client are the same
-    objects; ``http`` is the server's URL (connect makes a boto3 client); ``reference`` the session's boto3
-    client on DynamoDB Local."""
+    objects; for ``http`` and ``reference`` it is the session's boto3 client on the endpoint."""
     if api == "sync":
         return target
-    if request.node.callspec.params["target"] == "reference":
-        return request.getfixturevalue("reference_client")
-    return target
+    return make_target(request.node.callspec.params["target"], request)
+
+
+def connected(table: Table, target: Any, api: str, name: str, **options: Any) -> Any:
+    """``table`` connected to ``target`` under ``name``: a DB, or for ``api="async"`` an AsyncDB behind
+    :class:`Blocking`."""
+    if api == "async":
+        loop = EventLoopThread.shared()
+        return Blocking(loop.run(connect_async(table, target, name=name, **options)), loop)
+    return connect(table, target, name=name, **options)
+
+
+def release(db: Any) -> None:
+    """A shared table's end: dropped, and its AsyncDB closed."""
+    drop_tables([db])
+    if isinstance(db, Blocking):
+        db.close()
+
+
+@pytest.fixture(scope="module")
+def module_designs() -> Iterator[SharedTables]:
+    """The module's tables ``shared_db`` makes (``backends.SharedTables`` through model DBs)."""
+    shared = SharedTables(scanner=lambda db: functools.partial(db.call, "Scan"), release=release)
+    yield shared
+    shared.drop()
+
+
+@pytest.fixture
+def shared_db(
+    request: pytest.FixtureRequest, target: Any, api: str, module_designs: SharedTables
+) -> Iterator[Callable[..., Any]]:
+    """``shared_db(table, fill)``: a DB on the module's shared table of ``table`` on the current target and
+    API, made once (created, then ``fill(db)``) for the module's tests that leave it as they found it."""
+    opened: list[Any] = []
+
+    def open_(table: Table, fill: Callable[[Any], Any]) -> Any:
+        def make(name: str) -> Any:
+            maker = connected(table, target, api, name)
+            try:
+                maker.create_table()
+                fill(maker)
+            except BaseException:
+                release(maker)
+                raise
+            return maker
+
+        key = (request.node.callspec.params["target"], api, table.name)
+        db = connected(table, target, api, module_designs.made(key, make))
+        opened.append(db)
+        return db
+
+    yield open_
+    if api == "async":
+        for db in opened:
+            db.close()
 
 
 @pytest.fixture
@@ -212,11 +278,7 @@ def open_db(target: Any, table_name: str, api: str) -> Iterator[Callable[..., DB
     ) -> Any:
         """``table_params`` reshapes the CreateTable request (a target without a feature the design uses)."""
         name = f"{table_name}_{len(opened)}"
-        if api == "async":
-            loop = EventLoopThread.shared()
-            db: Any = Blocking(loop.run(connect_async(table, target, name=name, **options)), loop)
-        else:
-            db = connect(table, target, name=name, **options)
+        db = connected(table, target, api, name, **options)
         opened.append(db)
         if table_params is None:
             db.create_table()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from tables import create_keyed
 
-from backends import Backend
+from backends import Backend, SharedTables
 
 
 @pytest.fixture
@@ -14,3 +14,10 @@ def table(ddb: Backend, table_name: str) -> str:
     that needs another shape declares its own ``table``."""
     create_keyed(ddb, table_name)
     return table_name
+
+
+@pytest.fixture
+def shared(ddb: Backend, module_tables: SharedTables) -> str:
+    """The same empty table, shared by the module's tests that leave it as they found it (requests it refuses,
+    reads); a module whose shared table holds items declares its own ``shared``."""
+    return module_tables.get(ddb, "keyed", create_keyed)

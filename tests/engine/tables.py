@@ -3,7 +3,10 @@ is ``{"S": "x"}``, ``n("1")`` is ``{"N": "1"}``."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
+
+import pytest
 
 
 def s(value: str) -> dict[str, str]:
@@ -77,3 +80,20 @@ def create_keyed(ddb: Any, name: str, attribute_type: str = "S") -> str:
         BillingMode="PAY_PER_REQUEST",
     )
     return name
+
+
+def table_fixtures(make: Callable[[Any, str], Any]) -> tuple[Any, Any]:
+    """A module's two fixtures for the tables ``make(ddb, name)`` makes: ``table``, the test's own (for a test
+    that writes), and ``shared``, one per backend that the module's tests which leave it as they found it
+    share (``backends.SharedTables``). Use: ``table, shared = table_fixtures(make)``."""
+
+    @pytest.fixture
+    def table(ddb: Any, table_name: str) -> str:
+        make(ddb, table_name)
+        return table_name
+
+    @pytest.fixture
+    def shared(ddb: Any, module_tables: Any) -> str:
+        return module_tables.get(ddb, make.__name__, make)
+
+    return table, shared

@@ -39,11 +39,11 @@ WRITES: dict[str, Callable[[Backend, str, dict[str, Any]], Any]] = {
 @pytest.mark.parametrize("where", [0, 1, 2])
 @pytest.mark.parametrize("name", ["x" * 65536, "\u00e9" * 32768, "\U0001f600" * 16384])
 def test_attribute_name_over_65535_bytes_is_refused(
-    ddb: Backend, table: str, write: str, where: int, name: str
+    ddb: Backend, shared: str, write: str, where: int, name: str
 ) -> None:
     with ddb.error("ValidationException", TOO_LARGE):
-        WRITES[write](ddb, table, items(name)[where])
-    assert ddb.scan(TableName=table)["Count"] == 0
+        WRITES[write](ddb, shared, items(name)[where])
+    assert ddb.scan(TableName=shared)["Count"] == 0
 
 
 @pytest.mark.parametrize("where", [0, 1, 2])
@@ -53,14 +53,14 @@ def test_attribute_name_of_65535_bytes_is_accepted(ddb: Backend, table: str, whe
     assert ddb.get_item(TableName=table, Key=KEY, ConsistentRead=True)["Item"] == item
 
 
-def test_update_value_with_a_long_map_key_is_refused(ddb: Backend, table: str) -> None:
+def test_update_value_with_a_long_map_key_is_refused(ddb: Backend, shared: str) -> None:
     with ddb.error(
         "ValidationException", f"ExpressionAttributeValues contains invalid value: {TOO_LARGE} for key :v"
     ):
         ddb.update_item(
-            TableName=table,
+            TableName=shared,
             Key=KEY,
             UpdateExpression="SET m = :v",
             ExpressionAttributeValues={":v": {"M": {"x" * 65536: {"S": "v"}}}},
         )
-    assert ddb.scan(TableName=table)["Count"] == 0
+    assert ddb.scan(TableName=shared)["Count"] == 0

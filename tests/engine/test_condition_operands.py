@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from tables import create_keyed, table_fixtures
 
 from backends import Backend
 
@@ -17,11 +18,14 @@ KEY = {"pk": {"S": "a"}}
 INCORRECT = "Incorrect operand type for operator or function; operator or function: "
 
 
-@pytest.fixture
-def table(ddb: Backend, table: str) -> str:
-    """The engine tests' ``pk`` table (tests/engine/conftest.py), holding one item."""
-    ddb.put_item(TableName=table, Item={**KEY, "x": {"S": "abc"}, "n": {"N": "7"}})
-    return table
+def _make_table(ddb: Backend, name: str) -> None:
+    """A ``pk`` table (tables.create_keyed) holding one item."""
+    create_keyed(ddb, name)
+    ddb.put_item(TableName=name, Item={**KEY, "x": {"S": "abc"}, "n": {"N": "7"}})
+
+
+# ``shared``: for the tests that leave the table as found (``put_if`` puts the same item)
+table, shared = table_fixtures(_make_table)
 
 
 def put_if(ddb: Backend, table: str, condition: str, values: dict[str, Any]) -> dict[str, Any]:
@@ -45,28 +49,28 @@ def put_if(ddb: Backend, table: str, condition: str, values: dict[str, Any]) -> 
     ],
 )
 def test_size_of_a_constant_without_size_is_invalid(
-    ddb: Backend, table: str, condition: str, values: dict[str, Any], type_name: str
+    ddb: Backend, shared: str, condition: str, values: dict[str, Any], type_name: str
 ) -> None:
     with ddb.error(
         "ValidationException", f"Invalid ConditionExpression: {INCORRECT}size, operand type: {type_name}"
     ):
-        put_if(ddb, table, condition, values)
+        put_if(ddb, shared, condition, values)
 
 
-def test_size_of_a_constant_in_a_filter_is_checked_before_reading(ddb: Backend, table: str) -> None:
+def test_size_of_a_constant_in_a_filter_is_checked_before_reading(ddb: Backend, shared: str) -> None:
     with ddb.error("ValidationException", f"Invalid FilterExpression: {INCORRECT}size, operand type: N"):
         ddb.scan(
-            TableName=table,
+            TableName=shared,
             FilterExpression="size(:v) = :n",
             ExpressionAttributeValues={":v": {"N": "3"}, ":n": {"N": "3"}},
         )
 
 
-def test_size_is_a_number_for_functions_that_need_strings(ddb: Backend, table: str) -> None:
+def test_size_is_a_number_for_functions_that_need_strings(ddb: Backend, shared: str) -> None:
     with ddb.error(
         "ValidationException", f"Invalid ConditionExpression: {INCORRECT}begins_with, operand type: N"
     ):
-        put_if(ddb, table, "begins_with(size(x), :v)", {":v": {"S": "3"}})
+        put_if(ddb, shared, "begins_with(size(x), :v)", {":v": {"S": "3"}})
 
 
 @pytest.mark.parametrize(
@@ -81,19 +85,19 @@ def test_size_is_a_number_for_functions_that_need_strings(ddb: Backend, table: s
     ],
 )
 def test_size_of_a_sized_constant(
-    ddb: Backend, table: str, value: dict[str, Any], size: str, holds: bool
+    ddb: Backend, shared: str, value: dict[str, Any], size: str, holds: bool
 ) -> None:
     values = {":v": value, ":n": {"N": size}}
     if holds:
-        put_if(ddb, table, "size(:v) = :n", values)
+        put_if(ddb, shared, "size(:v) = :n", values)
     else:
         with ddb.error("ConditionalCheckFailedException"):
-            put_if(ddb, table, "size(:v) = :n", values)
+            put_if(ddb, shared, "size(:v) = :n", values)
 
 
-def test_size_of_an_attribute_without_size_only_fails_the_condition(ddb: Backend, table: str) -> None:
+def test_size_of_an_attribute_without_size_only_fails_the_condition(ddb: Backend, shared: str) -> None:
     with ddb.error("ConditionalCheckFailedException"):
-        put_if(ddb, table, "size(n) = :n", {":n": {"N": "1"}})
+        put_if(ddb, shared, "size(n) = :n", {":n": {"N": "1"}})
 
 
 @pytest.mark.parametrize(
@@ -108,23 +112,23 @@ def test_size_of_an_attribute_without_size_only_fails_the_condition(ddb: Backend
     ],
 )
 def test_attribute_type_of_any_operand(
-    ddb: Backend, table: str, operand: str, values: dict[str, Any], holds: bool
+    ddb: Backend, shared: str, operand: str, values: dict[str, Any], holds: bool
 ) -> None:
     condition = f"attribute_type({operand}, :t)"
     if holds:
-        put_if(ddb, table, condition, values)
+        put_if(ddb, shared, condition, values)
     else:
         with ddb.error("ConditionalCheckFailedException"):
-            put_if(ddb, table, condition, values)
+            put_if(ddb, shared, condition, values)
 
 
-def test_attribute_type_of_a_value_still_checks_the_type_name(ddb: Backend, table: str) -> None:
+def test_attribute_type_of_a_value_still_checks_the_type_name(ddb: Backend, shared: str) -> None:
     with ddb.error(
         "ValidationException",
         "Invalid ConditionExpression: Invalid attribute type name found; type: X, "
         "valid types: {N,BS,L,B,NULL,M,S,SS,NS,BOOL}",
     ):
-        put_if(ddb, table, "attribute_type(:v, :t)", {":v": {"L": []}, ":t": {"S": "X"}})
+        put_if(ddb, shared, "attribute_type(:v, :t)", {":v": {"L": []}, ":t": {"S": "X"}})
 
 
 @pytest.mark.parametrize(

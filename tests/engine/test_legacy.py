@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tables import create, n, s
+from tables import create, n, s, table_fixtures
 
 from draws import examples
 from singletable.engine import DynamoDBError
@@ -41,11 +41,13 @@ ITEM = {
 }
 
 
-@pytest.fixture
-def table(ddb, table_name):
-    create(ddb, table_name)
-    ddb.put_item(TableName=table_name, Item=ITEM)
-    return table_name
+def _make_item_table(ddb, name: str) -> None:
+    create(ddb, name)
+    ddb.put_item(TableName=name, Item=ITEM)
+
+
+# ``shared``: for the tests that leave ITEM as they found it (see ``passes``)
+table, shared = table_fixtures(_make_item_table)
 
 
 def passes(ddb, table: str, expected: dict, **extra: Any) -> bool:
@@ -119,8 +121,8 @@ CASES = [
 
 
 @pytest.mark.parametrize(("attribute", "condition", "expected"), CASES)
-def test_expected_operator(ddb, table, attribute, condition, expected):
-    assert passes(ddb, table, {attribute: condition}) is expected
+def test_expected_operator(ddb, shared, attribute, condition, expected):
+    assert passes(ddb, shared, {attribute: condition}) is expected
 
 
 def test_expected_on_missing_item_and_return_values(ddb, table):
@@ -140,12 +142,12 @@ def test_expected_on_missing_item_and_return_values(ddb, table):
     assert old["Attributes"] == ITEM
 
 
-def test_conditional_operator(ddb, table):
+def test_conditional_operator(ddb, shared):
     both = {"n": {"Value": n("5")}, "s": {"Value": s("nope")}}
-    assert passes(ddb, table, both) is False
-    assert passes(ddb, table, both, ConditionalOperator="AND") is False
-    assert passes(ddb, table, both, ConditionalOperator="OR") is True
-    assert passes(ddb, table, {}) is True  # an empty Expected is no condition
+    assert passes(ddb, shared, both) is False
+    assert passes(ddb, shared, both, ConditionalOperator="AND") is False
+    assert passes(ddb, shared, both, ConditionalOperator="OR") is True
+    assert passes(ddb, shared, {}) is True  # an empty Expected is no condition
 
 
 ENVELOPE = "1 validation error detected: "
@@ -278,40 +280,40 @@ LOCAL_VALUE_WORDING = {
 
 @pytest.mark.parametrize(("expected", "message"), EXPECTED_ERRORS)
 @pytest.mark.parametrize("operation", ["put_item", "update_item", "delete_item"])
-def test_expected_errors(ddb, table, operation, expected, message):
+def test_expected_errors(ddb, shared, operation, expected, message):
     target = {"Item": ITEM} if operation == "put_item" else {"Key": KEY}
     with ddb.error("ValidationException", message, local=LOCAL_VALUE_WORDING.get(message)):
-        ddb.call(operation, TableName=table, Expected=expected, **target)
+        ddb.call(operation, TableName=shared, Expected=expected, **target)
 
 
 @pytest.mark.parametrize("parameter", ["Expected", "ScanFilter"])
-def test_conditional_operator_errors(ddb, table, parameter):
+def test_conditional_operator_errors(ddb, shared, parameter):
     operation, target = ("put_item", {"Item": ITEM}) if parameter == "Expected" else ("scan", {})
     single = {"n": cond("NOT_NULL")}
     with ddb.error("ValidationException", "ConditionalOperator cannot be used without Filter or Expected"):
-        ddb.call(operation, TableName=table, ConditionalOperator="AND", **target)
+        ddb.call(operation, TableName=shared, ConditionalOperator="AND", **target)
     with ddb.error("ValidationException", "ConditionalOperator cannot be used without Filter or Expected"):
-        ddb.call(operation, TableName=table, ConditionalOperator="AND", **{parameter: {}}, **target)
+        ddb.call(operation, TableName=shared, ConditionalOperator="AND", **{parameter: {}}, **target)
     with ddb.error(
         "ValidationException",
         "ConditionalOperator can only be used when Filter or Expected has two or more elements",
     ):
-        ddb.call(operation, TableName=table, ConditionalOperator="OR", **{parameter: single}, **target)
+        ddb.call(operation, TableName=shared, ConditionalOperator="OR", **{parameter: single}, **target)
 
 
 # -- the order of checks ---------------------------------------------------------------------------------
 
 
-def test_expected_is_checked_before_return_values_and_key_on_delete_and_update(ddb, table):
+def test_expected_is_checked_before_return_values_and_key_on_delete_and_update(ddb, shared):
     arity = INVALID + "Invalid number of argument(s) for the EQ ComparisonOperator"
     for operation in ("delete_item", "update_item"):
         with ddb.error("ValidationException", arity):
-            ddb.call(operation, TableName=table, Key={"PK": s("k")}, Expected={"n": cond("EQ")})
+            ddb.call(operation, TableName=shared, Key={"PK": s("k")}, Expected={"n": cond("EQ")})
     with ddb.error(
         "ValidationException", INVALID + "Value must be provided when Exists is true for Attribute: n"
     ):
         ddb.update_item(
-            TableName=table,
+            TableName=shared,
             Key=KEY,
             Expected={"n": {"Exists": True}},
             AttributeUpdates={"PK": {"Action": "DELETE"}},

@@ -19,14 +19,18 @@ def cond(op: str, *values: dict) -> dict:
     return {"ComparisonOperator": op, "AttributeValueList": list(values)}
 
 
-@pytest.fixture
-def table(ddb, table_name):
-    create(ddb, table_name, gsi=True)
+def _make_table(ddb, name: str) -> None:
+    create(ddb, name, gsi=True)
     for i in range(5):
-        ddb.put_item(TableName=table_name, Item={"PK": s("a"), "SK": s(f"s{i}"), "n": n(str(i)), "x": s("y")})
-    ddb.put_item(TableName=table_name, Item={"PK": s("b"), "SK": s("s0"), "G1PK": s("g"), "G1SK": n("1")})
-    ddb.put_item(TableName=table_name, Item=ITEM)
-    return table_name
+        ddb.put_item(TableName=name, Item={"PK": s("a"), "SK": s(f"s{i}"), "n": n(str(i)), "x": s("y")})
+    ddb.put_item(TableName=name, Item={"PK": s("b"), "SK": s("s0"), "G1PK": s("g"), "G1SK": n("1")})
+    ddb.put_item(TableName=name, Item=ITEM)
+
+
+@pytest.fixture
+def table(ddb, module_tables):
+    """Seven items, read by every test here and shared by them: each reads, or sends a request refused."""
+    return module_tables.get(ddb, "items", _make_table)
 
 
 HASH = {"PK": cond("EQ", s("a"))}

@@ -154,9 +154,19 @@ UPDATE_ERRORS = [
 ]
 
 
+def _make_base_table(ddb, name: str) -> None:
+    create(ddb, name)
+    ddb.put_item(TableName=name, Item=BASE)
+
+
+@pytest.fixture
+def base_table(ddb, module_tables):
+    """A table holding BASE, shared by the module's tests of refused updates."""
+    return module_tables.get(ddb, "base", _make_base_table)
+
+
 @pytest.mark.parametrize(("updates", "message"), UPDATE_ERRORS)
-def test_attribute_updates_errors(ddb, table, updates, message):
-    ddb.put_item(TableName=table, Item=BASE)
+def test_attribute_updates_errors(ddb, base_table, updates, message):
     local = NOT_A_NUMBER_LOCAL if "numeric value" in message else None
     with ddb.error("ValidationException", message, local=local):
-        ddb.update_item(TableName=table, Key=KEY, AttributeUpdates=updates)
+        ddb.update_item(TableName=base_table, Key=KEY, AttributeUpdates=updates)

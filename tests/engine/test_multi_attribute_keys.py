@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from backends import Backend, expect_error
+from backends import Backend, SharedTables, expect_error
 
 LOCAL_LACKS = "DynamoDB Local 1.25.1 lacks multi-attribute GSI keys (AWS, November 2025)"
 INVALID = "One or more parameter values were invalid: "
@@ -77,12 +77,16 @@ ROWS = [
 VALUES = {":h": S("o1"), ":a": S("T"), ":b": S("live"), ":c": S("a"), ":d": S("r"), ":x": S("r1")}
 
 
-@pytest.fixture
-def four(ddb: Backend, table_name: str) -> str:
-    create(ddb, table_name, ["h"], ["a", "b", "c", "d"])
+def _make_four(ddb: Backend, name: str) -> None:
+    create(ddb, name, ["h"], ["a", "b", "c", "d"])
     for row in ROWS:
-        ddb.put_item(TableName=table_name, Item={"h": S("o1"), **{k: S(v) for k, v in row.items()}})
-    return table_name
+        ddb.put_item(TableName=name, Item={"h": S("o1"), **{k: S(v) for k, v in row.items()}})
+
+
+@pytest.fixture
+def four(ddb: Backend, module_tables: SharedTables) -> str:
+    """ROWS under one HASH and four RANGE attributes, shared by the module's tests: each only reads it."""
+    return module_tables.get(ddb, "four", _make_four)
 
 
 def query(ddb: Backend, table: str, condition: str, **extra: Any) -> dict[str, Any]:

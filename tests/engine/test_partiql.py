@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tables import create
+from tables import create, table_fixtures
 
 from draws import examples
 from singletable.engine import DynamoDBError
@@ -29,13 +29,12 @@ def N(value: str) -> dict[str, str]:
     return {"N": value}
 
 
-@pytest.fixture
-def table(ddb: Any, table_name: str) -> str:
+def _make_table(ddb: Any, name: str) -> None:
     """PK (S) / SK (N) with a GSI; partition 'a' holds SK 0..4, partition 'b' holds SK 1."""
-    create(ddb, table_name, sk_type="N", gsi=True)
+    create(ddb, name, sk_type="N", gsi=True)
     for i in range(5):
         ddb.put_item(
-            TableName=table_name,
+            TableName=name,
             Item={
                 "PK": S("a"),
                 "SK": N(str(i)),
@@ -45,8 +44,11 @@ def table(ddb: Any, table_name: str) -> str:
                 "m": {"M": {"k": {"L": [S("v")]}}},
             },
         )
-    ddb.put_item(TableName=table_name, Item={"PK": S("b"), "SK": N("1")})
-    return table_name
+    ddb.put_item(TableName=name, Item={"PK": S("b"), "SK": N("1")})
+
+
+# ``shared``: for the tests that only read the table or send statements it refuses
+table, shared = table_fixtures(_make_table)
 
 
 def sks(response: dict[str, Any]) -> list[str]:
@@ -60,60 +62,60 @@ def run(ddb: Any, statement: str, **params: Any) -> dict[str, Any]:
 # -- SELECT -------------------------------------------------------------------------------------------------
 
 
-def test_select_query_and_scan(ddb: Any, table: str) -> None:
-    assert sks(run(ddb, f"SELECT * FROM \"{table}\" WHERE PK = 'a'")) == ["0", "1", "2", "3", "4"]
-    assert sks(run(ddb, f"SELECT * FROM \"{table}\" WHERE PK = 'a' AND SK > 2")) == ["3", "4"]
-    assert sks(run(ddb, f"SELECT * FROM \"{table}\" WHERE PK = 'a' AND SK BETWEEN 1 AND 2")) == ["1", "2"]
-    assert sks(run(ddb, f"select * from \"{table}\" where PK = 'a' and SK = 1;")) == ["1"]
-    assert sks(run(ddb, f"SELECT * FROM \"{table}\" WHERE PK = 'a' ORDER BY SK DESC")) == [
+def test_select_query_and_scan(ddb: Any, shared: str) -> None:
+    assert sks(run(ddb, f"SELECT * FROM \"{shared}\" WHERE PK = 'a'")) == ["0", "1", "2", "3", "4"]
+    assert sks(run(ddb, f"SELECT * FROM \"{shared}\" WHERE PK = 'a' AND SK > 2")) == ["3", "4"]
+    assert sks(run(ddb, f"SELECT * FROM \"{shared}\" WHERE PK = 'a' AND SK BETWEEN 1 AND 2")) == ["1", "2"]
+    assert sks(run(ddb, f"select * from \"{shared}\" where PK = 'a' and SK = 1;")) == ["1"]
+    assert sks(run(ddb, f"SELECT * FROM \"{shared}\" WHERE PK = 'a' ORDER BY SK DESC")) == [
         "4",
         "3",
         "2",
         "1",
         "0",
     ]
-    assert sks(run(ddb, f"SELECT * FROM \"{table}\" WHERE PK = 'a' AND (SK = 1 OR SK = 3)")) == ["1", "3"]
-    assert sks(run(ddb, f"SELECT * FROM \"{table}\" WHERE PK = 'a' AND SK IN [1, 2]")) == ["1", "2"]
-    both = run(ddb, f"SELECT PK, SK FROM \"{table}\" WHERE PK IN ['a', 'b'] AND SK = 1")["Items"]
+    assert sks(run(ddb, f"SELECT * FROM \"{shared}\" WHERE PK = 'a' AND (SK = 1 OR SK = 3)")) == ["1", "3"]
+    assert sks(run(ddb, f"SELECT * FROM \"{shared}\" WHERE PK = 'a' AND SK IN [1, 2]")) == ["1", "2"]
+    both = run(ddb, f"SELECT PK, SK FROM \"{shared}\" WHERE PK IN ['a', 'b'] AND SK = 1")["Items"]
     assert sorted(item["PK"]["S"] for item in both) == ["a", "b"]
-    scanned = run(ddb, f'SELECT * FROM "{table}" WHERE x > 20')
+    scanned = run(ddb, f'SELECT * FROM "{shared}" WHERE x > 20')
     assert sorted(sks(scanned)) == ["3", "4"]
-    assert sks(run(ddb, f'SELECT * FROM "{table}" WHERE x IS MISSING')) == ["1"]
-    assert sorted(sks(run(ddb, f'SELECT * FROM "{table}" WHERE x IS NOT MISSING AND x <> 10'))) == [
+    assert sks(run(ddb, f'SELECT * FROM "{shared}" WHERE x IS MISSING')) == ["1"]
+    assert sorted(sks(run(ddb, f'SELECT * FROM "{shared}" WHERE x IS NOT MISSING AND x <> 10'))) == [
         "0",
         "2",
         "3",
         "4",
     ]
-    assert sks(run(ddb, f'SELECT * FROM "{table}"')) != []
+    assert sks(run(ddb, f'SELECT * FROM "{shared}"')) != []
 
 
-def test_select_projection_and_index(ddb: Any, table: str) -> None:
-    response = run(ddb, f'SELECT x, m.k[0], "SK" FROM "{table}" WHERE PK = \'a\' AND SK = 2')
+def test_select_projection_and_index(ddb: Any, shared: str) -> None:
+    response = run(ddb, f'SELECT x, m.k[0], "SK" FROM "{shared}" WHERE PK = \'a\' AND SK = 2')
     assert response["Items"] == [{"x": N("20"), "k[0]": S("v"), "SK": N("2")}]
-    on_index = run(ddb, f'SELECT * FROM "{table}"."GSI1" WHERE G1PK = \'g\' AND G1SK >= 3')
+    on_index = run(ddb, f'SELECT * FROM "{shared}"."GSI1" WHERE G1PK = \'g\' AND G1SK >= 3')
     assert sks(on_index) == ["3", "4"]
     functions = run(
         ddb,
-        f"SELECT SK FROM \"{table}\" WHERE PK = 'a' AND size(m) = 1 AND attribute_type(x, 'N')"
+        f"SELECT SK FROM \"{shared}\" WHERE PK = 'a' AND size(m) = 1 AND attribute_type(x, 'N')"
         " AND contains(m.k, 'v') AND NOT x IN [0, 10]",
     )
     assert sks(functions) == ["2", "3", "4"]
 
 
-def test_select_parameters(ddb: Any, table: str) -> None:
-    response = run(ddb, f'SELECT * FROM "{table}" WHERE PK = ? AND SK > ?', Parameters=[S("a"), N("3")])
+def test_select_parameters(ddb: Any, shared: str) -> None:
+    response = run(ddb, f'SELECT * FROM "{shared}" WHERE PK = ? AND SK > ?', Parameters=[S("a"), N("3")])
     assert sks(response) == ["4"]
     with ddb.error("ValidationException", "Number of parameters in request and statement don't match."):
-        run(ddb, f'SELECT * FROM "{table}" WHERE PK = ?')
+        run(ddb, f'SELECT * FROM "{shared}" WHERE PK = ?')
 
 
-def test_select_pagination(ddb: Any, table: str) -> None:
+def test_select_pagination(ddb: Any, shared: str) -> None:
     seen: list[str] = []
     params: dict[str, Any] = {"Limit": 2}
     pages = 0
     while True:
-        response = run(ddb, f"SELECT * FROM \"{table}\" WHERE PK = 'a'", **params)
+        response = run(ddb, f"SELECT * FROM \"{shared}\" WHERE PK = 'a'", **params)
         seen += sks(response)
         pages += 1
         if "NextToken" not in response:
@@ -122,15 +124,15 @@ def test_select_pagination(ddb: Any, table: str) -> None:
     assert seen == ["0", "1", "2", "3", "4"]
     assert pages >= 3
     with ddb.error("ValidationException", "Invalid NextToken"):
-        run(ddb, f"SELECT * FROM \"{table}\" WHERE PK = 'a'", NextToken="garbage")
+        run(ddb, f"SELECT * FROM \"{shared}\" WHERE PK = 'a'", NextToken="garbage")
 
 
-def test_select_consumed_capacity(ddb: Any, table: str) -> None:
+def test_select_consumed_capacity(ddb: Any, shared: str) -> None:
     response = run(
-        ddb, f"SELECT * FROM \"{table}\" WHERE PK = 'a'", ReturnConsumedCapacity="TOTAL", ConsistentRead=True
+        ddb, f"SELECT * FROM \"{shared}\" WHERE PK = 'a'", ReturnConsumedCapacity="TOTAL", ConsistentRead=True
     )
     if not ddb.is_reference:  # DynamoDB Local leaves ConsumedCapacity out of ExecuteStatement
-        assert response["ConsumedCapacity"] == {"TableName": table, "CapacityUnits": 1.0}
+        assert response["ConsumedCapacity"] == {"TableName": shared, "CapacityUnits": 1.0}
 
 
 @pytest.mark.parametrize(
@@ -179,8 +181,8 @@ def test_select_consumed_capacity(ddb: Any, table: str) -> None:
         ),
     ],
 )
-def test_statement_errors(ddb: Any, table: str, statement: str, message: str | None) -> None:
-    text = statement.format(t=table)
+def test_statement_errors(ddb: Any, shared: str, statement: str, message: str | None) -> None:
+    text = statement.format(t=shared)
     if message is None:
         message = f"Unsupported clause: LIMIT at 1:{text.index('LIMIT') + 7}:1"
     if "WHERE" in text:
@@ -204,9 +206,9 @@ def test_statement_errors(ddb: Any, table: str, statement: str, message: str | N
         ("   ", "Unexpected term"),
     ],
 )
-def test_malformed(ddb: Any, table: str, statement: str, detail: str) -> None:
+def test_malformed(ddb: Any, shared: str, statement: str, detail: str) -> None:
     """AWS names what the parser found; DynamoDB Local echoes the statement (docs/compatibility.md)."""
-    text = statement.format(t=table)
+    text = statement.format(t=shared)
     with ddb.error("ValidationException", MALFORMED + detail, local=MALFORMED + text):
         run(ddb, text)
 
@@ -261,8 +263,8 @@ def test_insert(ddb: Any, table: str) -> None:
         ("{'PK': 'a', 'SK': 9, 'PK': 'b'}", "Duplicate keys in tuple. Key: PK under root at 1:{dup}:4"),
     ],
 )
-def test_insert_errors(ddb: Any, table: str, value: str, message: str) -> None:
-    text = f'INSERT INTO "{table}" VALUE {value}'
+def test_insert_errors(ddb: Any, shared: str, value: str, message: str) -> None:
+    text = f'INSERT INTO "{shared}" VALUE {value}'
     at = text.index(": ", text.index("'x'")) + 3 if "'x'" in text else 0
     dup = text.rindex("'PK'") + 1 if "'PK'" in text else 0
     with ddb.error("ValidationException", message.format(at=at, dup=dup)):

@@ -10,7 +10,7 @@ docs/compatibility.md records it.
 from __future__ import annotations
 
 import pytest
-from tables import create
+from tables import create, table_fixtures
 
 from backends import Backend
 
@@ -26,15 +26,17 @@ def S(value: str) -> dict[str, str]:
     return {"S": value}
 
 
-@pytest.fixture
-def table(ddb: Backend, table_name: str) -> str:
+def _make_table(ddb: Backend, name: str) -> None:
     """PK/SK strings with a GSI; one item (a, 1) with a number, a string set and a map."""
-    create(ddb, table_name, gsi=True)
+    create(ddb, name, gsi=True)
     ddb.put_item(
-        TableName=table_name,
+        TableName=name,
         Item={"PK": S("a"), "SK": S("1"), "n": {"N": "1"}, "ss": {"SS": ["p"]}, "m": {"M": {"k": S("v")}}},
     )
-    return table_name
+
+
+# ``shared``: for the tests that read the table or send statements it refuses
+table, shared = table_fixtures(_make_table)
 
 
 def item(ddb: Backend, table: str, pk: str = "a", sk: str = "1") -> dict | None:
@@ -76,19 +78,19 @@ def test_from_first_update_conditions(ddb: Backend, table: str) -> None:
     assert (item(ddb, table) or {})["c"] == {"N": "5"}
 
 
-def test_from_first_update_refusals(ddb: Backend, table: str) -> None:
+def test_from_first_update_refusals(ddb: Backend, shared: str) -> None:
     aws_only(ddb)
     key_equality = "Where clause does not contain a mandatory equality on all key attributes"
     with ddb.error("ValidationException", key_equality):
-        ddb.execute_statement(Statement=f'FROM "{table}" SET c = 1')
+        ddb.execute_statement(Statement=f'FROM "{shared}" SET c = 1')
     with ddb.error("ValidationException", key_equality):
-        ddb.execute_statement(Statement=f'FROM "{table}" WHERE n = 1 SET c = 1')
+        ddb.execute_statement(Statement=f'FROM "{shared}" WHERE n = 1 SET c = 1')
     with ddb.error("ValidationException", MALFORMED + "Unexpected token after expression"):
-        ddb.execute_statement(Statement=f"FROM \"{table}\" SET c = 1 WHERE PK = 'a' AND SK = '1'")
+        ddb.execute_statement(Statement=f"FROM \"{shared}\" SET c = 1 WHERE PK = 'a' AND SK = '1'")
     with ddb.error("ResourceNotFoundException", "Requested resource not found"):
-        ddb.execute_statement(Statement=f"FROM \"{table}-none\" WHERE PK = 'a' AND SK = '1' SET c = 1")
+        ddb.execute_statement(Statement=f"FROM \"{shared}-none\" WHERE PK = 'a' AND SK = '1' SET c = 1")
     with ddb.error("ValidationException", "This operation is not supported on an index"):
-        ddb.execute_statement(Statement=f"FROM \"{table}\".\"GSI1\" WHERE PK = 'a' AND SK = '1' SET c = 1")
+        ddb.execute_statement(Statement=f"FROM \"{shared}\".\"GSI1\" WHERE PK = 'a' AND SK = '1' SET c = 1")
 
 
 def test_from_first_update_in_batches_and_transactions(ddb: Backend, table: str) -> None:
@@ -103,39 +105,36 @@ def test_from_first_update_in_batches_and_transactions(ddb: Backend, table: str)
 # -- transactions --------------------------------------------------------------------------------------------
 
 
-def test_transaction_refuses_returning(ddb: Backend, table: str) -> None:
+def test_transaction_refuses_returning(ddb: Backend, shared: str) -> None:
+    statement = f"UPDATE \"{shared}\" SET c = 1 WHERE PK = 'a' AND SK = '1' RETURNING ALL NEW *"
     with ddb.error(
         "ValidationException", MEMBER + "RETURNING clause is not supported in ExecuteTransaction."
     ):
-        ddb.execute_transaction(
-            TransactStatements=[
-                {"Statement": f"UPDATE \"{table}\" SET c = 1 WHERE PK = 'a' AND SK = '1' RETURNING ALL NEW *"}
-            ]
-        )
-    assert "c" not in (item(ddb, table) or {})
+        ddb.execute_transaction(TransactStatements=[{"Statement": statement}])
+    assert "c" not in (item(ddb, shared) or {})
 
 
-def test_transaction_refuses_index_reads(ddb: Backend, table: str) -> None:
+def test_transaction_refuses_index_reads(ddb: Backend, shared: str) -> None:
     with ddb.error("ValidationException", MEMBER + "Reads on indices are not supported within transactions."):
         ddb.execute_transaction(
-            TransactStatements=[{"Statement": f'SELECT * FROM "{table}"."GSI1" WHERE G1PK = \'g\''}]
+            TransactStatements=[{"Statement": f'SELECT * FROM "{shared}"."GSI1" WHERE G1PK = \'g\''}]
         )
 
 
-def test_exists_needs_a_further_condition(ddb: Backend, table: str) -> None:
+def test_exists_needs_a_further_condition(ddb: Backend, shared: str) -> None:
     message = MEMBER + "EXISTS() must contain a single item read with additional condition"
     with ddb.error("ValidationException", message):
         ddb.execute_transaction(
             TransactStatements=[
-                {"Statement": f"EXISTS(SELECT * FROM \"{table}\" WHERE PK = 'a' AND SK = '1')"},
-                {"Statement": f"UPDATE \"{table}\" SET c = 1 WHERE PK = 'a' AND SK = '2'"},
+                {"Statement": f"EXISTS(SELECT * FROM \"{shared}\" WHERE PK = 'a' AND SK = '1')"},
+                {"Statement": f"UPDATE \"{shared}\" SET c = 1 WHERE PK = 'a' AND SK = '2'"},
             ]
         )
 
 
-def test_batch_select_on_a_non_key_condition(ddb: Backend, table: str) -> None:
+def test_batch_select_on_a_non_key_condition(ddb: Backend, shared: str) -> None:
     aws_only(ddb)
-    statement = f"SELECT * FROM \"{table}\" WHERE PK = 'a' AND SK = '1' AND attribute_exists(ss)"
+    statement = f"SELECT * FROM \"{shared}\" WHERE PK = 'a' AND SK = '1' AND attribute_exists(ss)"
     response = ddb.batch_execute_statement(Statements=[{"Statement": statement}])
     assert response["Responses"] == [
         {
@@ -162,24 +161,24 @@ def test_batch_select_on_a_non_key_condition(ddb: Backend, table: str) -> None:
     ],
 )
 def test_boolean_function_compared_with_a_boolean(
-    ddb: Backend, table: str, condition: str, found: bool
+    ddb: Backend, shared: str, condition: str, found: bool
 ) -> None:
     if "begins_with" in condition:
         aws_only(ddb, "DynamoDB Local refuses begins_with compared with a boolean (docs/compatibility.md)")
-    items = ddb.execute_statement(Statement=f"SELECT * FROM \"{table}\" WHERE PK = 'a' AND {condition}")[
+    items = ddb.execute_statement(Statement=f"SELECT * FROM \"{shared}\" WHERE PK = 'a' AND {condition}")[
         "Items"
     ]
     assert len(items) == (1 if found else 0)
 
 
-def test_delete_of_a_missing_item_with_a_condition_is_a_no_op(ddb: Backend, table: str) -> None:
+def test_delete_of_a_missing_item_with_a_condition_is_a_no_op(ddb: Backend, shared: str) -> None:
     aws_only(
         ddb, "DynamoDB Local fails the condition of a DELETE whose item is absent (docs/compatibility.md)"
     )
-    ddb.execute_statement(Statement=f"DELETE FROM \"{table}\" WHERE PK = 'zz' AND SK = '1' AND n = 1")
+    ddb.execute_statement(Statement=f"DELETE FROM \"{shared}\" WHERE PK = 'zz' AND SK = '1' AND n = 1")
     with ddb.error("ConditionalCheckFailedException"):
-        ddb.execute_statement(Statement=f"DELETE FROM \"{table}\" WHERE PK = 'a' AND SK = '1' AND n = 2")
-    assert item(ddb, table) is not None
+        ddb.execute_statement(Statement=f"DELETE FROM \"{shared}\" WHERE PK = 'a' AND SK = '1' AND n = 2")
+    assert item(ddb, shared) is not None
 
 
 # -- numbers -------------------------------------------------------------------------------------------------
@@ -199,15 +198,15 @@ def test_delete_of_a_missing_item_with_a_condition_is_a_no_op(ddb: Backend, tabl
         ),
     ],
 )
-def test_number_literals_name_their_place(ddb: Backend, table: str, value: str, message: str) -> None:
+def test_number_literals_name_their_place(ddb: Backend, shared: str, value: str, message: str) -> None:
     aws_only(ddb)
     with ddb.error("ValidationException", message):
         ddb.execute_statement(
-            Statement=f"INSERT INTO \"{table}\" VALUE {{'PK': 'b', 'SK': '1', 'v': {value}}}"
+            Statement=f"INSERT INTO \"{shared}\" VALUE {{'PK': 'b', 'SK': '1', 'v': {value}}}"
         )
     with ddb.error("ValidationException", message):
-        ddb.execute_statement(Statement=f"UPDATE \"{table}\" SET v = {value} WHERE PK = 'a' AND SK = '1'")
-    assert item(ddb, table, "b") is None
+        ddb.execute_statement(Statement=f"UPDATE \"{shared}\" SET v = {value} WHERE PK = 'a' AND SK = '1'")
+    assert item(ddb, shared, "b") is None
 
 
 @pytest.mark.parametrize(
@@ -223,18 +222,18 @@ def test_number_literals_name_their_place(ddb: Backend, table: str, value: str, 
         ({"N": "1e126"}, OVERFLOW),
     ],
 )
-def test_parameter_numbers(ddb: Backend, table: str, parameter: dict, message: str) -> None:
+def test_parameter_numbers(ddb: Backend, shared: str, parameter: dict, message: str) -> None:
     if message != OVERFLOW:
         aws_only(ddb)
     with ddb.error("ValidationException", message):
         ddb.execute_statement(
-            Statement=f"UPDATE \"{table}\" SET v = ? WHERE PK = 'a' AND SK = '1'", Parameters=[parameter]
+            Statement=f"UPDATE \"{shared}\" SET v = ? WHERE PK = 'a' AND SK = '1'", Parameters=[parameter]
         )
     with ddb.error("ValidationException", message):
         ddb.execute_transaction(
             TransactStatements=[
                 {
-                    "Statement": f"UPDATE \"{table}\" SET v = ? WHERE PK = 'a' AND SK = '1'",
+                    "Statement": f"UPDATE \"{shared}\" SET v = ? WHERE PK = 'a' AND SK = '1'",
                     "Parameters": [parameter],
                 }
             ]
@@ -287,10 +286,10 @@ def test_set_functions(ddb: Backend, table: str) -> None:
         ),
     ],
 )
-def test_set_function_refusals(ddb: Backend, table: str, assignment: str, message: str) -> None:
+def test_set_function_refusals(ddb: Backend, shared: str, assignment: str, message: str) -> None:
     if message.startswith(("The first", "Empty", "One or more")):
         aws_only(ddb)
-    statement = _update(table, assignment)
+    statement = _update(shared, assignment)
     call = statement.index("set_")
     name = statement[call : statement.index("(", call)]
     message = message.replace("{" + name + "}", _at(statement, name))
@@ -298,20 +297,20 @@ def test_set_function_refusals(ddb: Backend, table: str, assignment: str, messag
         message = message.replace("{ss}", _at(statement, "ss", 2, call))
     with ddb.error("ValidationException", message):
         ddb.execute_statement(Statement=statement)
-    assert (item(ddb, table) or {})["ss"] == {"SS": ["p"]}
+    assert (item(ddb, shared) or {})["ss"] == {"SS": ["p"]}
 
 
-def test_function_where_a_value_goes(ddb: Backend, table: str) -> None:
+def test_function_where_a_value_goes(ddb: Backend, shared: str) -> None:
     aws_only(ddb)
-    statement = f"INSERT INTO \"{table}\" VALUE {{'PK': 'b', 'SK': '1', 'ss': set_add(<<'a'>>, <<'b'>>)}}"
+    statement = f"INSERT INTO \"{shared}\" VALUE {{'PK': 'b', 'SK': '1', 'ss': set_add(<<'a'>>, <<'b'>>)}}"
     with ddb.error(
         "ValidationException", f"Unsupported data type: set_add under key root at {_at(statement, 'set_add')}"
     ):
         ddb.execute_statement(Statement=statement)
-    statement = f"SELECT * FROM \"{table}\" WHERE PK = 'a' AND set_add(ss, <<'x'>>) = ss"
+    statement = f"SELECT * FROM \"{shared}\" WHERE PK = 'a' AND set_add(ss, <<'x'>>) = ss"
     with ddb.error("ValidationException", f"Unrecognized function: set_add at {_at(statement, 'set_add')}"):
         ddb.execute_statement(Statement=statement)
-    statement = f"SELECT * FROM \"{table}\" WHERE PK = 'a' AND attribute_exists()"
+    statement = f"SELECT * FROM \"{shared}\" WHERE PK = 'a' AND attribute_exists()"
     with ddb.error(
         "ValidationException",
         "Incorrect number of operands for operator or function; operator or function: attribute_exists, "
@@ -323,26 +322,26 @@ def test_function_where_a_value_goes(ddb: Backend, table: str) -> None:
 # -- the FROM clause -----------------------------------------------------------------------------------------
 
 
-def test_from_clause_refusals(ddb: Backend, table: str) -> None:
+def test_from_clause_refusals(ddb: Backend, shared: str) -> None:
     aws_only(ddb)
     with ddb.error("ValidationException", "A path may contain at most 2 components in the FROM clause"):
-        ddb.execute_statement(Statement=f'SELECT * FROM "{table}"."GSI1"."x"')
+        ddb.execute_statement(Statement=f'SELECT * FROM "{shared}"."GSI1"."x"')
     with ddb.error("ValidationException", "Path component cannot be an empty string"):
-        ddb.execute_statement(Statement=f'SELECT * FROM "{table}".""')
+        ddb.execute_statement(Statement=f'SELECT * FROM "{shared}".""')
     with ddb.error("ValidationException", "Path component cannot be an empty string"):
         ddb.execute_statement(Statement="SELECT * FROM \"\" WHERE PK = 'a'")  # before the table is looked up
     with ddb.error("ValidationException", "The table does not have the specified index"):
-        ddb.execute_statement(Statement=f'SELECT * FROM "{table}"."{table}"')
+        ddb.execute_statement(Statement=f'SELECT * FROM "{shared}"."{shared}"')
     with ddb.error(
         "ValidationException", "Strongly consistent read is not supported on Global Secondary Indexes"
     ):
         ddb.execute_statement(
-            Statement=f'SELECT * FROM "{table}"."GSI1" WHERE G1PK = \'g\'', ConsistentRead=True
+            Statement=f'SELECT * FROM "{shared}"."GSI1" WHERE G1PK = \'g\'', ConsistentRead=True
         )
     with ddb.error("ValidationException", "This operation is not supported on an index"):
-        ddb.execute_statement(Statement=f"DELETE FROM \"{table}\".\"GSI1\" WHERE PK = 'a' AND SK = '1'")
-    statement = f"INSERT INTO \"{table}\".\"GSI1\" VALUE {{'PK': 'b', 'SK': '1'}}"
-    target = _at(statement, f'"{table}"')
+        ddb.execute_statement(Statement=f"DELETE FROM \"{shared}\".\"GSI1\" WHERE PK = 'a' AND SK = '1'")
+    statement = f"INSERT INTO \"{shared}\".\"GSI1\" VALUE {{'PK': 'b', 'SK': '1'}}"
+    target = _at(statement, f'"{shared}"')
     with ddb.error("ValidationException", f"FROM clause may only contain a single table name at {target}"):
         ddb.execute_statement(Statement=statement)
 
@@ -413,8 +412,10 @@ def test_keyed_read_of_a_local_index_filters_only_on_what_it_projects(ddb: Backe
         ("PK = 'a' OR PK = 'a' AND NOT SK = '1'", False),
     ],
 )
-def test_or_branches_overlapping_on_the_sort_key(ddb: Backend, table: str, where: str, refused: bool) -> None:
-    statement = f'SELECT * FROM "{table}" WHERE {where}'
+def test_or_branches_overlapping_on_the_sort_key(
+    ddb: Backend, shared: str, where: str, refused: bool
+) -> None:
+    statement = f'SELECT * FROM "{shared}" WHERE {where}'
     if refused:
         aws_only(ddb)
         with ddb.error(

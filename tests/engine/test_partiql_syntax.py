@@ -14,7 +14,7 @@ import string
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tables import create
+from tables import create, table_fixtures
 
 from backends import Backend, expect_error
 from draws import examples
@@ -65,11 +65,13 @@ DETAILS = frozenset(
 )
 
 
-@pytest.fixture
-def table(ddb: Backend, table_name: str) -> str:
-    create(ddb, table_name)
-    ddb.put_item(TableName=table_name, Item={"PK": {"S": "a"}, "SK": {"S": "1"}, "n": {"N": "1"}})
-    return table_name
+def _make_table(ddb: Backend, name: str) -> None:
+    create(ddb, name)
+    ddb.put_item(TableName=name, Item={"PK": {"S": "a"}, "SK": {"S": "1"}, "n": {"N": "1"}})
+
+
+# ``shared``: for the tests that read the table or send statements it refuses
+table, shared = table_fixtures(_make_table)
 
 
 def refused(ddb: Backend, text: str, detail: str) -> None:
@@ -98,8 +100,8 @@ def refused(ddb: Backend, text: str, detail: str) -> None:
         ("WHERE PK = 'a' AND;", "Unexpected term"),  # something follows the operator, if only a semicolon
     ],
 )
-def test_where_a_term_should_start(ddb: Backend, table: str, tail: str, detail: str) -> None:
-    refused(ddb, f'SELECT * FROM "{table}" {tail}', detail)
+def test_where_a_term_should_start(ddb: Backend, shared: str, tail: str, detail: str) -> None:
+    refused(ddb, f'SELECT * FROM "{shared}" {tail}', detail)
 
 
 @pytest.mark.parametrize(
@@ -130,27 +132,27 @@ def test_statement_without_its_table(ddb: Backend, text: str, detail: str) -> No
         "ORDER BY PK WHERE PK = 'a'",
     ],
 )
-def test_leftover_token(ddb: Backend, table: str, tail: str) -> None:
-    refused(ddb, f'SELECT * FROM "{table}" {tail}', LEFTOVER)
+def test_leftover_token(ddb: Backend, shared: str, tail: str) -> None:
+    refused(ddb, f'SELECT * FROM "{shared}" {tail}', LEFTOVER)
 
 
-def test_leftover_after_writes(ddb: Backend, table: str) -> None:
-    refused(ddb, f"INSERT INTO \"{table}\" VALUE {{'PK': 'b', 'SK': '1'}} foo", LEFTOVER)
-    refused(ddb, f"DELETE FROM \"{table}\" WHERE PK = 'a' AND SK = '1' ORDER BY PK", LEFTOVER)
-    refused(ddb, f"UPDATE \"{table}\" SET n = 2 WHERE PK = 'a' AND SK = '1' foo", LEFTOVER)
+def test_leftover_after_writes(ddb: Backend, shared: str) -> None:
+    refused(ddb, f"INSERT INTO \"{shared}\" VALUE {{'PK': 'b', 'SK': '1'}} foo", LEFTOVER)
+    refused(ddb, f"DELETE FROM \"{shared}\" WHERE PK = 'a' AND SK = '1' ORDER BY PK", LEFTOVER)
+    refused(ddb, f"UPDATE \"{shared}\" SET n = 2 WHERE PK = 'a' AND SK = '1' foo", LEFTOVER)
     # INSERT's target takes no alias: the word is read as INSERT's other form, leaving VALUE over
-    refused(ddb, f"INSERT INTO \"{table}\" t VALUE {{'PK': 'b', 'SK': '1'}}", LEFTOVER)
-    assert ddb.get_item(TableName=table, Key={"PK": {"S": "a"}, "SK": {"S": "1"}})["Item"]["n"] == {"N": "1"}
-    assert "Item" not in ddb.get_item(TableName=table, Key={"PK": {"S": "b"}, "SK": {"S": "1"}})
+    refused(ddb, f"INSERT INTO \"{shared}\" t VALUE {{'PK': 'b', 'SK': '1'}}", LEFTOVER)
+    assert ddb.get_item(TableName=shared, Key={"PK": {"S": "a"}, "SK": {"S": "1"}})["Item"]["n"] == {"N": "1"}
+    assert "Item" not in ddb.get_item(TableName=shared, Key={"PK": {"S": "b"}, "SK": {"S": "1"}})
 
 
-def test_second_statement_after_semicolon(ddb: Backend, table: str) -> None:
+def test_second_statement_after_semicolon(ddb: Backend, shared: str) -> None:
     refused(
         ddb,
-        f"SELECT * FROM \"{table}\" WHERE PK = 'a'; SELECT 1",
+        f"SELECT * FROM \"{shared}\" WHERE PK = 'a'; SELECT 1",
         "Unexpected token after semicolon. (Only one query is allowed.)",
     )
-    assert ddb.execute_statement(Statement=f"SELECT * FROM \"{table}\" WHERE PK = 'a';")["Items"]
+    assert ddb.execute_statement(Statement=f"SELECT * FROM \"{shared}\" WHERE PK = 'a';")["Items"]
 
 
 # -- operators, types, closing tokens and paths --------------------------------------------------------------
@@ -171,8 +173,8 @@ def test_second_statement_after_semicolon(ddb: Backend, table: str) -> None:
         ("m.'x' = 1", "Invalid path dot component"),
     ],
 )
-def test_expression_syntax(ddb: Backend, table: str, condition: str, detail: str) -> None:
-    refused(ddb, f"SELECT * FROM \"{table}\" WHERE PK = 'a' AND {condition}", detail)
+def test_expression_syntax(ddb: Backend, shared: str, condition: str, detail: str) -> None:
+    refused(ddb, f"SELECT * FROM \"{shared}\" WHERE PK = 'a' AND {condition}", detail)
 
 
 @pytest.mark.parametrize(
@@ -183,8 +185,8 @@ def test_expression_syntax(ddb: Backend, table: str, condition: str, detail: str
         ("m[?] = 2", "Invalid path component for simple path"),
     ],
 )
-def test_update_paths(ddb: Backend, table: str, assignment: str, detail: str) -> None:
-    refused(ddb, f"UPDATE \"{table}\" SET {assignment} WHERE PK = 'a' AND SK = '1'", detail)
+def test_update_paths(ddb: Backend, shared: str, assignment: str, detail: str) -> None:
+    refused(ddb, f"UPDATE \"{shared}\" SET {assignment} WHERE PK = 'a' AND SK = '1'", detail)
 
 
 def test_type_names_parse(ddb: Backend) -> None:
@@ -217,28 +219,28 @@ def test_type_names_parse(ddb: Backend) -> None:
         "AND x = '\u00e9' AND y\u00e9 = 1",  # a character outside the language, outside a string
     ],
 )
-def test_lexer_errors_have_no_detail(ddb: Backend, table: str, tail: str) -> None:
-    refused(ddb, f"SELECT * FROM \"{table}\" WHERE PK = 'a' {tail}", "")
+def test_lexer_errors_have_no_detail(ddb: Backend, shared: str, tail: str) -> None:
+    refused(ddb, f"SELECT * FROM \"{shared}\" WHERE PK = 'a' {tail}", "")
 
 
-def test_comments_and_numbers_that_lex(ddb: Backend, table: str) -> None:
-    statement = f"-- a note\nSELECT * FROM \"{table}\" /* here */ WHERE PK = 'a' AND n = .1e1 -- the end"
+def test_comments_and_numbers_that_lex(ddb: Backend, shared: str) -> None:
+    statement = f"-- a note\nSELECT * FROM \"{shared}\" /* here */ WHERE PK = 'a' AND n = .1e1 -- the end"
     assert len(ddb.execute_statement(Statement=statement)["Items"]) == 1
 
 
 # -- semantic refusals come after the whole statement parses -------------------------------------------------
 
 
-def test_alias_is_refused_only_once_the_statement_parses(ddb: Backend, table: str) -> None:
+def test_alias_is_refused_only_once_the_statement_parses(ddb: Backend, shared: str) -> None:
     with ddb.error("ValidationException", "Aliasing is not supported"):
-        ddb.execute_statement(Statement=f"SELECT * FROM \"{table}\" t WHERE PK = 'a'")
+        ddb.execute_statement(Statement=f"SELECT * FROM \"{shared}\" t WHERE PK = 'a'")
     with ddb.error("ValidationException", "Aliasing is not supported"):
-        ddb.execute_statement(Statement=f"UPDATE \"{table}\" t SET n = 3 WHERE PK = 'a' AND SK = '1'")
-    refused(ddb, f'SELECT * FROM "{table}" t WHERE', "Unexpected term")
+        ddb.execute_statement(Statement=f"UPDATE \"{shared}\" t SET n = 3 WHERE PK = 'a' AND SK = '1'")
+    refused(ddb, f'SELECT * FROM "{shared}" t WHERE', "Unexpected term")
 
 
-def test_batch_and_transaction_word_syntax_errors_alike(ddb: Backend, table: str) -> None:
-    text = f'SELECT * FROM "{table}" WHERE'
+def test_batch_and_transaction_word_syntax_errors_alike(ddb: Backend, shared: str) -> None:
+    text = f'SELECT * FROM "{shared}" WHERE'
     response = ddb.batch_execute_statement(Statements=[{"Statement": text}])
     detail = text if ddb.is_reference else "Unexpected term"
     assert response["Responses"] == [{"Error": {"Code": "ValidationError", "Message": MALFORMED + detail}}]
@@ -247,9 +249,9 @@ def test_batch_and_transaction_word_syntax_errors_alike(ddb: Backend, table: str
         ddb.execute_transaction(TransactStatements=[{"Statement": text}])
 
 
-def test_misspelt_keyword_reads_as_from_first_update(ddb: Backend, table: str) -> None:
+def test_misspelt_keyword_reads_as_from_first_update(ddb: Backend, shared: str) -> None:
     """``SLECT * FROM t ...`` is a name times a FROM-first UPDATE that has no SET: so says AWS."""
-    refused(ddb, f"SLECT * FROM \"{table}\" WHERE PK = 'a'", "Expected data manipulation")
+    refused(ddb, f"SLECT * FROM \"{shared}\" WHERE PK = 'a'", "Expected data manipulation")
 
 
 # -- no statement makes the parser fail any other way --------------------------------------------------------

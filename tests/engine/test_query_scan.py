@@ -32,13 +32,16 @@ def query_all(ddb, **params) -> list[dict]:
     ],
 )
 @pytest.mark.parametrize("forward", [True, False])
-def test_sort_order_across_pages(ddb, table_name, sk_type, values, forward):
-    create(ddb, table_name, sk_type=sk_type)
-    for value in reversed(values):
-        ddb.put_item(TableName=table_name, Item={"PK": s("p"), "SK": {sk_type: value}})
+def test_sort_order_across_pages(ddb, module_tables, sk_type, values, forward):
+    def make(backend, name: str) -> None:
+        create(backend, name, sk_type=sk_type)
+        for value in reversed(values):
+            backend.put_item(TableName=name, Item={"PK": s("p"), "SK": {sk_type: value}})
+
+    table = module_tables.get(ddb, f"sorted {sk_type}", make)  # read both ways
     items = query_all(
         ddb,
-        TableName=table_name,
+        TableName=table,
         KeyConditionExpression="PK = :p",
         ExpressionAttributeValues={":p": s("p")},
         ScanIndexForward=forward,

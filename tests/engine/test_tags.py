@@ -166,15 +166,14 @@ def test_describe_endpoints(ours: Backend) -> None:
 
 
 @pytest.mark.parametrize("operation", sorted(UNSUPPORTED_OPERATIONS))
-def test_aws_only_operations_are_refused(tmp_path: Path, operation: str) -> None:
-    with Engine(str(tmp_path / "x.sqlite3")) as engine:
-        with expect_error(
-            "UnknownOperationException",
-            f"{operation} is an AWS-only operation that singletable does not support locally",
-        ):
-            getattr(engine, _snake(operation))(TableName="t")
-        with expect_error("UnknownOperationException"):
-            engine.execute(operation, {})
+def test_aws_only_operations_are_refused(engine_file: Engine, operation: str) -> None:
+    with expect_error(
+        "UnknownOperationException",
+        f"{operation} is an AWS-only operation that singletable does not support locally",
+    ):
+        getattr(engine_file, _snake(operation))(TableName="t")
+    with expect_error("UnknownOperationException"):
+        engine_file.execute(operation, {})
 
 
 def test_execute_streams_rejects_dynamodb_operations(tmp_path: Path) -> None:

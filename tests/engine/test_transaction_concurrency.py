@@ -55,12 +55,12 @@ TRANSFERS = textwrap.dedent(
 
 HOLDER = textwrap.dedent(
     """
-    import sys, time
+    import select, sys
     from singletable.engine import Engine
     engine = Engine(sys.argv[1])
     with engine.storage.write():
         print("locked", flush=True)
-        time.sleep(float(sys.argv[2]))
+        select.select([sys.stdin], [], [], float(sys.argv[2]))  # until told to let go, or the seconds pass
     engine.close()
     """
 )
@@ -169,7 +169,9 @@ def test_a_writer_that_cannot_get_the_lock_sees_a_transaction_conflict(tmp_path:
     _open_bank(path)
     engine = Engine(path)
     engine.storage.busy_timeout = 0.2  # give up quickly instead of after 30 s
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, path, "3"], stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, path, "30"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert holder.stdout.readline().strip() == "locked"
         transfer = _namespace()["transfer"]
@@ -191,7 +193,7 @@ def test_a_writer_that_cannot_get_the_lock_sees_a_transaction_conflict(tmp_path:
         assert sum(_balances(engine)) == ACCOUNTS * OPENING
         assert engine.get_item(TableName=TABLE, Key=_key(0))["Item"]["balance"] == {"N": str(OPENING)}
     finally:
-        holder.wait(timeout=30)
+        holder.communicate("let go\n", timeout=30)
     transfer(engine, 0, 1, 10)
     assert _balances(engine)[:2] == [OPENING - 10, OPENING + 10]
     engine.close()
@@ -220,12 +222,15 @@ def test_a_writer_waits_out_another_process_short_write(tmp_path: Path):
     path = str(tmp_path / "bank.sqlite3")
     _open_bank(path)
     engine = Engine(path)
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, path, "0.5"], stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, path, "0.5"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert holder.stdout.readline().strip() == "locked"
         engine.put_item(TableName=TABLE, Item={**_key(0), "balance": {"N": "7"}})
     finally:
-        holder.wait(timeout=30)
+        holder.wait(timeout=30)  # its half second is up: it let go by itself
+        holder.stdin.close()
     assert engine.get_item(TableName=TABLE, Key=_key(0))["Item"]["balance"] == {"N": "7"}
     engine.close()
 

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tables import create_keyed
 
-from backends import Backend, expect_error
+from backends import Backend, SharedTables, expect_error
 from draws import examples
 
 LOCAL_WORDS = "DynamoDB Local words a malformed value in its older layer only (docs/compatibility.md)"
@@ -65,19 +65,19 @@ DUPLICATES = [
 
 
 @pytest.fixture
-def table(ddb: Backend, table_name: str) -> str:
+def table(ddb: Backend, module_tables: SharedTables) -> str:
+    """An empty ``pk`` (S) table, shared by the module's tests: each sends requests it refuses."""
     if ddb.is_reference:
         pytest.skip(LOCAL_WORDS)
-    create_keyed(ddb, table_name)
-    return table_name
+    return module_tables.get(ddb, "keyed", create_keyed)
 
 
 @pytest.fixture
-def number_table(ddb: Backend, table_name: str) -> str:
+def number_table(ddb: Backend, module_tables: SharedTables) -> str:
+    """An empty ``pk`` (N) table, shared as ``table`` is."""
     if ddb.is_reference:
         pytest.skip(LOCAL_WORDS)
-    create_keyed(ddb, f"{table_name}_n", "N")
-    return f"{table_name}_n"
+    return module_tables.get(ddb, "number", lambda backend, name: create_keyed(backend, name, "N"))
 
 
 def eav(message: str) -> str:

@@ -10,9 +10,28 @@ from __future__ import annotations
 
 import pytest
 
-from model_targets import api, open_db, parametrize_async_twins, reference_aio_client, sync_target, target
+from model_targets import (
+    api,
+    http_aio_client,
+    module_designs,
+    open_db,
+    parametrize_async_twins,
+    reference_aio_client,
+    shared_db,
+    sync_target,
+    target,
+)
 
-__all__ = ["api", "open_db", "reference_aio_client", "sync_target", "target"]
+__all__ = [
+    "api",
+    "http_aio_client",
+    "module_designs",
+    "open_db",
+    "reference_aio_client",
+    "shared_db",
+    "sync_target",
+    "target",
+]
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -60,13 +60,23 @@ TYPE = foreign_table.type_attribute
 everything = Collection(foreign_table, "everything", pk="GROUP#{group}", entities=(Counter, Checked))
 
 
-@pytest.fixture
-def db(open_db: Callable[..., DB]) -> DB:
-    database = open_db(foreign_table)
+def _fill(database: DB) -> None:
     for name, value in (("a", 1), ("c", 3)):
         database.create(Counter(group="g", name=name, value=value))
     database.create(Checked(group="g", name="a", value=1))
+
+
+@pytest.fixture
+def db(open_db: Callable[..., DB]) -> DB:
+    database = open_db(foreign_table)
+    _fill(database)
     return database
+
+
+@pytest.fixture
+def shared(shared_db: Callable[..., DB]) -> DB:
+    """The same items on a table shared by the module's tests that only read them (no foreign item)."""
+    return shared_db(foreign_table, _fill)
 
 
 def put_raw(db: DB, item: dict[str, Any]) -> dict[str, Any]:
@@ -168,20 +178,20 @@ def test_a_limited_query_and_a_projection_meet_it_too(db: DB) -> None:
     assert caught.value.attribute == "value"
 
 
-def test_good_items_still_decode_on_the_fast_path(db: DB) -> None:
+def test_good_items_still_decode_on_the_fast_path(shared: DB) -> None:
     assert Counter.model_entity().builder is not None
-    assert [(c.name, c.value) for c in db.query(Counter.in_group(group="g"))] == [("a", 1), ("c", 3)]
-    assert db.get(Counter, group="g", name="a").value == 1
+    assert [(c.name, c.value) for c in shared.query(Counter.in_group(group="g"))] == [("a", 1), ("c", 3)]
+    assert shared.get(Counter, group="g", name="a").value == 1
 
 
 @pytest.mark.parametrize("value", ["skip ", "RAW", None, 1])
-def test_an_unknown_on_bad_item_is_refused(db: DB, value: Any) -> None:
+def test_an_unknown_on_bad_item_is_refused(shared: DB, value: Any) -> None:
     query = Counter.in_group(group="g")
     expected = "on_bad_item must be one of 'raise', 'skip', 'raw', not " + repr(value)
     for read in (
-        lambda: list(db.query(query, on_bad_item=value)),
-        lambda: db.page(query, on_bad_item=value),
-        lambda: db.collect(everything(group="g"), on_bad_item=value),
+        lambda: list(shared.query(query, on_bad_item=value)),
+        lambda: shared.page(query, on_bad_item=value),
+        lambda: shared.collect(everything(group="g"), on_bad_item=value),
     ):
         with pytest.raises(ModelError) as caught:
             read()
