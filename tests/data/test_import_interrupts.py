@@ -21,7 +21,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from test_import_new_table import (
@@ -223,11 +223,25 @@ def test_ctrl_c_sent_to_a_reader_alone_is_the_importers_to_decide(tmp_path: Path
         assert engine.describe_table(TableName=TABLE)["Table"]["ItemCount"] == count
 
 
-def _ctrl_c_at(tmp_path: Path, wait: float) -> tuple[int, str]:
-    """Run the CLI's import, press Ctrl-C ``wait`` seconds after the table shows CREATING; its exit code and
-    stderr."""
+class Pressed(NamedTuple):
+    """How an import the test pressed Ctrl-C in ended."""
+
+    code: int
+    stdout: str
+    stderr: str
+
+
+def _ctrl_c_at(tmp_path: Path, wait: float) -> Pressed:
+    """Run the CLI's import, press Ctrl-C ``wait`` seconds after the table shows CREATING; how it ended."""
     command = [sys.executable, "-m", "singletable", *_command(tmp_path, 60_000)]
-    process = subprocess.Popen(command, env=ENV, start_new_session=True, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        command,
+        env=ENV,
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 60
         while _status(tmp_path / "t.db") != "CREATING":
@@ -235,25 +249,35 @@ def _ctrl_c_at(tmp_path: Path, wait: float) -> tuple[int, str]:
             time.sleep(0.002)
         time.sleep(wait)
         os.killpg(process.pid, signal.SIGINT)
-        _, stderr = process.communicate(timeout=60)
+        stdout, stderr = process.communicate(timeout=60)
     finally:
         if _group_alive(process.pid):
             os.killpg(process.pid, signal.SIGKILL)
-    return process.returncode, stderr
+    return Pressed(process.returncode, stdout, stderr)
 
 
 @pytest.mark.slow
 def test_ctrl_c_at_any_moment_of_an_import_removes_the_table(tmp_path: Path) -> None:
     """Ctrl-C at twenty moments spread over the import's start, reading and staging (every 30 ms from the
-    table's creation on): each one stops it the same way."""
+    table's creation on): each one stops it the same way. On a fast machine the last moments may come once
+    the import has said it is done: its table is then whole, whatever the exiting process does with the
+    signal; most moments must still land within the import."""
+    interrupted = 0
     for attempt in range(20):
         run = tmp_path / str(attempt)
         run.mkdir()
-        code, stderr = _ctrl_c_at(run, attempt * 0.03)
-        assert code == 130, stderr
-        assert stderr.strip().splitlines()[-1].endswith(NOTHING), stderr
-        assert "Traceback" not in stderr
+        pressed = _ctrl_c_at(run, attempt * 0.03)
+        assert "Traceback" not in pressed.stderr
+        if pressed.stdout.startswith("imported 60,000 lines"):  # done before the Ctrl-C came
+            with Engine(str(run / "t.db")) as engine:
+                table = engine.describe_table(TableName=TABLE)["Table"]
+            assert (table["TableStatus"], table["ItemCount"]) == ("ACTIVE", 60_000)
+            continue
+        interrupted += 1
+        assert pressed.code == 130, pressed
+        assert pressed.stderr.strip().splitlines()[-1].endswith(NOTHING), pressed
         assert _status(run / "t.db") is None
+    assert interrupted >= 15
 
 
 # -- the importing process killed as its reader starts -----------------------------------------------------
