@@ -7,14 +7,13 @@ through :func:`singletable.data.open_target`, and parses what the command prints
 
 from __future__ import annotations
 
-import itertools
 import json
-import os
 from collections.abc import Iterator
 
 import pytest
 from look_support import TARGETS, Place, header, lines, ok, place_for, run
 
+from backends import unique_table_name
 from singletable.data import item_to_json, open_target
 
 ORDERS = [
@@ -43,7 +42,6 @@ EVERY_TYPE = {
 }
 OTHER = {"PK": {"S": "U#2"}, "SK": {"S": "ORDER#9"}, "kind": {"S": "order"}, "n": {"N": "9"}}
 ITEMS = [*ORDERS, EVERY_TYPE, OTHER]
-_names = itertools.count()
 
 
 def _table_definition(name: str) -> dict:
@@ -72,7 +70,7 @@ def _table_definition(name: str) -> dict:
 
 
 def _place_holding_items(request: pytest.FixtureRequest, factory: pytest.TempPathFactory) -> Iterator[Place]:
-    where = place_for(request.param, request, factory.mktemp("look"), f"look{os.getpid()}_{next(_names)}")
+    where = place_for(request.param, request, factory.mktemp("look"), unique_table_name())
     with open_target(where.url) as target:
         target.call("CreateTable", **_table_definition(where.table))
         target.call(
