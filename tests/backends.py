@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from every_item import Scanner, every_item
 from singletable.engine import DynamoDBError
 
 BOTO3_BACKENDS = frozenset({"client", "http", "reference"})
@@ -118,9 +119,6 @@ class Backend:
                 pass
 
 
-Scanner = Callable[[dict[str, Any]], dict[str, Any]]
-
-
 class SharedTables:
     """Tables a test module makes once per backend for its tests that leave them as they found them: requests
     a table refuses, conditions on its items, reads. A CreateTable, its items and a DeleteTable cost more than
@@ -188,14 +186,7 @@ class SharedTables:
 def items_snapshot(scan: Scanner, table: str) -> list[str]:
     """Every item of ``table`` (read with ``scan(params)``), each as canonical JSON, sorted: a snapshot two
     moments can compare."""
-    items: list[str] = []
-    params: dict[str, Any] = {"TableName": table, "ConsistentRead": True}
-    while True:
-        page = scan(params)
-        items += (json.dumps(item, sort_keys=True, default=repr) for item in page.get("Items", []))
-        if "LastEvaluatedKey" not in page:
-            return sorted(items)
-        params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    return sorted(json.dumps(item, sort_keys=True, default=repr) for item in every_item(scan, table))
 
 
 @contextmanager

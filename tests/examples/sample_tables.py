@@ -18,6 +18,8 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
+from every_item import every_item_of
+
 BATCH = 25  # BatchWriteItem's most requests per call
 
 
@@ -57,7 +59,7 @@ class SampleTables:
         sample = self._samples.get(key)
         if sample is None:
             through_service()
-            self._samples[key] = Sample(scan(db), state())
+            self._samples[key] = Sample(every_item_of(db), state())
             return
         write(db, sample.items)
         restore(sample.state)
@@ -81,18 +83,6 @@ class ReplayedIds:
     def restore(self, made: list[tuple[Any, ...]]) -> None:
         for args in made:
             self(*args)
-
-
-def scan(db: Any) -> list[dict[str, Any]]:
-    """Every item of ``db``'s table, read consistently, page by page."""
-    items: list[dict[str, Any]] = []
-    params: dict[str, Any] = {"TableName": db.table_name, "ConsistentRead": True}
-    while True:
-        page = db.call("Scan", params)
-        items += page.get("Items", [])
-        if "LastEvaluatedKey" not in page:
-            return items
-        params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
 def write(db: Any, items: list[dict[str, Any]]) -> None:

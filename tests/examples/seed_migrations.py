@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from background import Background
+from every_item import every_item_of
 from singletable.migrate import Migration, load_migrations
 from singletable.model import DB, Entity, EntityMeta, NotFound, RequestError, Table, guard_key
 
@@ -59,14 +60,7 @@ def after_entities(migration: Migration) -> dict[str, EntityMeta]:
 
 
 def scan(db: DB) -> list[dict[str, Any]]:
-    items: list[dict[str, Any]] = []
-    params: dict[str, Any] = {"TableName": db.table_name, "ConsistentRead": True}
-    while True:
-        page = db.call("Scan", params)
-        items += [i for i in page["Items"] if i.get("PK") != {"S": RECORD}]
-        if "LastEvaluatedKey" not in page:
-            return items
-        params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    return [i for i in every_item_of(db) if i.get("PK") != {"S": RECORD}]
 
 
 def counts(db: DB) -> Counter[str]:

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from every_item import every_item_of
 from singletable.migrate import (
     AddToSet,
     Migration,
@@ -90,16 +91,11 @@ def copy_of(source: DB, fn: Any = things) -> Migration:
 
 def contents(db: DB) -> dict[tuple[str, ...], dict[str, Any]]:
     out: dict[tuple[str, ...], dict[str, Any]] = {}
-    params: dict[str, Any] = {"TableName": db.table_name, "ConsistentRead": True}
-    while True:
-        page = db.call("Scan", params)
-        for item in page["Items"]:
-            key = tuple(next(iter(item[n].values())) for n in (db.table.pk_name, db.table.sk_name) if n)
-            if item.get(db.table.pk_name) != RECORD:
-                out[key] = {k: sorted(v["SS"]) if "SS" in v else v for k, v in item.items()}
-        if "LastEvaluatedKey" not in page:
-            return out
-        params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    for item in every_item_of(db):
+        key = tuple(next(iter(item[n].values())) for n in (db.table.pk_name, db.table.sk_name) if n)
+        if item.get(db.table.pk_name) != RECORD:
+            out[key] = {k: sorted(v["SS"]) if "SS" in v else v for k, v in item.items()}
+    return out
 
 
 def seed(db: DB, items: list[dict[str, Any]]) -> None:

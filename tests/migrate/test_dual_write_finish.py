@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from cli_runs import run_in_process as run_cli
+from every_item import every_item_of
 from singletable.migrate import MigrationError, finish, finished_at, load_migrations, status, up
 from singletable.model import ModelError, connect
 
@@ -43,13 +44,8 @@ def load(tmp_path: Path) -> tuple[Any, type, type, Path]:
 
 
 def items(db: Any) -> list[dict[str, Any]]:
-    found, params = [], {"TableName": db.table_name, "ConsistentRead": True}
-    while True:
-        page = db.call("Scan", params)
-        found += [i for i in page["Items"] if not i["PK"]["S"].startswith("_singletable")]
-        if "LastEvaluatedKey" not in page:
-            return sorted(found, key=lambda i: (i["PK"]["S"], i["SK"]["S"]))
-        params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    found = [i for i in every_item_of(db) if not i["PK"]["S"].startswith("_singletable")]
+    return sorted(found, key=lambda i: (i["PK"]["S"], i["SK"]["S"]))
 
 
 def prefixes(db: Any) -> list[str]:

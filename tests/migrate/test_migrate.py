@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from cli_runs import run_in_process as run_cli
 from draws import examples
+from every_item import every_item_of
 from pk_sk_table import pk_sk_table
 from singletable.migrate import (
     Limiter,
@@ -88,14 +89,7 @@ def seed(db: DB, items: list[dict[str, Any]]) -> None:
 
 def snapshot(db: DB) -> list[dict[str, Any]]:
     """Every item but the migrations' record, in key order."""
-    items = []
-    params: dict[str, Any] = {"TableName": db.table_name, "ConsistentRead": True}
-    while True:
-        page = db.call("Scan", params)
-        items += [i for i in page["Items"] if i["PK"] != RECORD]
-        if "LastEvaluatedKey" not in page:
-            break
-        params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    items = [i for i in every_item_of(db) if i["PK"] != RECORD]
     return sorted(items, key=lambda i: (i["PK"]["S"], i["SK"]["S"]))
 
 

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from draws import examples
+from every_item import every_item_of
 from singletable.engine import Engine
 from singletable.migrate import (
     AddToSet,
@@ -165,16 +166,12 @@ def fresh(engine: Engine, items: list[dict[str, Any]], sources: list[dict[str, A
 
 
 def snapshot(db: DB) -> list[dict[str, Any]]:
-    items: list[dict[str, Any]] = []
-    params: dict[str, Any] = {"TableName": db.table_name, "ConsistentRead": True}
-    while True:
-        page = db.call("Scan", params)
-        for item in page["Items"]:
-            if item["PK"] != RECORD:
-                items.append({k: sorted(v["SS"]) if "SS" in v else v for k, v in item.items()})
-        if "LastEvaluatedKey" not in page:
-            return sorted(items, key=lambda i: (i["PK"]["S"], i["SK"]["S"]))
-        params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    items = [
+        {k: sorted(v["SS"]) if "SS" in v else v for k, v in item.items()}
+        for item in every_item_of(db)
+        if item["PK"] != RECORD
+    ]
+    return sorted(items, key=lambda i: (i["PK"]["S"], i["SK"]["S"]))
 
 
 def derived_agree(items: list[dict[str, Any]]) -> None:

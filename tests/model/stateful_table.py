@@ -12,6 +12,7 @@ from typing import Any
 
 from stateful_design import ENTITIES, FIELD_KEYED, GUARD_PREFIXES, design
 
+from every_item import every_item_of
 from singletable.model import DB, guard_key
 
 
@@ -33,16 +34,7 @@ def normal_item(item: dict[str, Any]) -> tuple[Any, ...]:
 
 def scan(db: DB) -> list[dict[str, Any]]:
     """Every item of the table, read raw with a consistent Scan."""
-    items, start = [], None
-    while True:
-        params: dict[str, Any] = {"TableName": db.table_name, "ConsistentRead": True}
-        if start:
-            params["ExclusiveStartKey"] = start
-        response = db.call("Scan", params)
-        items += response.get("Items", [])
-        start = response.get("LastEvaluatedKey")
-        if not start:
-            return items
+    return every_item_of(db)
 
 
 def owned_items(entity: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
